@@ -1,0 +1,83 @@
+# Readback — the README's two commands are the contract: `make demo` and `make test`.
+# Every target installs what is missing first, so a fresh Debian 12 machine with only the Swift
+# toolchain needs nothing else. Works as root, or through sudo otherwise.
+
+SHELL := /bin/bash
+SWIFT ?= swift
+# Debian packages the project needs (build, tests, oracle tools).
+APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev libraw-bin \
+                libexiv2-dev exiv2 libsqlite3-dev sqlite3 libimage-exiftool-perl
+# Only `make bench` needs the peers.
+BENCH_PACKAGES := imagemagick libvips-tools hyperfine
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+RELEASE_BIN := .build/release/readback
+DEBUG_BIN := .build/debug/readback
+# The real-world corpus; override with `make test-real CORPUS=/path/to/library`.
+CORPUS ?= ../shared/corpus
+
+.PHONY: all deps bench-deps build release test test-real demo corpus lint fuzz bench clean help
+
+all: build
+
+help:
+	@echo "make demo       install what is missing, build (release), convert and audit Corpus/, write Reports/"
+	@echo "make test       install what is missing, build, run every test"
+	@echo "make test-real  audit the real-world corpus (CORPUS=$(CORPUS)) against committed expectations"
+	@echo "make corpus     regenerate Corpus/ deterministically"
+	@echo "make bench      side-by-side benchmarks against peer tools"
+	@echo "make fuzz       run the HEIF parser fuzzer (libFuzzer)"
+	@echo "make lint       swift format lint"
+
+# Installs each missing Debian package; says what it installs; installs nothing when all are present.
+define apt_install
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null && \
+	  echo "deps: installed$$missing"; \
+	else echo "deps: all present"; fi
+endef
+
+deps:
+	$(call apt_install,$(APT_PACKAGES))
+
+bench-deps: deps
+	$(call apt_install,$(BENCH_PACKAGES))
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product readback
+
+test: build
+	SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --skip RealWorld
+
+test-real: build
+	@if [ ! -d "$(CORPUS)" ]; then echo "test-real: corpus folder '$(CORPUS)' does not exist" >&2; exit 2; fi
+	READBACK_REAL_CORPUS="$(abspath $(CORPUS))" SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --filter RealWorld
+
+corpus: release
+	$(RELEASE_BIN) corpus generate --out Corpus
+
+demo: release
+	@mkdir -p Reports
+	$(RELEASE_BIN) --version
+	./scripts/demo.sh $(RELEASE_BIN)
+
+lint:
+	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
+
+fuzz: deps
+	SWIFT_BACKTRACE=enable=no $(SWIFT) build --product FuzzHEIF --sanitize=fuzzer --scratch-path .build/fuzz
+	mkdir -p .build/fuzz-corpus
+	SWIFT_BACKTRACE=enable=no .build/fuzz/debug/FuzzHEIF -runs=$${RUNS:-1000000} -max_len=65536 -timeout=1 -rss_limit_mb=2048 .build/fuzz-corpus Tests/HEIFTests/Fixtures
+
+bench: bench-deps release
+	./scripts/bench.sh $(RELEASE_BIN)
+
+clean:
+	rm -rf .build Reports

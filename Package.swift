@@ -1,0 +1,87 @@
+// swift-tools-version:6.0
+// Readback: RAW → HEIC without silent losses, proven by reading every output back.
+// Layers (bottom to top; a layer never imports one above it):
+//   1. C system libraries          CHeif, CRaw, CSQLite, CExiv2Shim
+//   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store
+//   3. pure Swift cores (no C)     HEIF, Metadata, GainMap, ReportModel, CorpusKit
+//   4. siblings on the cores       Converter, Audit
+//   5. Batch                       queue, jobs, read-back audit, removal of originals
+//   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
+//   7. readback                    main.swift
+import PackageDescription
+
+let package = Package(
+    name: "Readback",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "readback", targets: ["readback"]),
+        .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
+    ],
+    targets: [
+        // 1. C system libraries
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "CExiv2Shim",
+            cxxSettings: [.unsafeFlags(["-Wno-deprecated-declarations"])],
+            linkerSettings: [.linkedLibrary("exiv2"), .linkedLibrary("stdc++")]
+        ),
+
+        // 2. Safe wrappers: the only targets that import a C module.
+        .target(name: "HeifCodec", dependencies: ["CHeif"]),
+        .target(name: "RawDecoder", dependencies: ["CRaw"]),
+        .target(name: "Exiv2Bridge", dependencies: ["CExiv2Shim"]),
+        .target(name: "Store", dependencies: ["CSQLite"]),
+
+        // 3. Pure Swift cores.
+        .target(name: "HEIF"),
+        .target(name: "Metadata"),
+        .target(name: "GainMap", dependencies: ["HEIF"]),
+        .target(name: "ReportModel"),
+        .target(name: "CorpusKit", dependencies: ["HEIF", "Metadata", "GainMap"]),
+
+        // 4. Converter and Audit, siblings on the cores.
+        .target(
+            name: "Audit",
+            dependencies: ["HEIF", "Metadata", "GainMap", "ReportModel", "HeifCodec", "Exiv2Bridge", "Store"]
+        ),
+        .target(
+            name: "Converter",
+            dependencies: ["HEIF", "Metadata", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge"]
+        ),
+
+        // 5. Batch.
+        .target(name: "Batch", dependencies: ["Converter", "Audit", "Store", "ReportModel"]),
+
+        // 6–7. CLI.
+        .target(
+            name: "ReadbackCLI",
+            dependencies: [
+                "Batch", "Converter", "Audit", "HEIF", "Metadata", "GainMap", "ReportModel", "CorpusKit",
+                "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store",
+            ]
+        ),
+        .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
+
+        // Fuzzing entry point: `swift build --product FuzzHEIF --sanitize=fuzzer` (see Makefile `fuzz`).
+        .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF", "GainMap"]),
+
+        // Tests: one target per module, goldens and fixtures beside each.
+        .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
+        .testTarget(name: "HEIFTests", dependencies: ["HEIF", "TestSupport", "CorpusKit"]),
+        .testTarget(name: "MetadataTests", dependencies: ["Metadata", "Exiv2Bridge", "TestSupport", "CorpusKit"]),
+        .testTarget(name: "GainMapTests", dependencies: ["GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]),
+        .testTarget(name: "CorpusTests", dependencies: ["CorpusKit", "RawDecoder", "TestSupport"]),
+        .testTarget(name: "ConverterTests", dependencies: ["Converter", "Audit", "CorpusKit", "TestSupport"]),
+        .testTarget(name: "AuditTests", dependencies: ["Audit", "CorpusKit", "ReportModel", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Store", "CorpusKit", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "TestSupport"]),
+        // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
+        .testTarget(
+            name: "RealWorldTests",
+            dependencies: ["HEIF", "Metadata", "GainMap", "Audit", "Converter", "ReportModel", "TestSupport"]
+        ),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,2 @@
+/// The Audit module. See Package.swift for its layer.
+public enum AuditModule {}

@@ -1,0 +1,2 @@
+/// The Batch module. See Package.swift for its layer.
+public enum BatchModule {}

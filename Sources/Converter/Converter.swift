@@ -1,0 +1,2 @@
+/// The Converter module. See Package.swift for its layer.
+public enum ConverterModule {}

@@ -1,0 +1,2 @@
+/// The CorpusKit module. See Package.swift for its layer.
+public enum CorpusKitModule {}

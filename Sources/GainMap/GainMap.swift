@@ -1,0 +1,2 @@
+/// The GainMap module. See Package.swift for its layer.
+public enum GainMapModule {}

@@ -1,0 +1,2 @@
+/// The HEIF module. See Package.swift for its layer.
+public enum HEIFModule {}

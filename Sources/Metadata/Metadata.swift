@@ -1,0 +1,2 @@
+/// The Metadata module. See Package.swift for its layer.
+public enum MetadataModule {}

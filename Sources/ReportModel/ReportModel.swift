@@ -1,0 +1,2 @@
+/// The ReportModel module. See Package.swift for its layer.
+public enum ReportModelModule {}

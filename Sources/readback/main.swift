@@ -1,0 +1,4 @@
+import ReadbackCLI
+import Foundation
+
+exit(Readback.run(arguments: Array(CommandLine.arguments.dropFirst()), console: .standard()).rawValue)
