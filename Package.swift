@@ -41,14 +41,18 @@ let package = Package(
         .target(name: "ReportModel"),
         .target(name: "CorpusKit", dependencies: ["HEIF", "Metadata", "GainMap"]),
 
-        // 4. Converter and Audit, siblings on the cores.
+        // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
+        .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge"]),
+        // Converter and Audit, siblings on the cores.
         .target(
             name: "Audit",
-            dependencies: ["HEIF", "Metadata", "GainMap", "ReportModel", "HeifCodec", "Exiv2Bridge", "Store"]
+            dependencies: [
+                "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel", "HeifCodec", "Exiv2Bridge", "Store",
+            ]
         ),
         .target(
             name: "Converter",
-            dependencies: ["HEIF", "Metadata", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge"]
+            dependencies: ["HEIF", "Metadata", "MetadataIO", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge"]
         ),
 
         // 5. Batch.
@@ -58,7 +62,7 @@ let package = Package(
         .target(
             name: "ReadbackCLI",
             dependencies: [
-                "Batch", "Converter", "Audit", "HEIF", "Metadata", "GainMap", "ReportModel", "CorpusKit",
+                "Batch", "Converter", "Audit", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel", "CorpusKit",
                 "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store",
             ]
         ),
@@ -70,7 +74,9 @@ let package = Package(
         // Tests: one target per module, goldens and fixtures beside each.
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
         .testTarget(name: "HEIFTests", dependencies: ["HEIF", "TestSupport", "CorpusKit"]),
-        .testTarget(name: "MetadataTests", dependencies: ["Metadata", "Exiv2Bridge", "TestSupport", "CorpusKit"]),
+        .testTarget(
+            name: "MetadataTests", dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "TestSupport", "CorpusKit"]
+        ),
         .testTarget(name: "GainMapTests", dependencies: ["GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]),
         .testTarget(name: "CorpusTests", dependencies: ["CorpusKit", "RawDecoder", "TestSupport"]),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "Audit", "CorpusKit", "TestSupport"]),
@@ -80,7 +86,10 @@ let package = Package(
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
         .testTarget(
             name: "RealWorldTests",
-            dependencies: ["HEIF", "Metadata", "GainMap", "Audit", "Converter", "ReportModel", "TestSupport"]
+            dependencies: [
+                "HEIF", "Metadata", "MetadataIO", "GainMap", "Audit", "Converter", "ReportModel", "HeifCodec",
+                "RawDecoder", "TestSupport",
+            ]
         ),
     ],
     cxxLanguageStandard: .cxx17

@@ -1,0 +1,2 @@
+/// Reads metadata from any file into the Metadata model.
+public enum MetadataIOModule {}
