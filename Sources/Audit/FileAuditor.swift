@@ -35,9 +35,7 @@ public struct FileAuditor: Sendable {
                 name: job.name, source: job.sourceDisplay, sourceBytes: sourceBytes,
                 findings: options.policy.apply(findings))
         }
-        guard let outSize = Self.fileSize(out),
-            let data = try? Data(contentsOf: out, options: .alwaysMapped)
-        else {
+        guard let outSize = Self.fileSize(out), let data = try? Data(contentsOf: out) else {
             findings.append(
                 Finding(
                     code: "input.unreadable", severity: .error,
@@ -46,12 +44,12 @@ public struct FileAuditor: Sendable {
                 name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
                 findings: options.policy.apply(findings))
         }
-        let digest = data.withUnsafeBytes { SHA256.hex($0) }
+        let bytes = [UInt8](data)
+        let digest = SHA256.hex(bytes)
         var result = FileResult(
             name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
             outputBytes: outSize, sha256: digest)
-        var ctx = Checks.Context(
-            job: job, output: data, options: options, findings: findings)
+        var ctx = Checks.Context(job: job, output: bytes, options: options, findings: findings)
         Checks.run(&ctx)
         if let r = result.sizeRatio {
             if let lo = options.policy.sizeRatioMin, r < lo {
@@ -86,26 +84,3 @@ public struct FileAuditor: Sendable {
     }
 }
 
-/// The checks, each a function over a shared context.
-enum Checks {
-    struct Context {
-        let job: AuditJob
-        let output: Data
-        let options: AuditOptions
-        var findings: [Finding]
-        var diffRows: [DiffRow] = []
-        var gainMaps: [GainMapResult] = []
-        var decode: [DecodeResult] = []
-        var thumbnails = Thumbnails()
-
-        init(job: AuditJob, output: Data, options: AuditOptions, findings: [Finding]) {
-            self.job = job
-            self.output = output
-            self.options = options
-            self.findings = findings
-        }
-    }
-
-    static func run(_ ctx: inout Context) {
-    }
-}

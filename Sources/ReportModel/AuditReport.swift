@@ -168,8 +168,19 @@ public struct Finding: Codable, Hashable, Sendable {
     public init(code: String, severity: Severity, message: String, evidence: Evidence? = nil) {
         self.code = code
         self.severity = severity
-        self.message = message
-        self.evidence = (evidence?.isEmpty ?? true) ? nil : evidence
+        self.message = Self.oneLine(message)
+        self.evidence = (evidence?.isEmpty ?? true) ? nil : evidence.map {
+            var e = $0
+            e.expected = e.expected.map(Self.oneLine)
+            e.actual = e.actual.map(Self.oneLine)
+            return e
+        }
+    }
+
+    /// Collapses line breaks and runs of white space into single spaces (libraries end messages with newlines).
+    public static func oneLine(_ s: String) -> String {
+        s.split(whereSeparator: { $0.isNewline || $0 == "\t" }).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// The order findings are listed in: most severe first, then code, field, offset, message.
