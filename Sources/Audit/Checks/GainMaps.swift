@@ -1,4 +1,5 @@
 import Foundation
+import GainMap
 import HEIF
 import ReportModel
 
@@ -61,15 +62,23 @@ enum GainMapParts {
                 description = .fail
                 fail("gainmap.dimg.invalid", "tmap \(t) does not derive from [base, gain map] image items", item: t)
             }
-            // Metadata: the ToneMapImage payload (ISO 21496-1 §C.2), version 0.
+            // Metadata: the ToneMapImage payload (ISO 21496-1 §C.2.2), read and validated by the GainMap module.
             var metadata = PartStatus.pass
             let body = file.payload(of: t)
             if body == nil || body!.isEmpty {
                 metadata = .fail
                 fail("gainmap.tmap.body-missing", "tmap \(t) has no payload", item: t)
-            } else if body![0] != 0 {
-                metadata = .fail
-                fail("gainmap.tmap.version-unsupported", "tmap \(t) payload version \(body![0]) is not 0", item: t)
+            } else {
+                let base = file.payloadRanges(of: t)?.first?.lowerBound
+                for g in ToneMapImage.decode(body!).findings {
+                    let sev: Severity = g.severity == .error ? .error : g.severity == .warning ? .warning : .info
+                    if sev == .error { metadata = .fail }
+                    findings.append(
+                        Finding(
+                            code: g.code.rawValue, severity: sev, message: "tmap \(t): \(g.message)",
+                            evidence: Evidence(
+                                offset: g.offset.flatMap { o in base.map { UInt64(max(0, $0 + o)) } }, item: t)))
+                }
             }
             // Data: the gain-map image's coded data reachable through iloc.
             let data = dataPart(file, gainMapItem, fail: fail)
@@ -89,15 +98,30 @@ enum GainMapParts {
                 description = .fail
                 fail("gainmap.description.ispe-missing", "the Apple gain map item \(a) has no ispe", item: a)
             }
-            var metadata = PartStatus.fail
+            var xmp: AppleGainMapXMP? = nil
             for x in file.metadataItems(describing: a) where file.item(x)?.isXMP == true {
-                if let packet = file.payload(of: x),
-                    Source.contains(packet, Array("http://ns.apple.com/HDRGainMap/1.0/".utf8))
-                {
-                    metadata = .pass
+                if let packet = file.payload(of: x) {
+                    let v = AppleGainMapXMP.parse(packet)
+                    if v.declaresNamespace { xmp = v }
                 }
             }
-            if metadata == .fail {
+            var metadata = PartStatus.pass
+            if let xmp {
+                if xmp.version == nil {
+                    metadata = .fail
+                    fail(
+                        "gainmap.apple.version-missing",
+                        "the Apple gain map's XMP has no HDRGainMapVersion, which marks the map valid", item: a)
+                }
+                if xmp.headroom == nil {
+                    findings.append(
+                        Finding(
+                            code: "gainmap.apple.headroom-missing", severity: .info,
+                            message: "the Apple gain map's XMP has no HDRGainMapHeadroom (older maps keep it in the MakerNote)",
+                            evidence: Evidence(item: a)))
+                }
+            } else {
+                metadata = .fail
                 fail(
                     "gainmap.apple.xmp-missing",
                     "the Apple gain map item \(a) has no XMP with the HDRGainMap namespace (cdsc → \(a))", item: a)
