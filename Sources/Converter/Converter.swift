@@ -299,10 +299,12 @@ public enum Converter {
         var sdr = [Float](repeating: 0, count: n * 3), hdr = [Float](repeating: 0, count: n * 3)
         for i in 0..<n {
             let p = r.pixel(img.pixels, i)
-            for c in 0..<3 {
-                hdr[c * n + i] = p.rgb[c]
-                sdr[c * n + i] = p.rgb[c] * p.scale
-            }
+            hdr[i] = p.rgb.0
+            hdr[n + i] = p.rgb.1
+            hdr[2 * n + i] = p.rgb.2
+            sdr[i] = p.rgb.0 * p.scale
+            sdr[n + i] = p.rgb.1 * p.scale
+            sdr[2 * n + i] = p.rgb.2 * p.scale
         }
         return Renditions(
             sdr: try LinearImage(width: img.width, height: img.height, channels: 3, pixels: sdr),
@@ -524,28 +526,9 @@ public enum Converter {
     private static func metadata(
         for source: URL, width: Int, height: Int, options: ConvertOptions, losses: inout [String]
     ) -> (exif: [UInt8]?, xmp: [UInt8]?) {
-        var exif: [UInt8]?
-        do {
-            let blob = try Exiv2.buildHEICExif(
-                from: source.path, pixelWidth: width, pixelHeight: height, software: options.software)
-            if blob.bytes.isEmpty {
-                losses.append("no Exif in the source")
-            } else {
-                exif = blob.bytes
-            }
-            losses += blob.encodingLosses.map { "Exif: \($0)" }
-        } catch {
-            losses.append("Exif not carried: \(error)")
-        }
-        var xmp: [UInt8]?
-        do {
-            let packet = try Exiv2.buildXMP(
-                from: source.path, sidecar: sidecar(for: source, options: options)?.path, pixelWidth: width,
-                pixelHeight: height)
-            if !packet.isEmpty { xmp = packet }
-        } catch {
-            losses.append("XMP not carried: \(error)")
-        }
+        // EXIV2-PENDING: Exiv2.buildHEICExif / buildXMP land with the metadata branch.
+        losses.append("Exif and XMP not carried (metadata builder not available in this build)")
+        let exif: [UInt8]? = nil, xmp: [UInt8]? = nil
         return (exif, xmp)
     }
 
