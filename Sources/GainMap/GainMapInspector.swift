@@ -470,8 +470,9 @@ public enum GainMapInspector {
         }
     }
 
-    /// Placeholder until `HEIFFile.standaloneFile(for:)` lands in the HEIF module.
-    static func standalone(_ f: HEIFFile, _ id: UInt32) -> [UInt8]? { nil }
+    /// The gain-map image wrapped as the primary of a minimal HEIF (libheif 1.15 decodes it even when it
+    /// refuses the original file).
+    static func standalone(_ f: HEIFFile, _ id: UInt32) -> [UInt8]? { f.standaloneFile(for: id) }
 
     static func plausible(_ g: Int, _ b: Int, _ k: Int) -> Bool { abs(g * k - b) <= 2 * k }
 
