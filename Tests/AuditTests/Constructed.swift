@@ -72,6 +72,8 @@ enum Constructed {
         let g = b.addCodedImage(
             properties: [
                 (map.hvcC, true), (.ispe(width: map.width, height: map.height), false),
+                (.pixi(bitsPerChannel: [8]), false),
+                (.colrNCLX(NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)), false),
                 (.auxC(urn: HEIFFile.appleGainMapURN, subtype: []), true),
             ], data: map.data, hidden: true)
         if o.appleGainMap {
