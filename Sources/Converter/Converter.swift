@@ -53,6 +53,8 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// x265 preset (ultrafast … placebo).
     public var speed: String = "medium"
     public var colorSpace: OutputColorSpace = .displayP3
+    /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
+    public var icc: Bool = true
     /// Add a small thumbnail item (`thmb`).
     public var thumbnail: Bool = true
     /// Quality of the gain-map stream.
@@ -327,7 +329,8 @@ public enum Converter {
         var parts = EncodedParts()
         let settings = HeifEncodeSettings(
             quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
-            nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB)
+            nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
+            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil)
         parts.primary = try encodeItem(rendered.pixels, settings: settings, file: name)
         clock.lap("encode")
 

@@ -74,6 +74,10 @@ struct Fixture {
     #expect(file.appleGainMap(of: p) == inputs.gainMap)
     let xmpIDs = file.metadataItems(describing: inputs.gainMap)
     #expect(xmpIDs.contains { String(decoding: file.payload(of: $0) ?? [], as: UTF8.self).contains("HDRGainMapHeadroom") })
+    // Colour: both an ICC profile and the nclx on the primary.
+    let colr = file.colours(of: p)
+    #expect(colr.contains { if case .colrNCLX(let n) = $0 { return n.colourPrimaries == 12 && n.transferCharacteristics == 13 } else { return false } })
+    #expect(colr.contains { if case .colrICC = $0 { return true } else { return false } })
     // No transformative property anywhere on the primary.
     #expect(file.orientation(of: p) == 1)
     // The tmap payload decodes and validates.
