@@ -435,7 +435,7 @@ public enum Converter {
 
     struct EncodedParts {
         var primary: CodedItem?
-        var gainMap: (item: CodedItem, toneMap: [UInt8], appleXMP: [UInt8], alternateNCLX: NCLX, clli: (UInt16, UInt16))?
+        var gainMap: (item: CodedItem, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double)?
         var thumbnail: CodedItem?
     }
 
@@ -467,7 +467,7 @@ public enum Converter {
     private static func makeGainMap(
         sdrY: [Float], hdrY: [Float], width: Int, height: Int, options: ConvertOptions, file: String
     ) throws -> (
-        (item: CodedItem, toneMap: [UInt8], appleXMP: [UInt8], alternateNCLX: NCLX, clli: (UInt16, UInt16)),
+        (item: CodedItem, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double),
         GainMapSummary
     ) {
         var o = GainMapComputeOptions()
@@ -476,12 +476,10 @@ public enum Converter {
         o.baseHdrHeadroom = 0
         o.alternateHdrHeadroom = nil
         let computed: ComputedGainMap
-        let tmap: [UInt8]
         do {
             let base = try LinearImage(width: width, height: height, channels: 1, pixels: sdrY)
             let alt = try LinearImage(width: width, height: height, channels: 1, pixels: hdrY)
             computed = try GainMapMath.compute(base: base, alternate: alt, options: o)
-            tmap = try ToneMapImage(metadata: computed.metadata).encoded()
         } catch {
             throw ConvertError(file: file, reason: "gain map: \(error)")
         }
@@ -493,9 +491,7 @@ public enum Converter {
         let ha = computed.metadata.alternateHdrHeadroom.doubleValue
         // Apple reads the same map linearly with one headroom: hdr = sdr·(1 + (H − 1)·g); H = 2^gain_map_max makes
         // g = 0 and g = 1 agree exactly with the ISO reading (apple-heic-gainmap.md §5).
-        let appleH = exp2(ch.max.doubleValue)
-        var item2 = item
-        item2.properties.append((.auxC(urn: AppleGainMap.auxiliaryURN, subtype: []), false))
+        let appleH = max(1, exp2(ch.max.doubleValue))
         let peak = hdrY.max() ?? 1
         var sum = 0.0
         for v in hdrY { sum += Double(v) }
@@ -506,11 +502,13 @@ public enum Converter {
         let summary = GainMapSummary(
             width: computed.width, height: computed.height, gainMin: ch.min.doubleValue, gainMax: ch.max.doubleValue,
             alternateHeadroom: ha, appleHeadroom: appleH, bytes: item.data.count)
-        // The alternate rendition: same primaries, linear light, full range (it is never coded, only described).
-        let altNCLX = NCLX(
-            colourPrimaries: options.colorSpace == .displayP3 ? 12 : 1, transferCharacteristics: 8,
-            matrixCoefficients: 0, fullRange: true)
-        return ((item2, tmap, AppleGainMapXMP.packet(headroom: appleH), altNCLX, clli), summary)
+        // The alternate rendition: the base's primaries, shown through PQ on an HDR display (never coded, only described).
+        let alternate = AlternateRendition(
+            nclx: NCLX(
+                colourPrimaries: options.colorSpace == .displayP3 ? 12 : 1, transferCharacteristics: 16,
+                matrixCoefficients: 0, fullRange: true),
+            bitsPerChannel: [10, 10, 10], contentLightLevel: clli.0 > 0 ? (clli.0, clli.1) : nil)
+        return ((item, computed.metadata, alternate, appleH), summary)
     }
 
     // MARK: - Metadata
@@ -542,24 +540,23 @@ public enum Converter {
         _ parts: EncodedParts, exif: [UInt8]?, xmp: [UInt8]?, width: Int, height: Int, file: String
     ) throws -> [UInt8] {
         guard let primary = parts.primary else { throw ConvertError(file: file, reason: "no primary image encoded") }
-        var compatible: [FourCC] = ["mif1", "heic", "miaf"]
-        if parts.gainMap != nil { compatible.append("tmap") }
-        var b = HEIFBuilder(brands: Brands(major: "heic", compatible: compatible))
+        var b = HEIFBuilder(brands: Brands(major: "heic", compatible: ["mif1", "heic", "miaf"]))
         let p = b.addCodedImage(type: "hvc1", properties: primary.properties, data: primary.data, name: "Image")
         b.setPrimary(p)
         if let gm = parts.gainMap {
-            let g = b.addCodedImage(
-                type: "hvc1", properties: gm.item.properties, data: gm.item.data, hidden: true, name: "GMap")
-            // Apple: aux image of the primary (single target, so libheif 1.15 accepts it).
-            b.addReference(type: "auxl", from: g, to: [p])
-            // ISO 21496-1: tmap derived from [base, gain map], preferred in altr [tmap, base].
-            var tprops: [(Property, essential: Bool)] = [
-                (.ispe(width: UInt32(width), height: UInt32(height)), false), (.colrNCLX(gm.alternateNCLX), false),
-            ]
-            if gm.clli.0 > 0 { tprops.append((.clli(maxCLL: gm.clli.0, maxPALL: gm.clli.1), false)) }
-            let t = b.addDerivedImage(type: "tmap", payload: gm.toneMap, inputs: [p, g], properties: tprops, name: "GMap")
-            _ = b.addEntityGroup(type: "altr", entities: [t, p])
-            _ = b.addXMP(gm.appleXMP, describing: [g])
+            let hvcC = gm.item.properties[0].0
+            var nclx = NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)
+            for (prop, _) in gm.item.properties { if case .colrNCLX(let n) = prop { nclx = n } }
+            let coded = CodedGainMapImage(
+                codecConfiguration: hvcC, data: gm.item.data, width: UInt32(gm.item.width),
+                height: UInt32(gm.item.height), bitsPerChannel: [8], nclx: nclx)
+            do {
+                try GainMapWriter.add(
+                    to: &b, baseItemID: p, gainMap: coded, metadata: gm.metadata, alternate: gm.alternate,
+                    appleHeadroom: gm.appleHeadroom)
+            } catch {
+                throw ConvertError(file: file, reason: "gain map could not be written: \(error)")
+            }
         }
         if let t = parts.thumbnail {
             let th = b.addCodedImage(type: "hvc1", properties: t.properties, data: t.data, hidden: false, name: "Thumbnail")
