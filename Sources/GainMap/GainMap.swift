@@ -1,2 +1,0 @@
-/// The GainMap module. See Package.swift for its layer.
-public enum GainMapModule {}
