@@ -43,7 +43,7 @@ struct ConvertCommand: Subcommand {
         .flag("json", "Print one JSON object per finished file (and per removal, and a summary)."),
         .value(
             "remove-originals", "trash|delete",
-            "After all files are done, remove each original whose output verified clean: move it to the Trash of its filesystem (undoable) or delete it."
+            "Once all files are done, remove originals whose output verified clean: trash (undoable) or delete."
         ),
     ]
 
