@@ -74,8 +74,22 @@ struct Fixture {
     #expect(file.appleGainMap(of: p) == inputs.gainMap)
     let xmpIDs = file.metadataItems(describing: inputs.gainMap)
     #expect(xmpIDs.contains { String(decoding: file.payload(of: $0) ?? [], as: UTF8.self).contains("HDRGainMapHeadroom") })
+    // Colour: both an ICC profile and the nclx on the primary.
+    let colr = file.colours(of: p)
+    #expect(colr.contains { if case .colrNCLX(let n) = $0 { return n.colourPrimaries == 12 && n.transferCharacteristics == 13 } else { return false } })
+    #expect(colr.contains { if case .colrICC = $0 { return true } else { return false } })
     // No transformative property anywhere on the primary.
     #expect(file.orientation(of: p) == 1)
+    // The gain-map inspector (with libheif decoding the map) finds it complete, in both forms.
+    let inspection = GainMapInspector.inspect(file) { bytes in
+        let d = try HeifDecoder.decodePrimary(bytes, format: .mono)
+        return DecodedPlane(width: d.width, height: d.height, bitDepth: 8, samples: d.samples)
+    }
+    #expect(inspection.reports.count == 1)
+    if let rep = inspection.reports.first {
+        #expect(rep.isComplete, "\(rep.findings)")
+        #expect(Set(rep.forms).count == 2, "\(rep.forms)")
+    }
     // The tmap payload decodes and validates.
     let tm = ToneMapImage.decode(file.payload(of: t) ?? [])
     #expect(tm.findings.isEmpty, "\(tm.findings)")
