@@ -1,0 +1,12 @@
+import Foundation
+import ReportModel
+
+extension Checks {
+    /// The metadata diff against the source (Metadata/MetadataIO).
+    static func metadata(_ ctx: inout Context) {
+    }
+
+    /// Orientation: applied twice, or lost.
+    static func orientation(_ ctx: inout Context) {
+    }
+}
