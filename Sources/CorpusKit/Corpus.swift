@@ -177,7 +177,7 @@ public enum Corpus {
             "# Columns: file, recipe, seed, what it exercises, what auditing a faithful conversion (or, for a",
             "# mutation, the mutated file) must report, sha256 of the file.",
             "# Scene units: linear sRGB, 1.0 = diffuse white; raw diffuse white is 4 stops below the white level",
-            "# (BaselineExposure +4). Truth: truth/chart-hdr.json, truth/chart-sdr.json.",
+            "# (BaselineExposure +2.5: a renderer putting the clip 1.5 + BaselineExposure stops above white gets 1.0). Truth: truth/chart-hdr.json, truth/chart-sdr.json.",
             "# Finding codes the mutations must raise:",
         ]
         for (code, meaning) in findingCodes { lines.append("#   \(code)\t\(meaning)") }

@@ -6,8 +6,7 @@ import Foundation
 /// TIFF/EP tags; its SubIFDs (330) hold the raw image (NewSubFileType 0), which is where LibRaw reads it from.
 /// Scene-linear RGB (1.0 = diffuse white) becomes camera values through the profile's ColorMatrix1
 /// (XYZ → camera, DNG 1.4 §6 "Camera to XYZ (D50)…"), normalised so a white object reads `AsShotNeutral`, then
-/// scaled so diffuse white sits `headroomStops` below the white level (BaselineExposure says the same to a
-/// renderer).
+/// scaled so diffuse white sits `headroomStops` below the white level (see `DNGSpec.baselineExposure`).
 
 /// The 2×2 Bayer arrangement, named from the top-left site (TIFF/EP CFAPattern, 0 = red, 1 = green, 2 = blue).
 public enum CFAPattern: String, Sendable, Codable, CaseIterable {
@@ -177,7 +176,7 @@ public struct DNGSpec: Sendable, Codable, Equatable {
     /// 12, 14 or 16. 12 and 14 are packed big-endian bit streams (TIFF BitsPerSample 12/14); 16 is plain shorts.
     public var bitsPerSample: Int
     public var blackLevel: UInt32
-    /// Diffuse white sits this many stops below the white level (BaselineExposure = +headroomStops).
+    /// Diffuse white sits this many stops below the white level (BaselineExposure = headroomStops − 1.5).
     public var headroomStops: Double
     /// Gaussian read noise, standard deviation in raw codes (0 for none).
     public var noiseSigma: Double
@@ -207,6 +206,13 @@ public struct DNGSpec: Sendable, Codable, Equatable {
     }
 
     public var whiteLevel: UInt32 { UInt32((1 << bitsPerSample) - 1) }
+
+    /// Stops a renderer places the sensor clip above diffuse white before BaselineExposure (the Converter's
+    /// `clipStopsAboveWhite`, a typical camera default); BaselineExposure = headroomStops − this, so diffuse white
+    /// renders at 1.0.
+    public static let renderClipStops = 1.5
+    /// The BaselineExposure written (DNG 1.4 tag 50730).
+    public var baselineExposure: Double { headroomStops - DNGSpec.renderClipStops }
 }
 
 /// Colour maths shared by the writer and the tests.
@@ -394,7 +400,7 @@ public enum DNGWriter {
         ifd0[50708] = .ascii(cam.uniqueCameraModel)
         ifd0[50721] = .srationals(cam.colorMatrix1)
         ifd0[50728] = .rationals(neutral.map { UInt32(($0 * 1_000_000).rounded()) }, [1_000_000, 1_000_000, 1_000_000])
-        ifd0[50730] = .srationals([spec.headroomStops], denominator: 100)  // BaselineExposure
+        ifd0[50730] = .srationals([spec.baselineExposure], denominator: 100)  // BaselineExposure
         if cap.makerNote { ifd0[50741] = .shorts([1]) }  // MakerNoteSafety: safe
         ifd0[50778] = .shorts([cam.calibrationIlluminant1])
         ifd0.imageData = preview
