@@ -1,4 +1,5 @@
 import Foundation
+import HEIF
 
 /// One generated corpus file: how it is made, what it exercises and what the audit of its conversion must say.
 public struct CorpusRecipe: Sendable, Equatable {
@@ -30,6 +31,8 @@ public struct CorpusRecipe: Sendable, Equatable {
 public enum Corpus {
     /// Display size of the committed (tiny) files.
     public static let tinyWidth = 256, tinyHeight = 192
+    /// The DNG converted to make `heic/good.heic`.
+    public static let goodHEICSource = "dng/chart-rggb-12bit-o1.dng"
     /// Stops above diffuse white of the charts' highlight patch.
     public static let highlightStops = 3.0
 
@@ -122,13 +125,15 @@ public enum Corpus {
     /// - Parameters:
     ///   - folder: the corpus folder (created when missing).
     ///   - includeLarge: also write the benchmark sizes into `folder/large/`.
-    ///   - extraEntries: manifest rows for files made elsewhere (mutations), already written.
+    ///   - goodHEIC: a good HEIC (normally the Converter's output for `goodHEICSource`): written as
+    ///     `heic/good.heic` with its mutations in `heic/mutations/` (see `Mutator`). The CorpusKit layer cannot
+    ///     encode HEVC, so the caller supplies it; the tests pass the committed one back in.
     ///   - progress: called with each file written.
     /// - Returns: the manifest rows written.
     /// - Throws: file-system errors.
     @discardableResult
     public static func generate(
-        into folder: URL, includeLarge: Bool = false, extraEntries: [ManifestEntry] = [],
+        into folder: URL, includeLarge: Bool = false, goodHEIC: [UInt8]? = nil,
         progress: (String) -> Void = { _ in }
     ) throws -> [ManifestEntry] {
         let fm = FileManager.default
@@ -157,10 +162,71 @@ public enum Corpus {
                     exercises: "patch positions and linear values, arrow geometry, highlight stops",
                     expectedAudit: "-", sha256: SHA256.hex(bytes)))
         }
-        rows += extraEntries
+        if let converted = goodHEIC {
+            let (good, added) = completeMetadata(converted, spec: tiny.first { $0.file == goodHEICSource }!.spec)
+            let dir = folder.appendingPathComponent("heic")
+            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+            try Data(good).write(to: dir.appendingPathComponent("good.heic"))
+            progress("heic/good.heic")
+            rows.append(
+                ManifestEntry(
+                    file: "heic/good.heic",
+                    recipe: "Converter output of \(goodHEICSource)" + (added.isEmpty ? "" : " + \(added) added by CorpusKit"),
+                    seed: 0,
+                    exercises: "a faithful HEIC with gain map (tmap + Apple aux), Exif with GPS, XMP; mutation input",
+                    expectedAudit: "clean", sha256: SHA256.hex(good)))
+            let mdir = dir.appendingPathComponent("mutations")
+            if fm.fileExists(atPath: mdir.path) { try fm.removeItem(at: mdir) }
+            for m in try Mutator.writeAll(from: good, into: mdir) {
+                let file = m.file.map { "heic/mutations/\($0)" } ?? "heic/mutations/(none: \(m.code))"
+                if m.file != nil { progress(file) }
+                rows.append(
+                    ManifestEntry(
+                        file: file, recipe: "mutation of heic/good.heic", seed: 0, exercises: m.note,
+                        expectedAudit: m.sha256 == nil && m.note.hasPrefix("skipped") ? "skipped" : m.code,
+                        sha256: m.sha256 ?? "-"))
+            }
+        }
         let manifest = manifestText(rows.sorted { $0.file < $1.file })
         try Data(manifest.utf8).write(to: folder.appendingPathComponent("MANIFEST"))
         return rows
+    }
+
+    /// A good HEIC with the source's metadata: when the primary has no Exif (or no XMP) item, adds one built from
+    /// `spec` the way a faithful converter writes it (IFD0 Make/Model/Orientation 1 …, the Exif IFD with the
+    /// MakerNote, the GPS IFD; the XMP packet), so the mutations that edit Exif have something to edit.
+    /// - Returns: the bytes and what was added ("" when nothing).
+    public static func completeMetadata(_ heic: [UInt8], spec: DNGSpec) -> ([UInt8], String) {
+        let file = HEIFFile(bytes: heic)
+        guard let primary = file.primaryItemID else { return (heic, "") }
+        let meta = file.metadataItems(describing: primary)
+        var b = HEIFBuilder(file: file)
+        var added: [String] = []
+        if !meta.contains(where: { file.item($0)?.isExif == true }) {
+            b.addExif(tiff: exifTIFF(spec), describing: [primary])
+            added.append("Exif")
+        }
+        if let xmp = spec.capture.xmp, !meta.contains(where: { file.item($0)?.isXMP == true }) {
+            b.addXMP(Array(xmp.packet.utf8), describing: [primary])
+            added.append("XMP")
+        }
+        return added.isEmpty ? (heic, "") : (b.build(), added.joined(separator: "+"))
+    }
+
+    /// The Exif TIFF blob a converter writes for a DNG of `spec` (orientation applied to the pixels, so 1).
+    public static func exifTIFF(_ spec: DNGSpec) -> [UInt8] {
+        var ifd0 = TIFFIFD()
+        ifd0[271] = .ascii(spec.camera.make)
+        ifd0[272] = .ascii(spec.camera.model)
+        ifd0[274] = .shorts([1])
+        ifd0[305] = .ascii("Readback CorpusKit 1")
+        ifd0[306] = .ascii(spec.capture.dateTimeOriginal)
+        ifd0[315] = .ascii(spec.capture.artist)
+        ifd0[33432] = .ascii(spec.capture.copyright)
+        if let x = spec.capture.xmp { ifd0[270] = .ascii(x.caption) }
+        ifd0[34665] = .ifd(DNGWriter.exifIFD(spec))
+        if let g = spec.capture.gps { ifd0[34853] = .ifd(DNGWriter.gpsIFD(g)) }
+        return TIFFWriter.serialize(ifd0, order: .little)
     }
 
     /// The chart truth as stable JSON (sorted keys).

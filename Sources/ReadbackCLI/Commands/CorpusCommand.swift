@@ -1,3 +1,4 @@
+import Converter
 import CorpusKit
 import Foundation
 
@@ -6,7 +7,7 @@ struct CorpusCommand: Subcommand {
     let name = "corpus"
     let summary = "generate the test corpus (DNGs with exact ground truth, mutated HEICs)"
     let usage = """
-        readback corpus generate [--out DIR] [--large]
+        readback corpus generate [--out DIR] [--large] [--good FILE]
                readback corpus mutate GOOD.heic --out DIR
         """
     let discussion = """
@@ -17,15 +18,22 @@ struct CorpusCommand: Subcommand {
                   Each chart has an arrow that points up, a cyan marker top-right, colour patches with known
                   linear values, a gradient, diffuse white and a highlight 3 stops above it. The same recipe
                   always gives the same bytes. With --large it also writes 24 MP and 50 MP charts into
-                  DIR/large/ (about 110 MB; not committed) for benchmarks.
+                  DIR/large/ (about 110 MB; not committed) for benchmarks. It then converts
+                  dng/chart-rggb-12bit-o1.dng with the Converter into heic/good.heic (or copies --good FILE)
+                  and writes its mutations into heic/mutations/ (see mutate).
         mutate    Reads a good HEIC and writes one file per silent failure the auditor must catch into DIR,
                   named after the finding code it must raise (e.g. gainmap.missing.heic), plus DIR/MUTATIONS
                   (file, finding code, what was changed). Mutations that do not apply to the input (for
                   example gain-map ones on a file without a gain map) are listed as skipped.
+
+        Example:
+          readback corpus generate --out Corpus
+          readback corpus mutate Corpus/heic/good.heic --out /tmp/mutations
         """
     let options: [OptionSpec] = [
         .value("out", "DIR", "Where to write (generate: default Corpus; mutate: required)."),
         .flag("large", "generate: also write the 24 MP and 50 MP benchmark files into DIR/large/."),
+        .value("good", "FILE", "generate: use FILE as heic/good.heic instead of converting the chart."),
     ]
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
@@ -39,7 +47,21 @@ struct CorpusCommand: Subcommand {
             }
             let out = URL(fileURLWithPath: args.value("out") ?? "Corpus")
             do {
-                let rows = try Corpus.generate(into: out, includeLarge: args.has("large")) { file in
+                // The DNGs first, then the good HEIC converted from one of them, then everything with mutations.
+                try Corpus.generate(into: out, includeLarge: false)
+                let good: [UInt8]
+                if let path = args.value("good") {
+                    good = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+                } else {
+                    let src = out.appendingPathComponent(Corpus.goodHEICSource)
+                    do {
+                        good = try Converter.convert(source: src, options: ConvertOptions()).bytes
+                    } catch {
+                        console.error("readback: \(src.path): \(error)")
+                        return .usageOrIO
+                    }
+                }
+                let rows = try Corpus.generate(into: out, includeLarge: args.has("large"), goodHEIC: good) { file in
                     console.print("wrote \(out.appendingPathComponent(file).path)")
                 }
                 console.print("wrote \(out.appendingPathComponent("MANIFEST").path) (\(rows.count) entries)")
