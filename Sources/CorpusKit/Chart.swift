@@ -182,8 +182,8 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
         for v in image.pixels where v > peak && v.isFinite { peak = v }
         guard peak > 0 else { return nil }
         let floor = peak * 0.02
-        var ax0 = Int.max, ay0 = Int.max, ax1 = -1, ay1 = -1
         var arrowMask = [Bool](repeating: false, count: image.width * image.height)
+        var xs: [Int] = [], ys: [Int] = []
         var mx = 0.0, my = 0.0, mn = 0.0
         for y in 0..<image.height {
             for x in 0..<image.width {
@@ -193,13 +193,19 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
                 guard m > floor else { continue }
                 if b < 0.3 * m, min(r, g) > 0.8 * m {
                     arrowMask[y * image.width + x] = true
-                    ax0 = min(ax0, x); ax1 = max(ax1, x); ay0 = min(ay0, y); ay1 = max(ay1, y)
+                    xs.append(x)
+                    ys.append(y)
                 } else if r < 0.3 * m, min(g, b) > 0.8 * m {
                     mx += Double(x); my += Double(y); mn += 1
                 }
             }
         }
-        guard ax1 >= 0, mn >= 4 else { return nil }
+        guard xs.count >= 16, mn >= 4 else { return nil }
+        // The arrow's extent from the 1st to the 99th percentile, so demosaic fringes elsewhere do not count.
+        xs.sort()
+        ys.sort()
+        let lo = xs.count / 100, hi = xs.count - 1 - xs.count / 100
+        let ax0 = xs[lo], ax1 = xs[hi], ay0 = ys[lo], ay1 = ys[hi]
         let vertical = (ay1 - ay0) >= (ax1 - ax0)
         // Widest cross-section in the first and the last 45 % of the arrow's length.
         let len = vertical ? ay1 - ay0 + 1 : ax1 - ax0 + 1
