@@ -76,6 +76,41 @@ enum FileOps {
         try fsyncDirectory((final as NSString).deletingLastPathComponent)
     }
 
+    /// Creates `path` (which must not exist) and writes all of `bytes`; on any failure the partial file is removed.
+    /// - Parameters:
+    ///   - write: the write call, injectable so tests can fail it (a full disk) after some bytes.
+    /// - Throws: `BatchError.io` naming the path and errno (ENOSPC for a full disk).
+    static func writeNewFile(
+        _ bytes: [UInt8], to path: String,
+        write: (Int32, UnsafeRawPointer, Int) -> Int = { Glibc.write($0, $1, $2) }
+    ) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw BatchError.io(path: path, operation: "create", errno: errno) }
+        var failure: BatchError?
+        bytes.withUnsafeBytes { b in
+            var off = 0
+            while off < b.count {
+                let n = write(fd, b.baseAddress! + off, b.count - off)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = .io(path: path, operation: "write", errno: errno)
+                    return
+                }
+                if n == 0 {
+                    failure = .io(path: path, operation: "write", errno: ENOSPC)
+                    return
+                }
+                off += n
+            }
+        }
+        if failure == nil && fsync(fd) != 0 { failure = .io(path: path, operation: "fsync", errno: errno) }
+        if close(fd) != 0 && failure == nil { failure = .io(path: path, operation: "close", errno: errno) }
+        if let failure {
+            unlink(path)
+            throw failure
+        }
+    }
+
     /// Removes a file if it exists (no error when already gone).
     static func removeIfPresent(_ path: String) {
         unlink(path)

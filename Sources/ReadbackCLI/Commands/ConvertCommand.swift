@@ -69,7 +69,7 @@ struct ConvertCommand: Subcommand {
             sources: args.positionals, outputRoot: out, databasePath: args.value("db"),
             options: ConversionOptions(quality: quality, depth: depth, hdr: hdr), jobs: jobs,
             dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment)
-        let (converter, verifier) = try RealWorkers.make()
+        let (converter, verifier) = RealWorkers.make()
         let engine = BatchEngine(
             configuration: config, converter: converter, verifier: verifier,
             out: { console.write($0) }, err: { console.error($0) })
