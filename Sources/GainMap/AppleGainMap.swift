@@ -168,6 +168,8 @@ enum XMPScan {
                     guard let end = rest.firstIndex(of: "<") else { continue }
                     let v = rest[..<end].trimmingCharacters(in: .whitespacesAndNewlines)
                     if !v.isEmpty { return v }
+                    // An rdf:Seq / rdf:Bag: the first rdf:li (see `values`).
+                    if let first = listItems(after: rest, closing: "</\(q)>").first { return first }
                 } else if before.isWhitespace {
                     rest = rest.drop { $0.isWhitespace }
                     guard rest.first == "=" else { continue }
@@ -180,6 +182,35 @@ enum XMPScan {
             }
         }
         return nil
+    }
+}
+
+extension XMPScan {
+    /// All values of `prefix:name`: the `rdf:li` items of an `rdf:Seq`/`rdf:Bag`, else the single value.
+    static func values(of name: String, prefixes: [String], in text: String) -> [String] {
+        for p in prefixes {
+            let open = "<\(p):\(name)>"
+            if let r = text.range(of: open) {
+                let items = listItems(after: text[r.upperBound...], closing: "</\(p):\(name)>")
+                if !items.isEmpty { return items }
+            }
+        }
+        return value(of: name, prefixes: prefixes, in: text).map { [$0] } ?? []
+    }
+
+    /// The `rdf:li` texts between here and `closing` (at most 16).
+    static func listItems(after s: Substring, closing: String) -> [String] {
+        let end = s.range(of: closing)?.lowerBound ?? s.endIndex
+        var body = s[..<end]
+        var out: [String] = []
+        while out.count < 16, let r = body.range(of: "<rdf:li") {
+            guard let gt = body[r.upperBound...].firstIndex(of: ">") else { break }
+            let after = body[body.index(after: gt)...]
+            guard let close = after.range(of: "</rdf:li>") else { break }
+            out.append(after[..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines))
+            body = after[close.upperBound...]
+        }
+        return out
     }
 }
 

@@ -23,12 +23,16 @@ public enum GainMapFindingCode: String, Sendable, CaseIterable, Codable, Compara
     case appleVersionMissing = "gainmap.apple.version-missing"
     case appleHeadroomMissing = "gainmap.apple.headroom-missing"
 
+    // Other vendors' auxiliary gain maps (Samsung, Adobe `hdrgm` XMP).
+    case auxMetadataMissing = "gainmap.aux.metadata-missing"
+
     // Description part.
     case descriptionItemMissing = "gainmap.description.item-missing"
     case descriptionIspeMissing = "gainmap.description.ispe-missing"
     case descriptionPixiMissing = "gainmap.description.pixi-missing"
     case descriptionCodecConfigMissing = "gainmap.description.codec-config-missing"
     case descriptionSizeImplausible = "gainmap.description.size-implausible"
+    case descriptionNotHidden = "gainmap.description.not-hidden"
 
     // Data part.
     case dataMissing = "gainmap.data-missing"

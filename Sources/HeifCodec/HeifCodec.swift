@@ -125,6 +125,8 @@ public struct HeifDecodedImage: Sendable {
     public var samples: [UInt16]
     /// The `nclx` of the decoded item, when the file has one.
     public var nclx: Nclx?
+    /// The ICC profile (`colr` prof/rICC) of the decoded item, when the file has one.
+    public var icc: [UInt8]?
     /// The stream's luma bit depth as signalled.
     public var codedBitDepth: Int
 }
@@ -370,6 +372,13 @@ public enum HeifDecoder {
                 matrix: UInt16(n.pointee.matrix_coefficients.rawValue), fullRange: n.pointee.full_range_flag != 0)
             heif_nclx_color_profile_free(n)
         }
+        var icc: [UInt8]?
+        let iccSize = heif_image_handle_get_raw_color_profile_size(handle.ptr)
+        if iccSize > 0 && iccSize < 16 << 20 {
+            var buf = [UInt8](repeating: 0, count: iccSize)
+            let e = buf.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle.ptr, $0.baseAddress) }
+            if e.code == heif_error_Ok { icc = buf }
+        }
         let colorspace: heif_colorspace
         let chroma: heif_chroma
         let channel: heif_channel
@@ -411,6 +420,6 @@ public enum HeifDecoder {
         }
         return HeifDecodedImage(
             width: w, height: h, bitDepth: wide ? depth : 8, channels: ch, samples: out, nclx: nclx,
-            codedBitDepth: coded)
+            icc: icc, codedBitDepth: coded)
     }
 }

@@ -272,6 +272,12 @@ public final class RawDecoder {
 
     // MARK: - internals
 
+    /// LibRaw leaves −999 in `baseline_exposure` when the tag is absent; anything outside ±10 stops is not real.
+    private static func baselineExposure(_ dngVersion: UInt32, _ v: Float) -> Double {
+        guard dngVersion != 0, v.isFinite, abs(v) <= 10 else { return 0 }
+        return Double(v)
+    }
+
     private func libraw(_ function: String, _ code: Int32) -> RawDecodeError {
         RawDecodeError(
             file: fileName,
@@ -290,7 +296,7 @@ public final class RawDecoder {
             blackLevel: Int(d.color.black), whiteLevel: Int(d.color.maximum),
             dngVersion: d.idata.dng_version,
             isLinearDNG: d.idata.dng_version != 0 && d.idata.filters == 0 && d.idata.colors == 3,
-            baselineExposure: d.idata.dng_version != 0 ? Double(d.color.dng_levels.baseline_exposure) : 0,
+            baselineExposure: Self.baselineExposure(d.idata.dng_version, d.color.dng_levels.baseline_exposure),
             cameraMultipliers: [Double(mul.0), Double(mul.1), Double(mul.2), Double(mul.3)],
             fileSize: size)
     }
