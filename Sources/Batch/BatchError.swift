@@ -17,7 +17,7 @@ public enum BatchError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .io(let path, let op, let e):
-            return "\(path): \(op) failed: \(String(cString: strerror(e)))"
+            return "\(Self.displayPath(path)): \(op) failed: \(String(cString: strerror(e)))"
         case .storeBusy(let lock):
             return "another 'readback convert' is already running on this store (lock \(lock) is held); "
                 + "wait for it to finish or choose another --db"
@@ -28,6 +28,17 @@ public enum BatchError: Error, Sendable, CustomStringConvertible, Equatable {
         case .cancelled:
             return "cancelled"
         }
+    }
+
+    /// A temp file is named after the output it becomes: `<dir>/.readback-tmp-<uuid>-<name>` shows as `<dir>/<name>`.
+    static func displayPath(_ path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        guard name.hasPrefix(FileOps.tempPrefix) else { return path }
+        let rest = name.dropFirst(FileOps.tempPrefix.count)
+        guard rest.count > 37, rest[rest.index(rest.startIndex, offsetBy: 36)] == "-" else { return path }
+        let final = String(rest.dropFirst(37))
+        return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(final)
+            + " (while writing)"
     }
 
     /// True for errors that will repeat for every following item: disk full, quota, read-only filesystem.

@@ -142,8 +142,7 @@ public final class BatchEngine: Sendable {
                 throw BatchError.refused(path: outAbs, reason: "--out exists and is not a folder")
             }
         }
-        if !config.dryRun { try FileOps.makeDirectories(outAbs) }
-        let outRoot = FileOps.realPath(outAbs) ?? outAbs
+        let outRoot = FileOps.canonicalPath(outAbs)
         let dbPath = config.databasePath.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
             ?? Self.defaultDatabasePath(outputRoot: outRoot)
 
@@ -157,7 +156,16 @@ public final class BatchEngine: Sendable {
             return
         }
 
+        // A missing SRC with no store yet: fail before creating anything.
+        if let missing = found.problems.first(where: { $0.hasSuffix("no such file or folder") }),
+            (try FileOps.info(dbPath)) == nil
+        {
+            for p in found.problems { err("readback convert: " + p) }
+            throw BatchError.io(path: String(missing.dropLast(": no such file or folder".count)), operation: "find source", errno: ENOENT)
+        }
+
         // 3. One run per store: the lock, then the store (migrated once, at open).
+        try FileOps.makeDirectories(outRoot)
         try FileOps.makeDirectories((dbPath as NSString).deletingLastPathComponent)
         let lock = try FileLock(path: dbPath + ".lock")
         defer { withExtendedLifetime(lock) {} }

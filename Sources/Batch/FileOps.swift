@@ -160,6 +160,15 @@ enum FileOps {
         return String(cString: p)
     }
 
+    /// The canonical form of an absolute path that may not exist yet: the deepest existing ancestor resolved with
+    /// `realpath`, the rest appended as given (so a run before and after the folder exists agree).
+    static func canonicalPath(_ path: String) -> String {
+        if let r = realPath(path) { return r }
+        let parent = (path as NSString).deletingLastPathComponent
+        if parent == path || parent.isEmpty { return path }
+        return (canonicalPath(parent) as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+    }
+
     /// True when `path` is `root` or lies inside it (both canonical).
     static func isInside(_ path: String, root: String) -> Bool {
         path == root || path.hasPrefix(root.hasSuffix("/") ? root : root + "/")

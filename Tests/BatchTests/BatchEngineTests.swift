@@ -350,3 +350,48 @@ import Testing
     #expect(bars.map { String($0.prefix { $0 != " " }) } == ["[0/4]", "[3/4]"])
     #expect(sink.text.contains("clean   a.dng → a.heic  0.50×  1.0 s\n"))
 }
+
+@Test func anInjectedFailingWriterLeavesNoFileAndReportsENOSPC() throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let target = dir.appendingPathComponent(".readback-tmp-0a1b2c3d-0000-0000-0000-000000000000-x.heic").path
+    var written = 0
+    do {
+        try FileOps.writeNewFile([UInt8](repeating: 7, count: 10_000), to: target) { fd, p, n in
+            // The disk fills after 4 KiB.
+            if written >= 4096 {
+                errno = ENOSPC
+                return -1
+            }
+            let k = Glibc.write(fd, p, min(n, 4096 - written))
+            written += k
+            return k
+        }
+        Issue.record("a failing write did not throw")
+    } catch let e as BatchError {
+        #expect(e == .io(path: target, operation: "write", errno: ENOSPC))
+        #expect(e.isFatalForBatch)
+        #expect(e.description == dir.path + "/x.heic (while writing): write failed: No space left on device")
+    }
+    #expect(written == 4096)
+    #expect(!FileManager.default.fileExists(atPath: target))
+    // Refuses to overwrite: the temp name must be new.
+    try Data([1]).write(to: URL(fileURLWithPath: target))
+    #expect(throws: BatchError.io(path: target, operation: "create", errno: EEXIST)) {
+        try FileOps.writeNewFile([1, 2], to: target)
+    }
+}
+
+@Test func aMissingSourceIsAnIOErrorBeforeAnythingIsCreated() async throws {
+    let lib = try Library(files: ["a.dng"])
+    defer { lib.remove() }
+    var config = lib.config()
+    config.sources = [lib.src.path, lib.path("gone.dng")]
+    let cap = Captured()
+    let conv = CopyConverter()
+    let s = await lib.run(config, converter: conv, captured: cap)
+    #expect(s.exitStatus == 2)
+    #expect(s.fatalError == lib.path("gone.dng") + ": find source failed: No such file or directory")
+    #expect(!FileManager.default.fileExists(atPath: lib.out.path))
+    #expect(conv.calls.isEmpty)
+}
