@@ -153,6 +153,8 @@ extension HEIFFile {
 
     /// The effective orientation of an image from its `irot`/`imir` properties, applied in association order
     /// (ISO/IEC 23008-12 §6.5.10, §6.5.12), as the EXIF Orientation value (1–8) a viewer would apply.
+    /// `imir` follows 23008-12 AMD2's `mode` reading, as libheif (1.15 checked by decoding), Apple and current
+    /// libavif do: 0 swaps top and bottom, 1 swaps left and right (MPEGGroup/FileFormat#22).
     public func orientation(of itemID: UInt32) -> Int {
         var m = Orientation.identity
         for p in properties(of: itemID) {
@@ -160,7 +162,7 @@ extension HEIFFile {
             case .irot(let q):
                 for _ in 0..<Int(q & 3) { m = Orientation.rotateCCW.after(m) }
             case .imir(let axis):
-                m = (axis == 0 ? Orientation.flipH : Orientation.flipV).after(m)
+                m = (axis == 0 ? Orientation.flipV : Orientation.flipH).after(m)
             default: break
             }
         }
@@ -224,7 +226,7 @@ extension HEIFFile {
             for mirror in [-1, 0, 1] {
                 var m = Orientation.identity
                 for _ in 0..<q { m = Orientation.rotateCCW.after(m) }
-                if mirror == 0 { m = Orientation.flipH.after(m) } else if mirror == 1 { m = Orientation.flipV.after(m) }
+                if mirror == 0 { m = Orientation.flipV.after(m) } else if mirror == 1 { m = Orientation.flipH.after(m) }
                 if m == target {
                     var out: [Property] = []
                     if q > 0 { out.append(.irot(quarterTurns: UInt8(q))) }

@@ -104,7 +104,8 @@ public enum Property: Sendable, Hashable {
     case colrICC(type: FourCC, profile: [UInt8])
     /// `irot`: anticlockwise rotation in units of 90°.
     case irot(quarterTurns: UInt8)
-    /// `imir`: axis 0 = vertical axis (left and right swap), 1 = horizontal axis (top and bottom swap).
+    /// `imir`: 0 = top and bottom swap, 1 = left and right swap (23008-12 AMD2 `mode`; libheif and Apple read it
+    /// so; the 2017 text's "vertical axis (axis = 0)" was read the other way by some, MPEGGroup/FileFormat#22).
     case imir(axis: UInt8)
     case clap(CleanAperture)
     case pasp(hSpacing: UInt32, vSpacing: UInt32)
