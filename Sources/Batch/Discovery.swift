@@ -53,7 +53,8 @@ public enum Discovery {
             if outputs[out] == path { return }
             outputs[out] = path
             result.files.append(
-                SourceFile(path: path, root: root, relativePath: rel, outputPath: out, size: info.size, mtimeNs: info.mtimeNs))
+                SourceFile(
+                    path: path, root: root, relativePath: rel, outputPath: out, size: info.size, mtimeNs: info.mtimeNs))
         }
         for arg in arguments {
             let absolute = arg.hasPrefix("/") ? arg : FileManager.default.currentDirectoryPath + "/" + arg

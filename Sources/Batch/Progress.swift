@@ -120,7 +120,8 @@ final class ProgressReporter {
 
     static func duration(_ seconds: Double) -> String {
         let t = Int(seconds.rounded())
-        return t >= 3600 ? String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60)
+        return t >= 3600
+            ? String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60)
             : String(format: "%d:%02d", t / 60, t % 60)
     }
 
