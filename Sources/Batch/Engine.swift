@@ -155,19 +155,19 @@ public final class BatchEngine: Sendable {
         let style = config.progress
         let progress = ProgressReporter(style: style, out: out, clock: { Date().timeIntervalSince1970 })
 
+        // An unusable SRC fails the run before anything is created. A missing one is accepted only when the store
+        // already knows it as an original it converted and removed (checked once the store is open).
+        let storeExists = (try FileOps.info(dbPath)) != nil
+        if let bad = found.argumentProblems.first(where: { !$0.missing || !storeExists }) {
+            for p in found.argumentProblems { err("readback convert: \(p)") }
+            throw bad.missing
+                ? BatchError.io(path: bad.argument, operation: "find source", errno: ENOENT)
+                : BatchError.refused(path: bad.argument, reason: bad.reason)
+        }
+
         if config.dryRun {
             try await dryRun(found: found, outRoot: outRoot, dbPath: dbPath, progress: progress, summary: &summary)
             return
-        }
-
-        // A missing SRC with no store yet: fail before creating anything.
-        if let missing = found.problems.first(where: { $0.hasSuffix("no such file or folder") }),
-            (try FileOps.info(dbPath)) == nil
-        {
-            for p in found.problems { err("readback convert: " + p) }
-            throw BatchError.io(
-                path: String(missing.dropLast(": no such file or folder".count)), operation: "find source",
-                errno: ENOENT)
         }
 
         // 3. One run per store: the lock, then the store (migrated once, at open).
@@ -184,23 +184,15 @@ public final class BatchEngine: Sendable {
             await ledger.note("removed \(leftovers.count) temp file(s) left by an interrupted run")
         }
 
-        for p in found.problems { err("readback convert: " + p) }
-        let missing = found.problems.filter { $0.hasSuffix("no such file or folder") }
-        if !missing.isEmpty {
-            // A file argument may be an original this store already converted and removed.
-            var unexplained: [String] = []
-            for arg in config.sources {
-                let abs = arg.hasPrefix("/") ? arg : FileManager.default.currentDirectoryPath + "/" + arg
-                if (try FileOps.info(abs)) == nil {
-                    let rec = try await ledger.item(sourcePath: (abs as NSString).standardizingPath)
-                    if rec?.state != .removed { unexplained.append(arg) }
-                }
+        for p in found.argumentProblems {
+            guard try await ledger.item(sourcePath: p.path)?.state == .removed else {
+                err("readback convert: \(p)")
+                throw BatchError.io(path: p.argument, operation: "find source", errno: ENOENT)
             }
-            if !unexplained.isEmpty {
-                throw BatchError.io(path: unexplained[0], operation: "find source", errno: ENOENT)
-            }
+            await ledger.note("\(p.argument): already converted and removed by an earlier run")
         }
-        summary.failed += found.problems.filter { $0.contains("would overwrite the output of") }.count
+        for p in found.problems { err("readback convert: " + p) }
+        summary.failed += found.problems.count
 
         try await ledger.beginBatch(
             outputRoot: outRoot,
@@ -212,12 +204,14 @@ public final class BatchEngine: Sendable {
         var work: [Planned] = []
         var removalCandidates: [Int64] = []
         var skipped = 0
+        var keptEarlier = 0
         for f in found.files {
             let rec = try await ledger.item(sourcePath: f.path)
             if let why = try await needsWork(f, rec, ledger: ledger) {
                 work.append(Planned(file: f, id: try await ledger.enqueue(f), why: why))
             } else {
                 skipped += 1
+                if rec?.state == .kept { keptEarlier += 1 }
                 if rec?.state == .verified, config.removal != nil, let rec { removalCandidates.append(rec.id) }
             }
         }
@@ -236,8 +230,9 @@ public final class BatchEngine: Sendable {
 
         if work.isEmpty && removalCandidates.isEmpty && alreadyGone.isEmpty {
             summary.nothingToDo = true
-            await ledger.note(
-                "nothing to do: all \(found.files.count) file(s) are already converted and unchanged (store \(dbPath))")
+            var text = "nothing to do: all \(found.files.count) file(s) are already converted and unchanged"
+            if keptEarlier > 0 { text += "; \(keptEarlier) of them kept their original (see the store)" }
+            await ledger.note(text + " (store \(dbPath))")
             try await ledger.finishBatch(status: "nothing-to-do", summary: "skipped \(skipped)")
             return
         }
@@ -495,9 +490,7 @@ public final class BatchEngine: Sendable {
         summary: inout BatchSummary
     ) async throws {
         for p in found.problems { err("readback convert: " + p) }
-        if let missing = found.problems.first(where: { $0.hasSuffix("no such file or folder") }) {
-            throw BatchError.refused(path: String(missing.prefix { $0 != ":" }), reason: "no such file or folder")
-        }
+        for p in found.argumentProblems { err("readback convert: \(p) (converted and removed earlier?)") }
         var records: [String: ItemRecord] = [:]
         if (try FileOps.info(dbPath)) != nil {
             let ledger = try Ledger(

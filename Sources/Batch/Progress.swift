@@ -76,7 +76,8 @@ final class ProgressReporter {
 
     /// Redraws the status line if it is stale (called by a ticker).
     func tick() {
-        if dirty { drawBarIfDue(force: false) }
+        // Redraw when something changed, and once a second anyway so the rate and ETA stay current.
+        if dirty || (barShown && clock() - lastDraw >= 1) { drawBarIfDue(force: false) }
     }
 
     func end() {

@@ -56,7 +56,8 @@ import Testing
     let single = try Discovery.discover([lib.path("x/b.cr2"), lib.path("nope.dng")], outputRoot: outRoot)
     #expect(single.files.map(\.outputPath) == [outRoot + "/b.heic"])
     #expect(single.files.first?.root == root + "/x")
-    #expect(single.problems == [lib.path("nope.dng") + ": no such file or folder"])
+    #expect(single.argumentProblems.map(\.description) == [lib.path("nope.dng") + ": no such file or folder"])
+    #expect(single.argumentProblems.first?.missing == true)
     // Two sources that map to one output: the second is refused.
     let lib2 = try Library(files: ["p.dng", "p.CR2"])
     defer { lib2.remove() }
@@ -408,4 +409,29 @@ import Testing
     #expect(s.fatalError == lib.path("gone.dng") + ": find source failed: No such file or directory")
     #expect(!FileManager.default.fileExists(atPath: lib.out.path))
     #expect(conv.calls.isEmpty)
+}
+
+@Test func fileArgumentsRemovedEarlierAreAcceptedAndSymlinkArgumentsRefused() async throws {
+    let lib = try Library(files: ["a.dng", "b-partial.dng"])
+    defer { lib.remove() }
+    var config = lib.config(removal: "delete")
+    config.sources = [lib.path("a.dng"), lib.path("b-partial.dng")]
+    let conv = CopyConverter()
+    let first = await lib.run(config, converter: conv)
+    #expect(first.removed == 1 && first.kept == 1)
+    #expect(!lib.exists("a.dng"))
+    // The same command again: a.dng is gone because this store removed it; nothing else to do.
+    let cap = Captured()
+    let again = await lib.run(config, converter: conv, captured: cap)
+    #expect(again.exitStatus == 0 && again.nothingToDo)
+    #expect(cap.out.contains("already converted and removed by an earlier run"))
+    #expect(cap.out.contains("1 of them kept their original"))
+    // A SRC that is a symlink is refused before anything happens.
+    let link = lib.dir.appendingPathComponent("link-to-src").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: lib.src.path)
+    config.sources = [link]
+    let refused = await lib.run(config, converter: conv)
+    #expect(refused.exitStatus == 2)
+    #expect(refused.fatalError?.contains("is a symlink; Readback never follows symlinks") == true)
+    #expect(conv.calls.count == 2)
 }
