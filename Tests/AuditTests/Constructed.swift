@@ -42,6 +42,8 @@ enum Constructed {
         var tenBit = false
         var exif: [UInt8]? = nil
         var pixi: UInt8? = nil
+        var width = 64
+        var height = 64
     }
 
     static let sdrNCLX = NCLX(colourPrimaries: 1, transferCharacteristics: 13, matrixCoefficients: 6, fullRange: true)
@@ -49,7 +51,7 @@ enum Constructed {
 
     /// A HEIC with a 64×64 primary, an Apple gain map (auxl + auxC + XMP) and an ISO tmap over the same map.
     static func heic(_ o: Options = Options()) throws -> [UInt8] {
-        let w = 64, h = 64
+        let w = o.width, h = o.height
         let primary: Coded
         if o.tenBit {
             primary = try code(

@@ -133,3 +133,24 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     let r = try auditBytes(source: nil, output: [0, 0, 0, 8, 0x66, 0x74, 0x79])
     #expect(r.verdict(failOn: .error) == .fail)
 }
+
+@Test func orientationAppliedTwiceIsCaught() throws {
+    // Source: 64×48 stored, Exif Orientation 6 (shown 48×64).
+    var src = Constructed.Options()
+    src.exif = TinyTIFF.make(orientation: 6)
+    src.appleGainMap = false
+    src.isoGainMap = false
+    src.width = 64
+    src.height = 48
+    // Output: the pixels turned (48×64 stored) and Exif Orientation 6 kept: viewers turn it again.
+    var out = src
+    out.width = 48
+    out.height = 64
+    let r = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))
+    #expect(codes(r).contains("orientation.double-rotation"))
+    // Pixels turned and Orientation reset to 1: fine.
+    out.exif = TinyTIFF.make(orientation: 1)
+    #expect(!codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))).contains("orientation.double-rotation"))
+    // Pixels as stored in the source with Orientation 6 kept: fine.
+    #expect(!codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(src))).contains("orientation.double-rotation"))
+}
