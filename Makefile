@@ -7,8 +7,8 @@ SWIFT ?= swift
 # Debian packages the project needs (build, tests, oracle tools).
 APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev libraw-bin \
                 libexiv2-dev exiv2 libsqlite3-dev sqlite3 libimage-exiftool-perl chromium
-# Only `make bench` needs the peers.
-BENCH_PACKAGES := imagemagick libvips-tools hyperfine
+# Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
+BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE_BIN := .build/release/readback
 DEBUG_BIN := .build/debug/readback
