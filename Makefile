@@ -7,15 +7,15 @@ SWIFT ?= swift
 # Debian packages the project needs (build, tests, oracle tools).
 APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev libraw-bin \
                 libexiv2-dev exiv2 libsqlite3-dev sqlite3 libimage-exiftool-perl chromium
-# Only `make bench` needs the peers.
-BENCH_PACKAGES := imagemagick libvips-tools hyperfine
+# Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
+BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE_BIN := .build/release/readback
 DEBUG_BIN := .build/debug/readback
 # The real-world corpus; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
 
-.PHONY: all deps bench-deps build release test test-real demo corpus lint fuzz bench clean help
+.PHONY: all deps bench-deps build release test test-real demo corpus corpus-large lint fuzz bench clean help
 
 all: build
 
@@ -62,6 +62,10 @@ test-real: build
 
 corpus: release
 	$(RELEASE_BIN) corpus generate --out Corpus
+
+# Also the 24 MP and 50 MP benchmark charts, into Corpus/large/ (git-ignored).
+corpus-large: release
+	$(RELEASE_BIN) corpus generate --out Corpus --large
 
 demo: release
 	@mkdir -p Reports

@@ -58,6 +58,8 @@ public struct Policy: Hashable, Sendable {
         severity orientation.double-rotation error
         severity orientation.lost error
         severity gainmap.missing error
+        # A tmap without colr leaves the HDR rendition's colour space to guesswork: an error for an auditor.
+        severity gainmap.tmap.colr-missing error
         severity signalling.nclx-missing error
         severity signalling.bit-depth-mismatch warning
         severity decode.primary-failed error

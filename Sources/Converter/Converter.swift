@@ -53,6 +53,8 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// x265 preset (ultrafast … placebo).
     public var speed: String = "medium"
     public var colorSpace: OutputColorSpace = .displayP3
+    /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
+    public var icc: Bool = true
     /// Add a small thumbnail item (`thmb`).
     public var thumbnail: Bool = true
     /// Quality of the gain-map stream.
@@ -297,8 +299,9 @@ public enum Converter {
         let decision = r.decide(img, kind: meta.isLinearDNG ? .linearDNG : .mosaicRAW, hdr: options.hdr)
         let n = img.width * img.height
         var sdr = [Float](repeating: 0, count: n * 3), hdr = [Float](repeating: 0, count: n * 3)
+        let src = img.pixels
         for i in 0..<n {
-            let p = r.pixel(img.pixels, i)
+            let p = src.withUnsafeBufferPointer { r.pixel($0, i) }
             hdr[i] = p.rgb.0
             hdr[n + i] = p.rgb.1
             hdr[2 * n + i] = p.rgb.2
@@ -314,44 +317,52 @@ public enum Converter {
     private static func convertRAW(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
         let name = source.lastPathComponent
         var clock = Stopwatch()
-        let (meta, img) = try decodeRAW(source)
-        clock.lap("decode")
-
-        let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
-        let r = Renderer(meta: meta, space: options.colorSpace)
-        let decision = r.decide(img, kind: kind, hdr: options.hdr)
-        let rendered = r.render(img, bitDepth: options.bitDepth, luminancePlanes: decision.gainMap)
-        clock.lap("render")
+        // Decode and render in one scope so the 16-bit frame is freed before encoding.
+        let (meta, decision, width, height, kind, rendered0): (RawMetadata, HDRDecision, Int, Int, InputKind, Renderer.Output) =
+            try {
+                let (meta, img) = try decodeRAW(source)
+                clock.lap("decode")
+                let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
+                let r = Renderer(meta: meta, space: options.colorSpace)
+                let decision = r.decide(img, kind: kind, hdr: options.hdr)
+                let rendered = r.render(img, bitDepth: options.bitDepth, luminancePlanes: decision.gainMap)
+                clock.lap("render")
+                return (meta, decision, img.width, img.height, kind, rendered)
+            }()
+        var rendered = rendered0
 
         var parts = EncodedParts()
-        let settings = HeifEncodeSettings(
-            quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
-            nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB)
-        parts.primary = try encodeItem(rendered.pixels, settings: settings, file: name)
-        clock.lap("encode")
-
         var summary: GainMapSummary?
         if decision.gainMap, let sdrY = rendered.sdrLuminance, let hdrY = rendered.hdrLuminance {
+            rendered.sdrLuminance = nil
+            rendered.hdrLuminance = nil
             let (gm, s) = try makeGainMap(
-                sdrY: sdrY, hdrY: hdrY, width: img.width, height: img.height, options: options, file: name)
+                sdrY: sdrY, hdrY: hdrY, width: width, height: height, options: options, file: name)
             parts.gainMap = gm
             summary = s
             clock.lap("gainmap")
         }
+        let settings = HeifEncodeSettings(
+            quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
+            nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
+            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil)
+        parts.primary = try encodeItem(rendered.pixels, settings: settings, file: name)
+        clock.lap("encode")
+
         if options.thumbnail, let t = rendered.thumbnail {
             parts.thumbnail = try encodeItem(
                 t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: settings.nclx), file: name)
         }
 
         var losses: [String] = []
-        let md = metadata(for: source, width: img.width, height: img.height, options: options, losses: &losses)
+        let md = metadata(for: source, width: width, height: height, options: options, losses: &losses)
         clock.lap("metadata")
-        let bytes = try assemble(parts, exif: md.exif, xmp: md.xmp, width: img.width, height: img.height, file: name)
+        let bytes = try assemble(parts, exif: md.exif, xmp: md.xmp, width: width, height: height, file: name)
         clock.lap("assemble")
         clock.total()
 
         let result = ConversionResult(
-            source: name, inputKind: kind, width: img.width, height: img.height, make: meta.make, model: meta.model,
+            source: name, inputKind: kind, width: width, height: height, make: meta.make, model: meta.model,
             hdr: decision, gainMap: summary, knownLosses: losses, timings: clock.laps, inputBytes: meta.fileSize,
             outputBytes: bytes.count, options: options)
         return ConvertedImage(bytes: bytes, result: result)
@@ -431,7 +442,7 @@ public enum Converter {
 
     struct EncodedParts {
         var primary: CodedItem?
-        var gainMap: (item: CodedItem, toneMap: [UInt8], appleXMP: [UInt8], alternateNCLX: NCLX, clli: (UInt16, UInt16))?
+        var gainMap: (item: CodedItem, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double)?
         var thumbnail: CodedItem?
     }
 
@@ -463,7 +474,7 @@ public enum Converter {
     private static func makeGainMap(
         sdrY: [Float], hdrY: [Float], width: Int, height: Int, options: ConvertOptions, file: String
     ) throws -> (
-        (item: CodedItem, toneMap: [UInt8], appleXMP: [UInt8], alternateNCLX: NCLX, clli: (UInt16, UInt16)),
+        (item: CodedItem, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double),
         GainMapSummary
     ) {
         var o = GainMapComputeOptions()
@@ -472,12 +483,10 @@ public enum Converter {
         o.baseHdrHeadroom = 0
         o.alternateHdrHeadroom = nil
         let computed: ComputedGainMap
-        let tmap: [UInt8]
         do {
             let base = try LinearImage(width: width, height: height, channels: 1, pixels: sdrY)
             let alt = try LinearImage(width: width, height: height, channels: 1, pixels: hdrY)
             computed = try GainMapMath.compute(base: base, alternate: alt, options: o)
-            tmap = try ToneMapImage(metadata: computed.metadata).encoded()
         } catch {
             throw ConvertError(file: file, reason: "gain map: \(error)")
         }
@@ -489,9 +498,7 @@ public enum Converter {
         let ha = computed.metadata.alternateHdrHeadroom.doubleValue
         // Apple reads the same map linearly with one headroom: hdr = sdr·(1 + (H − 1)·g); H = 2^gain_map_max makes
         // g = 0 and g = 1 agree exactly with the ISO reading (apple-heic-gainmap.md §5).
-        let appleH = exp2(ch.max.doubleValue)
-        var item2 = item
-        item2.properties.append((.auxC(urn: AppleGainMap.auxiliaryURN, subtype: []), false))
+        let appleH = max(1, exp2(ch.max.doubleValue))
         let peak = hdrY.max() ?? 1
         var sum = 0.0
         for v in hdrY { sum += Double(v) }
@@ -502,11 +509,13 @@ public enum Converter {
         let summary = GainMapSummary(
             width: computed.width, height: computed.height, gainMin: ch.min.doubleValue, gainMax: ch.max.doubleValue,
             alternateHeadroom: ha, appleHeadroom: appleH, bytes: item.data.count)
-        // The alternate rendition: same primaries, linear light, full range (it is never coded, only described).
-        let altNCLX = NCLX(
-            colourPrimaries: options.colorSpace == .displayP3 ? 12 : 1, transferCharacteristics: 8,
-            matrixCoefficients: 0, fullRange: true)
-        return ((item2, tmap, AppleGainMapXMP.packet(headroom: appleH), altNCLX, clli), summary)
+        // The alternate rendition: the base's primaries, shown through PQ on an HDR display (never coded, only described).
+        let alternate = AlternateRendition(
+            nclx: NCLX(
+                colourPrimaries: options.colorSpace == .displayP3 ? 12 : 1, transferCharacteristics: 16,
+                matrixCoefficients: 0, fullRange: true),
+            bitsPerChannel: [10, 10, 10], contentLightLevel: clli.0 > 0 ? (clli.0, clli.1) : nil)
+        return ((item, computed.metadata, alternate, appleH), summary)
     }
 
     // MARK: - Metadata
@@ -538,24 +547,23 @@ public enum Converter {
         _ parts: EncodedParts, exif: [UInt8]?, xmp: [UInt8]?, width: Int, height: Int, file: String
     ) throws -> [UInt8] {
         guard let primary = parts.primary else { throw ConvertError(file: file, reason: "no primary image encoded") }
-        var compatible: [FourCC] = ["mif1", "heic", "miaf"]
-        if parts.gainMap != nil { compatible.append("tmap") }
-        var b = HEIFBuilder(brands: Brands(major: "heic", compatible: compatible))
+        var b = HEIFBuilder(brands: Brands(major: "heic", compatible: ["mif1", "heic", "miaf"]))
         let p = b.addCodedImage(type: "hvc1", properties: primary.properties, data: primary.data, name: "Image")
         b.setPrimary(p)
         if let gm = parts.gainMap {
-            let g = b.addCodedImage(
-                type: "hvc1", properties: gm.item.properties, data: gm.item.data, hidden: true, name: "GMap")
-            // Apple: aux image of the primary (single target, so libheif 1.15 accepts it).
-            b.addReference(type: "auxl", from: g, to: [p])
-            // ISO 21496-1: tmap derived from [base, gain map], preferred in altr [tmap, base].
-            var tprops: [(Property, essential: Bool)] = [
-                (.ispe(width: UInt32(width), height: UInt32(height)), false), (.colrNCLX(gm.alternateNCLX), false),
-            ]
-            if gm.clli.0 > 0 { tprops.append((.clli(maxCLL: gm.clli.0, maxPALL: gm.clli.1), false)) }
-            let t = b.addDerivedImage(type: "tmap", payload: gm.toneMap, inputs: [p, g], properties: tprops, name: "GMap")
-            _ = b.addEntityGroup(type: "altr", entities: [t, p])
-            _ = b.addXMP(gm.appleXMP, describing: [g])
+            let hvcC = gm.item.properties[0].0
+            var nclx = NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)
+            for (prop, _) in gm.item.properties { if case .colrNCLX(let n) = prop { nclx = n } }
+            let coded = CodedGainMapImage(
+                codecConfiguration: hvcC, data: gm.item.data, width: UInt32(gm.item.width),
+                height: UInt32(gm.item.height), bitsPerChannel: [8], nclx: nclx)
+            do {
+                try GainMapWriter.add(
+                    to: &b, baseItemID: p, gainMap: coded, metadata: gm.metadata, alternate: gm.alternate,
+                    appleHeadroom: gm.appleHeadroom)
+            } catch {
+                throw ConvertError(file: file, reason: "gain map could not be written: \(error)")
+            }
         }
         if let t = parts.thumbnail {
             let th = b.addCodedImage(type: "hvc1", properties: t.properties, data: t.data, hidden: false, name: "Thumbnail")
@@ -585,6 +593,16 @@ struct Stopwatch {
 
 // MARK: - Rendering
 
+/// Buffers shared by the render bands; each band touches only its own rows.
+private struct BandPointers: @unchecked Sendable {
+    let src: UnsafeBufferPointer<UInt16>
+    let lut: UnsafeBufferPointer<UInt16>
+    let sy: UnsafeMutableBufferPointer<Float>
+    let hy: UnsafeMutableBufferPointer<Float>
+    let o8: UnsafeMutableBufferPointer<UInt8>
+    let o16: UnsafeMutableBufferPointer<UInt16>
+}
+
 /// LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB, SDR tone curve, statistics.
 struct Renderer {
     /// Linear ProPhoto (D50) → linear Display P3 (D65), Bradford-adapted.
@@ -596,7 +614,7 @@ struct Renderer {
         2.034368, -0.727634, -0.306733, -0.228827, 1.231753, -0.002927, -0.008558, -0.153268, 1.161827,
     ]
 
-    let m: [Float]
+    let m: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
     /// Luminance weights of the output primaries.
     let lum: (Float, Float, Float)
     /// Linear value per LibRaw code (65535 = sensor clip).
@@ -604,7 +622,8 @@ struct Renderer {
     let clipStops: Double
 
     init(meta: RawMetadata, space: OutputColorSpace) {
-        m = space == .displayP3 ? Self.proPhotoToP3 : Self.proPhotoToSRGB
+        let a = space == .displayP3 ? Self.proPhotoToP3 : Self.proPhotoToSRGB
+        m = (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8])
         lum = space == .displayP3 ? (0.228975, 0.691739, 0.079287) : (0.212639, 0.715169, 0.072192)
         clipStops = Converter.clipStopsAboveWhite + meta.baselineExposure
         scale = Float(exp2(clipStops) / 65535)
@@ -612,11 +631,11 @@ struct Renderer {
 
     /// One pixel: linear output RGB (HDR rendition, ≥ 0), its luminance and the SDR scale (SDR = rgb · scale).
     @inline(__always)
-    func pixel(_ px: [UInt16], _ i: Int) -> (rgb: (Float, Float, Float), y: Float, scale: Float) {
+    func pixel(_ px: UnsafeBufferPointer<UInt16>, _ i: Int) -> (rgb: (Float, Float, Float), y: Float, scale: Float) {
         let r0 = Float(px[3 * i]) * scale, g0 = Float(px[3 * i + 1]) * scale, b0 = Float(px[3 * i + 2]) * scale
-        let r = max(0, m[0] * r0 + m[1] * g0 + m[2] * b0)
-        let g = max(0, m[3] * r0 + m[4] * g0 + m[5] * b0)
-        let b = max(0, m[6] * r0 + m[7] * g0 + m[8] * b0)
+        let r = max(0, m.0 * r0 + m.1 * g0 + m.2 * b0)
+        let g = max(0, m.3 * r0 + m.4 * g0 + m.5 * b0)
+        let b = max(0, m.6 * r0 + m.7 * g0 + m.8 * b0)
         let y = lum.0 * r + lum.1 * g + lum.2 * b
         return ((r, g, b), y, Self.sdrScale(r, g, b, y))
     }
@@ -642,11 +661,13 @@ struct Renderer {
         var ys: [Float] = []
         ys.reserveCapacity((img.width / step + 1) * (img.height / step + 1))
         var above = 0
-        for y in stride(from: 0, to: img.height, by: step) {
-            for x in stride(from: 0, to: img.width, by: step) {
-                let p = pixel(img.pixels, y * img.width + x)
-                ys.append(p.y)
-                if p.y > 2 { above += 1 }
+        img.pixels.withUnsafeBufferPointer { src in
+            for y in stride(from: 0, to: img.height, by: step) {
+                for x in stride(from: 0, to: img.width, by: step) {
+                    let p = pixel(src, y * img.width + x)
+                    ys.append(p.y)
+                    if p.y > 2 { above += 1 }
+                }
             }
         }
         ys.sort()
@@ -704,24 +725,43 @@ struct Renderer {
         var hdrY: [Float] = luminancePlanes ? [Float](repeating: 0, count: n) : []
         var out8: [UInt8] = bitDepth == 8 ? [UInt8](repeating: 0, count: n * 3) : []
         var out16: [UInt16] = bitDepth == 10 ? [UInt16](repeating: 0, count: n * 3) : []
-        for i in 0..<n {
-            let p = pixel(img.pixels, i)
-            let s = p.scale
-            let ri = Int(min(1, p.rgb.0 * s) * 65535 + 0.5)
-            let gi = Int(min(1, p.rgb.1 * s) * 65535 + 0.5)
-            let bi = Int(min(1, p.rgb.2 * s) * 65535 + 0.5)
-            if bitDepth == 8 {
-                out8[3 * i] = UInt8(lut[ri])
-                out8[3 * i + 1] = UInt8(lut[gi])
-                out8[3 * i + 2] = UInt8(lut[bi])
-            } else {
-                out16[3 * i] = lut[ri]
-                out16[3 * i + 1] = lut[gi]
-                out16[3 * i + 2] = lut[bi]
-            }
-            if luminancePlanes {
-                sdrY[i] = p.y * s
-                hdrY[i] = p.y
+        // Row bands in parallel; each band writes only its own rows.
+        let bands = max(1, min(h, ProcessInfo.processInfo.activeProcessorCount * 4))
+        lut.withUnsafeBufferPointer { lutP in
+            img.pixels.withUnsafeBufferPointer { src in
+                sdrY.withUnsafeMutableBufferPointer { sy in
+                    hdrY.withUnsafeMutableBufferPointer { hy in
+                        out8.withUnsafeMutableBufferPointer { o8 in
+                            out16.withUnsafeMutableBufferPointer { o16 in
+                                let ptrs = BandPointers(src: src, lut: lutP, sy: sy, hy: hy, o8: o8, o16: o16)
+                                DispatchQueue.concurrentPerform(iterations: bands) { band in
+                                    let (src, lutP, sy, hy, o8, o16) = (ptrs.src, ptrs.lut, ptrs.sy, ptrs.hy, ptrs.o8, ptrs.o16)
+                                    let y0 = band * h / bands, y1 = (band + 1) * h / bands
+                                    for i in (y0 * w)..<(y1 * w) {
+                                        let p = pixel(src, i)
+                                        let s = p.scale
+                                        let ri = Int(min(1, p.rgb.0 * s) * 65535 + 0.5)
+                                        let gi = Int(min(1, p.rgb.1 * s) * 65535 + 0.5)
+                                        let bi = Int(min(1, p.rgb.2 * s) * 65535 + 0.5)
+                                        if bitDepth == 8 {
+                                            o8[3 * i] = UInt8(truncatingIfNeeded: lutP[ri])
+                                            o8[3 * i + 1] = UInt8(truncatingIfNeeded: lutP[gi])
+                                            o8[3 * i + 2] = UInt8(truncatingIfNeeded: lutP[bi])
+                                        } else {
+                                            o16[3 * i] = lutP[ri]
+                                            o16[3 * i + 1] = lutP[gi]
+                                            o16[3 * i + 2] = lutP[bi]
+                                        }
+                                        if luminancePlanes {
+                                            sy[i] = p.y * s
+                                            hy[i] = p.y
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
         let pixels: HeifPixels =

@@ -401,17 +401,52 @@ public enum GainMapMath {
         guard invalid.isEmpty else { throw .invalidMetadata(invalid) }
         var out = base
         let wf = Float(weight)
-        let plane = base.planeSize
-        for c in 0..<base.channels {
-            let p = metadata.channel(Swift.min(c, 2))
-            let lo = Float(p.min.doubleValue), span = Float(p.max.doubleValue) - lo
-            let invGamma = Float(1 / p.gamma.doubleValue)
-            let kb = Float(p.baseOffset.doubleValue), ka = Float(p.alternateOffset.doubleValue)
-            let mcPlane = Swift.min(c, gainMap.channels - 1)
-            forEachGain(base: base, gainMap: gainMap, mapPlane: mcPlane) { i, g in
-                let gg = invGamma == 1 ? g : pow(Swift.max(g, 0), invGamma)
-                let logG = lo + span * gg
-                out.pixels[c * plane + i] = (base.pixels[c * plane + i] + kb) * exp2(logG * wf) - ka
+        let plane = base.planeSize, w = base.width
+        let sampler = GainSampler(baseWidth: base.width, baseHeight: base.height, map: gainMap)
+        var row = [Float](repeating: 0, count: w)
+        out.pixels.withUnsafeMutableBufferPointer { op in
+            base.pixels.withUnsafeBufferPointer { bp in
+                gainMap.pixels.withUnsafeBufferPointer { gp in
+                    row.withUnsafeMutableBufferPointer { rb in
+                        if metadata.channels.count == 1 && gainMap.channels == 1 {
+                            // One map, one set of parameters: one exp2 per pixel for all planes.
+                            let p = metadata.channels[0]
+                            let lo = Float(p.min.doubleValue), span = Float(p.max.doubleValue) - lo
+                            let invGamma = Float(1 / p.gamma.doubleValue)
+                            let kb = Float(p.baseOffset.doubleValue), ka = Float(p.alternateOffset.doubleValue)
+                            for y in 0..<base.height {
+                                sampler.sampleRow(y, plane: 0, from: gp, into: rb)
+                                let o = y * w
+                                for x in 0..<w {
+                                    let g = rb[x]
+                                    let gg = invGamma == 1 ? g : pow(Swift.max(g, 0), invGamma)
+                                    let f = exp2((lo + span * gg) * wf)
+                                    for c in 0..<base.channels {
+                                        let i = c * plane + o + x
+                                        op[i] = (bp[i] + kb) * f - ka
+                                    }
+                                }
+                            }
+                            return
+                        }
+                        for c in 0..<base.channels {
+                            let p = metadata.channel(Swift.min(c, 2))
+                            let lo = Float(p.min.doubleValue), span = Float(p.max.doubleValue) - lo
+                            let invGamma = Float(1 / p.gamma.doubleValue)
+                            let kb = Float(p.baseOffset.doubleValue), ka = Float(p.alternateOffset.doubleValue)
+                            let mapPlane = Swift.min(c, gainMap.channels - 1)
+                            for y in 0..<base.height {
+                                sampler.sampleRow(y, plane: mapPlane, from: gp, into: rb)
+                                let o = c * plane + y * w
+                                for x in 0..<w {
+                                    let g = rb[x]
+                                    let gg = invGamma == 1 ? g : pow(Swift.max(g, 0), invGamma)
+                                    op[o + x] = (bp[o + x] + kb) * exp2((lo + span * gg) * wf) - ka
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
         return out
@@ -441,34 +476,46 @@ public enum GainMapMath {
         var out = base
         guard gainMap.width > 0, gainMap.height > 0, gainMap.channels > 0 else { return out }
         let hm1 = Float(headroom - 1)
-        let plane = base.planeSize
-        forEachGain(base: base, gainMap: gainMap, mapPlane: 0) { i, g0 in
-            let g = Swift.min(Swift.max(g0, 0), 1)
-            let lin: Float
-            switch encoding {
-            case .linear: lin = g
-            case .gamma22: lin = pow(g, 2.2)
-            case .rec709: lin = g < 0.081 ? g / 4.5 : pow((g + 0.099) / 1.099, 1 / 0.45)
+        let plane = base.planeSize, w = base.width
+        let sampler = GainSampler(baseWidth: base.width, baseHeight: base.height, map: gainMap)
+        var row = [Float](repeating: 0, count: w)
+        out.pixels.withUnsafeMutableBufferPointer { op in
+            base.pixels.withUnsafeBufferPointer { bp in
+                gainMap.pixels.withUnsafeBufferPointer { gp in
+                    row.withUnsafeMutableBufferPointer { rb in
+                        for y in 0..<base.height {
+                            sampler.sampleRow(y, plane: 0, from: gp, into: rb)
+                            for x in 0..<w {
+                                let g = Swift.min(Swift.max(rb[x], 0), 1)
+                                let lin: Float
+                                switch encoding {
+                                case .linear: lin = g
+                                case .gamma22: lin = pow(g, 2.2)
+                                case .rec709: lin = g < 0.081 ? g / 4.5 : pow((g + 0.099) / 1.099, 1 / 0.45)
+                                }
+                                let f = 1 + hm1 * lin
+                                let i = y * w + x
+                                for c in 0..<base.channels { op[c * plane + i] = bp[c * plane + i] * f }
+                            }
+                        }
+                    }
+                }
             }
-            let f = 1 + hm1 * lin
-            for c in 0..<base.channels { out.pixels[c * plane + i] = base.pixels[c * plane + i] * f }
         }
         return out
     }
 
-    /// Calls `body(pixelIndex, gainSample)` for every base pixel, sampling `gainMap` plane `mapPlane`
-    /// bilinearly with pixel centres aligned (identity when sizes match). Index tables are built once per call.
-    static func forEachGain(
-        base: LinearImage, gainMap: LinearImage, mapPlane: Int, _ body: (Int, Float) -> Void
-    ) {
-        let w = base.width, h = base.height, gw = gainMap.width, gh = gainMap.height
-        let gplane = gw * gh
-        gainMap.pixels.withUnsafeBufferPointer { gp in
-            let g = UnsafeBufferPointer(rebasing: gp[(mapPlane * gplane)..<((mapPlane + 1) * gplane)])
-            if gw == w && gh == h {
-                for i in 0..<(w * h) { body(i, g[i]) }
-                return
-            }
+    /// Bilinear sampling of a gain-map plane at base resolution, pixel centres aligned (identity when the
+    /// sizes match); index and weight tables are built once.
+    struct GainSampler {
+        let w: Int, gw: Int, gh: Int, same: Bool
+        let x0: [Int], x1: [Int], fx: [Float], y0: [Int], y1: [Int], fy: [Float]
+
+        init(baseWidth: Int, baseHeight: Int, map: LinearImage) {
+            w = baseWidth
+            gw = map.width
+            gh = map.height
+            same = map.width == baseWidth && map.height == baseHeight
             func axis(_ n: Int, _ gn: Int) -> ([Int], [Int], [Float]) {
                 var i0 = [Int](repeating: 0, count: n), i1 = i0, f = [Float](repeating: 0, count: n)
                 let scale = Double(gn) / Double(n)
@@ -481,15 +528,28 @@ public enum GainMapMath {
                 }
                 return (i0, i1, f)
             }
-            let (x0, x1, fx) = axis(w, gw)
-            let (y0, y1, fy) = axis(h, gh)
-            for y in 0..<h {
-                let r0 = y0[y] * gw, r1 = y1[y] * gw, ty = fy[y]
-                for x in 0..<w {
-                    let a = g[r0 + x0[x]], b = g[r0 + x1[x]], c = g[r1 + x0[x]], d = g[r1 + x1[x]]
-                    let tx = fx[x]
-                    let top = a + (b - a) * tx, bottom = c + (d - c) * tx
-                    body(y * w + x, top + (bottom - top) * ty)
+            (x0, x1, fx) = axis(baseWidth, map.width)
+            (y0, y1, fy) = axis(baseHeight, map.height)
+        }
+
+        /// Writes row `y` of plane `plane`, upsampled to the base width, into `out`.
+        func sampleRow(_ y: Int, plane: Int, from g: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
+            let base = plane * gw * gh
+            if same {
+                for x in 0..<w { out[x] = g[base + y * w + x] }
+                return
+            }
+            let r0 = base + y0[y] * gw, r1 = base + y1[y] * gw, ty = fy[y]
+            x0.withUnsafeBufferPointer { x0 in
+                x1.withUnsafeBufferPointer { x1 in
+                    fx.withUnsafeBufferPointer { fx in
+                        for x in 0..<w {
+                            let a = g[r0 + x0[x]], b = g[r0 + x1[x]], c = g[r1 + x0[x]], d = g[r1 + x1[x]]
+                            let tx = fx[x]
+                            let top = a + (b - a) * tx, bottom = c + (d - c) * tx
+                            out[x] = top + (bottom - top) * ty
+                        }
+                    }
                 }
             }
         }

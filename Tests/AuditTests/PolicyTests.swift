@@ -78,3 +78,17 @@ func policyErrorsNameTheLine(_ text: String, _ line: Int, _ message: String) {
     #expect(Policy.fieldMatches("GPS*", "GPS:GPSLatitude"))
     #expect(!Policy.fieldMatches("GPS:Lat*", "IFD0:Latitude"))
 }
+
+/// docs/policy.md quotes the built-in policy verbatim; the quote must stay true.
+@Test func policyDocQuotesTheBuiltInPolicy() throws {
+    let doc = try String(contentsOf: Repo.root.appendingPathComponent("docs/policy.md"), encoding: .utf8)
+    let marker = "## The built-in policy\n\n```\n"
+    let start = try #require(doc.range(of: marker)).upperBound
+    let end = try #require(doc.range(of: "\n```", range: start..<doc.endIndex)).lowerBound
+    #expect(String(doc[start..<end]) == Policy.builtInText)
+    // And the example CI policy in the doc parses.
+    let ci = try #require(doc.range(of: "# ci.policy")).lowerBound
+    let ciEnd = try #require(doc.range(of: "\n```", range: ci..<doc.endIndex)).lowerBound
+    let p = try Policy.parse(String(doc[ci..<ciEnd]), name: "ci.policy")
+    #expect(p.requireGainMap)
+}

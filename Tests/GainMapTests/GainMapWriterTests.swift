@@ -113,6 +113,22 @@ func tempDir() throws -> URL {
     // The tmap body decodes back to the same fractions.
     #expect(r.isoMetadata == gm.metadata)
     #expect(f.payload(of: written.toneMapItemID) == (try ToneMapImage(metadata: gm.metadata).encoded()))
+    // compute → quantise → HEVC encode (heif-enc) → decode (libheif) → apply: the HDR rendition comes back.
+    let standalone = try #require(f.standaloneFile(for: written.gainMapItemID))
+    let plane = try #require(try heifCodecDecoder(standalone))
+    #expect(plane.width == 64 && plane.height == 64)
+    let decodedMap = GainMapMath.dequantize(plane.samples.map { UInt8(min($0, 255)) }, width: 64, height: 64, channels: 1)
+    let viaHEVC = try GainMapMath.apply(
+        base: sdr, gainMap: decodedMap, metadata: try #require(r.isoMetadata),
+        displayHeadroom: gm.metadata.alternateHdrHeadroom.doubleValue)
+    let direct = try GainMapMath.apply(
+        base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata, displayHeadroom: gm.metadata.alternateHdrHeadroom.doubleValue)
+    let eHEVC = try #require(GainMapMath.errorInStops(reference: hdr, candidate: viaHEVC))
+    let eDirect = try #require(GainMapMath.errorInStops(reference: hdr, candidate: direct))
+    print("one-channel half-res map, 128x128: without codec max \(eDirect.max) mean \(eDirect.mean) stops; through HEVC q95 max \(eHEVC.max) mean \(eHEVC.mean) stops")
+    #expect(eHEVC.max < 0.25 && eHEVC.mean < 0.06, "\(eHEVC)")
+    #expect(eHEVC.mean < eDirect.mean + 0.02, "HEVC adds too much: \(eHEVC) vs \(eDirect)")
+
     // Apple view: XMP on the gain map with version and the headroom 2^Ha.
     #expect(r.appleXMP?.version == 131072)
     #expect(abs(log2(r.appleXMP!.headroom!) - gm.metadata.alternateHdrHeadroom.doubleValue) < 1e-5)

@@ -12,6 +12,8 @@ enum Checks {
         var diffRows: [DiffRow] = []
         var gainMaps: [GainMapResult] = []
         var decode: [DecodeResult] = []
+        /// Gain maps decoded by the gain-map check, appended after the primary by the decode check.
+        var gainMapDecodes: [DecodeResult] = []
         var thumbnails = Thumbnails()
         /// The output parsed (set by the container check).
         var file: HEIFFile? = nil

@@ -36,57 +36,12 @@ extension Checks {
                     Evidence(item: file.primaryItemID))
             }
         }
-        var tried: [UInt32: Bool] = [:]
-        for i in ctx.gainMaps.indices {
-            let g = ctx.gainMaps[i]
-            guard let mapItem = gainMapImage(file, g) else { continue }
-            guard ctx.gainMaps[i].data == .pass else {
-                ctx.decode.append(DecodeResult(target: "gainmap", status: "skipped", message: "no data to decode"))
-                continue
-            }
-            if let ok = tried[mapItem] {
-                if !ok { ctx.gainMaps[i].data = .fail }
-                continue
-            }
-            tried[mapItem] = false
-            guard let single = Rewrap.standalone(file, mapItem) else {
-                ctx.decode.append(
-                    DecodeResult(target: "gainmap", status: "failed", message: "item \(mapItem): cannot be re-wrapped"))
-                ctx.gainMaps[i].data = .fail
-                ctx.add(
-                    "decode.gainmap-failed", .error, "the gain map item \(mapItem) cannot be extracted for decoding",
-                    Evidence(item: mapItem))
-                continue
-            }
-            do {
-                let img = try HeifDecoder.decodePrimary(single, format: .rgb8)
-                ctx.decode.append(
-                    DecodeResult(
-                        target: "gainmap", status: "ok", width: img.width, height: img.height, bitDepth: img.codedBitDepth,
-                        message: "item \(mapItem)"))
-                tried[mapItem] = true
-                if thumbs, ctx.thumbnails.gainMap == nil { ctx.thumbnails.gainMap = thumbnail(img, grey: true) }
-            } catch {
-                ctx.decode.append(DecodeResult(target: "gainmap", status: "failed", message: "item \(mapItem): \(error)"))
-                ctx.gainMaps[i].data = .fail
-                ctx.add(
-                    "decode.gainmap-failed", .error, "the gain map item \(mapItem) does not decode: \(error)",
-                    Evidence(item: mapItem))
-            }
-        }
+        ctx.decode += ctx.gainMapDecodes
     }
 
-    /// The image item holding a gain map's pixels.
-    static func gainMapImage(_ file: HEIFFile, _ g: GainMapResult) -> UInt32? {
-        guard let item = g.item else { return nil }
-        if g.kind == "iso" { return file.toneMapInputs(of: item)?.gainMap }
-        return item
-    }
-
-    static func thumbnail(_ img: HeifDecodedImage, grey: Bool = false) -> String? {
-        var px = Pixels(
+    static func thumbnail(_ img: HeifDecodedImage) -> String? {
+        let px = Pixels(
             width: img.width, height: img.height, channels: img.channels, bitDepth: img.bitDepth, samples: img.samples)
-        if grey && img.channels == 3 { px.channels = 3 }
         return Thumbnailer.dataURI(px, maxSide: 160)
     }
 }

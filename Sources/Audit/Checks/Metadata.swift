@@ -5,8 +5,4 @@ extension Checks {
     /// The metadata diff against the source (Metadata/MetadataIO).
     static func metadata(_ ctx: inout Context) {
     }
-
-    /// Orientation: applied twice, or lost.
-    static func orientation(_ ctx: inout Context) {
-    }
 }

@@ -24,7 +24,7 @@ public enum HTMLRenderer {
             <body>
             <header><h1>Readback audit</h1>
             <p class="meta">\(esc(report.tool.name)) \(esc(report.tool.version)) · \
-            \(report.libraries.map { esc($0.name) + " " + esc($0.version) }.joined(separator: " · ")) · \
+            \(report.libraries.map { esc($0.name) + " " + esc($0.version) + " · " }.joined())\
             started \(esc(report.run.startedAt)) · mode \(esc(report.run.mode)) · \
             gate \(esc(report.run.failOn.rawValue)) · \(report.run.decode ? "full decode" : "no decode") · \
             policy \(esc(report.run.policy)) · schema \(report.schemaVersion)</p></header>
@@ -115,7 +115,8 @@ public enum HTMLRenderer {
     }
 
     static func detail(_ f: FileResult, index i: Int, gate: Severity) -> String {
-        var h = "<details id=\"f\(i)\" class=\"file \(f.verdict.rawValue)\"><summary><b>\(esc(f.name))</b> — "
+        // The first file opens by default, so its thumbnails and diff are visible without a click.
+        var h = "<details id=\"f\(i)\" class=\"file \(f.verdict.rawValue)\"\(i == 0 ? " open" : "")><summary><b>\(esc(f.name))</b> — "
         h += "\(f.verdict.rawValue), \(f.findings.count) finding(s)</summary>\n<div class=\"body\">\n"
         h += "<table class=\"kv\">"
         if let s = f.source { h += "<tr><th>source</th><td><code>\(esc(s))</code> \(f.sourceBytes.map { "(\($0) bytes)" } ?? "")</td></tr>" }
