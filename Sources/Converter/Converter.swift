@@ -394,8 +394,9 @@ public enum Converter {
                 losses.append("source auxiliary images (depth, mattes) not carried")
             }
         }
-        let nclx = decoded.nclx ?? .sRGB
-        if decoded.nclx == nil { losses.append("source had no nclx; signalled as sRGB") }
+        // Keep the source's colour signalling: its nclx, else (ICC only) an 'unspecified' nclx so the ICC governs.
+        let nclx = decoded.nclx ?? (decoded.icc != nil ? Nclx(primaries: 2, transfer: 2, matrix: 6, fullRange: true) : .sRGB)
+        if decoded.nclx == nil && decoded.icc == nil { losses.append("source had no colour signalling; written as sRGB") }
         let pixels: HeifPixels
         var depth = 8
         if decoded.bitDepth > 8 {
@@ -420,8 +421,13 @@ public enum Converter {
             parts, exif: md.exif, xmp: md.xmp, width: decoded.width, height: decoded.height, file: name)
         clock.lap("assemble")
         clock.total()
+        let hdrTransfer = nclx.transfer == 16 || nclx.transfer == 18
         let decision = HDRDecision(
-            gainMap: false, reason: "already-rendered input: flat SDR", measuredHeadroomStops: 0,
+            gainMap: false,
+            reason: hdrTransfer
+                ? "already-rendered HDR input (nclx transfer \(nclx.transfer)): re-encoded as is, no gain map"
+                : "already-rendered input: flat SDR",
+            measuredHeadroomStops: 0,
             fractionAboveOneStop: 0, clipHeadroomStops: 0)
         let result = ConversionResult(
             source: name, inputKind: .renderedHEIF, width: decoded.width, height: decoded.height, make: "", model: "",
