@@ -59,6 +59,9 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public var thumbnail: Bool = true
     /// Quality of the gain-map stream.
     public var gainMapQuality: Int = 90
+    /// x265 preset of the gain-map stream: the map is smooth, so a fast preset costs little fidelity and keeps the
+    /// HDR overhead small next to the primary's encode.
+    public var gainMapSpeed: String = "veryfast"
     /// Exif Software value.
     public var software: String = "Readback \(readbackVersion)"
     /// XMP sidecar; nil = `<source>.xmp` or `<source minus extension>.xmp` when one exists.
@@ -71,6 +74,7 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
         if !(0...100).contains(quality) { return "quality must be 0…100, got \(quality)" }
         if bitDepth != 8 && bitDepth != 10 { return "depth must be 8 or 10, got \(bitDepth)" }
         if chroma == .monochrome { return "chroma must be 420 or 444" }
+        if !HeifEncodeSettings.presets.contains(gainMapSpeed) { return "gain-map speed '\(gainMapSpeed)' is not an x265 preset" }
         if !HeifEncodeSettings.presets.contains(speed) {
             return "speed must be one of \(HeifEncodeSettings.presets.joined(separator: ", ")), got '\(speed)'"
         }
@@ -498,7 +502,7 @@ public enum Converter {
         }
         let item = try encodeItem(
             .mono8(width: computed.width, height: computed.height, samples: computed.quantized),
-            settings: HeifEncodeSettings(quality: options.gainMapQuality, preset: options.speed, nclx: .gainMap),
+            settings: HeifEncodeSettings(quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap),
             file: file)
         let ch = computed.metadata.channel(0)
         let ha = computed.metadata.alternateHdrHeadroom.doubleValue
