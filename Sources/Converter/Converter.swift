@@ -317,16 +317,31 @@ public enum Converter {
     private static func convertRAW(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
         let name = source.lastPathComponent
         var clock = Stopwatch()
-        let (meta, img) = try decodeRAW(source)
-        clock.lap("decode")
-
-        let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
-        let r = Renderer(meta: meta, space: options.colorSpace)
-        let decision = r.decide(img, kind: kind, hdr: options.hdr)
-        let rendered = r.render(img, bitDepth: options.bitDepth, luminancePlanes: decision.gainMap)
-        clock.lap("render")
+        // Decode and render in one scope so the 16-bit frame is freed before encoding.
+        let (meta, decision, width, height, kind, rendered0): (RawMetadata, HDRDecision, Int, Int, InputKind, Renderer.Output) =
+            try {
+                let (meta, img) = try decodeRAW(source)
+                clock.lap("decode")
+                let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
+                let r = Renderer(meta: meta, space: options.colorSpace)
+                let decision = r.decide(img, kind: kind, hdr: options.hdr)
+                let rendered = r.render(img, bitDepth: options.bitDepth, luminancePlanes: decision.gainMap)
+                clock.lap("render")
+                return (meta, decision, img.width, img.height, kind, rendered)
+            }()
+        var rendered = rendered0
 
         var parts = EncodedParts()
+        var summary: GainMapSummary?
+        if decision.gainMap, let sdrY = rendered.sdrLuminance, let hdrY = rendered.hdrLuminance {
+            rendered.sdrLuminance = nil
+            rendered.hdrLuminance = nil
+            let (gm, s) = try makeGainMap(
+                sdrY: sdrY, hdrY: hdrY, width: width, height: height, options: options, file: name)
+            parts.gainMap = gm
+            summary = s
+            clock.lap("gainmap")
+        }
         let settings = HeifEncodeSettings(
             quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
             nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
@@ -334,28 +349,20 @@ public enum Converter {
         parts.primary = try encodeItem(rendered.pixels, settings: settings, file: name)
         clock.lap("encode")
 
-        var summary: GainMapSummary?
-        if decision.gainMap, let sdrY = rendered.sdrLuminance, let hdrY = rendered.hdrLuminance {
-            let (gm, s) = try makeGainMap(
-                sdrY: sdrY, hdrY: hdrY, width: img.width, height: img.height, options: options, file: name)
-            parts.gainMap = gm
-            summary = s
-            clock.lap("gainmap")
-        }
         if options.thumbnail, let t = rendered.thumbnail {
             parts.thumbnail = try encodeItem(
                 t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: settings.nclx), file: name)
         }
 
         var losses: [String] = []
-        let md = metadata(for: source, width: img.width, height: img.height, options: options, losses: &losses)
+        let md = metadata(for: source, width: width, height: height, options: options, losses: &losses)
         clock.lap("metadata")
-        let bytes = try assemble(parts, exif: md.exif, xmp: md.xmp, width: img.width, height: img.height, file: name)
+        let bytes = try assemble(parts, exif: md.exif, xmp: md.xmp, width: width, height: height, file: name)
         clock.lap("assemble")
         clock.total()
 
         let result = ConversionResult(
-            source: name, inputKind: kind, width: img.width, height: img.height, make: meta.make, model: meta.model,
+            source: name, inputKind: kind, width: width, height: height, make: meta.make, model: meta.model,
             hdr: decision, gainMap: summary, knownLosses: losses, timings: clock.laps, inputBytes: meta.fileSize,
             outputBytes: bytes.count, options: options)
         return ConvertedImage(bytes: bytes, result: result)

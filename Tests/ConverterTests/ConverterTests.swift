@@ -256,3 +256,46 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     let d = try HeifDecoder.decodePrimary(out.bytes, format: .rgbNative)
     #expect(d.bitDepth == 10)
 }
+
+@Test func largerOutputsCarryAThumbnail() throws {
+    var o = TestDNG.Options()
+    o.width = 720
+    o.height = 480
+    let dir = Repo.temporaryDirectory("thumb")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let url = dir.appendingPathComponent("big.dng")
+    try Data(TestDNG.make(o) { x, y in (Double(x) / 2000, Double(y) / 2000, 0.1) }).write(to: url)
+    let out = try Converter.convert(source: url)
+    let file = HEIFFile(bytes: out.bytes)
+    let p = try #require(file.primaryItemID)
+    let thumbs = file.thumbnails(of: p)
+    #expect(thumbs.count == 1)
+    if let t = thumbs.first {
+        let size = file.imageSize(of: t)
+        #expect(size.map { max($0.width, $0.height) } ?? 0 <= 320)
+        #expect(size.map { $0.width * 2 == $0.height * 3 } == true, "aspect kept: \(String(describing: size))")
+    }
+    let thumbFile = dir.appendingPathComponent("big.heic")
+    try Data(out.bytes).write(to: thumbFile)
+    let (code, text) = run("heif-info", [thumbFile.path])
+    #expect(code == 0 && text.contains("thumbnail"), "\(text)")
+}
+
+@Test func renderedHEICBecomesFlatSDRKeepingItsColour() throws {
+    let dir = Repo.temporaryDirectory("heic-in")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let (w, h) = (96, 64)
+    var px = [UInt8](repeating: 0, count: w * h * 3)
+    for i in 0..<(w * h) { px[3 * i] = UInt8(i % w * 2); px[3 * i + 1] = 90; px[3 * i + 2] = UInt8(i / w * 3) }
+    let src = try HeifEncoder.encode(.rgb8(width: w, height: h, samples: px), settings: HeifEncodeSettings(quality: 90, nclx: .sRGB))
+    let url = dir.appendingPathComponent("in.heic")
+    try Data(src).write(to: url)
+    let (res, out) = try Converter.convert(source: url, toDirectory: dir)
+    #expect(res.inputKind == .renderedHEIF)
+    #expect(res.hdr.gainMap == false)
+    #expect(res.width == w && res.height == h)
+    let d = try HeifDecoder.decodePrimary(file: out)
+    #expect(d.nclx == .sRGB)
+    #expect(d.width == w && d.height == h)
+    #expect(HEIFFile(bytes: [UInt8](try Data(contentsOf: out))).toneMapItems.isEmpty)
+}
