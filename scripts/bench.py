@@ -9,13 +9,10 @@ installed or cannot do the job, gives a "not available" row with the reason inst
 
     scripts/bench.py [READBACK_BIN]        (scripts/bench.sh compiles the floor helper and calls this)
 
-Knobs (environment): BENCH_QUICK=1 (tiny inputs, 3 rounds: a smoke test, not a measurement), BENCH_PAIRS,
-BENCH_SIZES (megapixels, default "24"; "24,50" adds the 50 MP RAW), BENCH_SCALE (default "100,1000,10000"),
-BENCH_META_COPIES (copies of the HEIC set for the metadata comparison, default 10), BENCH_CORPUS (real-world corpus,
-default ../shared/corpus), BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH (override the settings the floor
-uses when they cannot be read from the converter), BENCH_OUT (default Reports/bench.json), BENCH_UPDATE_README=1
-(rewrite the table under README's final "## Benchmarks" heading), BENCH_FLOOR (path of the compiled floor helper).
-See docs/bench.md.
+Knobs (environment; docs/bench.md has the full list): BENCH_QUICK=1 (tiny inputs, 3 rounds: a smoke test, not a
+measurement), BENCH_PAIRS, BENCH_SIZES (megapixels, default "24"; "24,50" adds the 50 MP RAW), BENCH_SCALE (default
+"100,1000,10000"), BENCH_META_COPIES, BENCH_INFO_FILES, BENCH_DECODE_FILES, BENCH_REF_ROUNDS, BENCH_CORPUS,
+BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_UPDATE_README=1, BENCH_FLOOR.
 """
 import json
 import os
@@ -217,7 +214,7 @@ class Readback:
         if self.missing:
             return self.missing
         h = self.help.get(sub, "")
-        if not h or "TODO" in h.splitlines()[0:3].__str__() or "not part of this build" in h:
+        if not h or any("TODO" in line for line in h.splitlines()[:3]) or "not part of this build" in h:
             return f"`readback {sub}` is not in this build"
         for flag in need:
             if flag not in h:
