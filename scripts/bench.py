@@ -12,7 +12,8 @@ installed or cannot do the job, gives a "not available" row with the reason inst
 Knobs (environment; docs/bench.md has the full list): BENCH_QUICK=1 (tiny inputs, 3 rounds: a smoke test, not a
 measurement), BENCH_PAIRS, BENCH_SIZES (megapixels, default "24"; "24,50" adds the 50 MP RAW), BENCH_SCALE (default
 "100,1000,10000"), BENCH_META_COPIES, BENCH_INFO_FILES, BENCH_DECODE_FILES, BENCH_REF_ROUNDS, BENCH_CORPUS,
-BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_UPDATE_README=1, BENCH_FLOOR.
+BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_UPDATE_README=1, BENCH_FLOOR,
+BENCH_ONLY=audit|convert.
 """
 import json
 import os
@@ -415,7 +416,7 @@ def heic_stat(floor, path):
     return r.json_line() if r.rc == 0 else None
 
 
-def output_check(floor, ext=(".heic",), first_only=True, accept_rc=(0,)):
+def output_check(floor, ext=(".heic",), first_only=True, accept_rc=(0,), expect_pixels=0):
     """A check that finds the output file, records its size, and (first round) decodes it to judge it."""
     state = {"judged": False}
 
@@ -437,9 +438,15 @@ def output_check(floor, ext=(".heic",), first_only=True, accept_rc=(0,)):
             info["decoded"] = s
             if not s:
                 info["invalid_output"] = "the output does not decode with libheif"
-            elif s.get("colourless") or s.get("mean", 0) < 8:
-                info["invalid_output"] = (f"not a conversion: decodes to {s['width']}x{s['height']}"
-                                          f"{' monochrome' if s.get('colourless') else ''}, mean {s['mean']:.1f}/255")
+            elif expect_pixels and s["width"] * s["height"] < 0.8 * expect_pixels:
+                info["invalid_output"] = (f"not a conversion of the RAW: {s['width']}x{s['height']} is "
+                                          f"{s['width'] * s['height'] / expect_pixels:.0%} of the sensor's pixels "
+                                          "(an embedded preview?)")
+            elif s.get("monochrome") or s.get("chroma", 0) < 0.75 or s.get("mean", 0) < 4:
+                # Every bench input is a colour scene: a grey or black result is the CFA mosaic, not a picture.
+                info["invalid_output"] = (f"not a conversion: decodes to {s['width']}x{s['height']} "
+                                          f"{'monochrome' if s.get('monochrome') else 'grey'}, mean level "
+                                          f"{s['mean']:.1f}/255, mean chroma {s.get('chroma', 0):.2f}")
         return True, info
 
     return check
@@ -592,11 +599,13 @@ def bench_convert(rb, floor, work, results, settings):
     for mp, dng, origin in raw_inputs(rb, work):
         log(f"convert: {os.path.basename(dng)} ({origin}), {PAIRS} interleaved rounds")
         dng_bytes = os.path.getsize(dng)
+        dims = tiff_dims(dng)
+        px = dims[0] * dims[1]
         sides = []
         sides.append(Side(
             "readback", "readback convert (default settings, includes its read-back audit)",
             lambda d: [rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work), unavailable=why_convert,
-            check=output_check(floor, accept_rc=(0, 1))))
+            check=output_check(floor, accept_rc=(0, 1), expect_pixels=px)))
         floor_cmd = [floor, "encode", dng, None, "-q", q, "-p", preset, "-c", chroma, "-d", depth]
         sides.append(Side(
             "floor", f"floor: LibRaw decode+demosaic + x265 encode alone (q{q}, preset {preset}, {chroma}, {depth}-bit)",
@@ -614,11 +623,11 @@ def bench_convert(rb, floor, work, results, settings):
         missing = [t for t in ("dcraw_emu", "heif-enc", "exiftool") if not shutil.which(t)]
         sides.append(Side(
             "dcraw-pipeline", f"dcraw_emu -w | PNG | heif-enc -q {q} (preset slow) + exiftool -tagsFromFile",
-            lambda d: ["sh", "-c", pipe, "sh", dng, d, CONVERT_IM, q], check=output_check(floor),
+            lambda d: ["sh", "-c", pipe, "sh", dng, d, CONVERT_IM, q], check=output_check(floor, expect_pixels=px),
             unavailable=f"not installed: {', '.join(missing)}" if missing else None))
         sides.append(Side(
             "vips", "vips copy x.dng x.heic", lambda d: ["vips", "copy", dng, os.path.join(d, "x.heic")],
-            check=output_check(floor),
+            check=output_check(floor, expect_pixels=px),
             unavailable=None if shutil.which("vips") else "libvips-tools is not installed"))
         im_why = None
         if not os.path.exists(CONVERT_IM):
@@ -631,7 +640,7 @@ def bench_convert(rb, floor, work, results, settings):
                     else first_line(probe.err))[:200]
         sides.append(Side(
             "imagemagick", "ImageMagick convert x.dng x.heic",
-            lambda d: [CONVERT_IM, dng, os.path.join(d, "x.heic")], check=output_check(floor),
+            lambda d: [CONVERT_IM, dng, os.path.join(d, "x.heic")], check=output_check(floor, expect_pixels=px),
             unavailable=im_why))
         sides.append(Side(
             "rawtherapee", "rawtherapee-cli -j90 (JPEG; reference point, not HEIC)",
@@ -647,7 +656,7 @@ def bench_convert(rb, floor, work, results, settings):
         by = {s.name: s for s in sides}
         comp = {"id": f"convert_{mp:g}mp", "title": f"convert one {mp:g} MP RAW to HEIC",
                 "input": {"file": os.path.basename(dng), "origin": origin, "bytes": dng_bytes,
-                          "dimensions": tiff_dims(dng)},
+                          "dimensions": dims},
                 "floor_settings": {k: {"value": v[0], "source": v[1]} for k, v in settings.items()},
                 "sides": [s.summary() for s in sides]}
         rbside = by["readback"]
@@ -906,13 +915,17 @@ def main():
         results["tools"] = tool_versions(rb)
         floor = compile_floor(work)
         settings = converter_settings(rb)
-        corpus = find_corpus()
-        if corpus:
+        only = ENV.get("BENCH_ONLY", "")
+        corpus = find_corpus() if only in ("", "audit") else None
+        if only == "convert":
+            pass
+        elif corpus:
             bench_audit(rb, floor, corpus, work, results)
         else:
-            results["comparisons"].append({"id": "audit_nodecode", "title": "audit", "sides": [],
-                                           "reason": "no real-world corpus (set BENCH_CORPUS)"})
-        bench_convert(rb, floor, work, results, settings)
+            results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
+                                         why="no real-world corpus (set BENCH_CORPUS)"))
+        if only in ("", "convert"):
+            bench_convert(rb, floor, work, results, settings)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["elapsed_s"] = time.time() - t0
