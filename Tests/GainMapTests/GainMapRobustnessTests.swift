@@ -151,6 +151,12 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
     // Apple headroom that disagrees with the tmap.
     r = try inspectEdited { b in b.replacePayload(of: w.appleXMPItemID!, with: AppleGainMapXMP.packet(headroom: 2)) }
     #expect(codes(r) == [.headroomMismatch])
+    // The tmap names a gain map that does not exist: description, data and dimg all say so.
+    r = try inspectEdited { b in
+        b.setReferences(b.references.map { var x = $0; if x.type == "dimg" { x.to = [base, 999] }; return x })
+    }
+    #expect(codes(r).isSuperset(of: [.descriptionItemMissing, .dataMissing, .dimgInvalid]), "\(r.findings)")
+    #expect(r.part(.description).verdict == .fail && r.part(.data).verdict == .fail)
     // A brand without any tmap item is a file-level finding.
     var b = HEIFBuilder(file: file)
     b.removeItem(w.toneMapItemID)
