@@ -1,7 +1,7 @@
 import Foundation
 import Store
-import Testing
 import TestSupport
+import Testing
 
 @testable import Batch
 
@@ -19,7 +19,12 @@ import TestSupport
     guard FileManager.default.isExecutableFile(atPath: binary) else { return }
 
     var rng = SplitMix(seed: UInt64(env["READBACK_CRASH_SEED"] ?? "") ?? 0x5EED)
-    var kills = 0, runs = 0, rounds = 0, removed = 0, kept = 0, killsAfterRemovalStarted = 0
+    var kills = 0
+    var runs = 0
+    var rounds = 0
+    var removed = 0
+    var kept = 0
+    var killsAfterRemovalStarted = 0
     // Upper bound for the random kill delay; adapted to how long a whole run takes here.
     var maxDelay = 1.0
     let started = Date()
@@ -27,7 +32,8 @@ import TestSupport
         rounds += 1
         let dir = try scratchDirectory("crash")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let src = dir.appendingPathComponent("src"), out = dir.appendingPathComponent("out")
+        let src = dir.appendingPathComponent("src")
+        let out = dir.appendingPathComponent("out")
         let pristine = dir.appendingPathComponent("pristine")
         for d in [src.appendingPathComponent("sub"), pristine] {
             try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
@@ -38,7 +44,8 @@ import TestSupport
             o.width = 96 + 16 * (i % 3)
             o.height = 64
             let name = (i % 2 == 0 ? "" : "sub/") + "IMG_\(rounds)_\(i).dng"
-            let bytes = Data(TestDNG.make(o) { x, y in (Double((x + i) % 17) / 40 + 0.1, Double(y % 11) / 30 + 0.1, 0.2) })
+            let bytes = Data(
+                TestDNG.make(o) { x, y in (Double((x + i) % 17) / 40 + 0.1, Double(y % 11) / 30 + 0.1, 0.2) })
             try bytes.write(to: src.appendingPathComponent(name))
             try bytes.write(to: pristine.appendingPathComponent((name as NSString).lastPathComponent))
             names.append(name)
@@ -50,7 +57,8 @@ import TestSupport
             attempts += 1
             if attempts >= 200 {
                 let last = (try? String(contentsOf: dir.appendingPathComponent("log-199.txt"), encoding: .utf8)) ?? ""
-                Issue.record("a round did not finish after 200 runs (max delay \(maxDelay) s); last log: \(last.suffix(1500))")
+                Issue.record(
+                    "a round did not finish after 200 runs (max delay \(maxDelay) s); last log: \(last.suffix(1500))")
                 return
             }
             let log = dir.appendingPathComponent("log-\(attempts).txt")
@@ -78,7 +86,9 @@ import TestSupport
                 kills += 1
                 // On a loaded machine a run may need longer than the bound to get anywhere: widen it slowly.
                 maxDelay = min(30, maxDelay * 1.15)
-                if names.contains(where: { !FileManager.default.fileExists(atPath: src.appendingPathComponent($0).path) }) {
+                if names.contains(where: {
+                    !FileManager.default.fileExists(atPath: src.appendingPathComponent($0).path)
+                }) {
                     killsAfterRemovalStarted += 1
                 }
                 continue
@@ -99,7 +109,8 @@ import TestSupport
         }
 
         // Invariants.
-        let db = try Database(path: out.appendingPathComponent(".readback/state.db").path, migrations: Schema.migrations)
+        let db = try Database(
+            path: out.appendingPathComponent(".readback/state.db").path, migrations: Schema.migrations)
         let rows = try db.query("SELECT source_path, output_path, state, error FROM items ORDER BY source_path")
         #expect(rows.count == names.count)
         for r in rows {
@@ -123,7 +134,8 @@ import TestSupport
             }
         }
         // No temp file anywhere.
-        let leftovers = FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String }
+        let leftovers =
+            FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String }
             .filter { ($0 as NSString).lastPathComponent.hasPrefix(FileOps.tempPrefix) } ?? []
         #expect(leftovers.isEmpty, "temp files left: \(leftovers)")
     }
