@@ -146,6 +146,15 @@ func tempDir() throws -> URL {
     #expect(r.appleXMP?.version == 131072)
     #expect(abs(log2(r.appleXMP!.headroom!) - gm.metadata.alternateHdrHeadroom.doubleValue) < 1e-5)
 
+    // exiftool (the oracle) reads the same Apple view and the brand.
+    let (erc, ejson) = try run("exiftool", ["-j", "-n", "-G1", "-a", out.path])
+    #expect(erc == 0, "\(ejson)")
+    let ex = try #require((try JSONSerialization.jsonObject(with: Data(ejson.utf8)) as? [[String: Any]])?.first)
+    #expect((ex["XMP-HDRGainMap:HDRGainMapVersion"] as? NSNumber)?.uint32Value == r.appleXMP?.version)
+    #expect((ex["XMP-HDRGainMap:HDRGainMapHeadroom"] as? NSNumber)?.doubleValue == r.appleXMP?.headroom)
+    #expect(ex["QuickTime:AuxiliaryImageType"] as? String == AppleGainMap.auxiliaryURN)
+    #expect((ex["QuickTime:CompatibleBrands"] as? [String])?.contains("tmap") == true)
+
     // Structure: single-target references only, one dimg, altr [tmap, base] with a fresh id, brand.
     #expect(f.references.allSatisfy { $0.type == "dimg" || $0.to.count == 1 })
     #expect(f.references(from: written.toneMapItemID, type: "dimg").map(\.to) == [[baseID, written.gainMapItemID]])
