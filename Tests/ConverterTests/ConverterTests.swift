@@ -186,8 +186,29 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     let err = try #require(GainMapMath.errorInStops(reference: rend.hdr, candidate: hdr))
     // And the base alone against the SDR rendition (codec error only), for scale.
     let sdrErr = try #require(GainMapMath.errorInStops(reference: rend.sdr, candidate: baseLin))
-    print("gain-map reproduction error: mean \(err.mean) stops, max \(err.max); base vs SDR: mean \(sdrErr.mean), max \(sdrErr.max)")
+    // Measured: mean 0.017, p99 0.27 stops (8-bit 4:2:0 codec error in near-black channels of the red bar; the base
+    // alone against the SDR rendition errs as much), 0.023 stops inside the highlight disc.
+    // Per-sample error in stops (floor 1/64 as in errorInStops), its 99th percentile, and the same inside the
+    // highlight disc (where the map does the work).
+    var all: [Float] = [], disc: [Float] = []
+    for c in 0..<3 {
+        for y in 0..<base.height {
+            for x in 0..<base.width {
+                let i = c * n + y * base.width + x
+                let e = abs(log2((hdr.pixels[i] + 1 / 64) / (rend.hdr.pixels[i] + 1 / 64)))
+                all.append(e)
+                let dx = x - 180, dy = y - 96
+                if dx * dx + dy * dy < 26 * 26 { disc.append(e) }
+            }
+        }
+    }
+    all.sort()
+    disc.sort()
+    let p99 = all[all.count * 99 / 100], discMax = disc.last ?? 0
+    print("gain-map reproduction error: mean \(err.mean) stops, p99 \(p99), max \(err.max), inside the highlight max \(discMax); base vs SDR: mean \(sdrErr.mean), max \(sdrErr.max)")
     #expect(err.mean < 0.05, "mean error \(err.mean) stops")
+    #expect(p99 < 0.35, "p99 error \(p99) stops")
+    #expect(discMax < 0.1, "error inside the highlight \(discMax) stops")
     // Inside the highlight (away from its edge, where the half-size map blurs) the HDR peak is reached.
     let i = 96 * 256 + 180
     let peak = hdr.pixels[n + i], want = rend.hdr.pixels[n + i]
@@ -255,4 +276,47 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     #expect(file.chromaFormat(of: p) == 3)
     let d = try HeifDecoder.decodePrimary(out.bytes, format: .rgbNative)
     #expect(d.bitDepth == 10)
+}
+
+@Test func largerOutputsCarryAThumbnail() throws {
+    var o = TestDNG.Options()
+    o.width = 720
+    o.height = 480
+    let dir = Repo.temporaryDirectory("thumb")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let url = dir.appendingPathComponent("big.dng")
+    try Data(TestDNG.make(o) { x, y in (Double(x) / 2000, Double(y) / 2000, 0.1) }).write(to: url)
+    let out = try Converter.convert(source: url)
+    let file = HEIFFile(bytes: out.bytes)
+    let p = try #require(file.primaryItemID)
+    let thumbs = file.thumbnails(of: p)
+    #expect(thumbs.count == 1)
+    if let t = thumbs.first {
+        let size = file.imageSize(of: t)
+        #expect(size.map { max($0.width, $0.height) } ?? 0 <= 320)
+        #expect(size.map { $0.width * 2 == $0.height * 3 } == true, "aspect kept: \(String(describing: size))")
+    }
+    let thumbFile = dir.appendingPathComponent("big.heic")
+    try Data(out.bytes).write(to: thumbFile)
+    let (code, text) = run("heif-info", [thumbFile.path])
+    #expect(code == 0 && text.contains("thumbnail"), "\(text)")
+}
+
+@Test func renderedHEICBecomesFlatSDRKeepingItsColour() throws {
+    let dir = Repo.temporaryDirectory("heic-in")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let (w, h) = (96, 64)
+    var px = [UInt8](repeating: 0, count: w * h * 3)
+    for i in 0..<(w * h) { px[3 * i] = UInt8(i % w * 2); px[3 * i + 1] = 90; px[3 * i + 2] = UInt8(i / w * 3) }
+    let src = try HeifEncoder.encode(.rgb8(width: w, height: h, samples: px), settings: HeifEncodeSettings(quality: 90, nclx: .sRGB))
+    let url = dir.appendingPathComponent("in.heic")
+    try Data(src).write(to: url)
+    let (res, out) = try Converter.convert(source: url, toDirectory: dir)
+    #expect(res.inputKind == .renderedHEIF)
+    #expect(res.hdr.gainMap == false)
+    #expect(res.width == w && res.height == h)
+    let d = try HeifDecoder.decodePrimary(file: out)
+    #expect(d.nclx == .sRGB)
+    #expect(d.width == w && d.height == h)
+    #expect(HEIFFile(bytes: [UInt8](try Data(contentsOf: out))).toneMapItems.isEmpty)
 }

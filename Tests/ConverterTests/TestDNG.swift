@@ -16,7 +16,17 @@ enum TestDNG {
         var make = "Readback"
         var model = "TestCam 1"
         var baselineExposure: Double? = nil
+        /// Write an Exif IFD and a GPS IFD with the values in `TestDNG.exifValues`.
+        var exif = true
     }
+
+    /// The capture metadata written when `Options.exif` is set (exiftool -n values).
+    static let exifValues: [String: String] = [
+        "Make": "Readback", "Model": "TestCam 1", "LensModel": "Readback 35mm F1.4 Test",
+        "DateTimeOriginal": "2024:05:17 14:03:27", "SubSecTimeOriginal": "123", "OffsetTimeOriginal": "+02:00",
+        "ExposureTime": "0.004", "FNumber": "2.8", "ISO": "400", "FocalLength": "35",
+        "GPSLatitude": "48.8583", "GPSLongitude": "2.2945", "GPSAltitude": "35.5",
+    ]
 
     /// Writes a DNG whose linear scene RGB (fractions of the white level) at (x, y) is `scene(x, y)`.
     static func make(_ o: Options, scene: (Int, Int) -> (Double, Double, Double)) -> [UInt8] {
@@ -73,10 +83,31 @@ enum TestDNG {
         t.addRational(50728, [(1, 1), (1, 1), (1, 1)])
         if let b = o.baselineExposure { t.addSRational(50730, [(Int32((b * 100).rounded()), 100)]) }
         t.add(50778, .short, [21])
-        return t.write(pixelData: pix, stripOffsetTag: 273)
+        guard o.exif else { return t.write(pixelData: pix, stripOffsetTag: 273) }
+        var e = TIFF()
+        e.addRational(33434, [(1, 250)])
+        e.addRational(33437, [(28, 10)])
+        e.add(34855, .short, [400])
+        e.add(36864, .undefined, Array("0231".utf8).map(UInt32.init))
+        e.addASCII(36867, "2024:05:17 14:03:27")
+        e.addASCII(36881, "+02:00")
+        e.addASCII(37521, "123")
+        e.addRational(37386, [(35, 1)])
+        e.addASCII(42036, "Readback 35mm F1.4 Test")
+        var g = TIFF()
+        g.add(0, .byte, [2, 3, 0, 0])
+        g.addASCII(1, "N")
+        g.addRational(2, [(48, 1), (51, 1), (2988, 100)])  // 48°51'29.88" = 48.8583
+        g.addASCII(3, "E")
+        g.addRational(4, [(2, 1), (17, 1), (4020, 100)])  // 2°17'40.20" = 2.2945
+        g.add(5, .byte, [0])
+        g.addRational(6, [(355, 10)])
+        t.add(34665, .long, [0])  // patched
+        t.add(34853, .long, [0])  // patched
+        return TIFF.writeFile(ifd0: t, exif: e, gps: g, pixelData: pix)
     }
 
-    enum FieldType: UInt16 { case byte = 1, ascii = 2, short = 3, long = 4, rational = 5, srational = 10 }
+    enum FieldType: UInt16 { case byte = 1, ascii = 2, short = 3, long = 4, rational = 5, undefined = 7, srational = 10 }
 
     struct TIFF {
         var entries: [(tag: UInt16, type: FieldType, count: UInt32, data: [UInt8])] = []
@@ -85,7 +116,7 @@ enum TestDNG {
             var d = [UInt8]()
             for v in values {
                 switch type {
-                case .byte: d.append(UInt8(v))
+                case .byte, .undefined: d.append(UInt8(v))
                 case .short: d += le16(UInt16(v))
                 default: d += le32(v)
                 }
@@ -105,6 +136,45 @@ enum TestDNG {
         mutating func addSRational(_ tag: UInt16, _ v: [(Int32, Int32)]) {
             entries.append(
                 (tag, .srational, UInt32(v.count), v.flatMap { le32(UInt32(bitPattern: $0.0)) + le32(UInt32(bitPattern: $0.1)) }))
+        }
+
+        /// Bytes of this IFD (entries + next-IFD 0 + overflow values) when written at `offset`, with `patch`
+        /// replacing the value of LONG tags.
+        func ifdBytes(at offset: Int, patch: [UInt16: UInt32]) -> [UInt8] {
+            let sorted = entries.sorted { $0.tag < $1.tag }
+            var extraBase = offset + 2 + sorted.count * 12 + 4
+            var out = le16(UInt16(sorted.count))
+            var extra = [UInt8]()
+            for e in sorted {
+                out += le16(e.tag) + le16(e.type.rawValue) + le32(e.count)
+                let data = patch[e.tag].map { le32($0) } ?? e.data
+                if data.count <= 4 {
+                    out += data + [UInt8](repeating: 0, count: 4 - data.count)
+                } else {
+                    out += le32(UInt32(extraBase))
+                    extra += data
+                    if data.count & 1 == 1 { extra.append(0) }
+                    extraBase += data.count + (data.count & 1)
+                }
+            }
+            return out + le32(0) + extra
+        }
+
+        /// A TIFF with IFD0, its Exif IFD and GPS IFD, then the pixel strip.
+        static func writeFile(ifd0: TIFF, exif: TIFF, gps: TIFF, pixelData: [UInt8]) -> [UInt8] {
+            let o0 = 8
+            let s0 = ifd0.ifdBytes(at: o0, patch: [273: 0, 34665: 0, 34853: 0]).count
+            let oE = o0 + s0
+            let sE = exif.ifdBytes(at: oE, patch: [:]).count
+            let oG = oE + sE
+            let sG = gps.ifdBytes(at: oG, patch: [:]).count
+            let data = oG + sG
+            var out: [UInt8] = [0x49, 0x49, 42, 0] + le32(UInt32(o0))
+            out += ifd0.ifdBytes(at: o0, patch: [273: UInt32(data), 34665: UInt32(oE), 34853: UInt32(oG)])
+            out += exif.ifdBytes(at: oE, patch: [:])
+            out += gps.ifdBytes(at: oG, patch: [:])
+            precondition(out.count == data)
+            return out + pixelData
         }
 
         func write(pixelData: [UInt8], stripOffsetTag: UInt16) -> [UInt8] {
