@@ -547,7 +547,9 @@ def bench_audit(rb, floor, corpus, work, results):
 
     # 3. per-file cost at 100, 1,000, 10,000 files (hard links of a few small valid HEICs).
     why = rb.subcommand("audit", need=("--no-decode",))
-    few = [p for p in decodable if os.path.getsize(p) < 1_300_000][:4] or heics[:4]
+    valid = [p for p in heics if man.get("heic/" + os.path.basename(p), {}).get("has_pixels") == "yes"
+             and "libheif1.15:yes" in man.get("heic/" + os.path.basename(p), {}).get("decodes_with_libraw_or_libheif", "")]
+    few = sorted(valid, key=os.path.getsize)[:4] or heics[:4]  # the four smallest valid files: the cost per file
     scale = {"id": "audit_scaling", "title": "audit --no-decode per-file cost by folder size",
              "files_from": [os.path.basename(p) for p in few], "points": []}
     if why:
