@@ -320,3 +320,21 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     #expect(d.width == w && d.height == h)
     #expect(HEIFFile(bytes: [UInt8](try Data(contentsOf: out))).toneMapItems.isEmpty)
 }
+
+@Test func parallelConversionsGiveTheSameBytesAsSequentialOnes() throws {
+    let f = try Fixture("par.dng", highlights: true)
+    defer { f.cleanup() }
+    let reference = try Converter.convert(source: f.url).bytes
+    final class Box: @unchecked Sendable { var outs: [[UInt8]?] = Array(repeating: nil, count: 4); let lock = NSLock() }
+    let box = Box()
+    let url = f.url
+    DispatchQueue.concurrentPerform(iterations: 4) { i in
+        let b = try? Converter.convert(source: url).bytes
+        box.lock.lock()
+        box.outs[i] = b
+        box.lock.unlock()
+    }
+    for (i, o) in box.outs.enumerated() {
+        #expect(o == reference, "parallel conversion \(i) differs from the sequential one")
+    }
+}
