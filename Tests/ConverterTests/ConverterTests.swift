@@ -222,13 +222,16 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     try Data(TestDNG.make(TestDNG.Options()) { _, _ in (0, 0, 0) }).write(to: flat)
     let stub = dir.appendingPathComponent("stub.nef")
     try Data(Array(TestDNG.make(TestDNG.Options(), scene: scene(highlights: false)).prefix(900))).write(to: stub)
+    let truncated = dir.appendingPathComponent("cut.dng")
+    let whole = TestDNG.make(TestDNG.Options(), scene: scene(highlights: true))
+    try Data(Array(whole.prefix(whole.count * 6 / 10))).write(to: truncated)
     let text = dir.appendingPathComponent("notes.cr2")
     try Data("not a raw".utf8).write(to: text)
     let jpeg = dir.appendingPathComponent("photo.jpg")
     try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: jpeg)
     let out = dir.appendingPathComponent("out")
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-    for src in [flat, stub, text, jpeg] {
+    for src in [flat, stub, truncated, text, jpeg] {
         #expect {
             _ = try Converter.convert(source: src, toDirectory: out)
         } throws: { e in
