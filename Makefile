@@ -15,7 +15,7 @@ DEBUG_BIN := .build/debug/readback
 # The real-world corpus; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
 
-.PHONY: all deps bench-deps build release test test-real demo corpus lint fuzz bench clean help
+.PHONY: all deps bench-deps build release test test-real demo corpus corpus-large lint fuzz bench clean help
 
 all: build
 
@@ -62,6 +62,10 @@ test-real: build
 
 corpus: release
 	$(RELEASE_BIN) corpus generate --out Corpus
+
+# Also the 24 MP and 50 MP benchmark charts, into Corpus/large/ (git-ignored).
+corpus-large: release
+	$(RELEASE_BIN) corpus generate --out Corpus --large
 
 demo: release
 	@mkdir -p Reports

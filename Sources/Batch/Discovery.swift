@@ -14,6 +14,18 @@ public struct SourceFile: Sendable, Equatable {
     var mtimeNs: Int64
 }
 
+/// A SRC argument that cannot be used, and why.
+public struct ArgumentProblem: Sendable, Equatable, CustomStringConvertible {
+    /// As given on the command line.
+    public var argument: String
+    /// Its canonical absolute path (as far as it exists).
+    public var path: String
+    public var reason: String
+    /// True when nothing exists at the path.
+    public var missing: Bool
+    public var description: String { "\(argument): \(reason)" }
+}
+
 /// Finds RAW files: files given directly, or every RAW file under a folder, recursively, never following symlinks.
 public enum Discovery {
     /// RAW file extensions, compared case-insensitively.
@@ -30,7 +42,10 @@ public enum Discovery {
     /// What discovery found, plus the problems it met (a missing argument, a symlink skipped, an output collision).
     public struct Result: Sendable {
         public var files: [SourceFile] = []
+        /// Items that cannot be converted (two sources mapping to one output).
         public var problems: [String] = []
+        /// SRC arguments that cannot be used: missing, a symlink, not a RAW file, not a file or folder.
+        public var argumentProblems: [ArgumentProblem] = []
         public var skippedSymlinks: [String] = []
     }
 
@@ -53,33 +68,39 @@ public enum Discovery {
             if outputs[out] == path { return }
             outputs[out] = path
             result.files.append(
-                SourceFile(path: path, root: root, relativePath: rel, outputPath: out, size: info.size, mtimeNs: info.mtimeNs))
+                SourceFile(
+                    path: path, root: root, relativePath: rel, outputPath: out, size: info.size, mtimeNs: info.mtimeNs))
         }
         for arg in arguments {
             let absolute = arg.hasPrefix("/") ? arg : FileManager.default.currentDirectoryPath + "/" + arg
+            func refuse(_ reason: String, missing: Bool = false) {
+                result.argumentProblems.append(
+                    ArgumentProblem(
+                        argument: arg, path: FileOps.canonicalPath(absolute), reason: reason, missing: missing))
+            }
             guard let i = try FileOps.info(absolute) else {
-                result.problems.append("\(arg): no such file or folder")
+                refuse("no such file or folder", missing: true)
                 continue
             }
             if i.isSymlink {
                 result.skippedSymlinks.append(arg)
-                result.problems.append("\(arg): is a symlink; Readback does not follow symlinks")
+                refuse("is a symlink; Readback never follows symlinks (give the folder it points to)")
                 continue
             }
             guard let canonical = FileOps.realPath(absolute) else {
-                result.problems.append("\(arg): cannot resolve its path")
+                refuse("cannot resolve its path")
                 continue
             }
             if i.isRegular {
                 guard isRaw(canonical) else {
-                    result.problems.append("\(arg): not a RAW file (extension not one of Readback's RAW types)")
+                    refuse("not a RAW file (its extension is not one of Readback's RAW types)")
                     continue
                 }
                 add(path: canonical, root: (canonical as NSString).deletingLastPathComponent, info: i)
                 continue
             }
             guard i.isDirectory else {
-                result.problems.append("\(arg): not a regular file or folder")
+                refuse("not a regular file or folder")
                 continue
             }
             var stack = [canonical]

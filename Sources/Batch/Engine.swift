@@ -92,8 +92,10 @@ public final class BatchEngine: Sendable {
     }
 
     /// Jobs from cores and available memory: a 50 MP RAW needs about 1.5 GB in flight.
-    public static func defaultJobs(cores: Int = ProcessInfo.processInfo.activeProcessorCount,
-                                   availableMemory: Int64? = BatchEngine.availableMemory()) -> Int {
+    public static func defaultJobs(
+        cores: Int = ProcessInfo.processInfo.activeProcessorCount,
+        availableMemory: Int64? = BatchEngine.availableMemory()
+    ) -> Int {
         let perJob: Int64 = 1_500_000_000
         let byMemory = availableMemory.map { Int(max(1, $0 / perJob)) } ?? cores
         return max(1, min(cores, byMemory))
@@ -135,7 +137,8 @@ public final class BatchEngine: Sendable {
 
     private func runThrowing(_ summary: inout BatchSummary) async throws {
         // 1. Output folder and store location; nothing is created in a dry run.
-        let outAbs = config.outputRoot.hasPrefix("/")
+        let outAbs =
+            config.outputRoot.hasPrefix("/")
             ? config.outputRoot : FileManager.default.currentDirectoryPath + "/" + config.outputRoot
         if let i = try FileOps.info(outAbs), i.isSymlink || !i.isDirectory {
             if !(i.isSymlink && FileOps.realPath(outAbs).flatMap { try? FileOps.info($0) }?.isDirectory == true) {
@@ -143,7 +146,8 @@ public final class BatchEngine: Sendable {
             }
         }
         let outRoot = FileOps.canonicalPath(outAbs)
-        let dbPath = config.databasePath.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+        let dbPath =
+            config.databasePath.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
             ?? Self.defaultDatabasePath(outputRoot: outRoot)
 
         // 2. Discovery before anything is touched: a missing SRC is an I/O error.
@@ -151,17 +155,19 @@ public final class BatchEngine: Sendable {
         let style = config.progress
         let progress = ProgressReporter(style: style, out: out, clock: { Date().timeIntervalSince1970 })
 
+        // An unusable SRC fails the run before anything is created. A missing one is accepted only when the store
+        // already knows it as an original it converted and removed (checked once the store is open).
+        let storeExists = (try FileOps.info(dbPath)) != nil
+        if let bad = found.argumentProblems.first(where: { !$0.missing || !storeExists }) {
+            for p in found.argumentProblems { err("readback convert: \(p)") }
+            throw bad.missing
+                ? BatchError.io(path: bad.argument, operation: "find source", errno: ENOENT)
+                : BatchError.refused(path: bad.argument, reason: bad.reason)
+        }
+
         if config.dryRun {
             try await dryRun(found: found, outRoot: outRoot, dbPath: dbPath, progress: progress, summary: &summary)
             return
-        }
-
-        // A missing SRC with no store yet: fail before creating anything.
-        if let missing = found.problems.first(where: { $0.hasSuffix("no such file or folder") }),
-            (try FileOps.info(dbPath)) == nil
-        {
-            for p in found.problems { err("readback convert: " + p) }
-            throw BatchError.io(path: String(missing.dropLast(": no such file or folder".count)), operation: "find source", errno: ENOENT)
         }
 
         // 3. One run per store: the lock, then the store (migrated once, at open).
@@ -178,26 +184,19 @@ public final class BatchEngine: Sendable {
             await ledger.note("removed \(leftovers.count) temp file(s) left by an interrupted run")
         }
 
-        for p in found.problems { err("readback convert: " + p) }
-        let missing = found.problems.filter { $0.hasSuffix("no such file or folder") }
-        if !missing.isEmpty {
-            // A file argument may be an original this store already converted and removed.
-            var unexplained: [String] = []
-            for arg in config.sources {
-                let abs = arg.hasPrefix("/") ? arg : FileManager.default.currentDirectoryPath + "/" + arg
-                if (try FileOps.info(abs)) == nil {
-                    let rec = try await ledger.item(sourcePath: (abs as NSString).standardizingPath)
-                    if rec?.state != .removed { unexplained.append(arg) }
-                }
+        for p in found.argumentProblems {
+            guard try await ledger.item(sourcePath: p.path)?.state == .removed else {
+                err("readback convert: \(p)")
+                throw BatchError.io(path: p.argument, operation: "find source", errno: ENOENT)
             }
-            if !unexplained.isEmpty {
-                throw BatchError.io(path: unexplained[0], operation: "find source", errno: ENOENT)
-            }
+            await ledger.note("\(p.argument): already converted and removed by an earlier run")
         }
-        summary.failed += found.problems.filter { $0.contains("would overwrite the output of") }.count
+        for p in found.problems { err("readback convert: " + p) }
+        summary.failed += found.problems.count
 
         try await ledger.beginBatch(
-            outputRoot: outRoot, options: "quality=\(config.options.quality.map(String.init) ?? "default") "
+            outputRoot: outRoot,
+            options: "quality=\(config.options.quality.map(String.init) ?? "default") "
                 + "depth=\(config.options.depth.map(String.init) ?? "default") hdr=\(config.options.hdr.rawValue)",
             removal: config.removal?.mode)
 
@@ -205,12 +204,14 @@ public final class BatchEngine: Sendable {
         var work: [Planned] = []
         var removalCandidates: [Int64] = []
         var skipped = 0
+        var keptEarlier = 0
         for f in found.files {
             let rec = try await ledger.item(sourcePath: f.path)
             if let why = try await needsWork(f, rec, ledger: ledger) {
                 work.append(Planned(file: f, id: try await ledger.enqueue(f), why: why))
             } else {
                 skipped += 1
+                if rec?.state == .kept { keptEarlier += 1 }
                 if rec?.state == .verified, config.removal != nil, let rec { removalCandidates.append(rec.id) }
             }
         }
@@ -229,8 +230,9 @@ public final class BatchEngine: Sendable {
 
         if work.isEmpty && removalCandidates.isEmpty && alreadyGone.isEmpty {
             summary.nothingToDo = true
-            await ledger.note(
-                "nothing to do: all \(found.files.count) file(s) are already converted and unchanged (store \(dbPath))")
+            var text = "nothing to do: all \(found.files.count) file(s) are already converted and unchanged"
+            if keptEarlier > 0 { text += "; \(keptEarlier) of them kept their original (see the store)" }
+            await ledger.note(text + " (store \(dbPath))")
             try await ledger.finishBatch(status: "nothing-to-do", summary: "skipped \(skipped)")
             return
         }
@@ -359,7 +361,8 @@ public final class BatchEngine: Sendable {
             let converter = self.converter
             let options = config.options
             let result = try await offload {
-                try converter.convert(source: URL(fileURLWithPath: f.path), to: URL(fileURLWithPath: t), options: options)
+                try converter.convert(
+                    source: URL(fileURLWithPath: f.path), to: URL(fileURLWithPath: t), options: options)
             }
             guard let written = try FileOps.info(t), written.isRegular, written.size > 0 else {
                 throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
@@ -373,7 +376,8 @@ public final class BatchEngine: Sendable {
             let verdict: VerificationResult
             do {
                 verdict = try await offload {
-                    try verifier.verify(source: URL(fileURLWithPath: f.path), output: URL(fileURLWithPath: f.outputPath))
+                    try verifier.verify(
+                        source: URL(fileURLWithPath: f.path), output: URL(fileURLWithPath: f.outputPath))
                 }
             } catch {
                 verdict = .failed(reason: "audit could not run: \(error.oneLine)")
@@ -392,7 +396,9 @@ public final class BatchEngine: Sendable {
                 case .partial(let reasons, let s):
                     o = outcome(
                         .kept, .kept, outputBytes: written.size,
-                        reasons: ["original kept: " + (reasons.isEmpty ? "partial result" : reasons.joined(separator: "; "))],
+                        reasons: [
+                            "original kept: " + (reasons.isEmpty ? "partial result" : reasons.joined(separator: "; "))
+                        ],
                         losses: result.knownLosses)
                     summaryText = s
                 case .failed(let reason):
@@ -403,8 +409,9 @@ public final class BatchEngine: Sendable {
                     summaryText = nil
                 }
             }
-            try await ledger.finish(id: item.id, state: ItemState(rawValue: o.state) ?? .failed, outcome: o,
-                                    auditSummary: summaryText)
+            try await ledger.finish(
+                id: item.id, state: ItemState(rawValue: o.state) ?? .failed, outcome: o,
+                auditSummary: summaryText)
             return (item, o, false)
         } catch {
             if let temp { FileOps.removeIfPresent(temp) }
@@ -426,7 +433,8 @@ public final class BatchEngine: Sendable {
         let verified = try await ledger.items(in: .verified)
         let wanted = Set(ids)
         for rec in verified where wanted.contains(rec.id) {
-            let display = (rec.sourcePath.hasPrefix(rec.sourceRoot + "/"))
+            let display =
+                (rec.sourcePath.hasPrefix(rec.sourceRoot + "/"))
                 ? String(rec.sourcePath.dropFirst(rec.sourceRoot.count + 1)) : rec.sourcePath
             var refusal: String?
             if let s = try FileOps.info(rec.sourcePath), s.isRegular, !s.isSymlink {
@@ -482,12 +490,11 @@ public final class BatchEngine: Sendable {
         summary: inout BatchSummary
     ) async throws {
         for p in found.problems { err("readback convert: " + p) }
-        if let missing = found.problems.first(where: { $0.hasSuffix("no such file or folder") }) {
-            throw BatchError.refused(path: String(missing.prefix { $0 != ":" }), reason: "no such file or folder")
-        }
+        for p in found.argumentProblems { err("readback convert: \(p) (converted and removed earlier?)") }
         var records: [String: ItemRecord] = [:]
         if (try FileOps.info(dbPath)) != nil {
-            let ledger = try Ledger(path: dbPath, progress: ProgressReporter(style: .quiet, out: { _ in }, clock: { 0 }))
+            let ledger = try Ledger(
+                path: dbPath, progress: ProgressReporter(style: .quiet, out: { _ in }, clock: { 0 }))
             for r in try await ledger.allItems() { records[r.sourcePath] = r }
         }
         var convert: [SourceFile] = []
@@ -496,7 +503,9 @@ public final class BatchEngine: Sendable {
         for f in found.files {
             let rec = records[f.path]
             var changed = true
-            if let rec, [.verified, .kept, .removed].contains(rec.state), rec.size == f.size, rec.outputPath == f.outputPath {
+            if let rec, [.verified, .kept, .removed].contains(rec.state), rec.size == f.size,
+                rec.outputPath == f.outputPath
+            {
                 changed = rec.mtimeNs != f.mtimeNs ? (try SHA256.hex(ofFileAt: f.path)) != rec.hash : false
                 if rec.state != .removed, (try FileOps.info(rec.outputPath)) == nil { changed = true }
             }
@@ -510,10 +519,14 @@ public final class BatchEngine: Sendable {
         }
         func line(_ s: String) { if config.progress != .json { out(s + "\n") } }
         func mb(_ b: Int64) -> String { String(format: "%.1f MB", Double(b) / 1_000_000) }
-        for f in convert { line("would convert  \(f.relativePath) → \(String(f.outputPath.dropFirst(outRoot.count + 1)))") }
+        for f in convert {
+            line("would convert  \(f.relativePath) → \(String(f.outputPath.dropFirst(outRoot.count + 1)))")
+        }
         for f in skip { line("would skip     \(f.relativePath) (already converted, unchanged)") }
         for f in remove {
-            line("would remove   \(f.relativePath) (\(config.removal!.mode == .trash ? "to trash" : "delete"), once verified)")
+            line(
+                "would remove   \(f.relativePath) (\(config.removal!.mode == .trash ? "to trash" : "delete"), once verified)"
+            )
         }
         // Estimate from a small sample (up to 3 files, spread over the list), converted in a scratch folder.
         let convertBytes = convert.reduce(Int64(0)) { $0 + $1.size }
@@ -521,7 +534,8 @@ public final class BatchEngine: Sendable {
         if !convert.isEmpty {
             let n = min(3, convert.count)
             let sample = (0..<n).map { convert[$0 * convert.count / n] }
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("readback-dryrun-\(UUID().uuidString)")
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "readback-dryrun-\(UUID().uuidString)")
             try FileOps.makeDirectories(scratch.path)
             defer { try? FileManager.default.removeItem(at: scratch) }
             var inB: Int64 = 0
@@ -531,7 +545,9 @@ public final class BatchEngine: Sendable {
                 do {
                     let converter = self.converter
                     let options = config.options
-                    _ = try await offload { try converter.convert(source: URL(fileURLWithPath: f.path), to: target, options: options) }
+                    _ = try await offload {
+                        try converter.convert(source: URL(fileURLWithPath: f.path), to: target, options: options)
+                    }
                     if let o = try FileOps.info(target.path) {
                         inB += f.size
                         outB += o.size
@@ -549,12 +565,15 @@ public final class BatchEngine: Sendable {
         summary.sourceBytes = convertBytes
         summary.outputBytes = estOut ?? 0
         line("")
-        line("dry run: \(convert.count) to convert (\(mb(convertBytes))), \(skip.count) to skip, "
-            + "\(remove.count) original(s) to remove (\(mb(removeBytes))); nothing was touched")
+        line(
+            "dry run: \(convert.count) to convert (\(mb(convertBytes))), \(skip.count) to skip, "
+                + "\(remove.count) original(s) to remove (\(mb(removeBytes))); nothing was touched")
         if let ratio, let estOut {
             let reclaimed = removeBytes - estOut
-            line(String(format: "estimate from a %d-file sample: outputs ≈ %.2f× the RAW size, ≈ %@ written",
-                        min(3, convert.count), ratio, mb(estOut)))
+            line(
+                String(
+                    format: "estimate from a %d-file sample: outputs ≈ %.2f× the RAW size, ≈ %@ written",
+                    min(3, convert.count), ratio, mb(estOut)))
             if config.removal != nil {
                 line("space reclaimed after removing originals ≈ \(mb(max(0, reclaimed)))")
             } else {

@@ -183,7 +183,8 @@ actor Ledger {
 
     func items(in state: ItemState) throws -> [ItemRecord] {
         try w { () throws(SQLiteError) in
-            try db.query(Self.selectItem + " WHERE state = ? ORDER BY source_path", [state.rawValue]).map(ItemRecord.init)
+            try db.query(Self.selectItem + " WHERE state = ? ORDER BY source_path", [state.rawValue]).map(
+                ItemRecord.init)
         }
     }
 

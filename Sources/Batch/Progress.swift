@@ -76,7 +76,8 @@ final class ProgressReporter {
 
     /// Redraws the status line if it is stale (called by a ticker).
     func tick() {
-        if dirty { drawBarIfDue(force: false) }
+        // Redraw when something changed, and once a second anyway so the rate and ETA stay current.
+        if dirty || (barShown && clock() - lastDraw >= 1) { drawBarIfDue(force: false) }
     }
 
     func end() {
@@ -120,7 +121,8 @@ final class ProgressReporter {
 
     static func duration(_ seconds: Double) -> String {
         let t = Int(seconds.rounded())
-        return t >= 3600 ? String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60)
+        return t >= 3600
+            ? String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60)
             : String(format: "%d:%02d", t / 60, t % 60)
     }
 

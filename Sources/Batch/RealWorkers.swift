@@ -23,8 +23,9 @@ public struct AuditVerifier: OutputVerifier {
     public static func verdict(for r: FileResult) -> VerificationResult {
         let serious = r.findings.filter { f in
             f.severity == .error
-                || (f.severity == .warning && (f.code.hasPrefix("metadata.") || f.code.hasPrefix("gainmap.")
-                    || f.code.hasPrefix("orientation.")))
+                || (f.severity == .warning
+                    && (f.code.hasPrefix("metadata.") || f.code.hasPrefix("gainmap.")
+                        || f.code.hasPrefix("orientation.")))
         }
         let summary = Self.summary(r)
         if let bad = serious.first(where: { isUnusable($0) && $0.severity == .error }) {

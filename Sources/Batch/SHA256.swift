@@ -61,7 +61,10 @@ public struct SHA256: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(32)
         for w in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7] {
-            out += [UInt8(w >> 24), UInt8(truncatingIfNeeded: w >> 16), UInt8(truncatingIfNeeded: w >> 8), UInt8(truncatingIfNeeded: w)]
+            out += [
+                UInt8(w >> 24), UInt8(truncatingIfNeeded: w >> 16), UInt8(truncatingIfNeeded: w >> 8),
+                UInt8(truncatingIfNeeded: w),
+            ]
         }
         return out
     }
@@ -72,7 +75,9 @@ public struct SHA256: Sendable {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for i in 0..<16 {
                 let b = i * 4
-                w[i] = UInt32(block[b]) << 24 | UInt32(block[b + 1]) << 16 | UInt32(block[b + 2]) << 8 | UInt32(block[b + 3])
+                w[i] =
+                    UInt32(block[b]) << 24 | UInt32(block[b + 1]) << 16 | UInt32(block[b + 2]) << 8
+                    | UInt32(block[b + 3])
             }
             for i in 16..<64 {
                 let s0 = Self.rotr(w[i - 15], 7) ^ Self.rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
@@ -82,12 +87,12 @@ public struct SHA256: Sendable {
             var (a, b, c, d, e, f, g, hh) = h
             Self.k.withUnsafeBufferPointer { k in
                 for i in 0..<64 {
-                    let S1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
+                    let bigSigma1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
                     let ch = (e & f) ^ (~e & g)
-                    let t1 = hh &+ S1 &+ ch &+ k[i] &+ w[i]
-                    let S0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
+                    let t1 = hh &+ bigSigma1 &+ ch &+ k[i] &+ w[i]
+                    let bigSigma0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
                     let maj = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = S0 &+ maj
+                    let t2 = bigSigma0 &+ maj
                     hh = g
                     g = f
                     f = e

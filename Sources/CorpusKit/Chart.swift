@@ -177,7 +177,7 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
     /// is its head.
     /// - Parameter image: the decoded image.
     /// - Returns: the pose, or nil when the arrow or the marker is not found.
-    public static func detect(in image: LinearImage) -> ChartPose? {
+    public static func detect(in image: RGBImage) -> ChartPose? {
         var peak: Float = 0
         for v in image.pixels where v > peak && v.isFinite { peak = v }
         guard peak > 0 else { return nil }

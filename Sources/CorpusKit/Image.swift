@@ -20,15 +20,18 @@ public protocol SceneSource: Sendable {
     func pixel(x: Int, y: Int) -> RGB
 }
 
+/// The earlier name of `RGBImage`; prefer `RGBImage` (GainMap has its own, planar `LinearImage`).
+public typealias LinearImage = RGBImage
+
 /// An interleaved linear-float RGB image.
-public struct LinearImage: Sendable, Equatable, SceneSource {
+public struct RGBImage: Sendable, Equatable, SceneSource {
     public let width: Int
     public let height: Int
     /// `3 * width * height` values, row-major, R G B.
     public var pixels: [Float]
 
     public init(width: Int, height: Int, pixels: [Float]) {
-        precondition(pixels.count == 3 * width * height, "LinearImage: pixel count does not match the size")
+        precondition(pixels.count == 3 * width * height, "RGBImage: pixel count does not match the size")
         self.width = width
         self.height = height
         self.pixels = pixels
@@ -55,7 +58,7 @@ public struct LinearImage: Sendable, Equatable, SceneSource {
 
     /// Renders a scene source at its display size.
     public init(rendering s: some SceneSource) {
-        var img = LinearImage(width: s.displayWidth, height: s.displayHeight)
+        var img = RGBImage(width: s.displayWidth, height: s.displayHeight)
         for y in 0..<s.displayHeight {
             for x in 0..<s.displayWidth {
                 let c = s.pixel(x: x, y: y)
@@ -90,9 +93,9 @@ public struct LinearImage: Sendable, Equatable, SceneSource {
 
     /// The image with Exif orientation `o`'s display transform applied (what a viewer shows for stored data + tag `o`).
     /// - Parameter o: CIPA DC-008 Orientation, 1…8.
-    public func applyingOrientation(_ o: Int) -> LinearImage {
+    public func applyingOrientation(_ o: Int) -> RGBImage {
         let (dw, dh) = Orientation.displaySize(storedWidth: width, storedHeight: height, orientation: o)
-        var out = LinearImage(width: dw, height: dh)
+        var out = RGBImage(width: dw, height: dh)
         for y in 0..<height {
             for x in 0..<width {
                 let (dx, dy) = Orientation.displayPosition(x: x, y: y, storedWidth: width, storedHeight: height, orientation: o)

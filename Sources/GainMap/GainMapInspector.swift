@@ -273,6 +273,10 @@ public enum GainMapInspector {
             }
         }
 
+        if gmItem == nil {
+            data.add(.dataMissing, .error, "there is no gain-map item, so no gain-map data", nil)
+        }
+
         // Metadata.
         if iso, let t = r.toneMapItemID {
             if let body = f.payload(of: t) {

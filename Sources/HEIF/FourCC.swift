@@ -13,14 +13,34 @@ public struct FourCC: Hashable, Comparable, Sendable, ExpressibleByStringLiteral
 
     /// Makes a code from a four-character Latin-1 string; `nil` when it is not exactly four such characters.
     public init?(string: String) {
+        // Fast path: four ASCII bytes (every literal in this code base).
+        var v: UInt32 = 0
+        var n = 0
+        var ascii = true
+        for b in string.utf8 {
+            if b >= 0x80 || n == 4 { ascii = false; break }
+            v = v << 8 | UInt32(b)
+            n += 1
+        }
+        if ascii {
+            guard n == 4 else { return nil }
+            self.init(v)
+            return
+        }
         let scalars = Array(string.unicodeScalars)
         guard scalars.count == 4, scalars.allSatisfy({ $0.value < 256 }) else { return nil }
         self.init(bytes: UInt8(scalars[0].value), UInt8(scalars[1].value), UInt8(scalars[2].value), UInt8(scalars[3].value))
     }
 
-    /// A string literal of four characters; anything else is a programming error and becomes `????`.
-    public init(stringLiteral value: String) {
-        self = FourCC(string: value) ?? FourCC(0x3F3F_3F3F)
+    /// A string literal of four ASCII characters (read straight from the literal's bytes, no allocation); anything
+    /// else is a programming error and becomes `????`.
+    public init(stringLiteral value: StaticString) {
+        guard value.hasPointerRepresentation, value.utf8CodeUnitCount == 4 else {
+            self.init(0x3F3F_3F3F)
+            return
+        }
+        let p = value.utf8Start
+        self.init(bytes: p[0], p[1], p[2], p[3])
     }
 
     /// The four bytes, in file order.

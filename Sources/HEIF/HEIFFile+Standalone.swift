@@ -4,7 +4,8 @@ extension HEIFFile {
     /// pixi, colr) with its data in mdat, or a `grid` (ImageGrid payload in idat, colr copied from the grid or its
     /// first tile) with its tiles as hidden items. No transforms, no metadata.
     /// - Parameter itemID: a coded image item or a grid of coded tiles.
-    /// - Returns: the file bytes, or nil when the item, its codec configuration or a payload is missing.
+    /// - Returns: the file bytes, or nil when the item, its codec configuration or a payload is missing, or a grid's
+    ///   tile count does not match its rows × columns.
     public func standaloneFile(for itemID: UInt32) -> [UInt8]? {
         guard let it = item(itemID) else { return nil }
         let isAV1 = it.type == "av01" || (it.type == "grid" && derivedInputs(of: itemID).first.flatMap { item($0)?.type } == "av01")
@@ -17,7 +18,8 @@ extension HEIFFile {
             return out
         }
         if it.type == "grid" {
-            guard let g = grid(of: itemID), !g.tiles.isEmpty, let gp = payload(of: itemID) else { return nil }
+            guard let g = grid(of: itemID), !g.tiles.isEmpty, g.tiles.count == g.rows * g.columns, let gp = payload(of: itemID)
+            else { return nil }
             var tiles: [UInt32] = []
             for t in g.tiles {
                 guard let ti = item(t), let props = codedProps(t), let data = payload(of: t) else { return nil }

@@ -155,7 +155,8 @@ public final class Database {
         if path != nil {
             let mode = try query("PRAGMA journal_mode = WAL").first?.string("journal_mode")
             if mode?.lowercased() != "wal" {
-                throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to WAL (journal_mode is \(mode ?? "?"))")
+                throw SQLiteError(
+                    code: SQLITE_ERROR, message: "could not switch to WAL (journal_mode is \(mode ?? "?"))")
             }
             try exec("PRAGMA synchronous = FULL")
         }
@@ -194,7 +195,9 @@ public final class Database {
             if current > known {
                 throw SQLiteError(
                     code: SQLiteError.newerSchemaCode,
-                    message: "database \(path ?? ":memory:") has schema version \(current), newer than this program's \(known)")
+                    message:
+                        "database \(path ?? ":memory:") has schema version \(current), newer than this program's \(known)"
+                )
             }
             for v in current..<known {
                 try exec(migrations[v])
@@ -305,19 +308,21 @@ public final class Statement {
         case .text(let v):
             // Explicit byte length: text may contain NUL, which a -1 length would cut at.
             var copy = v
-            try check(copy.withUTF8 { u in
-                u.withMemoryRebound(to: CChar.self) { c in
-                    guard let base = c.baseAddress else { return sqlite3_bind_text(handle, i, "", 0, transient) }
-                    return sqlite3_bind_text(handle, i, base, Int32(c.count), transient)
-                }
-            })
+            try check(
+                copy.withUTF8 { u in
+                    u.withMemoryRebound(to: CChar.self) { c in
+                        guard let base = c.baseAddress else { return sqlite3_bind_text(handle, i, "", 0, transient) }
+                        return sqlite3_bind_text(handle, i, base, Int32(c.count), transient)
+                    }
+                })
         case .blob(let v):
-            try check(v.withUnsafeBytes { raw in
-                // A zero-length blob must still be a blob, not NULL: bind_zeroblob for empty.
-                raw.count == 0
-                    ? sqlite3_bind_zeroblob(handle, i, 0)
-                    : sqlite3_bind_blob(handle, i, raw.baseAddress, Int32(raw.count), transient)
-            })
+            try check(
+                v.withUnsafeBytes { raw in
+                    // A zero-length blob must still be a blob, not NULL: bind_zeroblob for empty.
+                    raw.count == 0
+                        ? sqlite3_bind_zeroblob(handle, i, 0)
+                        : sqlite3_bind_blob(handle, i, raw.baseAddress, Int32(raw.count), transient)
+                })
         }
     }
     public func bind(_ value: Int, at index: Int) throws(SQLiteError) { try bind(.integer(Int64(value)), at: index) }

@@ -40,7 +40,9 @@ import Testing
 }
 
 @Test func discoveryFindsRawFilesRecursivelyAndMirrorsPaths() throws {
-    let lib = try Library(files: ["a.DNG", "x/b.cr2", "x/y/c.Nef", "notes.txt", ".readback/z.dng", "x/.Trash-0/files/t.dng"])
+    let lib = try Library(files: [
+        "a.DNG", "x/b.cr2", "x/y/c.Nef", "notes.txt", ".readback/z.dng", "x/.Trash-0/files/t.dng",
+    ])
     defer { lib.remove() }
     try FileManager.default.createSymbolicLink(atPath: lib.path("link.dng"), withDestinationPath: lib.path("a.DNG"))
     let outRoot = lib.out.path
@@ -54,7 +56,8 @@ import Testing
     let single = try Discovery.discover([lib.path("x/b.cr2"), lib.path("nope.dng")], outputRoot: outRoot)
     #expect(single.files.map(\.outputPath) == [outRoot + "/b.heic"])
     #expect(single.files.first?.root == root + "/x")
-    #expect(single.problems == [lib.path("nope.dng") + ": no such file or folder"])
+    #expect(single.argumentProblems.map(\.description) == [lib.path("nope.dng") + ": no such file or folder"])
+    #expect(single.argumentProblems.first?.missing == true)
     // Two sources that map to one output: the second is refused.
     let lib2 = try Library(files: ["p.dng", "p.CR2"])
     defer { lib2.remove() }
@@ -83,7 +86,8 @@ import Testing
     #expect(lines.count == 3)
     #expect(lines.contains { $0.contains("x/b.cr2 → x/b.heic  1.00×") })
     // The store says verified for all, with hashes and outcomes.
-    let db = try Database(path: lib.out.appendingPathComponent(".readback/state.db").path, migrations: Schema.migrations)
+    let db = try Database(
+        path: lib.out.appendingPathComponent(".readback/state.db").path, migrations: Schema.migrations)
     let rows = try db.query("SELECT state, hash FROM items JOIN outcomes ON item_id = items.id ORDER BY source_path")
     #expect(rows.map { $0.string("state") } == ["verified", "verified", "verified"])
     #expect(try rows.first?.string("hash") == SHA256.hex(ofFileAt: lib.path("a.dng")))
@@ -104,7 +108,8 @@ import Testing
     #expect(cap.out.contains("nothing to do: all 3 file(s) are already converted and unchanged"))
 
     // New mtime, same bytes: hashed, found unchanged, not redone.
-    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: lib.path("a.dng"))
+    try FileManager.default.setAttributes(
+        [.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: lib.path("a.dng"))
     #expect(await lib.run(lib.config(), converter: conv).nothingToDo)
     #expect(conv.calls.count == 3)
 
@@ -156,13 +161,16 @@ import Testing
     }
     // Partial result: original kept, with the reason, output present.
     #expect(lib.exists("b-partial.dng"))
-    #expect(cap.out.contains("kept    b-partial.dng → b-partial.heic") && cap.out.contains("original kept: gain map not carried"))
+    #expect(
+        cap.out.contains("kept    b-partial.dng → b-partial.heic")
+            && cap.out.contains("original kept: gain map not carried"))
     // Failed verification: original kept, no broken output under the final name.
     #expect(lib.exists("c-badverify.dng"))
     #expect(!FileManager.default.fileExists(atPath: lib.output("c-badverify.heic")))
     #expect(lib.exists("d-convfail.dng"))
     #expect(cap.out.contains("LibRaw: unsupported file format"))
-    let db = try Database(path: lib.out.appendingPathComponent(".readback/state.db").path, migrations: Schema.migrations)
+    let db = try Database(
+        path: lib.out.appendingPathComponent(".readback/state.db").path, migrations: Schema.migrations)
     let states = try db.query("SELECT source_path, state, error FROM items ORDER BY source_path")
     #expect(states.map { $0.string("state") } == ["removed", "kept", "failed", "failed", "removed", "removed"])
     #expect(states[1].string("error") == "original kept: gain map not carried")
@@ -220,7 +228,8 @@ import Testing
     #expect(!lib.exists("sub/My Photo.dng"))
     let trashed = lib.xdg.appendingPathComponent("Trash/files/My Photo.dng")
     #expect(FileManager.default.fileExists(atPath: trashed.path))
-    let info = try String(contentsOf: lib.xdg.appendingPathComponent("Trash/info/My Photo.dng.trashinfo"), encoding: .utf8)
+    let info = try String(
+        contentsOf: lib.xdg.appendingPathComponent("Trash/info/My Photo.dng.trashinfo"), encoding: .utf8)
     let lines = info.split(separator: "\n")
     #expect(lines.first == "[Trash Info]")
     let real = try #require(FileOps.realPath(lib.src.path))
@@ -252,7 +261,8 @@ import Testing
 @Test func aSecondRunOnTheSameStoreIsRefused() async throws {
     let lib = try Library(files: ["a.dng"])
     defer { lib.remove() }
-    try FileManager.default.createDirectory(at: lib.out.appendingPathComponent(".readback"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+        at: lib.out.appendingPathComponent(".readback"), withIntermediateDirectories: true)
     let held = try FileLock(path: lib.out.appendingPathComponent(".readback/state.db.lock").path)
     let conv = CopyConverter()
     let cap = Captured()
@@ -287,7 +297,9 @@ import Testing
     #expect(throws: BatchError.self) { try removeOriginal(path: a, root: root, permit: permit, environment: [:]) }
     #expect(lib.exists("a.dng"))
     try FileManager.default.createSymbolicLink(atPath: lib.path("inner/l.dng"), withDestinationPath: a)
-    #expect(throws: BatchError.self) { try removeOriginal(path: root + "/l.dng", root: root, permit: permit, environment: [:]) }
+    #expect(throws: BatchError.self) {
+        try removeOriginal(path: root + "/l.dng", root: root, permit: permit, environment: [:])
+    }
     #expect(lib.exists("a.dng"))
     _ = try removeOriginal(path: root + "/b.dng", root: root, permit: permit, environment: [:])
     #expect(!lib.exists("inner/b.dng"))
@@ -324,7 +336,9 @@ import Testing
 }
 
 @Test func progressLineAndJobsDefaults() {
-    #expect(ProgressReporter.bar(done: 3, total: 10, failed: 1, elapsed: 6) == "[3/10] 0.50 files/s  ETA 0:14  1 failed or kept")
+    #expect(
+        ProgressReporter.bar(done: 3, total: 10, failed: 1, elapsed: 6)
+            == "[3/10] 0.50 files/s  ETA 0:14  1 failed or kept")
     #expect(ProgressReporter.bar(done: 0, total: 10, failed: 0, elapsed: 0) == "[0/10]")
     #expect(BatchEngine.defaultJobs(cores: 8, availableMemory: 4_000_000_000) == 2)
     #expect(BatchEngine.defaultJobs(cores: 2, availableMemory: 64_000_000_000) == 2)
@@ -340,8 +354,9 @@ import Testing
     var now = 100.0
     let p = ProgressReporter(style: .tty, out: { sink.text += $0 }, clock: { now })
     p.begin(total: 4)
-    let o = ItemOutcome(source: "/s/a.dng", relativeSource: "a.dng", output: "/o/a.heic", relativeOutput: "a.heic",
-                        verdict: .clean, state: .verified, sourceBytes: 100, outputBytes: 50, seconds: 1)
+    let o = ItemOutcome(
+        source: "/s/a.dng", relativeSource: "a.dng", output: "/o/a.heic", relativeOutput: "a.heic",
+        verdict: .clean, state: .verified, sourceBytes: 100, outputBytes: 50, seconds: 1)
     p.item(o)  // same instant: bar not redrawn
     p.item(o)
     now += 0.25
@@ -394,4 +409,52 @@ import Testing
     #expect(s.fatalError == lib.path("gone.dng") + ": find source failed: No such file or directory")
     #expect(!FileManager.default.fileExists(atPath: lib.out.path))
     #expect(conv.calls.isEmpty)
+}
+
+@Test func fileArgumentsRemovedEarlierAreAcceptedAndSymlinkArgumentsRefused() async throws {
+    let lib = try Library(files: ["a.dng", "b-partial.dng"])
+    defer { lib.remove() }
+    var config = lib.config(removal: "delete")
+    config.sources = [lib.path("a.dng"), lib.path("b-partial.dng")]
+    let conv = CopyConverter()
+    let first = await lib.run(config, converter: conv)
+    #expect(first.removed == 1 && first.kept == 1)
+    #expect(!lib.exists("a.dng"))
+    // The same command again: a.dng is gone because this store removed it; nothing else to do.
+    let cap = Captured()
+    let again = await lib.run(config, converter: conv, captured: cap)
+    #expect(again.exitStatus == 0 && again.nothingToDo)
+    #expect(cap.out.contains("already converted and removed by an earlier run"))
+    #expect(cap.out.contains("1 of them kept their original"))
+    // A SRC that is a symlink is refused before anything happens.
+    let link = lib.dir.appendingPathComponent("link-to-src").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: lib.src.path)
+    config.sources = [link]
+    let refused = await lib.run(config, converter: conv)
+    #expect(refused.exitStatus == 2)
+    #expect(refused.fatalError?.contains("is a symlink; Readback never follows symlinks") == true)
+    #expect(conv.calls.count == 2)
+}
+
+@Test func trashReusesItsOwnOrphanInfoAndNeverOverwritesAnotherEntry() throws {
+    let lib = try Library(files: ["a.dng", "other/a.dng"])
+    defer { lib.remove() }
+    let env = ["XDG_DATA_HOME": lib.xdg.path, "HOME": lib.dir.path]
+    let trash = lib.xdg.appendingPathComponent("Trash")
+    try FileManager.default.createDirectory(
+        at: trash.appendingPathComponent("files"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: trash.appendingPathComponent("info"), withIntermediateDirectories: true)
+    let a = try #require(FileOps.realPath(lib.path("a.dng")))
+    // A run killed after writing a.dng.trashinfo but before the rename.
+    try "[Trash Info]\nPath=\(Trash.percentEncode(a))\nDeletionDate=2026-01-01T00:00:00\n"
+        .write(to: trash.appendingPathComponent("info/a.dng.trashinfo"), atomically: false, encoding: .utf8)
+    #expect(try Trash.move(a, environment: env) == trash.appendingPathComponent("files/a.dng").path)
+    // Another file of the same name: a new entry, the first one untouched.
+    let other = try #require(FileOps.realPath(lib.path("other/a.dng")))
+    #expect(try Trash.move(other, environment: env) == trash.appendingPathComponent("files/a.2.dng").path)
+    let info1 = try String(contentsOf: trash.appendingPathComponent("info/a.dng.trashinfo"), encoding: .utf8)
+    let info2 = try String(contentsOf: trash.appendingPathComponent("info/a.2.dng.trashinfo"), encoding: .utf8)
+    #expect(info1.contains("Path=\(Trash.percentEncode(a))\n"))
+    #expect(info2.contains("Path=\(Trash.percentEncode(other))\n"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: trash.appendingPathComponent("info").path).count == 2)
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import Batch
 
@@ -11,8 +11,11 @@ func runReadback(_ args: [String], cwd: URL? = nil) throws -> (status: Int32, ou
     p.executableURL = binary
     p.arguments = args
     if let cwd { p.currentDirectoryURL = cwd }
-    p.environment = ["PATH": "/usr/bin:/bin", "HOME": FileManager.default.temporaryDirectory.path, "SWIFT_BACKTRACE": "enable=no"]
-    let o = Pipe(), e = Pipe()
+    p.environment = [
+        "PATH": "/usr/bin:/bin", "HOME": FileManager.default.temporaryDirectory.path, "SWIFT_BACKTRACE": "enable=no",
+    ]
+    let o = Pipe()
+    let e = Pipe()
     p.standardOutput = o
     p.standardError = e
     try p.run()
@@ -25,7 +28,9 @@ func runReadback(_ args: [String], cwd: URL? = nil) throws -> (status: Int32, ou
 @Test func convertUsageErrorsExitTwoWithOneLine() throws {
     let noOut = try runReadback(["convert", "x.dng"])
     #expect(noOut.status == 2)
-    #expect(noOut.err.hasPrefix("readback convert: --out DIR is required\nUsage: readback convert SRC... --out DIR [options]"))
+    #expect(
+        noOut.err.hasPrefix(
+            "readback convert: --out DIR is required\nUsage: readback convert SRC... --out DIR [options]"))
     let badRemoval = try runReadback(["convert", "x.dng", "--out", "o", "--remove-originals", "yes"])
     #expect(badRemoval.status == 2)
     #expect(badRemoval.err.hasPrefix("readback convert: --remove-originals takes one of trash|delete, not 'yes'"))

@@ -1,7 +1,7 @@
 import Foundation
 import Store
-import Testing
 import TestSupport
+import Testing
 
 @testable import Batch
 
@@ -14,12 +14,19 @@ import TestSupport
     let env = ProcessInfo.processInfo.environment
     let wantedKills = Int(env["READBACK_CRASH_KILLS"] ?? "") ?? 4
     let filesPerRound = Int(env["READBACK_CRASH_FILES"] ?? "") ?? 4
+    // `delete` by default; `READBACK_CRASH_REMOVAL=trash` exercises the freedesktop Trash path instead.
+    let removal = env["READBACK_CRASH_REMOVAL"] == "trash" ? "trash" : "delete"
     let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
     #expect(FileManager.default.isExecutableFile(atPath: binary), "build readback first (swift build): \(binary)")
     guard FileManager.default.isExecutableFile(atPath: binary) else { return }
 
     var rng = SplitMix(seed: UInt64(env["READBACK_CRASH_SEED"] ?? "") ?? 0x5EED)
-    var kills = 0, runs = 0, rounds = 0, removed = 0, kept = 0, killsAfterRemovalStarted = 0
+    var kills = 0
+    var runs = 0
+    var rounds = 0
+    var removed = 0
+    var kept = 0
+    var killsAfterRemovalStarted = 0
     // Upper bound for the random kill delay; adapted to how long a whole run takes here.
     var maxDelay = 1.0
     let started = Date()
@@ -27,7 +34,8 @@ import TestSupport
         rounds += 1
         let dir = try scratchDirectory("crash")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let src = dir.appendingPathComponent("src"), out = dir.appendingPathComponent("out")
+        let src = dir.appendingPathComponent("src")
+        let out = dir.appendingPathComponent("out")
         let pristine = dir.appendingPathComponent("pristine")
         for d in [src.appendingPathComponent("sub"), pristine] {
             try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
@@ -38,7 +46,8 @@ import TestSupport
             o.width = 96 + 16 * (i % 3)
             o.height = 64
             let name = (i % 2 == 0 ? "" : "sub/") + "IMG_\(rounds)_\(i).dng"
-            let bytes = Data(TestDNG.make(o) { x, y in (Double((x + i) % 17) / 40 + 0.1, Double(y % 11) / 30 + 0.1, 0.2) })
+            let bytes = Data(
+                TestDNG.make(o) { x, y in (Double((x + i) % 17) / 40 + 0.1, Double(y % 11) / 30 + 0.1, 0.2) })
             try bytes.write(to: src.appendingPathComponent(name))
             try bytes.write(to: pristine.appendingPathComponent((name as NSString).lastPathComponent))
             names.append(name)
@@ -50,14 +59,15 @@ import TestSupport
             attempts += 1
             if attempts >= 200 {
                 let last = (try? String(contentsOf: dir.appendingPathComponent("log-199.txt"), encoding: .utf8)) ?? ""
-                Issue.record("a round did not finish after 200 runs (max delay \(maxDelay) s); last log: \(last.suffix(1500))")
+                Issue.record(
+                    "a round did not finish after 200 runs (max delay \(maxDelay) s); last log: \(last.suffix(1500))")
                 return
             }
             let log = dir.appendingPathComponent("log-\(attempts).txt")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: binary)
-            p.arguments = ["convert", src.path, "--out", out.path, "--remove-originals", "delete", "--jobs", "2"]
+            p.arguments = ["convert", src.path, "--out", out.path, "--remove-originals", removal, "--jobs", "2"]
             p.environment = ["PATH": "/usr/bin:/bin", "HOME": dir.path, "SWIFT_BACKTRACE": "enable=no"]
             let h = try FileHandle(forWritingTo: log)
             p.standardOutput = h
@@ -78,7 +88,9 @@ import TestSupport
                 kills += 1
                 // On a loaded machine a run may need longer than the bound to get anywhere: widen it slowly.
                 maxDelay = min(30, maxDelay * 1.15)
-                if names.contains(where: { !FileManager.default.fileExists(atPath: src.appendingPathComponent($0).path) }) {
+                if names.contains(where: {
+                    !FileManager.default.fileExists(atPath: src.appendingPathComponent($0).path)
+                }) {
                     killsAfterRemovalStarted += 1
                 }
                 continue
@@ -99,7 +111,8 @@ import TestSupport
         }
 
         // Invariants.
-        let db = try Database(path: out.appendingPathComponent(".readback/state.db").path, migrations: Schema.migrations)
+        let db = try Database(
+            path: out.appendingPathComponent(".readback/state.db").path, migrations: Schema.migrations)
         let rows = try db.query("SELECT source_path, output_path, state, error FROM items ORDER BY source_path")
         #expect(rows.count == names.count)
         for r in rows {
@@ -116,19 +129,38 @@ import TestSupport
             #expect(state == "removed", "\(source) is gone but its item is \(state)")
             removed += 1
             let copy = pristine.appendingPathComponent((source as NSString).lastPathComponent)
+            if removal == "trash" {
+                let trash = dir.appendingPathComponent(".local/share/Trash")
+                let name = (source as NSString).lastPathComponent
+                #expect(
+                    FileManager.default.contentsEqual(
+                        atPath: trash.appendingPathComponent("files/" + name).path, andPath: copy.path),
+                    "\(name) is not in the Trash")
+                #expect(
+                    FileManager.default.fileExists(atPath: trash.appendingPathComponent("info/\(name).trashinfo").path))
+            }
             let verdict = try AuditVerifier().verify(source: copy, output: URL(fileURLWithPath: output))
             guard case .clean = verdict else {
                 Issue.record("\(output) does not pass audit: \(verdict)")
                 continue
             }
         }
+        // In the Trash, every .trashinfo has its file (no entry pointing at nothing).
+        let trash = dir.appendingPathComponent(".local/share/Trash")
+        let infos =
+            (try? FileManager.default.contentsOfDirectory(atPath: trash.appendingPathComponent("info").path)) ?? []
+        for info in infos {
+            let file = trash.appendingPathComponent("files/" + String(info.dropLast(".trashinfo".count))).path
+            #expect(FileManager.default.fileExists(atPath: file), "orphan \(info)")
+        }
         // No temp file anywhere.
-        let leftovers = FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String }
+        let leftovers =
+            FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String }
             .filter { ($0 as NSString).lastPathComponent.hasPrefix(FileOps.tempPrefix) } ?? []
         #expect(leftovers.isEmpty, "temp files left: \(leftovers)")
     }
     print(
-        "crash test: \(kills) kills (\(killsAfterRemovalStarted) after removal had started) over \(rounds) rounds, \(runs) runs; "
+        "crash test (\(removal)): \(kills) kills (\(killsAfterRemovalStarted) after removal had started) over \(rounds) rounds, \(runs) runs; "
             + "\(removed) originals removed with verified outputs, \(kept) kept; "
             + String(format: "%.0f s", Date().timeIntervalSince(started)))
     #expect(kills >= wantedKills)

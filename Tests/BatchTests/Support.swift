@@ -74,7 +74,8 @@ struct Library {
         dir = try scratchDirectory(tag)
         for (i, f) in files.enumerated() {
             let url = src.appendingPathComponent(f)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data((0..<(1000 + i * 37)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }).write(to: url)
         }
     }

@@ -105,7 +105,10 @@ enum TestDNG {
 
         mutating func addSRational(_ tag: UInt16, _ v: [(Int32, Int32)]) {
             entries.append(
-                (tag, .srational, UInt32(v.count), v.flatMap { le32(UInt32(bitPattern: $0.0)) + le32(UInt32(bitPattern: $0.1)) }))
+                (
+                    tag, .srational, UInt32(v.count),
+                    v.flatMap { le32(UInt32(bitPattern: $0.0)) + le32(UInt32(bitPattern: $0.1)) }
+                ))
         }
 
         func write(pixelData: [UInt8], stripOffsetTag: UInt16) -> [UInt8] {
@@ -143,4 +146,6 @@ enum TestDNG {
 }
 
 private func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8)] }
-private func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xff), UInt8((v >> 8) & 0xff), UInt8((v >> 16) & 0xff), UInt8(v >> 24)] }
+private func le32(_ v: UInt32) -> [UInt8] {
+    [UInt8(v & 0xff), UInt8((v >> 8) & 0xff), UInt8((v >> 16) & 0xff), UInt8(v >> 24)]
+}

@@ -7,7 +7,7 @@ import Testing
 /// applying o's display transform to it makes it upright.
 @Test(arguments: 1...8)
 func poseDetectorReadsEveryOrientation(_ o: Int) throws {
-    let upright = LinearImage(rendering: Chart(width: 128, height: 96, highlightStops: 3))
+    let upright = RGBImage(rendering: Chart(width: 128, height: 96, highlightStops: 3))
     #expect(ChartPose.detect(in: upright)?.isUpright == true)
     // Stored data for orientation o: the inverse transform of the upright image.
     let inverse = [1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 8, 7: 7, 8: 6][o]!
@@ -19,7 +19,7 @@ func poseDetectorReadsEveryOrientation(_ o: Int) throws {
 
 /// Rotating twice (irot 90° plus Exif 6) gives an upside-down chart; the detector sees it.
 @Test func doubleRotationIsDetected() throws {
-    let upright = LinearImage(rendering: Chart(width: 128, height: 96, highlightStops: nil))
+    let upright = RGBImage(rendering: Chart(width: 128, height: 96, highlightStops: nil))
     #expect(Orientation.compose(6, then: 6) == 3)
     let twice = upright.applyingOrientation(6).applyingOrientation(6)
     let pose = try #require(ChartPose.detect(in: twice))
@@ -30,10 +30,10 @@ func poseDetectorReadsEveryOrientation(_ o: Int) throws {
 
 /// The detector works on sRGB-encoded images too (what a HEIC decodes to), and not on a grey image.
 @Test func poseDetectorOnEncodedImage() {
-    var img = LinearImage(rendering: Chart(width: 96, height: 72, highlightStops: 3))
+    var img = RGBImage(rendering: Chart(width: 96, height: 72, highlightStops: 3))
     for i in img.pixels.indices { img.pixels[i] = Float(ColorMath.srgbEncode(Double(img.pixels[i]))) }
     #expect(ChartPose.detect(in: img)?.isUpright == true)
-    #expect(ChartPose.detect(in: LinearImage(width: 32, height: 32, fill: .grey(0.5))) == nil)
+    #expect(ChartPose.detect(in: RGBImage(width: 32, height: 32, fill: .grey(0.5))) == nil)
 }
 
 /// The truth holds what the brief promises: patches inside the frame, the highlight 3 stops above white, and the

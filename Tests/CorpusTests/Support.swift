@@ -27,8 +27,8 @@ struct ToolError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// A 16-bit binary PPM (P6, maxval 65535, big-endian) as a LinearImage with values `sample / 65535 * scale`.
-func readPPM16(_ b: [UInt8], scale: Double) -> LinearImage? {
+/// A 16-bit binary PPM (P6, maxval 65535, big-endian) as a RGBImage with values `sample / 65535 * scale`.
+func readPPM16(_ b: [UInt8], scale: Double) -> RGBImage? {
     var fields: [String] = []
     var i = 0
     while fields.count < 4, i < b.count {
@@ -48,7 +48,7 @@ func readPPM16(_ b: [UInt8], scale: Double) -> LinearImage? {
     for k in 0..<(w * h * 3) {
         px[k] = Float(Double(UInt16(b[i + 2 * k]) << 8 | UInt16(b[i + 2 * k + 1])) / 65535 * scale)
     }
-    return LinearImage(width: w, height: h, pixels: px)
+    return RGBImage(width: w, height: h, pixels: px)
 }
 
 /// The committed corpus folder.
