@@ -341,3 +341,29 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
         #expect(o == reference, "parallel conversion \(i) differs from the sequential one")
     }
 }
+
+@Test func oddSizedRAWKeepsItsSizeAndAnEvenGainMap() throws {
+    var o = TestDNG.Options()
+    o.width = 251
+    o.height = 187
+    o.bayer = false
+    let f = try Fixture("odd.dng", options: o, highlights: true)
+    defer { f.cleanup() }
+    let (res, out) = try Converter.convert(source: f.url, toDirectory: f.dir)
+    #expect(res.width == 251 && res.height == 187)
+    let bytes = [UInt8](try Data(contentsOf: out))
+    let d = try HeifDecoder.decodePrimary(bytes)
+    #expect(d.width == 251 && d.height == 187)
+    let file = HEIFFile(bytes: bytes)
+    let p = try #require(file.primaryItemID)
+    #expect(file.imageSize(of: p).map { [$0.width, $0.height] } == [251, 187])
+    let gm = try #require(res.gainMap)
+    #expect(gm.width % 2 == 0 && gm.height % 2 == 0 && gm.width >= 126 && gm.height >= 94)
+    let (code, text) = run("heif-info", [out.path])
+    #expect(code == 0, "\(text)")
+    let inspection = GainMapInspector.inspect(file) { b in
+        let m = try HeifDecoder.decodePrimary(b, format: .mono)
+        return DecodedPlane(width: m.width, height: m.height, bitDepth: 8, samples: m.samples)
+    }
+    #expect(inspection.reports.first?.isComplete == true, "\(inspection.reports.first?.findings ?? [])")
+}
