@@ -52,7 +52,7 @@ public enum FindingCode {
         ("item.duplicateID", .error, "two infe entries share one item id"),
         ("item.noLocation", .error, "an image or metadata item has no iloc entry"),
         ("ispe.missing", .error, "an image item has no ispe property (ISO/IEC 23008-12 §6.5.3.1)"),
-        ("iloc.extentPastEOF", .error, "an iloc extent ends past the end of the file or idat (offset of the extent data)"),
+        ("iloc.extentPastEOF", .error, "an iloc extent ends past the end of the file or idat (offset of the extent data, or of the iloc entry when the data would start past the end)"),
         ("iloc.unsupported", .warning, "an iloc entry uses construction method 2 or an external data reference"),
         ("iloc.unknownItem", .warning, "an iloc entry for an item that iinf does not list"),
         ("iref.missingItem", .error, "a reference from or to an item id that does not exist"),

@@ -49,7 +49,7 @@ extension HEIFFile {
                 if o1 || o2 || absStart > UInt64(areaEnd) || s &+ e.length &+ UInt64(areaStart) > UInt64(areaEnd) || end < s {
                     let where_ = loc.constructionMethod == 1 ? "idat" : "the file"
                     let absEnd = o1 || o2 ? "overflow" : String(s &+ e.length &+ UInt64(areaStart))
-                    add("iloc.extentPastEOF", "item \(id) extent \(s)+\(e.length) ends at \(absEnd), past the end of \(where_) (\(areaEnd))", o1 ? loc.offset : toInt(absStart) ?? loc.offset)
+                    add("iloc.extentPastEOF", "item \(id) extent \(s)+\(e.length) ends at \(absEnd), past the end of \(where_) (\(areaEnd))", !o1 && absStart <= UInt64(fileSize) ? toInt(absStart) : loc.offset)
                     break
                 }
             }
