@@ -113,7 +113,8 @@ public enum Corpus {
             maskedLeft: 16)
         r.append(
             CorpusRecipe(
-                file: "dng/chart-bggr-14bit-masked-o6.dng", recipe: "chart bayer BGGR 14-bit, masked border, orientation 6",
+                file: "dng/chart-bggr-14bit-masked-o6.dng",
+                recipe: "chart bayer BGGR 14-bit, masked border, orientation 6",
                 seed: 700,
                 exercises: "ActiveArea smaller than the sensor (8 masked rows, 16 masked columns, MaskedAreas): "
                     + "the border must be cropped away; Orientation 6",
