@@ -9,13 +9,11 @@ installed or cannot do the job, gives a "not available" row with the reason inst
 
     scripts/bench.py [READBACK_BIN]        (scripts/bench.sh compiles the floor helper and calls this)
 
-Knobs (environment): BENCH_QUICK=1 (tiny inputs, 3 rounds: a smoke test, not a measurement), BENCH_PAIRS,
-BENCH_SIZES (megapixels, default "24"; "24,50" adds the 50 MP RAW), BENCH_SCALE (default "100,1000,10000"),
-BENCH_META_COPIES (copies of the HEIC set for the metadata comparison, default 10), BENCH_CORPUS (real-world corpus,
-default ../shared/corpus), BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH (override the settings the floor
-uses when they cannot be read from the converter), BENCH_OUT (default Reports/bench.json), BENCH_UPDATE_README=1
-(rewrite the table under README's final "## Benchmarks" heading), BENCH_FLOOR (path of the compiled floor helper).
-See docs/bench.md.
+Knobs (environment; docs/bench.md has the full list): BENCH_QUICK=1 (tiny inputs, 3 rounds: a smoke test, not a
+measurement), BENCH_PAIRS, BENCH_SIZES (megapixels, default "24"; "24,50" adds the 50 MP RAW), BENCH_SCALE (default
+"100,1000,10000"), BENCH_META_COPIES, BENCH_INFO_FILES, BENCH_DECODE_FILES, BENCH_REF_ROUNDS, BENCH_CORPUS,
+BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_UPDATE_README=1, BENCH_FLOOR,
+BENCH_ONLY=audit|convert.
 """
 import json
 import os
@@ -38,6 +36,9 @@ PAIRS = int(ENV.get("BENCH_PAIRS", "3" if QUICK else "5"))
 SIZES = [float(s) for s in ENV.get("BENCH_SIZES", "2" if QUICK else "24").split(",") if s.strip()]
 SCALE = [int(s) for s in ENV.get("BENCH_SCALE", "100,300" if QUICK else "100,1000,10000").split(",") if s.strip()]
 META_COPIES = int(ENV.get("BENCH_META_COPIES", "2" if QUICK else "10"))
+INFO_FILES = int(ENV.get("BENCH_INFO_FILES", "6" if QUICK else "20"))
+DECODE_FILES = int(ENV.get("BENCH_DECODE_FILES", "4" if QUICK else "12"))
+REF_ROUNDS = int(ENV.get("BENCH_REF_ROUNDS", "1" if QUICK else "2"))
 SCALE_ROUNDS = int(ENV.get("BENCH_SCALE_ROUNDS", "2" if QUICK else "3"))
 TIMEOUT = float(ENV.get("BENCH_TIMEOUT", "900"))
 CONVERT_IM = shutil.which("convert-im6.q16") or "/usr/bin/convert"  # never /usr/local/bin/convert
@@ -112,15 +113,17 @@ class Side:
     """One tool in a comparison. `available` is None or the reason it cannot run."""
 
     def __init__(self, name, label, make_cmd, *, time_from=None, check=None, env=None, unavailable=None,
-                 cleanup=None, note=None):
+                 cleanup=None, note=None, max_rounds=None):
         self.name, self.label, self.make_cmd = name, label, make_cmd
+        self.max_rounds = max_rounds  # reference points run fewer rounds than the goal comparisons
         self.time_from = time_from  # optional fn(Run) -> seconds (e.g. the floor's own timer)
         self.check = check  # optional fn(Run, round_dir) -> (ok, info dict)
         self.env, self.unavailable, self.cleanup, self.note = env, unavailable, cleanup, note
         self.times, self.walls, self.rss, self.failures, self.infos = [], [], [], [], []
+        self.by_round = {}
         self.last = name
 
-    def run_once(self, round_dir):
+    def run_once(self, round_dir, round_no=0):
         os.makedirs(round_dir, exist_ok=True)
         cmd = self.make_cmd(round_dir)
         r = run(cmd, env=self.env)
@@ -130,6 +133,7 @@ class Side:
         else:
             t = self.time_from(r) if self.time_from else r.wall
             self.times.append(t)
+            self.by_round[round_no] = t
             self.walls.append(r.wall)
             self.rss.append(r.rss_mb)
             self.infos.append(info)
@@ -170,17 +174,23 @@ def interleave(sides, rounds, work):
     live = [s for s in sides if not s.unavailable]
     for r in range(rounds):
         for s in live:
-            s.run_once(os.path.join(work, f"{s.name}-{r}"))
+            if s.max_rounds is not None and r >= s.max_rounds:
+                s.last = f"{s.name} (done)"
+                continue
+            s.run_once(os.path.join(work, f"{s.name}-{r}"), r)
         log("  round %d/%d: %s" % (r + 1, rounds, ", ".join(s.last for s in live)))
 
 
 def ratio(a, b):
-    """Ratio of medians a/b with the min-max of the per-round ratios (rounds where both sides ran)."""
+    """Ratio of medians a/b over the rounds where both sides ran, with the min-max of the per-round ratios."""
     if not a.times or not b.times:
         return None
-    n = min(len(a.times), len(b.times))
-    per = [a.times[i] / b.times[i] for i in range(n) if b.times[i] > 0]
-    return {"ratio": statistics.median(a.times) / statistics.median(b.times),
+    common = [i for i in sorted(a.by_round) if b.by_round.get(i)]
+    if not common:
+        return None
+    per = [a.by_round[i] / b.by_round[i] for i in common]
+    return {"ratio": statistics.median(a.by_round[i] for i in common) / statistics.median(b.by_round[i] for i in common),
+            "rounds": len(common),
             "per_round_min": min(per) if per else None, "per_round_max": max(per) if per else None}
 
 
@@ -210,7 +220,7 @@ class Readback:
         if self.missing:
             return self.missing
         h = self.help.get(sub, "")
-        if not h or "TODO" in h.splitlines()[0:3].__str__() or "not part of this build" in h:
+        if not h or any("TODO" in line for line in h.splitlines()[:3]) or "not part of this build" in h:
             return f"`readback {sub}` is not in this build"
         for flag in need:
             if flag not in h:
@@ -319,20 +329,22 @@ def raw_inputs(rb, work):
     scripts/gen_dng.py. Returns [(megapixels, path, origin)]."""
     found = []
     why = rb.subcommand("corpus", need=("--large",))
+    if not why and not any(mp >= 20 for mp in SIZES):
+        why = "no requested size is one of the generated 24/50 MP files"
     if not why:
         out = os.path.join(work, "corpus")
         log("generating RAWs with `readback corpus generate --large`")
         r = run([rb.bin, "corpus", "generate", "--large", "--out", out], env=rb.env(work))
-        if r.rc == 0:
-            for dirpath, _, names in os.walk(out):
-                for n in names:
-                    if n.lower().endswith(".dng"):
-                        p = os.path.join(dirpath, n)
-                        w, h = tiff_dims(p)
-                        if w * h >= 10e6:
-                            found.append((w * h / 1e6, p))
-        else:
-            why = f"`readback corpus generate --large` failed: {first_line(r.err)}"
+        # The large files come first; a later step failing (e.g. no converter in this build) leaves them usable.
+        for dirpath, _, names in os.walk(os.path.join(out, "large")):
+            for n in names:
+                if n.lower().endswith(".dng"):
+                    p = os.path.join(dirpath, n)
+                    w, h = tiff_dims(p)
+                    if w * h >= 10e6 and os.path.getsize(p) >= w * h:
+                        found.append((w * h / 1e6, p))
+        if not found:
+            why = f"`readback corpus generate --large` gave no large DNG (exit {r.rc}: {first_line(r.err)})"
     picked = []
     for mp in SIZES:
         best = min(found, key=lambda t: abs(t[0] - mp), default=None)
@@ -369,9 +381,22 @@ def converter_settings(rb):
                     return m.group(1)
         return None
 
-    guesses = {"quality": ("quality", "90"), "preset": ("speed", "medium"), "chroma": ("chroma", "420"),
-               "depth": ("depth", "8")}
-    for key, (flag, fallback) in guesses.items():
+    src = ""
+    try:
+        with open(os.path.join(ROOT, "Sources", "Converter", "Converter.swift"), encoding="utf-8") as f:
+            src = f.read()
+    except OSError:
+        pass
+
+    def source_default(pattern):
+        m = re.search(pattern, src)
+        return m.group(1) if m else None
+
+    guesses = {"quality": ("quality", r"public var quality: Int = (\d+)", "75"),
+               "preset": ("speed", r'public var speed: String = "(\w+)"', "medium"),
+               "chroma": ("chroma", r"public var chroma: HeifChroma = \.yuv(4\d\d)", "420"),
+               "depth": ("depth", r"public var bitDepth: Int = (\d+)", "8")}
+    for key, (flag, pattern, fallback) in guesses.items():
         env = ENV.get(f"BENCH_{key.upper()}")
         if env:
             found[key] = (env, "environment")
@@ -379,6 +404,8 @@ def converter_settings(rb):
         d = opt_default(flag)
         if d and (key != "quality" or d.isdigit()) and (key != "depth" or d in ("8", "10")):
             found[key] = (d, "readback convert --help")
+        elif source_default(pattern):
+            found[key] = (source_default(pattern), "Sources/Converter/Converter.swift (ConvertOptions defaults)")
         else:
             found[key] = (fallback, "assumed (not readable from this build)")
     return found
@@ -394,12 +421,12 @@ def heic_stat(floor, path):
     return r.json_line() if r.rc == 0 else None
 
 
-def output_check(floor, pattern_dir, ext=(".heic",), first_only=True):
+def output_check(floor, ext=(".heic",), first_only=True, accept_rc=(0,), expect_pixels=0):
     """A check that finds the output file, records its size, and (first round) decodes it to judge it."""
     state = {"judged": False}
 
     def check(r, d):
-        if r.rc != 0 or not_built(r):
+        if r.rc not in accept_rc or not_built(r):
             return False, {}
         outs = []
         for dirpath, _, names in os.walk(d):
@@ -408,15 +435,23 @@ def output_check(floor, pattern_dir, ext=(".heic",), first_only=True):
             return False, {}
         p = max(outs, key=os.path.getsize)
         info = {"output_bytes": os.path.getsize(p)}
+        if r.rc != 0:
+            info["exit_status_note"] = f"exit {r.rc} with an output: {first_line(r.out) or first_line(r.err)}"[:200]
         if p.lower().endswith(".heic") and not (first_only and state["judged"]):
             state["judged"] = True
             s = heic_stat(floor, p)
             info["decoded"] = s
             if not s:
                 info["invalid_output"] = "the output does not decode with libheif"
-            elif s.get("colourless") or s.get("mean", 0) < 8:
+            elif expect_pixels and s["width"] * s["height"] < 0.8 * expect_pixels:
+                info["invalid_output"] = (f"not a conversion of the RAW: {s['width']}x{s['height']} is "
+                                          f"{s['width'] * s['height'] / expect_pixels:.0%} of the sensor's pixels "
+                                          "(an embedded preview?)")
+            elif s.get("monochrome") or s.get("chroma", 0) < 0.75 or s.get("mean", 0) < 4:
+                # Every bench input is a colour scene: a grey or black result is the CFA mosaic, not a picture.
                 info["invalid_output"] = (f"not a conversion: decodes to {s['width']}x{s['height']} "
-                                          f"{'grey' if s.get('colourless') else ''} mean {s['mean']:.1f}/255")
+                                          f"{'monochrome' if s.get('monochrome') else 'grey'}, mean level "
+                                          f"{s['mean']:.1f}/255, mean chroma {s.get('chroma', 0):.2f}")
         return True, info
 
     return check
@@ -463,7 +498,8 @@ def bench_audit(rb, floor, corpus, work, results):
 
     # 1b. vs heif-info, one process per file (as people script it) over the set without the two huge files.
     info = os.path.join(work, "info")
-    staged = stage([p for p in heics if os.path.basename(p) not in huge], info)
+    small = sorted((p for p in heics if os.path.basename(p) not in huge), key=os.path.getsize)
+    staged = stage(small[:INFO_FILES], info)
     log(f"audit without decoding vs heif-info: {len(staged)} files")
     a = Side("readback", "readback audit --outputs DIR --no-decode",
              lambda d: [rb.bin, "audit", "--outputs", info, "--no-decode", "--no-history", "--quiet"],
@@ -487,8 +523,11 @@ def bench_audit(rb, floor, corpus, work, results):
                  if man.get("heic/" + os.path.basename(p), {}).get("has_pixels") == "yes"
                  and "libheif1.15:yes" in man.get("heic/" + os.path.basename(p), {}).get("decodes_with_libraw_or_libheif", "")
                  and (ENV.get("BENCH_DECODE_ALL") == "1" or os.path.basename(p) not in huge)]
-    if QUICK:
-        decodable = decodable[:6]
+    # Gain-map files first (the auditor decodes their maps too), then the rest by name; the first DECODE_FILES.
+    gm = lambda p: "gain map: none" in man.get("heic/" + os.path.basename(p), {}).get("notable", "gain map: none")
+    decodable = sorted(decodable, key=lambda p: (gm(p), os.path.basename(p)))
+    if ENV.get("BENCH_DECODE_ALL") != "1":
+        decodable = decodable[:DECODE_FILES]
     dec = os.path.join(work, "decode")
     staged = stage(decodable, dec)
     log(f"audit with full decoding: {len(staged)} files that libheif 1.15 decodes")
@@ -513,7 +552,9 @@ def bench_audit(rb, floor, corpus, work, results):
 
     # 3. per-file cost at 100, 1,000, 10,000 files (hard links of a few small valid HEICs).
     why = rb.subcommand("audit", need=("--no-decode",))
-    few = [p for p in decodable if os.path.getsize(p) < 1_300_000][:4] or heics[:4]
+    valid = [p for p in heics if man.get("heic/" + os.path.basename(p), {}).get("has_pixels") == "yes"
+             and "libheif1.15:yes" in man.get("heic/" + os.path.basename(p), {}).get("decodes_with_libraw_or_libheif", "")]
+    few = sorted(valid, key=os.path.getsize)[:4] or heics[:4]  # the four smallest valid files: the cost per file
     scale = {"id": "audit_scaling", "title": "audit --no-decode per-file cost by folder size",
              "files_from": [os.path.basename(p) for p in few], "points": []}
     if why:
@@ -565,11 +606,13 @@ def bench_convert(rb, floor, work, results, settings):
     for mp, dng, origin in raw_inputs(rb, work):
         log(f"convert: {os.path.basename(dng)} ({origin}), {PAIRS} interleaved rounds")
         dng_bytes = os.path.getsize(dng)
+        dims = tiff_dims(dng)
+        px = dims[0] * dims[1]
         sides = []
         sides.append(Side(
             "readback", "readback convert (default settings, includes its read-back audit)",
             lambda d: [rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work), unavailable=why_convert,
-            check=output_check(floor, None)))
+            check=output_check(floor, accept_rc=(0, 1), expect_pixels=px)))
         floor_cmd = [floor, "encode", dng, None, "-q", q, "-p", preset, "-c", chroma, "-d", depth]
         sides.append(Side(
             "floor", f"floor: LibRaw decode+demosaic + x265 encode alone (q{q}, preset {preset}, {chroma}, {depth}-bit)",
@@ -585,13 +628,23 @@ def bench_convert(rb, floor, work, results, settings):
                 'heif-enc -q "$4" "$2/x.png" -o "$2/x.heic" >/dev/null && rm -f "$2/x.png" && '
                 'exiftool -q -q -overwrite_original -tagsFromFile "$1" -all:all "$2/x.heic"')
         missing = [t for t in ("dcraw_emu", "heif-enc", "exiftool") if not shutil.which(t)]
+        fid_dir = os.path.join(work, "fid-dcraw")
+        os.makedirs(fid_dir, exist_ok=True)
+
+        def keep_last(d):
+            """Keeps the pipeline's latest output for the untimed fidelity measure, then cleans up."""
+            if os.path.exists(os.path.join(d, "x.heic")):
+                os.replace(os.path.join(d, "x.heic"), os.path.join(fid_dir, "x.heic"))
+            shutil.rmtree(d, ignore_errors=True)
+
         sides.append(Side(
             "dcraw-pipeline", f"dcraw_emu -w | PNG | heif-enc -q {q} (preset slow) + exiftool -tagsFromFile",
-            lambda d: ["sh", "-c", pipe, "sh", dng, d, CONVERT_IM, q], check=output_check(floor, None),
+            lambda d: ["sh", "-c", pipe, "sh", dng, d, CONVERT_IM, q], check=output_check(floor, expect_pixels=px),
+            cleanup=keep_last,
             unavailable=f"not installed: {', '.join(missing)}" if missing else None))
         sides.append(Side(
             "vips", "vips copy x.dng x.heic", lambda d: ["vips", "copy", dng, os.path.join(d, "x.heic")],
-            check=output_check(floor, None),
+            check=output_check(floor, expect_pixels=px),
             unavailable=None if shutil.which("vips") else "libvips-tools is not installed"))
         im_why = None
         if not os.path.exists(CONVERT_IM):
@@ -604,23 +657,23 @@ def bench_convert(rb, floor, work, results, settings):
                     else first_line(probe.err))[:200]
         sides.append(Side(
             "imagemagick", "ImageMagick convert x.dng x.heic",
-            lambda d: [CONVERT_IM, dng, os.path.join(d, "x.heic")], check=output_check(floor, None),
+            lambda d: [CONVERT_IM, dng, os.path.join(d, "x.heic")], check=output_check(floor, expect_pixels=px),
             unavailable=im_why))
         sides.append(Side(
             "rawtherapee", "rawtherapee-cli -j90 (JPEG; reference point, not HEIC)",
             lambda d: ["rawtherapee-cli", "-o", os.path.join(d, "x.jpg"), "-j90", "-Y", "-c", dng],
-            env={"HOME": rt_home}, check=output_check(floor, None, ext=(".jpg",)),
+            env={"HOME": rt_home}, check=output_check(floor, ext=(".jpg",)), max_rounds=REF_ROUNDS,
             unavailable=None if shutil.which("rawtherapee-cli") else "rawtherapee is not installed"))
         sides.append(Side(
             "darktable", "darktable-cli (JPEG; reference point, not HEIC)",
             lambda d: ["darktable-cli", dng, os.path.join(d, "x.jpg"), "--core", "--configdir",
-                       os.path.join(d, "dtconf")], check=output_check(floor, None, ext=(".jpg",)),
+                       os.path.join(d, "dtconf")], check=output_check(floor, ext=(".jpg",)), max_rounds=REF_ROUNDS,
             unavailable=None if shutil.which("darktable-cli") else "darktable is not installed (optional reference)"))
         interleave(sides, PAIRS, os.path.join(work, "rounds"))
         by = {s.name: s for s in sides}
         comp = {"id": f"convert_{mp:g}mp", "title": f"convert one {mp:g} MP RAW to HEIC",
                 "input": {"file": os.path.basename(dng), "origin": origin, "bytes": dng_bytes,
-                          "dimensions": tiff_dims(dng)},
+                          "dimensions": dims},
                 "floor_settings": {k: {"value": v[0], "source": v[1]} for k, v in settings.items()},
                 "sides": [s.summary() for s in sides]}
         rbside = by["readback"]
@@ -634,16 +687,13 @@ def bench_convert(rb, floor, work, results, settings):
             r = run([floor, "encode", dng, os.path.join(work, "fid.heic"), "-q", q, "-p", preset, "-c", chroma,
                      "-d", depth, "--fidelity"])
             fid["floor_at_readback_settings"] = r.json_line() if r.rc == 0 else {"error": first_line(r.err)}
-        if not by["dcraw-pipeline"].unavailable and shutil.which("dcraw_emu"):
-            d = os.path.join(work, "fid-dcraw")
-            os.makedirs(d, exist_ok=True)
-            ppm = os.path.join(d, "ref.ppm")
+        if os.path.exists(os.path.join(fid_dir, "x.heic")):
+            # dcraw_emu is deterministic: the same command writes the frame the timed pipeline fed to heif-enc.
+            ppm = os.path.join(fid_dir, "ref.ppm")
             r1 = run(["sh", "-c", 'dcraw_emu -w -Z "$2" "$1"', "sh", dng, ppm])
-            r2 = run(["sh", "-c", '"$1" "$2" -define png:compression-level=1 "$3/x.png" && heif-enc -q "$4" '
-                      '"$3/x.png" -o "$3/x.heic" >/dev/null', "sh", CONVERT_IM, ppm, d, q])
-            r3 = run([floor, "compare", os.path.join(d, "x.heic"), ppm]) if r1.rc == 0 and r2.rc == 0 else None
+            r3 = run([floor, "compare", os.path.join(fid_dir, "x.heic"), ppm]) if r1.rc == 0 else None
             fid["dcraw_pipeline"] = r3.json_line() if r3 and r3.rc == 0 else {"error": "could not measure"}
-            shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(fid_dir, ignore_errors=True)
         comp["fidelity"] = fid
         comp["fidelity_note"] = ("PSNR (RGB) and SSIM (luma, 8x8) of each encoder's output against the exact frame "
                                  "it was given. Readback's own pre-encode frame is not exposed, so its figure is the "
@@ -733,7 +783,9 @@ def fmt_s(st):
 def fmt_side(s):
     if not s.get("available"):
         return f"not available: {s.get('reason', 'unknown')}"
-    bits = [fmt_s(s.get("seconds")), f"{s['peak_rss_mb']:.0f} MB RSS" if s.get("peak_rss_mb") else ""]
+    st = s.get("seconds")
+    bits = [fmt_s(st) + (f" n={st['n']}" if st and st["n"] != PAIRS else ""),
+            f"{s['peak_rss_mb']:.0f} MB RSS" if s.get("peak_rss_mb") else ""]
     if s.get("output_bytes"):
         bits.append(f"{s['output_bytes'] / 1e6:.2f} MB out")
     if s.get("invalid_output"):
@@ -774,6 +826,8 @@ def table(results):
                     q = c.get("ratios", {}).get(s["name"])
                     if q:
                         rat = f"{q['ratio']:.2f}x the time ({q['per_round_min']:.2f}-{q['per_round_max']:.2f})"
+                        if s.get("invalid_output"):
+                            rat += "; peer output invalid, no real comparison"
             rows.append(f"| {c['title']} | {s['label']} | {fmt_side(s)} | {rat} |")
         if c.get("fidelity"):
             for k, v in c["fidelity"].items():
@@ -804,9 +858,17 @@ def fmt_db(x):
     return f"{x:.2f} dB" if x is not None else "?"
 
 
+def config():
+    return {"quick": QUICK, "pairs": PAIRS, "sizes": SIZES, "scale": SCALE, "meta_copies": META_COPIES,
+            "info_files": INFO_FILES, "decode_files": DECODE_FILES, "decode_all": ENV.get("BENCH_DECODE_ALL") == "1"}
+
+
 def agreement(prev, cur):
-    """Compares this run's ratios with the previous Reports/bench.json: agree when the per-round ranges overlap."""
+    """Compares this run's ratios with the previous Reports/bench.json (same configuration only): they agree when
+    the two runs' per-round ranges overlap."""
     out = []
+    if prev.get("config") != cur.get("config"):
+        return out
     pg = {g["id"]: g for g in prev.get("goals", [])}
     for g in cur["goals"]:
         p = pg.get(g["id"])
@@ -860,19 +922,24 @@ def main():
     out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
     work = tempfile.mkdtemp(prefix="readback-bench-")
     results = {"schemaVersion": 1, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "quick": QUICK, "pairs": PAIRS, "machine": machine(), "comparisons": [], "goals": []}
+               "quick": QUICK, "pairs": PAIRS, "config": config(), "machine": machine(), "comparisons": [],
+               "goals": []}
     try:
         rb = Readback(binary)
         results["tools"] = tool_versions(rb)
         floor = compile_floor(work)
         settings = converter_settings(rb)
-        corpus = find_corpus()
-        if corpus:
+        only = ENV.get("BENCH_ONLY", "")
+        corpus = find_corpus() if only in ("", "audit") else None
+        if only == "convert":
+            pass
+        elif corpus:
             bench_audit(rb, floor, corpus, work, results)
         else:
-            results["comparisons"].append({"id": "audit_nodecode", "title": "audit", "sides": [],
-                                           "reason": "no real-world corpus (set BENCH_CORPUS)"})
-        bench_convert(rb, floor, work, results, settings)
+            results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
+                                         why="no real-world corpus (set BENCH_CORPUS)"))
+        if only in ("", "convert"):
+            bench_convert(rb, floor, work, results, settings)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["elapsed_s"] = time.time() - t0

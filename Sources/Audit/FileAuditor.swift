@@ -45,7 +45,7 @@ public struct FileAuditor: Sendable {
                 findings: options.policy.apply(findings))
         }
         let bytes = [UInt8](data)
-        let digest = SHA256.hex(bytes)
+        let digest = options.digest ? SHA256.hex(bytes) : nil
         var result = FileResult(
             name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
             outputBytes: outSize, sha256: digest)

@@ -11,9 +11,13 @@ public struct AuditOptions: Sendable {
     /// Worker threads.
     public var jobs: Int
     public var failOn: Severity
+    /// Whether each output's sha256 is computed (for reports, the history and expectations); skipped when nothing
+    /// will record it, since hashing is most of the cost of an audit without decoding.
+    public var digest: Bool
 
     public init(policy: Policy = .builtIn, decode: Bool = true, thumbnails: Bool = false, jobs: Int = 1,
-                failOn: Severity = .error) {
+                failOn: Severity = .error, digest: Bool = true) {
+        self.digest = digest
         self.policy = policy
         self.decode = decode
         self.thumbnails = thumbnails

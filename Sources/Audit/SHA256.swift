@@ -24,26 +24,40 @@ public struct SHA256: Sendable {
     /// Adds bytes to the digest.
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         length &+= UInt64(bytes.count)
-        buffer.append(contentsOf: bytes)
-        var start = 0
-        while buffer.count - start >= 64 {
-            block(buffer, start)
-            start += 64
+        let direct: Void? = bytes.withContiguousStorageIfAvailable { buf in
+            var i = 0
+            // Fill a pending partial block first.
+            if !buffer.isEmpty {
+                let take = min(64 - buffer.count, buf.count)
+                buffer.append(contentsOf: buf[0..<take])
+                i = take
+                if buffer.count == 64 {
+                    buffer.withUnsafeBufferPointer { block(UnsafeRawBufferPointer($0), 0) }
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            let raw = UnsafeRawBufferPointer(buf)
+            while buf.count - i >= 64 {
+                block(raw, i)
+                i += 64
+            }
+            if i < buf.count { buffer.append(contentsOf: buf[i...]) }
         }
-        if start > 0 { buffer.removeFirst(start) }
+        if direct == nil { update(Array(bytes)) ; length &-= UInt64(bytes.count) }
     }
 
     /// The digest as 64 lower-case hex digits.
     public mutating func hexDigest() -> String {
         let bits = length &* 8
-        var tail: [UInt8] = [0x80]
-        while (buffer.count + tail.count) % 64 != 56 { tail.append(0) }
+        var tail: [UInt8] = buffer + [0x80]
+        while tail.count % 64 != 56 { tail.append(0) }
         for i in (0..<8).reversed() { tail.append(UInt8((bits >> (UInt64(i) * 8)) & 0xFF)) }
-        buffer.append(contentsOf: tail)
-        var start = 0
-        while start < buffer.count {
-            block(buffer, start)
-            start += 64
+        tail.withUnsafeBytes { raw in
+            var start = 0
+            while start < raw.count {
+                block(raw, start)
+                start += 64
+            }
         }
         buffer = []
         return h.map { String(format: "%08x", $0) }.joined()
@@ -66,17 +80,24 @@ public struct SHA256: Sendable {
         return s.hexDigest()
     }
 
-    private mutating func block(_ b: [UInt8], _ o: Int) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(b[o + 4 * i]) << 24 | UInt32(b[o + 4 * i + 1]) << 16 | UInt32(b[o + 4 * i + 2]) << 8
-                | UInt32(b[o + 4 * i + 3])
+    private mutating func block(_ b: UnsafeRawBufferPointer, _ o: Int) {
+        // The message schedule lives in a tuple-sized stack buffer: no allocation per block.
+        var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &w) { wb in
+            let w = wb.bindMemory(to: UInt32.self)
+            for i in 0..<16 {
+                w[i] = UInt32(bigEndian: b.loadUnaligned(fromByteOffset: o + 4 * i, as: UInt32.self))
+            }
+            for i in 16..<64 {
+                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            compress(w)
         }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
+    }
+
+    private mutating func compress(_ w: UnsafeMutableBufferPointer<UInt32>) {
         var a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
         for i in 0..<64 {
             let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)

@@ -106,24 +106,34 @@ enum Trash {
         let stem = (base as NSString).deletingPathExtension
         // Reserve a name by creating its .trashinfo exclusively (the spec's atomic step), then rename the file.
         var n = 1
+        let recorded: String
+        if let topDir, FileOps.isInside(path, root: topDir), topDir != "/" {
+            recorded = String(path.dropFirst(topDir.count + 1))
+        } else {
+            recorded = path
+        }
+        let pathLine = "Path=\(percentEncode(recorded))"
         while true {
             let name = n == 1 ? base : (ext.isEmpty ? "\(stem).\(n)" : "\(stem).\(n).\(ext)")
             let infoPath = infoDir + "/" + name + ".trashinfo"
-            let fd = open(infoPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            var fd = open(infoPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 {
-                if errno == EEXIST {
+                guard errno == EEXIST else {
+                    throw BatchError.io(path: infoPath, operation: "create trashinfo", errno: errno)
+                }
+                // Our own orphan (a run killed between writing the .trashinfo and the rename): same Path, no file
+                // in files/. Reuse it rather than leave an entry pointing at nothing.
+                let existing = (try? String(contentsOfFile: infoPath, encoding: .utf8)) ?? ""
+                let orphan =
+                    (try FileOps.info(files + "/" + name)) == nil
+                    && existing.split(separator: "\n").contains { $0 == pathLine }
+                if orphan { fd = open(infoPath, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }
+                if fd < 0 {
                     n += 1
                     continue
                 }
-                throw BatchError.io(path: infoPath, operation: "create trashinfo", errno: errno)
             }
-            let recorded: String
-            if let topDir, FileOps.isInside(path, root: topDir), topDir != "/" {
-                recorded = String(path.dropFirst(topDir.count + 1))
-            } else {
-                recorded = path
-            }
-            let text = "[Trash Info]\nPath=\(percentEncode(recorded))\nDeletionDate=\(deletionDate())\n"
+            let text = "[Trash Info]\n\(pathLine)\nDeletionDate=\(deletionDate())\n"
             let bytes = Array(text.utf8)
             let wrote = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             let synced = fsync(fd) == 0

@@ -59,6 +59,9 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public var thumbnail: Bool = true
     /// Quality of the gain-map stream.
     public var gainMapQuality: Int = 90
+    /// x265 preset of the gain-map stream: the map is smooth, so a fast preset costs little fidelity and keeps the
+    /// HDR overhead small next to the primary's encode.
+    public var gainMapSpeed: String = "veryfast"
     /// Exif Software value.
     public var software: String = "Readback \(readbackVersion)"
     /// XMP sidecar; nil = `<source>.xmp` or `<source minus extension>.xmp` when one exists.
@@ -71,6 +74,7 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
         if !(0...100).contains(quality) { return "quality must be 0…100, got \(quality)" }
         if bitDepth != 8 && bitDepth != 10 { return "depth must be 8 or 10, got \(bitDepth)" }
         if chroma == .monochrome { return "chroma must be 420 or 444" }
+        if !HeifEncodeSettings.presets.contains(gainMapSpeed) { return "gain-map speed '\(gainMapSpeed)' is not an x265 preset" }
         if !HeifEncodeSettings.presets.contains(speed) {
             return "speed must be one of \(HeifEncodeSettings.presets.joined(separator: ", ")), got '\(speed)'"
         }
@@ -394,8 +398,9 @@ public enum Converter {
                 losses.append("source auxiliary images (depth, mattes) not carried")
             }
         }
-        let nclx = decoded.nclx ?? .sRGB
-        if decoded.nclx == nil { losses.append("source had no nclx; signalled as sRGB") }
+        // Keep the source's colour signalling: its nclx, else (ICC only) an 'unspecified' nclx so the ICC governs.
+        let nclx = decoded.nclx ?? (decoded.icc != nil ? Nclx(primaries: 2, transfer: 2, matrix: 6, fullRange: true) : .sRGB)
+        if decoded.nclx == nil && decoded.icc == nil { losses.append("source had no colour signalling; written as sRGB") }
         let pixels: HeifPixels
         var depth = 8
         if decoded.bitDepth > 8 {
@@ -420,8 +425,13 @@ public enum Converter {
             parts, exif: md.exif, xmp: md.xmp, width: decoded.width, height: decoded.height, file: name)
         clock.lap("assemble")
         clock.total()
+        let hdrTransfer = nclx.transfer == 16 || nclx.transfer == 18
         let decision = HDRDecision(
-            gainMap: false, reason: "already-rendered input: flat SDR", measuredHeadroomStops: 0,
+            gainMap: false,
+            reason: hdrTransfer
+                ? "already-rendered HDR input (nclx transfer \(nclx.transfer)): re-encoded as is, no gain map"
+                : "already-rendered input: flat SDR",
+            measuredHeadroomStops: 0,
             fractionAboveOneStop: 0, clipHeadroomStops: 0)
         let result = ConversionResult(
             source: name, inputKind: .renderedHEIF, width: decoded.width, height: decoded.height, make: "", model: "",
@@ -492,7 +502,7 @@ public enum Converter {
         }
         let item = try encodeItem(
             .mono8(width: computed.width, height: computed.height, samples: computed.quantized),
-            settings: HeifEncodeSettings(quality: options.gainMapQuality, preset: options.speed, nclx: .gainMap),
+            settings: HeifEncodeSettings(quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap),
             file: file)
         let ch = computed.metadata.channel(0)
         let ha = computed.metadata.alternateHdrHeadroom.doubleValue

@@ -92,6 +92,22 @@ public enum Corpus {
                 exercises: "no scene value above diffuse white: a converter must NOT add a gain map",
                 expectedAudit: "clean; no gain map; upright chart",
                 spec: sdrSpec, width: tinyWidth, height: tinyHeight, highlightStops: nil, large: false))
+        for (layout, bits, o, seed, name) in [
+            (DNGLayout.bayer(.rggb), 14, 1, UInt64(600), "dng/chart-rggb-14bit-ljpeg-o1.dng"),
+            (DNGLayout.bayer(.gbrg), 12, 3, UInt64(601), "dng/chart-gbrg-12bit-ljpeg-o3.dng"),
+            (DNGLayout.linear, 16, 1, UInt64(602), "dng/linear-16bit-ljpeg-o1.dng"),
+        ] {
+            let spec = DNGSpec(
+                layout: layout, bitsPerSample: bits, noiseSigma: 0.5, seed: seed, orientation: o,
+                camera: layout == .linear ? .syntheticLinear : .synthetic, losslessJPEG: true)
+            r.append(
+                CorpusRecipe(
+                    file: name, recipe: "chart \(layout.name) \(bits)-bit lossless JPEG orientation \(o)", seed: seed,
+                    exercises: "Compression 7 (lossless Huffman JPEG, predictor 1) \(layout.name) \(bits)-bit, "
+                        + "Orientation \(o), full Exif/GPS/XMP/MakerNote",
+                    expectedAudit: "clean; gain map required (headroom \(Int(highlightStops)) stops); upright chart",
+                    spec: spec, width: tinyWidth, height: tinyHeight, highlightStops: highlightStops, large: false))
+        }
         var bare = CaptureMetadata.standard
         bare.gps = nil
         bare.xmp = nil

@@ -187,12 +187,15 @@ public struct DNGSpec: Sendable, Codable, Equatable {
     public var capture: CaptureMetadata
     /// TIFF byte order of the file.
     public var bigEndian: Bool
+    /// Compression 7 (lossless Huffman JPEG, `LosslessJPEG`) instead of 1 (uncompressed).
+    public var losslessJPEG: Bool
 
     public init(
         layout: DNGLayout, bitsPerSample: Int = 16, blackLevel: UInt32? = nil, headroomStops: Double = 4,
         noiseSigma: Double = 0, seed: UInt64 = 1, orientation: Int = 1, camera: CameraProfile = .synthetic,
-        capture: CaptureMetadata = .standard, bigEndian: Bool = false
+        capture: CaptureMetadata = .standard, bigEndian: Bool = false, losslessJPEG: Bool = false
     ) {
+        self.losslessJPEG = losslessJPEG
         self.layout = layout
         self.bitsPerSample = bitsPerSample
         self.blackLevel = blackLevel ?? UInt32(1 << max(0, bitsPerSample - 8))  // 16 @12 bit, 64 @14, 256 @16
@@ -325,7 +328,15 @@ public enum DNGWriter {
                 }
             }
         }
-        let data = pack(values, bits: spec.bitsPerSample, rowSamples: sw * samples, rows: sh, bigEndian: spec.bigEndian)
+        let data: [UInt8]
+        if spec.losslessJPEG {
+            // A Bayer row of W samples is coded as W/2 × 2 components, a LinearRaw row as W × 3 (DNG SDK layout).
+            let bayer = spec.layout != .linear
+            data = LosslessJPEG.encode(
+                values, width: bayer ? sw / 2 : sw, height: sh, components: bayer ? 2 : 3, precision: spec.bitsPerSample)
+        } else {
+            data = pack(values, bits: spec.bitsPerSample, rowSamples: sw * samples, rows: sh, bigEndian: spec.bigEndian)
+        }
 
         // Raw IFD (SubIFD 0).
         var raw = TIFFIFD()
@@ -333,7 +344,7 @@ public enum DNGWriter {
         raw[256] = .longs([UInt32(sw)])
         raw[257] = .longs([UInt32(sh)])
         raw[258] = .shorts(Array(repeating: UInt16(spec.bitsPerSample), count: samples))
-        raw[259] = .shorts([1])
+        raw[259] = .shorts([spec.losslessJPEG ? 7 : 1])
         raw[277] = .shorts([UInt16(samples)])
         raw[278] = .longs([UInt32(sh)])
         raw[284] = .shorts([1])

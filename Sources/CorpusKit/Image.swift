@@ -20,6 +20,9 @@ public protocol SceneSource: Sendable {
     func pixel(x: Int, y: Int) -> RGB
 }
 
+/// The earlier name of `RGBImage`; prefer `RGBImage` (GainMap has its own, planar `LinearImage`).
+public typealias LinearImage = RGBImage
+
 /// An interleaved linear-float RGB image.
 public struct RGBImage: Sendable, Equatable, SceneSource {
     public let width: Int

@@ -99,7 +99,8 @@ public struct AppleGainMapXMP: Sendable, Hashable {
             .flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil }
         let aux = XMPScan.value(of: "AuxiliaryImageType", prefixes: apdiPrefixes, in: text)
         return AppleGainMapXMP(
-            version: version, headroom: headroom, declaresNamespace: !gmPrefixes.isEmpty || text.contains(AppleGainMap.xmpNamespace),
+            version: version, headroom: headroom,
+            declaresNamespace: !gmPrefixes.isEmpty || text.contains(AppleGainMap.xmpNamespace),
             auxiliaryImageType: aux)
     }
 
@@ -259,7 +260,8 @@ public struct AppleMakerNote: Sendable, Hashable {
                 var vr = BEReader(blob)
                 vr.pos = Int(valueOrOffset)
                 if let num = vr.u32(), let den = vr.u32(), den != 0 {
-                    v = type == 10
+                    v =
+                        type == 10
                         ? Double(Int32(bitPattern: num)) / Double(Int32(bitPattern: den))
                         : Double(num) / Double(den)
                 } else {

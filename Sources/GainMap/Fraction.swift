@@ -79,8 +79,10 @@ enum FractionApproximation {
         let maxDen = UInt64(UInt32.max)
         if x == x.rounded(.down), x <= Double(maxNumerator) { return (UInt64(x), 1) }
         // Convergents h/k.
-        var h0: UInt64 = 0, h1: UInt64 = 1
-        var k0: UInt64 = 1, k1: UInt64 = 0
+        var h0: UInt64 = 0
+        var h1: UInt64 = 1
+        var k0: UInt64 = 1
+        var k1: UInt64 = 0
         var r = x
         var best: (UInt64, UInt64)? = nil
         for _ in 0..<64 {
@@ -94,7 +96,10 @@ enum FractionApproximation {
             let (k2, o4) = ak.addingReportingOverflow(k0)
             guard !o3, !o4, h2 <= maxNumerator, k2 <= maxDen, k2 > 0 else { break }
             best = (h2, k2)
-            h0 = h1; h1 = h2; k0 = k1; k1 = k2
+            h0 = h1
+            h1 = h2
+            k0 = k1
+            k1 = k2
             let frac = r - aD
             if frac < 1e-12 || abs(Double(h2) / Double(k2) - x) == 0 { break }
             r = 1 / frac

@@ -152,7 +152,8 @@ public enum GainMapInspector {
         let tmaps = file.toneMapItems
         if file.brands?.compatible.contains("tmap") == true || file.brands?.major == "tmap", tmaps.isEmpty {
             fileFindings.append(
-                GainMapFinding(.brandWithoutTmap, .error, "ftyp lists the tmap brand but the file has no tmap item", offset: 0))
+                GainMapFinding(
+                    .brandWithoutTmap, .error, "ftyp lists the tmap brand but the file has no tmap item", offset: 0))
         }
         // ISO form: one record per tmap item.
         for t in tmaps {
@@ -161,7 +162,11 @@ public enum GainMapInspector {
             let gm = inputs.count >= 2 ? inputs[1] : nil
             let urn = gm.flatMap { file.auxiliaryType(of: $0) }
             var forms: [GainMapForm] = [.iso21496]
-            if urn == AppleGainMap.auxiliaryURN { forms.append(.appleAux) } else if isGainMapURN(urn) { forms.append(.otherAux) }
+            if urn == AppleGainMap.auxiliaryURN {
+                forms.append(.appleAux)
+            } else if isGainMapURN(urn) {
+                forms.append(.otherAux)
+            }
             reports.append(
                 GainMapReport(
                     baseItemID: base, gainMapItemID: gm, toneMapItemID: t, auxiliaryType: urn, forms: forms, parts: []))
@@ -198,15 +203,22 @@ public enum GainMapInspector {
     }
 
     static func check(_ r: inout GainMapReport, _ f: HEIFFile, _ decode: GainMapDecoder?) {
-        var description = Part(), metadata = Part(), data = Part(), colour = Part(), consistency = Part()
+        var description = Part()
+        var metadata = Part()
+        var data = Part()
+        var colour = Part()
+        var consistency = Part()
         let iso = r.forms.contains(.iso21496)
         let gmItem = r.gainMapItemID.flatMap { f.item($0) }
 
         // Description.
         if let g = gmItem {
-            description.evidence.append("item \(g.id) '\(g.type)'\(g.hidden ? " hidden" : "")\(r.auxiliaryType.map { ", auxC \($0)" } ?? "")")
+            description.evidence.append(
+                "item \(g.id) '\(g.type)'\(g.hidden ? " hidden" : "")\(r.auxiliaryType.map { ", auxC \($0)" } ?? "")")
             if !g.hidden {
-                description.add(.descriptionNotHidden, .warning, "gain-map item \(g.id) is not hidden; readers show it as an image of its own", g.offset)
+                description.add(
+                    .descriptionNotHidden, .warning,
+                    "gain-map item \(g.id) is not hidden; readers show it as an image of its own", g.offset)
             }
             if let s = f.imageSize(of: g.id) {
                 description.evidence.append("ispe \(s.width)x\(s.height)")
@@ -227,23 +239,34 @@ public enum GainMapInspector {
                         ? "\(coded.count - withConfig.count) of \(coded.count) tiles of grid \(g.id) lack hvcC/av1C"
                         : "gain-map item \(g.id) has no codec configuration (hvcC/av1C)", g.offset)
             } else {
-                let chroma = f.chromaFormat(of: g.id).map { ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][Swift.min($0, 3)] } ?? "?"
+                let chroma =
+                    f.chromaFormat(of: g.id).map { ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][Swift.min($0, 3)] } ?? "?"
                 let cfg = f.property("hvcC", of: coded[0]) != nil ? "hvcC" : "av1C"
                 description.evidence.append(
-                    g.type == "grid" ? "\(cfg) on \(coded.count) tiles (\(chroma))" : "\(cfg) (\(chroma), \(f.bitDepth(of: g.id) ?? 0)-bit)")
+                    g.type == "grid"
+                        ? "\(cfg) on \(coded.count) tiles (\(chroma))"
+                        : "\(cfg) (\(chroma), \(f.bitDepth(of: g.id) ?? 0)-bit)")
             }
             if let s = f.imageSize(of: g.id), let b = f.imageSize(of: r.baseItemID) {
-                if let k = [1, 2, 4].first(where: { plausible(Int(s.width), Int(b.width), $0) && plausible(Int(s.height), Int(b.height), $0) }) {
-                    description.evidence.append(k == 1 ? "same size as base \(b.width)x\(b.height)" : "1/\(k) of base \(b.width)x\(b.height)")
+                if let k = [1, 2, 4].first(where: {
+                    plausible(Int(s.width), Int(b.width), $0) && plausible(Int(s.height), Int(b.height), $0)
+                }) {
+                    description.evidence.append(
+                        k == 1 ? "same size as base \(b.width)x\(b.height)" : "1/\(k) of base \(b.width)x\(b.height)")
                 } else {
                     description.add(
                         .descriptionSizeImplausible, .warning,
-                        "gain map \(s.width)x\(s.height) is not 1, 1/2 or 1/4 of base \(b.width)x\(b.height)", propertyOffset(f, "ispe", g.id))
+                        "gain map \(s.width)x\(s.height) is not 1, 1/2 or 1/4 of base \(b.width)x\(b.height)",
+                        propertyOffset(f, "ispe", g.id))
                 }
             }
         } else {
-            let msg = r.gainMapItemID.map { "gain-map item \($0) does not exist" } ?? "tmap \(r.toneMapItemID ?? 0) names no gain-map input"
-            let off = r.toneMapItemID.flatMap { f.references(from: $0, type: "dimg").first?.offset } ?? r.toneMapItemID.flatMap { f.item($0)?.offset }
+            let msg =
+                r.gainMapItemID.map { "gain-map item \($0) does not exist" }
+                ?? "tmap \(r.toneMapItemID ?? 0) names no gain-map input"
+            let off =
+                r.toneMapItemID.flatMap { f.references(from: $0, type: "dimg").first?.offset }
+                ?? r.toneMapItemID.flatMap { f.item($0)?.offset }
             description.add(.descriptionItemMissing, .error, msg, off)
         }
 
@@ -259,7 +282,8 @@ public enum GainMapInspector {
             if !missing.isEmpty || coded.isEmpty {
                 data.add(
                     .dataMissing, .error,
-                    coded.isEmpty ? "grid \(g.id) has no tiles"
+                    coded.isEmpty
+                        ? "grid \(g.id) has no tiles"
                         : "no or empty iloc data for item\(missing.count > 1 ? "s" : "") \(missing.map(String.init).joined(separator: ", "))",
                     f.item(missing.first ?? g.id)?.offset)
             } else {
@@ -300,13 +324,16 @@ public enum GainMapInspector {
                 let parsed = xmps.compactMap { id in f.xmp(of: id).map { (id, AppleGainMapXMP.parse($0)) } }
                 let hit = parsed.first { $0.1.version != nil } ?? parsed.first { $0.1.declaresNamespace }
                 r.appleXMP = hit?.1
-                r.appleMakerNote = f.metadataItems(describing: r.baseItemID).lazy.filter { f.item($0)?.isExif == true }
+                r.appleMakerNote =
+                    f.metadataItems(describing: r.baseItemID).lazy.filter { f.item($0)?.isExif == true }
                     .compactMap { f.payload(of: $0).flatMap(AppleMakerNote.find(inExif:)) }.first
                 if let (id, x) = hit {
                     if let v = x.version {
                         metadata.evidence.append("XMP item \(id) → item \(g.id): HDRGainMapVersion \(v)")
                     } else {
-                        metadata.add(.appleVersionMissing, .error, "XMP item \(id) on the gain map has no HDRGainMapVersion", f.item(id)?.offset)
+                        metadata.add(
+                            .appleVersionMissing, .error, "XMP item \(id) on the gain map has no HDRGainMapVersion",
+                            f.item(id)?.offset)
                     }
                     if let h = x.headroom {
                         metadata.evidence.append("HDRGainMapHeadroom \(h) (\(fmt(log2(h))) stops)")
@@ -314,34 +341,43 @@ public enum GainMapInspector {
                 } else {
                     metadata.add(
                         .appleXMPMissing, .error,
-                        xmps.isEmpty ? "no XMP item describes (cdsc) the Apple gain map \(g.id)"
+                        xmps.isEmpty
+                            ? "no XMP item describes (cdsc) the Apple gain map \(g.id)"
                             : "the XMP on gain map \(g.id) has no HDRGainMap properties", g.offset)
                 }
                 if r.appleXMP?.headroom == nil {
                     if let h = r.appleMakerNote?.headroom, let n = r.appleMakerNote {
                         metadata.evidence.append(
-                            "headroom from MakerNote 0x0021 \(fmt(n.hdrHeadroom!)) / 0x0030 \(fmt(n.hdrGain!)): \(fmt(h)) (\(fmt(log2(h))) stops)")
+                            "headroom from MakerNote 0x0021 \(fmt(n.hdrHeadroom!)) / 0x0030 \(fmt(n.hdrGain!)): \(fmt(h)) (\(fmt(log2(h))) stops)"
+                        )
                     } else if let n = r.appleMakerNote, let a = n.hdrHeadroom ?? n.hdrGain {
-                        let which = n.hdrHeadroom != nil ? "0x0021 HDRHeadroom \(fmt(a)) without 0x0030 HDRGain" : "0x0030 HDRGain \(fmt(a)) without 0x0021 HDRHeadroom"
+                        let which =
+                            n.hdrHeadroom != nil
+                            ? "0x0021 HDRHeadroom \(fmt(a)) without 0x0030 HDRGain"
+                            : "0x0030 HDRGain \(fmt(a)) without 0x0021 HDRHeadroom"
                         metadata.add(
                             .appleHeadroomMissing, .warning,
-                            "no HDRGainMapHeadroom in the XMP and only MakerNote \(which): readers fall back to defaults", g.offset)
+                            "no HDRGainMapHeadroom in the XMP and only MakerNote \(which): readers fall back to defaults",
+                            g.offset)
                     } else if hit != nil {
                         metadata.add(
                             .appleHeadroomMissing, .error,
-                            "no HDRGainMapHeadroom in the XMP and no MakerNote tags 0x0021/0x0030 in the base's Exif", g.offset)
+                            "no HDRGainMapHeadroom in the XMP and no MakerNote tags 0x0021/0x0030 in the base's Exif",
+                            g.offset)
                     }
                 }
             }
             if r.forms.contains(.otherAux) {
-                let hit = xmps.lazy.compactMap { id in f.xmp(of: id).flatMap(AdobeGainMapXMP.parse).map { (id, $0) } }.first
+                let hit = xmps.lazy.compactMap { id in f.xmp(of: id).flatMap(AdobeGainMapXMP.parse).map { (id, $0) } }
+                    .first
                 r.adobeXMP = hit?.1
                 if let (id, x) = hit, let m = x.isoMetadata {
                     metadata.evidence.append("hdrgm XMP item \(id) → item \(g.id): " + describe(m, bytes: nil))
                 } else if !iso {
                     metadata.add(
                         .auxMetadataMissing, .error,
-                        "no usable hdrgm XMP (Version, GainMapMax, HDRCapacityMax) describes the auxiliary gain map \(g.id)", g.offset)
+                        "no usable hdrgm XMP (Version, GainMapMax, HDRCapacityMax) describes the auxiliary gain map \(g.id)",
+                        g.offset)
                 }
             }
         }
@@ -351,9 +387,12 @@ public enum GainMapInspector {
             let cs = f.colours(of: g.id)
             if cs.isEmpty {
                 if iso {
-                    colour.add(.colrMissing, .warning, "gain-map item \(g.id) has no colr (libavif expects nclx)", g.offset)
+                    colour.add(
+                        .colrMissing, .warning, "gain-map item \(g.id) has no colr (libavif expects nclx)", g.offset)
                 } else {
-                    colour.evidence.append("gain map untagged (no colr), as \(r.forms.contains(.appleAux) ? "iOS" : "the vendor") writes it")
+                    colour.evidence.append(
+                        "gain map untagged (no colr), as \(r.forms.contains(.appleAux) ? "iOS" : "the vendor") writes it"
+                    )
                 }
             } else {
                 colour.evidence.append("gain map colr " + cs.map(describe).joined(separator: " + "))
@@ -362,11 +401,15 @@ public enum GainMapInspector {
         if iso, let t = r.toneMapItemID {
             let cs = f.colours(of: t)
             if cs.isEmpty {
-                colour.add(.tmapColrMissing, .warning, "tmap \(t) has no colr (nclx or ICC) for the alternate rendition", f.item(t)?.offset)
+                colour.add(
+                    .tmapColrMissing, .warning, "tmap \(t) has no colr (nclx or ICC) for the alternate rendition",
+                    f.item(t)?.offset)
             } else {
                 colour.evidence.append("alternate (tmap) colr " + cs.map(describe).joined(separator: " + "))
             }
-            if case .clli(let a, let b)? = f.property("clli", of: t) { colour.evidence.append("alternate clli \(a)/\(b)") }
+            if case .clli(let a, let b)? = f.property("clli", of: t) {
+                colour.evidence.append("alternate clli \(a)/\(b)")
+            }
         }
 
         // Consistency.
@@ -374,40 +417,55 @@ public enum GainMapInspector {
             if f.brands?.contains("tmap") == true {
                 consistency.evidence.append("ftyp has the tmap brand")
             } else {
-                consistency.add(.brandMissing, .error, "tmap item \(t) but no tmap brand in ftyp; readers ignore the gain map", 0)
+                consistency.add(
+                    .brandMissing, .error, "tmap item \(t) but no tmap brand in ftyp; readers ignore the gain map", 0)
             }
             let dimgs = f.references(from: t, type: "dimg")
             let inputs = dimgs.first?.to ?? []
             let off = dimgs.first?.offset ?? f.item(t)?.offset
             if inputs.count != 2 || Set(inputs).count != 2 || inputs.contains(where: { f.item($0)?.isImage != true }) {
-                consistency.add(.dimgInvalid, .error, "tmap \(t) dimg is \(inputs); it must list two distinct images [base, gain map]", off)
+                consistency.add(
+                    .dimgInvalid, .error,
+                    "tmap \(t) dimg is \(inputs); it must list two distinct images [base, gain map]", off)
             } else if dimgs.count > 1 {
-                consistency.add(.dimgInvalid, .error, "tmap \(t) has \(dimgs.count) dimg boxes; one is allowed", dimgs[1].offset)
+                consistency.add(
+                    .dimgInvalid, .error, "tmap \(t) has \(dimgs.count) dimg boxes; one is allowed", dimgs[1].offset)
             } else if inputs[0] != f.primaryItemID {
-                consistency.add(.dimgInvalid, .warning, "tmap \(t) base input \(inputs[0]) is not the primary item \(f.primaryItemID.map(String.init) ?? "none")", off)
+                consistency.add(
+                    .dimgInvalid, .warning,
+                    "tmap \(t) base input \(inputs[0]) is not the primary item \(f.primaryItemID.map(String.init) ?? "none")",
+                    off)
             } else {
                 consistency.evidence.append("dimg \(t) → [\(inputs[0]), \(inputs[1])]")
             }
             let groups = f.alternativeGroups(containing: t)
             if let gr = groups.first(where: { $0.entities.contains(r.baseItemID) }) {
-                let it = gr.entities.firstIndex(of: t)!, ib = gr.entities.firstIndex(of: r.baseItemID)!
+                let it = gr.entities.firstIndex(of: t)!
+                let ib = gr.entities.firstIndex(of: r.baseItemID)!
                 if it < ib {
-                    consistency.evidence.append("altr \(gr.id) [\(gr.entities.map(String.init).joined(separator: ", "))]")
+                    consistency.evidence.append(
+                        "altr \(gr.id) [\(gr.entities.map(String.init).joined(separator: ", "))]")
                 } else {
-                    consistency.add(.altrOrder, .error, "altr \(gr.id) lists base \(r.baseItemID) before tmap \(t); readers ignore the gain map", gr.offset)
+                    consistency.add(
+                        .altrOrder, .error,
+                        "altr \(gr.id) lists base \(r.baseItemID) before tmap \(t); readers ignore the gain map",
+                        gr.offset)
                 }
             } else {
-                consistency.add(.altrMissing, .error, "no altr group holds tmap \(t) and base \(r.baseItemID)", f.item(t)?.offset)
+                consistency.add(
+                    .altrMissing, .error, "no altr group holds tmap \(t) and base \(r.baseItemID)", f.item(t)?.offset)
             }
             if let ts = f.imageSize(of: t) {
                 if let bs = f.imageSize(of: r.baseItemID) {
                     if ts == bs {
                         consistency.evidence.append("tmap ispe = base ispe \(bs.width)x\(bs.height)")
                     } else if f.orientation(of: r.baseItemID) >= 5, ts.width == bs.height, ts.height == bs.width {
-                        consistency.evidence.append("tmap ispe \(ts.width)x\(ts.height) = base ispe after its rotation (as iOS writes it)")
+                        consistency.evidence.append(
+                            "tmap ispe \(ts.width)x\(ts.height) = base ispe after its rotation (as iOS writes it)")
                     } else {
                         consistency.add(
-                            .tmapIspeMismatch, .error, "tmap ispe \(ts.width)x\(ts.height) differs from base ispe \(bs.width)x\(bs.height)",
+                            .tmapIspeMismatch, .error,
+                            "tmap ispe \(ts.width)x\(ts.height) differs from base ispe \(bs.width)x\(bs.height)",
                             propertyOffset(f, "ispe", t))
                     }
                 }
@@ -430,7 +488,9 @@ public enum GainMapInspector {
             }
             if let a = r.adobeXMP?.hdrCapacityMax {
                 if abs(a - ha) > 0.05 {
-                    consistency.add(.headroomMismatch, .warning, "hdrgm HDRCapacityMax \(fmt(a)) vs ISO alternate_hdr_headroom \(fmt(ha))", nil)
+                    consistency.add(
+                        .headroomMismatch, .warning,
+                        "hdrgm HDRCapacityMax \(fmt(a)) vs ISO alternate_hdr_headroom \(fmt(ha))", nil)
                 } else {
                     consistency.evidence.append("hdrgm HDRCapacityMax \(fmt(a)) ≈ ISO \(fmt(ha))")
                 }
@@ -451,7 +511,9 @@ public enum GainMapInspector {
 
     static func decodeCheck(_ data: inout Part, _ f: HEIFFile, _ id: UInt32, _ decode: GainMapDecoder) {
         guard let standalone = standalone(f, id) else {
-            data.add(.dataUndecodable, .error, "item \(id) cannot be wrapped as a standalone image to decode", f.item(id)?.offset)
+            data.add(
+                .dataUndecodable, .error, "item \(id) cannot be wrapped as a standalone image to decode",
+                f.item(id)?.offset)
             return
         }
         let plane: DecodedPlane?
@@ -463,14 +525,17 @@ public enum GainMapInspector {
             data.add(.dataUndecodable, .error, "item \(id) decoded to nothing", f.item(id)?.offset)
             return
         }
-        var lo = p.samples[0], hi = lo
+        var lo = p.samples[0]
+        var hi = lo
         for s in p.samples {
             lo = Swift.min(lo, s)
             hi = Swift.max(hi, s)
         }
         data.evidence.append("decoded \(p.width)x\(p.height) \(p.bitDepth)-bit, samples \(lo)…\(hi)")
         if lo == hi {
-            data.add(.dataConstant, .error, "gain map \(id) is constant (every sample \(lo)): it carries no HDR", f.item(id)?.offset)
+            data.add(
+                .dataConstant, .error, "gain map \(id) is constant (every sample \(lo)): it carries no HDR",
+                f.item(id)?.offset)
         }
     }
 
@@ -481,7 +546,9 @@ public enum GainMapInspector {
     static func plausible(_ g: Int, _ b: Int, _ k: Int) -> Bool { abs(g * k - b) <= 2 * k }
 
     static func propertyOffset(_ f: HEIFFile, _ type: FourCC, _ id: UInt32) -> Int? {
-        f.properties(of: id).first { $0.property.type == type }.flatMap { f.propertyBoxes[$0.index - 1].range?.lowerBound }
+        f.properties(of: id).first { $0.property.type == type }.flatMap {
+            f.propertyBoxes[$0.index - 1].range?.lowerBound
+        }
             ?? f.item(id)?.offset
     }
 
@@ -489,7 +556,8 @@ public enum GainMapInspector {
 
     static func describe(_ p: Property) -> String {
         switch p {
-        case .colrNCLX(let n): "nclx \(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients)\(n.fullRange ? " full" : "")"
+        case .colrNCLX(let n):
+            "nclx \(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients)\(n.fullRange ? " full" : "")"
         case .colrICC(let t, let prof): "\(t) ICC \(prof.count) bytes"
         default: "\(p.type)"
         }
@@ -498,7 +566,10 @@ public enum GainMapInspector {
     static func describe(_ m: GainMapMetadata, bytes: Int?) -> String {
         let c = m.channels.first
         let size = bytes.map { "tmap \($0) bytes, " } ?? ""
-        return size + "\(m.isMultichannel ? "three channels" : "one channel"), headroom base \(fmt(m.baseHdrHeadroom.doubleValue)) alternate \(fmt(m.alternateHdrHeadroom.doubleValue))"
-            + (c.map { ", min \(fmt($0.min.doubleValue)) max \(fmt($0.max.doubleValue)) gamma \(fmt($0.gamma.doubleValue))" } ?? "")
+        return size
+            + "\(m.isMultichannel ? "three channels" : "one channel"), headroom base \(fmt(m.baseHdrHeadroom.doubleValue)) alternate \(fmt(m.alternateHdrHeadroom.doubleValue))"
+            + (c.map {
+                ", min \(fmt($0.min.doubleValue)) max \(fmt($0.max.doubleValue)) gamma \(fmt($0.gamma.doubleValue))"
+            } ?? "")
     }
 }

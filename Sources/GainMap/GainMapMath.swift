@@ -24,7 +24,9 @@ public struct LinearImage: Sendable, Equatable {
         guard width > 0, height > 0, channels > 0, width.multipliedReportingOverflow(by: height).overflow == false,
             pixels.count == width * height * channels
         else {
-            throw .invalidInput("LinearImage \(width)x\(height)x\(channels) needs \(width * height * channels) samples, got \(pixels.count)")
+            throw .invalidInput(
+                "LinearImage \(width)x\(height)x\(channels) needs \(width * height * channels) samples, got \(pixels.count)"
+            )
         }
         self.width = width
         self.height = height
@@ -118,13 +120,15 @@ public struct ComputedGainMap: Sendable, Equatable {
     public var channels: Int { normalized.channels }
 
     /// The 8-bit map as [0,1] floats (v/255), what a decoder would hand to `apply`.
-    public func dequantized() -> LinearImage { GainMapMath.dequantize(quantized, width: width, height: height, channels: channels) }
+    public func dequantized() -> LinearImage {
+        GainMapMath.dequantize(quantized, width: width, height: height, channels: channels)
+    }
 }
 
 /// Gain-map math after ISO 21496-1 (as implemented in libavif gainmap.c and libultrahdr gainmapmath.cpp), and
 /// Apple's linear formula. Planar Float buffers, no per-pixel allocation.
 public enum GainMapMath {
-    /// The ISO 21496-1 weight for a display of headroom `displayHeadroom` (all log2): 
+    /// The ISO 21496-1 weight for a display of headroom `displayHeadroom` (all log2):
     /// `w = sign(Ha − Hb) · clamp((Hd − Hb)/(Ha − Hb), 0, 1)`; 0 when Ha = Hb (libavif `avifGetGainMapWeight`).
     /// - Parameters:
     ///   - displayHeadroom: the display's headroom Hd (log2 of HDR peak / SDR white).
@@ -193,7 +197,9 @@ public enum GainMapMath {
         guard base.width == alternate.width, base.height == alternate.height, base.channels == alternate.channels,
             base.channels == 1 || base.channels == 3, base.width > 0, base.height > 0
         else {
-            throw .invalidInput("base \(base.width)x\(base.height)x\(base.channels) and alternate \(alternate.width)x\(alternate.height)x\(alternate.channels) must match, 1 or 3 planes")
+            throw .invalidInput(
+                "base \(base.width)x\(base.height)x\(base.channels) and alternate \(alternate.width)x\(alternate.height)x\(alternate.channels) must match, 1 or 3 planes"
+            )
         }
         guard options.channels == 1 || options.channels == 3 else { throw .invalidInput("channels must be 1 or 3") }
         guard [1, 2, 4].contains(options.downscale) else { throw .invalidInput("downscale must be 1, 2 or 4") }
@@ -201,31 +207,40 @@ public enum GainMapMath {
             options.alternateOffset.denominator > 0, options.denominator > 0
         else { throw .invalidInput("gamma and offsets need non-zero parts") }
 
-        let w = base.width, h = base.height, s = options.downscale
-        let gw = (w + s - 1) / s, gh = (h + s - 1) / s
+        let w = base.width
+        let h = base.height
+        let s = options.downscale
+        let gw = (w + s - 1) / s
+        let gh = (h + s - 1) / s
         let mc = options.channels
-        let kb = Float(options.baseOffset.doubleValue), ka = Float(options.alternateOffset.doubleValue)
+        let kb = Float(options.baseOffset.doubleValue)
+        let ka = Float(options.alternateOffset.doubleValue)
         let lum = options.luminance
 
         // Headrooms from the data unless given.
-        let baseMax = base.pixels.max() ?? 0, altMax = alternate.pixels.max() ?? 0
+        let baseMax = base.pixels.max() ?? 0
+        let altMax = alternate.pixels.max() ?? 0
         let hb = options.baseHdrHeadroom ?? Swift.max(0, log2(Double(Swift.max(baseMax, 1e-6))))
         let ha = options.alternateHdrHeadroom ?? Swift.max(0, log2(Double(Swift.max(altMax, 1e-6))))
         let negate: Float = ha < hb ? -1 : 1
 
         // 1. log-ratios, box-summed into map cells.
         var sums = [Float](repeating: 0, count: gw * gh * mc)
-        let plane = w * h, gplane = gw * gh
+        let plane = w * h
+        let gplane = gw * gh
         let uniformPlanes = base.channels == 3
         sums.withUnsafeMutableBufferPointer { sum in
             base.pixels.withUnsafeBufferPointer { bp in
                 alternate.pixels.withUnsafeBufferPointer { ap in
                     for y in 0..<h {
-                        let row = y * w, grow = (y / s) * gw
+                        let row = y * w
+                        let grow = (y / s) * gw
                         for x in 0..<w {
-                            let i = row + x, gi = grow + x / s
+                            let i = row + x
+                            let gi = grow + x / s
                             if mc == 1 {
-                                let bl: Float, al: Float
+                                let bl: Float
+                                let al: Float
                                 if uniformPlanes {
                                     bl = lum.r * bp[i] + lum.g * bp[plane + i] + lum.b * bp[2 * plane + i]
                                     al = lum.r * ap[i] + lum.g * ap[plane + i] + lum.b * ap[2 * plane + i]
@@ -260,9 +275,10 @@ public enum GainMapMath {
         var channels: [GainMapChannel] = []
         var ranges: [(Float, Float)] = []
         for c in 0..<mc {
-            let (lo, hi) = sums[(c * gplane)..<((c + 1) * gplane)].withContiguousStorageIfAvailable {
-                minMaxWithoutOutliers($0, outlierFraction: options.outlierFraction)
-            } ?? (0, 0)
+            let (lo, hi) =
+                sums[(c * gplane)..<((c + 1) * gplane)].withContiguousStorageIfAvailable {
+                    minMaxWithoutOutliers($0, outlierFraction: options.outlierFraction)
+                } ?? (0, 0)
             let fmin = fixedFraction(Double(lo), den, roundingUp: false)
             var fmax = fixedFraction(Double(hi), den, roundingUp: true)
             if fmax.doubleValue < fmin.doubleValue { fmax = fmin }
@@ -301,7 +317,8 @@ public enum GainMapMath {
     ///   - v: the samples.
     ///   - outlierFraction: share of samples that may be dropped in total.
     /// - Returns: (min, max); the plain extremes when the range is under two buckets.
-    public static func minMaxWithoutOutliers(_ v: UnsafeBufferPointer<Float>, outlierFraction: Double) -> (Float, Float) {
+    public static func minMaxWithoutOutliers(_ v: UnsafeBufferPointer<Float>, outlierFraction: Double) -> (Float, Float)
+    {
         guard var lo = v.first else { return (0, 0) }
         var hi = lo
         for x in v where x.isFinite {
@@ -318,7 +335,8 @@ public enum GainMapMath {
         for x in v where x.isFinite {
             hist[Swift.min(Int((x - lo) / size), n - 1)] += 1
         }
-        var rmin = lo, rmax = hi
+        var rmin = lo
+        var rmax = hi
         var acc = 0
         for i in 0..<n {
             acc += hist[i]
@@ -352,7 +370,8 @@ public enum GainMapMath {
     }
 
     static func reduced(_ n: Int64, _ d: UInt64) -> (Int64, UInt64)? {
-        var a = UInt64(n.magnitude), b = d
+        var a = UInt64(n.magnitude)
+        var b = d
         while b != 0 { (a, b) = (b, a % b) }
         guard a > 0 else { return (0, 1) }
         return (n / Int64(a), d / a)
@@ -401,7 +420,8 @@ public enum GainMapMath {
         guard invalid.isEmpty else { throw .invalidMetadata(invalid) }
         var out = base
         let wf = Float(weight)
-        let plane = base.planeSize, w = base.width
+        let plane = base.planeSize
+        let w = base.width
         let sampler = GainSampler(baseWidth: base.width, baseHeight: base.height, map: gainMap)
         var row = [Float](repeating: 0, count: w)
         out.pixels.withUnsafeMutableBufferPointer { op in
@@ -411,9 +431,11 @@ public enum GainMapMath {
                         if metadata.channels.count == 1 && gainMap.channels == 1 {
                             // One map, one set of parameters: one exp2 per pixel for all planes.
                             let p = metadata.channels[0]
-                            let lo = Float(p.min.doubleValue), span = Float(p.max.doubleValue) - lo
+                            let lo = Float(p.min.doubleValue)
+                            let span = Float(p.max.doubleValue) - lo
                             let invGamma = Float(1 / p.gamma.doubleValue)
-                            let kb = Float(p.baseOffset.doubleValue), ka = Float(p.alternateOffset.doubleValue)
+                            let kb = Float(p.baseOffset.doubleValue)
+                            let ka = Float(p.alternateOffset.doubleValue)
                             for y in 0..<base.height {
                                 sampler.sampleRow(y, plane: 0, from: gp, into: rb)
                                 let o = y * w
@@ -431,9 +453,11 @@ public enum GainMapMath {
                         }
                         for c in 0..<base.channels {
                             let p = metadata.channel(Swift.min(c, 2))
-                            let lo = Float(p.min.doubleValue), span = Float(p.max.doubleValue) - lo
+                            let lo = Float(p.min.doubleValue)
+                            let span = Float(p.max.doubleValue) - lo
                             let invGamma = Float(1 / p.gamma.doubleValue)
-                            let kb = Float(p.baseOffset.doubleValue), ka = Float(p.alternateOffset.doubleValue)
+                            let kb = Float(p.baseOffset.doubleValue)
+                            let ka = Float(p.alternateOffset.doubleValue)
                             let mapPlane = Swift.min(c, gainMap.channels - 1)
                             for y in 0..<base.height {
                                 sampler.sampleRow(y, plane: mapPlane, from: gp, into: rb)
@@ -476,7 +500,8 @@ public enum GainMapMath {
         var out = base
         guard gainMap.width > 0, gainMap.height > 0, gainMap.channels > 0 else { return out }
         let hm1 = Float(headroom - 1)
-        let plane = base.planeSize, w = base.width
+        let plane = base.planeSize
+        let w = base.width
         let sampler = GainSampler(baseWidth: base.width, baseHeight: base.height, map: gainMap)
         var row = [Float](repeating: 0, count: w)
         out.pixels.withUnsafeMutableBufferPointer { op in
@@ -517,7 +542,9 @@ public enum GainMapMath {
             gh = map.height
             same = map.width == baseWidth && map.height == baseHeight
             func axis(_ n: Int, _ gn: Int) -> ([Int], [Int], [Float]) {
-                var i0 = [Int](repeating: 0, count: n), i1 = i0, f = [Float](repeating: 0, count: n)
+                var i0 = [Int](repeating: 0, count: n)
+                var i1 = i0
+                var f = [Float](repeating: 0, count: n)
                 let scale = Double(gn) / Double(n)
                 for x in 0..<n {
                     let s = Swift.min(Swift.max((Double(x) + 0.5) * scale - 0.5, 0), Double(gn - 1))
@@ -533,20 +560,28 @@ public enum GainMapMath {
         }
 
         /// Writes row `y` of plane `plane`, upsampled to the base width, into `out`.
-        func sampleRow(_ y: Int, plane: Int, from g: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
+        func sampleRow(
+            _ y: Int, plane: Int, from g: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>
+        ) {
             let base = plane * gw * gh
             if same {
                 for x in 0..<w { out[x] = g[base + y * w + x] }
                 return
             }
-            let r0 = base + y0[y] * gw, r1 = base + y1[y] * gw, ty = fy[y]
+            let r0 = base + y0[y] * gw
+            let r1 = base + y1[y] * gw
+            let ty = fy[y]
             x0.withUnsafeBufferPointer { x0 in
                 x1.withUnsafeBufferPointer { x1 in
                     fx.withUnsafeBufferPointer { fx in
                         for x in 0..<w {
-                            let a = g[r0 + x0[x]], b = g[r0 + x1[x]], c = g[r1 + x0[x]], d = g[r1 + x1[x]]
+                            let a = g[r0 + x0[x]]
+                            let b = g[r0 + x1[x]]
+                            let c = g[r1 + x0[x]]
+                            let d = g[r1 + x1[x]]
                             let tx = fx[x]
-                            let top = a + (b - a) * tx, bottom = c + (d - c) * tx
+                            let top = a + (b - a) * tx
+                            let bottom = c + (d - c) * tx
                             out[x] = top + (bottom - top) * ty
                         }
                     }
@@ -569,9 +604,11 @@ public enum GainMapMath {
         guard reference.width == candidate.width, reference.height == candidate.height,
             reference.channels == candidate.channels, !reference.pixels.isEmpty
         else { return nil }
-        var mx = 0.0, sum = 0.0
+        var mx = 0.0
+        var sum = 0.0
         for i in 0..<reference.pixels.count {
-            let r = Swift.max(reference.pixels[i] + floor, 1e-9), c = Swift.max(candidate.pixels[i] + floor, 1e-9)
+            let r = Swift.max(reference.pixels[i] + floor, 1e-9)
+            let c = Swift.max(candidate.pixels[i] + floor, 1e-9)
             let e = Double(abs(log2(c / r)))
             mx = Swift.max(mx, e)
             sum += e

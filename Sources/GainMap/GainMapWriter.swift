@@ -56,7 +56,8 @@ public struct AlternateRendition: Sendable, Hashable {
     /// Describes the alternate rendition.
     public init(
         nclx: NCLX? = NCLX(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true),
-        icc: [UInt8]? = nil, bitsPerChannel: [UInt8]? = [10, 10, 10], contentLightLevel: (maxCLL: UInt16, maxPALL: UInt16)? = nil
+        icc: [UInt8]? = nil, bitsPerChannel: [UInt8]? = [10, 10, 10],
+        contentLightLevel: (maxCLL: UInt16, maxPALL: UInt16)? = nil
     ) {
         self.nclx = nclx
         self.icc = icc
@@ -130,7 +131,8 @@ public enum GainMapWriter {
             throw .invalidInput("the gain-map image is empty")
         }
         guard gainMap.codecConfiguration.type == "hvcC" || gainMap.codecConfiguration.type == "av1C" else {
-            throw .invalidInput("the gain-map codec configuration must be hvcC or av1C, not \(gainMap.codecConfiguration.type)")
+            throw .invalidInput(
+                "the gain-map codec configuration must be hvcC or av1C, not \(gainMap.codecConfiguration.type)")
         }
         let headroom = appleHeadroom ?? AppleGainMap.linearHeadroom(fromISO: metadata.alternateHdrHeadroom.doubleValue)
         guard headroom.isFinite, headroom >= 1 else { throw .invalidInput("Apple headroom \(headroom) must be ≥ 1") }

@@ -152,7 +152,9 @@ extension GainMapMetadata {
         var out: [UInt8] = []
         out.reserveCapacity(encodedByteCount)
         func u16(_ v: UInt16) { out += [UInt8(v >> 8), UInt8(v & 0xFF)] }
-        func u32(_ v: UInt32) { out += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: UInt32) {
+            out += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
         func s32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
         u16(minimumVersion)
         u16(writerVersion)
@@ -190,12 +192,16 @@ public enum GainMapValidation {
     /// - Returns: findings sorted by offset, then code; empty when conformant.
     public static func validate(_ image: ToneMapImage) -> [GainMapFinding] {
         var out: [GainMapFinding] = []
-        func add(_ code: GainMapFindingCode, _ sev: GainMapSeverity, _ msg: String, _ field: ToneMapImage.Field, _ c: Int = 0) {
+        func add(
+            _ code: GainMapFindingCode, _ sev: GainMapSeverity, _ msg: String, _ field: ToneMapImage.Field, _ c: Int = 0
+        ) {
             out.append(GainMapFinding(code, sev, msg, offset: image.offset(of: field, channel: c)))
         }
         let supported = GainMapMetadata.supportedVersion
         guard image.version == 0 else {
-            add(.tmapVersionUnsupported, .error, "ToneMapImage version \(image.version) is not 0; readers ignore the gain map", .version)
+            add(
+                .tmapVersionUnsupported, .error,
+                "ToneMapImage version \(image.version) is not 0; readers ignore the gain map", .version)
             return sorted(out)
         }
         guard let m = image.metadata else {
@@ -207,10 +213,15 @@ public enum GainMapValidation {
             return sorted(out)
         }
         if m.minimumVersion > supported {
-            add(.tmapMinimumVersionUnsupported, .error, "minimum_version \(m.minimumVersion) > supported \(supported); readers ignore the gain map", .minimumVersion)
+            add(
+                .tmapMinimumVersionUnsupported, .error,
+                "minimum_version \(m.minimumVersion) > supported \(supported); readers ignore the gain map",
+                .minimumVersion)
         }
         if m.writerVersion < m.minimumVersion {
-            add(.tmapWriterVersionBelowMinimum, .error, "writer_version \(m.writerVersion) < minimum_version \(m.minimumVersion)", .writerVersion)
+            add(
+                .tmapWriterVersionBelowMinimum, .error,
+                "writer_version \(m.writerVersion) < minimum_version \(m.minimumVersion)", .writerVersion)
         }
         if m.reservedFlags != 0 {
             var parts: [String] = []
@@ -218,10 +229,14 @@ public enum GainMapValidation {
             if m.reservedFlags & 0x08 != 0 { parts.append("0x08 useCommonDenominator (libultrahdr draft)") }
             let other = m.reservedFlags & ~0x0C
             if other != 0 { parts.append("reserved 0x" + String(other, radix: 16)) }
-            add(.tmapNonstandardFlags, .warning, "flags set bits ISO 21496-1 reserves: " + parts.joined(separator: ", "), .flags)
+            add(
+                .tmapNonstandardFlags, .warning,
+                "flags set bits ISO 21496-1 reserves: " + parts.joined(separator: ", "), .flags)
         }
         if image.layout == .commonDenominator {
-            add(.tmapCommonDenominator, .warning, "common-denominator layout (libultrahdr draft); ISO 21496-1 readers such as libavif misread it", .flags)
+            add(
+                .tmapCommonDenominator, .warning,
+                "common-denominator layout (libultrahdr draft); ISO 21496-1 readers such as libavif misread it", .flags)
         }
         if m.channels.count != 1 && m.channels.count != 3, image.truncatedAt == nil {
             add(.tmapChannelCount, .error, "\(m.channels.count) channels; ISO 21496-1 has 1 or 3", .flags)
@@ -243,7 +258,9 @@ public enum GainMapValidation {
         }
         let names = ["base", "alternate"]
         for (i, h) in [m.baseHdrHeadroom, m.alternateHdrHeadroom].enumerated() where h.denominator == 0 {
-            add(.tmapDenominatorZero, .error, "\(names[i])_hdr_headroom has denominator 0", i == 0 ? .baseHeadroomDenominator : .alternateHeadroomDenominator)
+            add(
+                .tmapDenominatorZero, .error, "\(names[i])_hdr_headroom has denominator 0",
+                i == 0 ? .baseHeadroomDenominator : .alternateHeadroomDenominator)
         }
         for (c, ch) in m.channels.enumerated() {
             let label = m.channels.count == 1 ? "" : " (channel \(c))"
@@ -258,14 +275,18 @@ public enum GainMapValidation {
                 add(.tmapDenominatorZero, .error, "\(name)\(label) has denominator 0", field, c)
             }
             if ch.gamma.numerator == 0 {
-                add(.tmapGammaZero, .error, "gamma\(label) is 0/\(ch.gamma.denominator); it must be > 0", .gammaNumerator, c)
+                add(
+                    .tmapGammaZero, .error, "gamma\(label) is 0/\(ch.gamma.denominator); it must be > 0",
+                    .gammaNumerator, c)
             }
             if ch.min.denominator != 0 && ch.max.denominator != 0 {
                 // min ≤ max  ⇔  min.n · max.d ≤ max.n · min.d (denominators positive); exact in Int64.
                 let lhs = Int64(ch.min.numerator) * Int64(ch.max.denominator)
                 let rhs = Int64(ch.max.numerator) * Int64(ch.min.denominator)
                 if lhs > rhs {
-                    add(.tmapMinExceedsMax, .error, "gain_map_min \(ch.min)\(label) exceeds gain_map_max \(ch.max)", .minNumerator, c)
+                    add(
+                        .tmapMinExceedsMax, .error, "gain_map_min \(ch.min)\(label) exceeds gain_map_max \(ch.max)",
+                        .minNumerator, c)
                 }
             }
         }

@@ -435,3 +435,26 @@ import Testing
     #expect(refused.fatalError?.contains("is a symlink; Readback never follows symlinks") == true)
     #expect(conv.calls.count == 2)
 }
+
+@Test func trashReusesItsOwnOrphanInfoAndNeverOverwritesAnotherEntry() throws {
+    let lib = try Library(files: ["a.dng", "other/a.dng"])
+    defer { lib.remove() }
+    let env = ["XDG_DATA_HOME": lib.xdg.path, "HOME": lib.dir.path]
+    let trash = lib.xdg.appendingPathComponent("Trash")
+    try FileManager.default.createDirectory(
+        at: trash.appendingPathComponent("files"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: trash.appendingPathComponent("info"), withIntermediateDirectories: true)
+    let a = try #require(FileOps.realPath(lib.path("a.dng")))
+    // A run killed after writing a.dng.trashinfo but before the rename.
+    try "[Trash Info]\nPath=\(Trash.percentEncode(a))\nDeletionDate=2026-01-01T00:00:00\n"
+        .write(to: trash.appendingPathComponent("info/a.dng.trashinfo"), atomically: false, encoding: .utf8)
+    #expect(try Trash.move(a, environment: env) == trash.appendingPathComponent("files/a.dng").path)
+    // Another file of the same name: a new entry, the first one untouched.
+    let other = try #require(FileOps.realPath(lib.path("other/a.dng")))
+    #expect(try Trash.move(other, environment: env) == trash.appendingPathComponent("files/a.2.dng").path)
+    let info1 = try String(contentsOf: trash.appendingPathComponent("info/a.dng.trashinfo"), encoding: .utf8)
+    let info2 = try String(contentsOf: trash.appendingPathComponent("info/a.2.dng.trashinfo"), encoding: .utf8)
+    #expect(info1.contains("Path=\(Trash.percentEncode(a))\n"))
+    #expect(info2.contains("Path=\(Trash.percentEncode(other))\n"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: trash.appendingPathComponent("info").path).count == 2)
+}

@@ -14,6 +14,8 @@ import Testing
     let env = ProcessInfo.processInfo.environment
     let wantedKills = Int(env["READBACK_CRASH_KILLS"] ?? "") ?? 4
     let filesPerRound = Int(env["READBACK_CRASH_FILES"] ?? "") ?? 4
+    // `delete` by default; `READBACK_CRASH_REMOVAL=trash` exercises the freedesktop Trash path instead.
+    let removal = env["READBACK_CRASH_REMOVAL"] == "trash" ? "trash" : "delete"
     let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
     #expect(FileManager.default.isExecutableFile(atPath: binary), "build readback first (swift build): \(binary)")
     guard FileManager.default.isExecutableFile(atPath: binary) else { return }
@@ -65,7 +67,7 @@ import Testing
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: binary)
-            p.arguments = ["convert", src.path, "--out", out.path, "--remove-originals", "delete", "--jobs", "2"]
+            p.arguments = ["convert", src.path, "--out", out.path, "--remove-originals", removal, "--jobs", "2"]
             p.environment = ["PATH": "/usr/bin:/bin", "HOME": dir.path, "SWIFT_BACKTRACE": "enable=no"]
             let h = try FileHandle(forWritingTo: log)
             p.standardOutput = h
@@ -127,11 +129,29 @@ import Testing
             #expect(state == "removed", "\(source) is gone but its item is \(state)")
             removed += 1
             let copy = pristine.appendingPathComponent((source as NSString).lastPathComponent)
+            if removal == "trash" {
+                let trash = dir.appendingPathComponent(".local/share/Trash")
+                let name = (source as NSString).lastPathComponent
+                #expect(
+                    FileManager.default.contentsEqual(
+                        atPath: trash.appendingPathComponent("files/" + name).path, andPath: copy.path),
+                    "\(name) is not in the Trash")
+                #expect(
+                    FileManager.default.fileExists(atPath: trash.appendingPathComponent("info/\(name).trashinfo").path))
+            }
             let verdict = try AuditVerifier().verify(source: copy, output: URL(fileURLWithPath: output))
             guard case .clean = verdict else {
                 Issue.record("\(output) does not pass audit: \(verdict)")
                 continue
             }
+        }
+        // In the Trash, every .trashinfo has its file (no entry pointing at nothing).
+        let trash = dir.appendingPathComponent(".local/share/Trash")
+        let infos =
+            (try? FileManager.default.contentsOfDirectory(atPath: trash.appendingPathComponent("info").path)) ?? []
+        for info in infos {
+            let file = trash.appendingPathComponent("files/" + String(info.dropLast(".trashinfo".count))).path
+            #expect(FileManager.default.fileExists(atPath: file), "orphan \(info)")
         }
         // No temp file anywhere.
         let leftovers =
@@ -140,7 +160,7 @@ import Testing
         #expect(leftovers.isEmpty, "temp files left: \(leftovers)")
     }
     print(
-        "crash test: \(kills) kills (\(killsAfterRemovalStarted) after removal had started) over \(rounds) rounds, \(runs) runs; "
+        "crash test (\(removal)): \(kills) kills (\(killsAfterRemovalStarted) after removal had started) over \(rounds) rounds, \(runs) runs; "
             + "\(removed) originals removed with verified outputs, \(kept) kept; "
             + String(format: "%.0f s", Date().timeIntervalSince(started)))
     #expect(kills >= wantedKills)

@@ -186,8 +186,29 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     let err = try #require(GainMapMath.errorInStops(reference: rend.hdr, candidate: hdr))
     // And the base alone against the SDR rendition (codec error only), for scale.
     let sdrErr = try #require(GainMapMath.errorInStops(reference: rend.sdr, candidate: baseLin))
-    print("gain-map reproduction error: mean \(err.mean) stops, max \(err.max); base vs SDR: mean \(sdrErr.mean), max \(sdrErr.max)")
+    // Measured: mean 0.017, p99 0.27 stops (8-bit 4:2:0 codec error in near-black channels of the red bar; the base
+    // alone against the SDR rendition errs as much), 0.023 stops inside the highlight disc.
+    // Per-sample error in stops (floor 1/64 as in errorInStops), its 99th percentile, and the same inside the
+    // highlight disc (where the map does the work).
+    var all: [Float] = [], disc: [Float] = []
+    for c in 0..<3 {
+        for y in 0..<base.height {
+            for x in 0..<base.width {
+                let i = c * n + y * base.width + x
+                let e = abs(log2((hdr.pixels[i] + 1 / 64) / (rend.hdr.pixels[i] + 1 / 64)))
+                all.append(e)
+                let dx = x - 180, dy = y - 96
+                if dx * dx + dy * dy < 26 * 26 { disc.append(e) }
+            }
+        }
+    }
+    all.sort()
+    disc.sort()
+    let p99 = all[all.count * 99 / 100], discMax = disc.last ?? 0
+    print("gain-map reproduction error: mean \(err.mean) stops, p99 \(p99), max \(err.max), inside the highlight max \(discMax); base vs SDR: mean \(sdrErr.mean), max \(sdrErr.max)")
     #expect(err.mean < 0.05, "mean error \(err.mean) stops")
+    #expect(p99 < 0.35, "p99 error \(p99) stops")
+    #expect(discMax < 0.1, "error inside the highlight \(discMax) stops")
     // Inside the highlight (away from its edge, where the half-size map blurs) the HDR peak is reached.
     let i = 96 * 256 + 180
     let peak = hdr.pixels[n + i], want = rend.hdr.pixels[n + i]

@@ -52,7 +52,7 @@ func expectedTags(_ r: CorpusRecipe) -> [String: Expected] {
         "IFD0:CalibrationIlluminant1": .number(21), "IFD0:SubfileType": .number(1),
         "SubIFD:SubfileType": .number(0), "SubIFD:ImageWidth": .number(Double(sw)), "SubIFD:ImageHeight": .number(Double(sh)),
         "SubIFD:BitsPerSample": .numbers(Array(repeating: Double(s.bitsPerSample), count: samples)),
-        "SubIFD:Compression": .number(1), "SubIFD:SamplesPerPixel": .number(Double(samples)),
+        "SubIFD:Compression": .number(s.losslessJPEG ? 7 : 1), "SubIFD:SamplesPerPixel": .number(Double(samples)),
         "SubIFD:BlackLevel": .numbers(Array(repeating: Double(s.blackLevel), count: samples)),
         "SubIFD:WhiteLevel": .numbers(Array(repeating: Double(s.whiteLevel), count: samples)),
         "SubIFD:ActiveArea": .numbers([0, 0, Double(sh), Double(sw)]),

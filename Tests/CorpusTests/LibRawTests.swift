@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import CorpusKit
 
@@ -49,4 +50,35 @@ func libRawDecodeMatchesChartTruth(_ file: String) throws {
     }
     let pose = try #require(ChartPose.detect(in: img), "\(file): arrow or marker not found")
     #expect(pose.isUpright, "\(file): \(pose)")
+}
+
+/// Lossless JPEG is lossless: LibRaw decodes each Compression-7 DNG to exactly the same pixels as the same recipe
+/// written uncompressed.
+@Test(arguments: Corpus.tiny.filter(\.spec.losslessJPEG).map(\.file))
+func losslessJPEGDecodesIdenticallyToUncompressed(_ file: String) throws {
+    let recipe = try #require(Corpus.tiny.first { $0.file == file })
+    var plain = recipe
+    plain.spec.losslessJPEG = false
+    let tmp = Repo.temporaryDirectory("ljpeg")
+    defer { try? FileManager.default.removeItem(at: tmp) }
+    let url = tmp.appendingPathComponent("plain.dng")
+    try Data(plain.dngBytes()).write(to: url)
+    let a = try runTool("/usr/bin/dcraw_emu", ["-w", "-4", "-o", "0", "-Z", "-", corpusRoot.appendingPathComponent(file).path])
+    let b = try runTool("/usr/bin/dcraw_emu", ["-w", "-4", "-o", "0", "-Z", "-", url.path])
+    #expect(a.count > 256 * 192 * 6)
+    #expect(a == b)
+    let compressed = try readBytes(corpusRoot.appendingPathComponent(file))
+    #expect(compressed.count < plain.dngBytes().count / 2, "lossless JPEG should at least halve the size")
+}
+
+/// The encoder's Huffman lengths are a valid JPEG table: at most 16 bits and never an all-ones code.
+@Test func huffmanLengthsAreValid() {
+    for freq in [[Int](repeating: 1, count: 17), [1_000_000, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], [5] + [Int](repeating: 0, count: 16)] {
+        let l = LosslessJPEG.huffmanLengths(freq)
+        #expect(l.allSatisfy { $0 <= 16 })
+        for s in 0..<17 { #expect((freq[s] > 0) == (l[s] > 0)) }
+        // Kraft sum strictly below 1: some code (the all-ones one) is left unused.
+        let kraft = l.filter { $0 > 0 }.reduce(0.0) { $0 + 1 / Double(1 << $1) }
+        #expect(kraft < 1)
+    }
 }

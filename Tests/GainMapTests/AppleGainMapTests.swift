@@ -52,12 +52,23 @@ func appleMakerNote(headroom: (Int32, Int32), gain: (Int32, Int32)) -> [UInt8] {
     func u16(_ v: UInt16) { b += [UInt8(v >> 8), UInt8(v & 0xFF)] }
     func u32(_ v: UInt32) { b += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
     u16(3)  // entries
-    u16(0x0001); u16(9); u32(1); u32(14)  // an unrelated SLONG
-    u16(0x0021); u16(10); u32(1); u32(16 + 3 * 12 + 4)
-    u16(0x0030); u16(10); u32(1); u32(16 + 3 * 12 + 12)
+    u16(0x0001)
+    u16(9)
+    u32(1)
+    u32(14)  // an unrelated SLONG
+    u16(0x0021)
+    u16(10)
+    u32(1)
+    u32(16 + 3 * 12 + 4)
+    u16(0x0030)
+    u16(10)
+    u32(1)
+    u32(16 + 3 * 12 + 12)
     u32(0)  // next IFD
-    u32(UInt32(bitPattern: headroom.0)); u32(UInt32(bitPattern: headroom.1))
-    u32(UInt32(bitPattern: gain.0)); u32(UInt32(bitPattern: gain.1))
+    u32(UInt32(bitPattern: headroom.0))
+    u32(UInt32(bitPattern: headroom.1))
+    u32(UInt32(bitPattern: gain.0))
+    u32(UInt32(bitPattern: gain.1))
     return b
 }
 
@@ -92,8 +103,18 @@ func appleMakerNote(headroom: (Int32, Int32), gain: (Int32, Int32)) -> [UInt8] {
     var t: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]
     func u16(_ v: Int) { t += [UInt8(v & 0xFF), UInt8(v >> 8)] }
     func u32(_ v: Int) { t += [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
-    u16(1); u16(0x8769); u16(4); u32(1); u32(26); u32(0)  // IFD0 at 8 → ExifIFD at 26
-    u16(1); u16(0x927C); u16(7); u32(mn.count); u32(44); u32(0)  // ExifIFD at 26 → MakerNote at 44
+    u16(1)
+    u16(0x8769)
+    u16(4)
+    u32(1)
+    u32(26)
+    u32(0)  // IFD0 at 8 → ExifIFD at 26
+    u16(1)
+    u16(0x927C)
+    u16(7)
+    u32(mn.count)
+    u32(44)
+    u32(0)  // ExifIFD at 26 → MakerNote at 44
     #expect(t.count == 44)
     t += mn
     // HEIF Exif item: 4-byte tiff_header_offset (6) then "Exif\0\0" then TIFF.
@@ -109,7 +130,12 @@ func appleMakerNote(headroom: (Int32, Int32), gain: (Int32, Int32)) -> [UInt8] {
 @Test func appleHeadroomMapsToISO() throws {
     let m = try #require(AppleGainMap.isoMetadata(fromHeadroom: 4))
     #expect(m.alternateHdrHeadroom == UFraction(2, 1) && m.baseHdrHeadroom == UFraction(0, 1))
-    #expect(m.channels == [GainMapChannel(min: Fraction(0, 1), max: Fraction(2, 1), gamma: UFraction(1, 1), baseOffset: Fraction(0, 1), alternateOffset: Fraction(0, 1))])
+    #expect(
+        m.channels == [
+            GainMapChannel(
+                min: Fraction(0, 1), max: Fraction(2, 1), gamma: UFraction(1, 1), baseOffset: Fraction(0, 1),
+                alternateOffset: Fraction(0, 1))
+        ])
     #expect(GainMapValidation.validate(ToneMapImage(metadata: m)).isEmpty)
     #expect(abs(AppleGainMap.isoHeadroom(fromLinear: 6.902454) - 2.7871093683) < 1e-9)
     #expect(AppleGainMap.linearHeadroom(fromISO: 2) == 4)

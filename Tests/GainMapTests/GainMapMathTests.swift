@@ -15,8 +15,10 @@ import Testing
     #expect(GainMapMath.weight(displayHeadroom: 5, baseHeadroom: 1, alternateHeadroom: 1) == 0)
 }
 
-func oneChannelMeta(min: Fraction, max: Fraction, gamma: UFraction = UFraction(1, 1), offset: Fraction = Fraction(1, 64),
-                    ha: UFraction = UFraction(2, 1)) -> GainMapMetadata {
+func oneChannelMeta(
+    min: Fraction, max: Fraction, gamma: UFraction = UFraction(1, 1), offset: Fraction = Fraction(1, 64),
+    ha: UFraction = UFraction(2, 1)
+) -> GainMapMetadata {
     GainMapMetadata(
         baseHdrHeadroom: UFraction(0, 1), alternateHdrHeadroom: ha,
         channels: [GainMapChannel(min: min, max: max, gamma: gamma, baseOffset: offset, alternateOffset: offset)])
@@ -49,8 +51,9 @@ func oneChannelMeta(min: Fraction, max: Fraction, gamma: UFraction = UFraction(1
     #expect(out.pixels.map { ($0 * 1000).rounded() / 1000 } == [4, 2, 1])
     // Three channels with different max: R ×2, G ×4, B ×8 at g = 1.
     meta.channels = (1...3).map {
-        GainMapChannel(min: Fraction(0, 1), max: Fraction(Int32($0), 1), gamma: UFraction(1, 1),
-                       baseOffset: Fraction(0, 1), alternateOffset: Fraction(0, 1))
+        GainMapChannel(
+            min: Fraction(0, 1), max: Fraction(Int32($0), 1), gamma: UFraction(1, 1),
+            baseOffset: Fraction(0, 1), alternateOffset: Fraction(0, 1))
     }
     let map3 = try LinearImage(width: 1, height: 1, channels: 3, pixels: [1, 1, 1])
     let out3 = try GainMapMath.apply(base: base, gainMap: map3, metadata: meta, weight: 1)
@@ -70,7 +73,10 @@ func oneChannelMeta(min: Fraction, max: Fraction, gamma: UFraction = UFraction(1
 }
 
 @Test func quantisationRoundsHalfUp() {
-    #expect(GainMapMath.quantize([0, 0.5 / 255, 1.5 / 255, 0.4999 / 255, 1, 1.2, -0.3, .nan]) == [0, 1, 2, 0, 255, 255, 0, 0])
+    #expect(
+        GainMapMath.quantize([0, 0.5 / 255, 1.5 / 255, 0.4999 / 255, 1, 1.2, -0.3, .nan]) == [
+            0, 1, 2, 0, 255, 255, 0, 0,
+        ])
     let d = GainMapMath.dequantize([0, 51, 255], width: 3, height: 1, channels: 1)
     #expect(d.pixels == [0, 0.2, 1])
 }
@@ -95,7 +101,8 @@ func syntheticPair(width: Int, height: Int) throws -> (LinearImage, LinearImage)
     for y in 0..<height {
         for x in 0..<width {
             let i = y * width + x
-            let fx = Float(x) / Float(width - 1), fy = Float(y) / Float(height - 1)
+            let fx = Float(x) / Float(width - 1)
+            let fy = Float(y) / Float(height - 1)
             // Smooth scene luminance 0.02 … 8 with a bright blob; a colour tint per channel.
             let blob = 7 * exp(-((fx - 0.7) * (fx - 0.7) + (fy - 0.3) * (fy - 0.3)) * 12)
             let scene = 0.02 + 0.9 * fx * fy + blob
@@ -117,14 +124,18 @@ func syntheticPair(width: Int, height: Int) throws -> (LinearImage, LinearImage)
 @Test func roundTripComputeQuantiseApplyReproducesTheHDRRendition() throws {
     let (sdr, hdr) = try syntheticPair(width: 96, height: 64)
     var results: [String] = []
-    for (channels, scale, gamma) in [(3, 1, UFraction(1, 1)), (1, 1, UFraction(1, 1)), (3, 2, UFraction(1, 1)), (1, 2, UFraction(1, 1)), (3, 4, UFraction(1, 1)), (3, 1, UFraction(1, 2))] {
+    for (channels, scale, gamma) in [
+        (3, 1, UFraction(1, 1)), (1, 1, UFraction(1, 1)), (3, 2, UFraction(1, 1)), (1, 2, UFraction(1, 1)),
+        (3, 4, UFraction(1, 1)), (3, 1, UFraction(1, 2)),
+    ] {
         var o = GainMapComputeOptions()
         o.channels = channels
         o.downscale = scale
         o.gamma = gamma
         o.alternateHdrHeadroom = nil
         let gm = try GainMapMath.compute(base: sdr, alternate: hdr, options: o)
-        #expect(gm.width == (96 + scale - 1) / scale && gm.height == (64 + scale - 1) / scale && gm.channels == channels)
+        #expect(
+            gm.width == (96 + scale - 1) / scale && gm.height == (64 + scale - 1) / scale && gm.channels == channels)
         #expect(gm.quantized.count == gm.width * gm.height * channels)
         // Metadata is valid and survives the tmap codec exactly.
         let body = try ToneMapImage(metadata: gm.metadata).encoded()
@@ -134,7 +145,8 @@ func syntheticPair(width: Int, height: Int) throws -> (LinearImage, LinearImage)
         let ha = gm.metadata.alternateHdrHeadroom.doubleValue
         #expect(abs(ha - log2(Double(hdr.pixels.max()!))) < 1e-4)
         // compute → quantise → dequantise → apply at the alternate's headroom.
-        let back = try GainMapMath.apply(base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata, displayHeadroom: ha)
+        let back = try GainMapMath.apply(
+            base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata, displayHeadroom: ha)
         let err = try #require(GainMapMath.errorInStops(reference: hdr, candidate: back))
         results.append("c\(channels) /\(scale) γ\(gamma): max \(err.max) mean \(err.mean)")
         // Measured (see report): three channels full res ≈ 0.006 / 0.002 stops; one-channel maps cannot carry
@@ -148,7 +160,8 @@ func syntheticPair(width: Int, height: Int) throws -> (LinearImage, LinearImage)
             #expect(err.max < 0.2 && err.mean < 0.05, "\(err)")
         }
         // At display headroom 0 (SDR display) the base comes back unchanged (up to the offsets' float error).
-        let sdrBack = try GainMapMath.apply(base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata, displayHeadroom: 0)
+        let sdrBack = try GainMapMath.apply(
+            base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata, displayHeadroom: 0)
         #expect(GainMapMath.errorInStops(reference: sdr, candidate: sdrBack)!.max < 1e-5)
     }
     print("round trip (stops):\n  " + results.joined(separator: "\n  "))

@@ -60,7 +60,8 @@ struct SplitMix: RandomNumberGenerator {
         x = Array(x.prefix(cut))
         if !x.isEmpty { x[Int.random(in: 0..<x.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
         _ = AppleGainMapXMP.parse(x)
-        _ = AdobeGainMapXMP.parse(x + Array("<a xmlns:h=\"http://ns.adobe.com/hdr-gain-map/1.0/\"><h:GainMapMax><rdf:Seq><rdf:li>".utf8))
+        _ = AdobeGainMapXMP.parse(
+            x + Array("<a xmlns:h=\"http://ns.adobe.com/hdr-gain-map/1.0/\"><h:GainMapMax><rdf:Seq><rdf:li>".utf8))
     }
 }
 
@@ -76,7 +77,10 @@ struct SplitMix: RandomNumberGenerator {
     let m = try #require(a.isoMetadata)
     #expect(m.isMultichannel)
     #expect(m.channels.map(\.max.doubleValue) == [1.25, 1.5, 2])
-    #expect(m.channels.allSatisfy { $0.min.doubleValue == 0 && $0.gamma.doubleValue == 1 && $0.baseOffset == Fraction(1, 64) })
+    #expect(
+        m.channels.allSatisfy {
+            $0.min.doubleValue == 0 && $0.gamma.doubleValue == 1 && $0.baseOffset == Fraction(1, 64)
+        })
     // Base is HDR: base headroom 1.5, alternate 0.
     #expect(m.baseHdrHeadroom.doubleValue == 1.5 && m.alternateHdrHeadroom.doubleValue == 0)
     #expect(GainMapValidation.validate(ToneMapImage(metadata: m)).isEmpty)
@@ -122,7 +126,9 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
     func codes(_ r: GainMapReport) -> Set<GainMapFindingCode> { Set(r.findings.map(\.code)) }
     let base = try #require(file.primaryItemID)
     // Wrong altr order.
-    var r = try inspectEdited { b in b.setGroups([EntityGroup(type: "altr", id: w.alternativeGroupID, entities: [base, w.toneMapItemID])]) }
+    var r = try inspectEdited { b in
+        b.setGroups([EntityGroup(type: "altr", id: w.alternativeGroupID, entities: [base, w.toneMapItemID])])
+    }
     #expect(codes(r) == [.altrOrder] && r.part(.consistency).verdict == .fail)
     // No altr.
     r = try inspectEdited { b in b.setGroups([]) }
@@ -153,7 +159,12 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
     #expect(codes(r) == [.headroomMismatch])
     // The tmap names a gain map that does not exist: description, data and dimg all say so.
     r = try inspectEdited { b in
-        b.setReferences(b.references.map { var x = $0; if x.type == "dimg" { x.to = [base, 999] }; return x })
+        b.setReferences(
+            b.references.map {
+                var x = $0
+                if x.type == "dimg" { x.to = [base, 999] }
+                return x
+            })
     }
     #expect(codes(r).isSuperset(of: [.descriptionItemMissing, .dataMissing, .dimgInvalid]), "\(r.findings)")
     #expect(r.part(.description).verdict == .fail && r.part(.data).verdict == .fail)
@@ -164,7 +175,9 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
     #expect(ins.findings.map(\.code) == [.brandWithoutTmap])
     #expect(ins.reports.map(\.forms) == [[.appleAux]])
     // A constant map is caught when decoding; an undecodable one too.
-    let constant = GainMapInspector.inspect(file) { _ in DecodedPlane(width: 32, height: 24, bitDepth: 8, samples: .init(repeating: 7, count: 768)) }
+    let constant = GainMapInspector.inspect(file) { _ in
+        DecodedPlane(width: 32, height: 24, bitDepth: 8, samples: .init(repeating: 7, count: 768))
+    }
     #expect(constant.reports[0].findings.map(\.code) == [.dataConstant])
     struct Boom: Error {}
     let broken = GainMapInspector.inspect(file) { _ in throw Boom() }

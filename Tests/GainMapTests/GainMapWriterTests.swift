@@ -25,7 +25,8 @@ struct ToolFailed: Error, CustomStringConvertible { let description: String }
 func heifEncode(width: Int, height: Int, channels: Int, samples: [UInt8], in dir: URL, name: String) throws
     -> (config: Property, data: [UInt8], width: UInt32, height: UInt32, chroma: Int)
 {
-    let png = dir.appendingPathComponent("\(name).png"), heic = dir.appendingPathComponent("\(name).heic")
+    let png = dir.appendingPathComponent("\(name).png")
+    let heic = dir.appendingPathComponent("\(name).heic")
     try Data(TinyPNG.encode(width: width, height: height, channels: channels, samples: samples)).write(to: png)
     let (rc, out) = try run("heif-enc", ["-q", "95", png.path, "-o", heic.path])
     guard rc == 0 else { throw ToolFailed(description: "heif-enc failed (\(rc)): \(out)") }
@@ -42,7 +43,9 @@ func heifCodecDecoder(_ bytes: [UInt8]) throws -> DecodedPlane? {
     do { img = try HeifDecoder.decodePrimary(bytes, format: .mono) } catch {
         img = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
     }
-    let plane = img.channels == 1 ? img.samples : stride(from: 0, to: img.samples.count, by: img.channels).map { img.samples[$0] }
+    let plane =
+        img.channels == 1
+        ? img.samples : stride(from: 0, to: img.samples.count, by: img.channels).map { img.samples[$0] }
     return DecodedPlane(width: img.width, height: img.height, bitDepth: img.bitDepth, samples: plane)
 }
 
@@ -77,13 +80,18 @@ func tempDir() throws -> URL {
         properties: [
             (base.config, true), (.ispe(width: base.width, height: base.height), false),
             (.pixi(bitsPerChannel: [8, 8, 8]), false),
-            (.colrNCLX(NCLX(colourPrimaries: 1, transferCharacteristics: 13, matrixCoefficients: 6, fullRange: true)), false),
+            (
+                .colrNCLX(
+                    NCLX(colourPrimaries: 1, transferCharacteristics: 13, matrixCoefficients: 6, fullRange: true)),
+                false
+            ),
         ], data: base.data)
     b.setPrimary(baseID)
     let written = try GainMapWriter.add(
         to: &b, baseItemID: baseID,
-        gainMap: CodedGainMapImage(codecConfiguration: map.config, data: map.data, width: map.width, height: map.height,
-                                   bitsPerChannel: map.chroma == 0 ? [8] : [8, 8, 8]),
+        gainMap: CodedGainMapImage(
+            codecConfiguration: map.config, data: map.data, width: map.width, height: map.height,
+            bitsPerChannel: map.chroma == 0 ? [8] : [8, 8, 8]),
         metadata: gm.metadata,
         alternate: AlternateRendition(contentLightLevel: (maxCLL: 1600, maxPALL: 200)))
     let bytes = b.build()
@@ -105,7 +113,8 @@ func tempDir() throws -> URL {
     let r = try #require(ins.reports.first)
     #expect(ins.reports.count == 1)
     #expect(r.forms == [.iso21496, .appleAux])
-    #expect(r.baseItemID == baseID && r.gainMapItemID == written.gainMapItemID && r.toneMapItemID == written.toneMapItemID)
+    #expect(
+        r.baseItemID == baseID && r.gainMapItemID == written.gainMapItemID && r.toneMapItemID == written.toneMapItemID)
     for p in r.parts {
         #expect(p.verdict == .pass, "\(p.part): \(p.findings) \(p.evidence)")
     }
@@ -117,21 +126,34 @@ func tempDir() throws -> URL {
     let standalone = try #require(f.standaloneFile(for: written.gainMapItemID))
     let plane = try #require(try heifCodecDecoder(standalone))
     #expect(plane.width == 64 && plane.height == 64)
-    let decodedMap = GainMapMath.dequantize(plane.samples.map { UInt8(min($0, 255)) }, width: 64, height: 64, channels: 1)
+    let decodedMap = GainMapMath.dequantize(
+        plane.samples.map { UInt8(min($0, 255)) }, width: 64, height: 64, channels: 1)
     let viaHEVC = try GainMapMath.apply(
         base: sdr, gainMap: decodedMap, metadata: try #require(r.isoMetadata),
         displayHeadroom: gm.metadata.alternateHdrHeadroom.doubleValue)
     let direct = try GainMapMath.apply(
-        base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata, displayHeadroom: gm.metadata.alternateHdrHeadroom.doubleValue)
+        base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata,
+        displayHeadroom: gm.metadata.alternateHdrHeadroom.doubleValue)
     let eHEVC = try #require(GainMapMath.errorInStops(reference: hdr, candidate: viaHEVC))
     let eDirect = try #require(GainMapMath.errorInStops(reference: hdr, candidate: direct))
-    print("one-channel half-res map, 128x128: without codec max \(eDirect.max) mean \(eDirect.mean) stops; through HEVC q95 max \(eHEVC.max) mean \(eHEVC.mean) stops")
+    print(
+        "one-channel half-res map, 128x128: without codec max \(eDirect.max) mean \(eDirect.mean) stops; through HEVC q95 max \(eHEVC.max) mean \(eHEVC.mean) stops"
+    )
     #expect(eHEVC.max < 0.25 && eHEVC.mean < 0.06, "\(eHEVC)")
     #expect(eHEVC.mean < eDirect.mean + 0.02, "HEVC adds too much: \(eHEVC) vs \(eDirect)")
 
     // Apple view: XMP on the gain map with version and the headroom 2^Ha.
     #expect(r.appleXMP?.version == 131072)
     #expect(abs(log2(r.appleXMP!.headroom!) - gm.metadata.alternateHdrHeadroom.doubleValue) < 1e-5)
+
+    // exiftool (the oracle) reads the same Apple view and the brand.
+    let (erc, ejson) = try run("exiftool", ["-j", "-n", "-G1", "-a", out.path])
+    #expect(erc == 0, "\(ejson)")
+    let ex = try #require((try JSONSerialization.jsonObject(with: Data(ejson.utf8)) as? [[String: Any]])?.first)
+    #expect((ex["XMP-HDRGainMap:HDRGainMapVersion"] as? NSNumber)?.uint32Value == r.appleXMP?.version)
+    #expect((ex["XMP-HDRGainMap:HDRGainMapHeadroom"] as? NSNumber)?.doubleValue == r.appleXMP?.headroom)
+    #expect(ex["QuickTime:AuxiliaryImageType"] as? String == AppleGainMap.auxiliaryURN)
+    #expect((ex["QuickTime:CompatibleBrands"] as? [String])?.contains("tmap") == true)
 
     // Structure: single-target references only, one dimg, altr [tmap, base] with a fresh id, brand.
     #expect(f.references.allSatisfy { $0.type == "dimg" || $0.to.count == 1 })

@@ -18,7 +18,8 @@ enum TinyPNG {
             z += raw[pos..<(pos + n)]
             pos += n
         } while pos < raw.count
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for x in raw {
             a = (a + UInt32(x)) % 65521
             b = (b + a) % 65521
@@ -26,10 +27,13 @@ enum TinyPNG {
         z += be32(b << 16 | a)
         var ihdr = be32(UInt32(width)) + be32(UInt32(height))
         ihdr += [8, channels == 1 ? 0 : 2, 0, 0, 0]
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", z) + chunk("IEND", [])
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", z)
+            + chunk("IEND", [])
     }
 
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
 
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let t = Array(type.utf8)

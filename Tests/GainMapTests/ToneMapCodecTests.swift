@@ -95,7 +95,8 @@ enum Vectors {
                 alternateOffset: Fraction(-1, 100)),
             GainMapChannel(
                 min: Fraction(Int32.min, UInt32.max), max: Fraction(Int32.max, UInt32.max),
-                gamma: UFraction(UInt32.max, 1 << 31), baseOffset: Fraction(5, 1000), alternateOffset: Fraction(7, 1000)),
+                gamma: UFraction(UInt32.max, 1 << 31), baseOffset: Fraction(5, 1000), alternateOffset: Fraction(7, 1000)
+            ),
         ])
 }
 

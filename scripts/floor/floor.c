@@ -138,7 +138,8 @@ static int cmd_encode(int argc, char **argv) {
   if (!m) die(in, libraw_strerror(rc));
   double t2 = now();
   int w = m->width, h = m->height;
-  /* 2. Render to the encoder's input: sRGB transfer through a 64 K-entry table (trivial next to either side). */
+  /* 2. Render to the encoder's input: exposure + sRGB transfer through a 64 K-entry table (trivial next to either
+     side, and outside the floor's timer). */
   struct heif_image *img = NULL;
   int hi = depth > 8;
   check(heif_image_create(w, h, heif_colorspace_RGB, hi ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB, &img),
@@ -147,13 +148,29 @@ static int cmd_encode(int argc, char **argv) {
   int stride = 0;
   uint8_t *dst = heif_image_get_plane(img, heif_channel_interleaved, &stride);
   int maxo = (1 << (hi ? depth : 8)) - 1;
+  /* Exposure: the 99.5th percentile of the linear values maps to 0.9 of white, so the encoder sees a normally
+     exposed picture (as any converter's render would be), not a dark linear frame. Outside the floor's timer. */
+  const uint16_t *src = (const uint16_t *)m->data;
+  size_t total = (size_t)w * h * 3;
+  uint32_t *hist = calloc(65536, sizeof(uint32_t));
+  size_t counted = 0;
+  for (size_t i = 0; i < total; i += 7) { hist[src[i]]++; counted++; }
+  size_t acc = 0;
+  int p995 = 65535;
+  for (int i = 0; i < 65536; i++) {
+    acc += hist[i];
+    if (acc >= counted * 995 / 1000) { p995 = i > 0 ? i : 1; break; }
+  }
+  free(hist);
+  double gain = 0.9 * 65535.0 / p995;
+  if (gain < 1) gain = 1;
   uint16_t *lut = malloc(65536 * sizeof(uint16_t));
   for (int i = 0; i < 65536; i++) {
-    double v = i / 65535.0;
+    double v = i * gain / 65535.0;
+    if (v > 1) v = 1;
     v = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055;
     lut[i] = (uint16_t)lrint(v * maxo);
   }
-  const uint16_t *src = (const uint16_t *)m->data;
   for (int y = 0; y < h; y++) {
     const uint16_t *s = src + (size_t)y * w * 3;
     if (hi) {
@@ -316,11 +333,18 @@ static int cmd_stat(int argc, char **argv) {
   heif_image_release(native);
   rgb8 dec;
   struct heif_image *img = decode_rgb8(h, &dec);
-  double sum = 0;
+  double sum = 0, chroma = 0;
   size_t n = (size_t)dec.w * dec.h * 3;
-  for (size_t i = 0; i < n; i++) sum += dec.px[i];
-  printf("{\"width\":%d,\"height\":%d,\"colourless\":%s,\"mean\":%.3f,\"luma_bits\":%d}\n", dec.w, dec.h,
-         mono ? "true" : "false", sum / (double)n, heif_image_handle_get_luma_bits_per_pixel(h));
+  for (size_t i = 0; i < n; i += 3) {
+    const uint8_t *p = dec.px + i;
+    int mx = p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
+    int mn = p[0] < p[1] ? (p[0] < p[2] ? p[0] : p[2]) : (p[1] < p[2] ? p[1] : p[2]);
+    sum += p[0] + p[1] + p[2];
+    chroma += mx - mn;
+  }
+  /* chroma: mean of max(R,G,B) - min(R,G,B); a grey picture (a CFA mosaic read as one band) stays near 0. */
+  printf("{\"width\":%d,\"height\":%d,\"monochrome\":%s,\"mean\":%.3f,\"chroma\":%.3f,\"luma_bits\":%d}\n", dec.w,
+         dec.h, mono ? "true" : "false", sum / (double)n, chroma / (double)(n / 3), heif_image_handle_get_luma_bits_per_pixel(h));
   heif_image_release(img);
   heif_image_handle_release(h);
   heif_context_free(ctx);

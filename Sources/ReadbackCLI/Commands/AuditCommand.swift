@@ -115,7 +115,8 @@ struct AuditCommand: Subcommand {
         }
         let reportDir = args.value("report").map { URL(fileURLWithPath: $0) }
         let options = AuditOptions(
-            policy: policy, decode: !args.has("no-decode"), thumbnails: reportDir != nil, jobs: jobs, failOn: failOn)
+            policy: policy, decode: !args.has("no-decode"), thumbnails: reportDir != nil, jobs: jobs, failOn: failOn,
+            digest: reportDir != nil || !args.has("no-history"))
 
         let quiet = args.has("quiet")
         let progress = Progress(console: console, quiet: quiet, failOn: failOn)
