@@ -278,7 +278,8 @@ public enum Corpus {
             if line.hasPrefix("#") || line.hasPrefix("file\t") { return nil }
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count == 6, let seed = UInt64(f[2]) else { return nil }
-            return ManifestEntry(file: f[0], recipe: f[1], seed: seed, exercises: f[3], expectedAudit: f[4], sha256: f[5])
+            return ManifestEntry(
+                file: f[0], recipe: f[1], seed: seed, exercises: f[3], expectedAudit: f[4], sha256: f[5])
         }
     }
 }

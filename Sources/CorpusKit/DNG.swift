@@ -10,7 +10,10 @@ import Foundation
 
 /// The 2×2 Bayer arrangement, named from the top-left site (TIFF/EP CFAPattern, 0 = red, 1 = green, 2 = blue).
 public enum CFAPattern: String, Sendable, Codable, CaseIterable {
-    case rggb = "RGGB", bggr = "BGGR", grbg = "GRBG", gbrg = "GBRG"
+    case rggb = "RGGB"
+    case bggr = "BGGR"
+    case grbg = "GRBG"
+    case gbrg = "GBRG"
     /// CFAPattern tag bytes for the 2×2 repeat (row-major).
     public var codes: [UInt8] {
         switch self {
@@ -152,7 +155,9 @@ func xmlEscape(_ s: String) -> String {
 }
 
 extension String {
-    func replacingAll(_ a: String, _ b: String) -> String { split(separator: a, omittingEmptySubsequences: false).joined(separator: b) }
+    func replacingAll(_ a: String, _ b: String) -> String {
+        split(separator: a, omittingEmptySubsequences: false).joined(separator: b)
+    }
 }
 
 /// How the raw image is laid out.
@@ -243,13 +248,23 @@ public enum ColorMath {
         (0..<9).map { d[$0 / 3] * m[$0] }
     }
     public static func invert3(_ m: [Double]) -> [Double] {
-        let a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5], g = m[6], h = m[7], i = m[8]
-        let A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g
-        let det = a * A + b * B + c * C
+        let a = m[0]
+        let b = m[1]
+        let c = m[2]
+        let d = m[3]
+        let e = m[4]
+        let f = m[5]
+        let g = m[6]
+        let h = m[7]
+        let i = m[8]
+        let ca = e * i - f * h
+        let cb = -(d * i - f * g)
+        let cc = d * h - e * g
+        let det = a * ca + b * cb + c * cc
         return [
-            A / det, -(b * i - c * h) / det, (b * f - c * e) / det,
-            B / det, (a * i - c * g) / det, -(a * f - c * d) / det,
-            C / det, -(a * h - b * g) / det, (a * e - b * d) / det,
+            ca / det, -(b * i - c * h) / det, (b * f - c * e) / det,
+            cb / det, (a * i - c * g) / det, -(a * f - c * d) / det,
+            cc / det, -(a * h - b * g) / det, (a * e - b * d) / det,
         ]
     }
 
@@ -296,7 +311,8 @@ public enum DNGWriter {
     /// - Returns: the DNG bytes; identical for identical inputs.
     public static func write(scene: some SceneSource, spec: DNGSpec) -> [UInt8] {
         let o = spec.orientation
-        let (sw, sh) = Orientation.storedSize(displayWidth: scene.displayWidth, displayHeight: scene.displayHeight, orientation: o)
+        let (sw, sh) = Orientation.storedSize(
+            displayWidth: scene.displayWidth, displayHeight: scene.displayHeight, orientation: o)
         let samples = spec.layout == .linear ? 3 : 1
         // Camera response: XYZ(rgb) through ColorMatrix1, normalised so white reads AsShotNeutral (max 1).
         let camFromRGB = ColorMath.mul3(spec.camera.colorMatrix1, ColorMath.sRGBToXYZ)
@@ -309,7 +325,8 @@ public enum DNGWriter {
         var values = [UInt16](repeating: 0, count: sw * sh * samples)
         for y in 0..<sh {
             for x in 0..<sw {
-                let (dx, dy) = Orientation.displayPosition(x: x, y: y, storedWidth: sw, storedHeight: sh, orientation: o)
+                let (dx, dy) = Orientation.displayPosition(
+                    x: x, y: y, storedWidth: sw, storedHeight: sh, orientation: o)
                 let c = scene.pixel(x: dx, y: dy)
                 let cam = ColorMath.apply3(camFromRGB, c)
                 func put(_ v: Double, _ s: Int) {
@@ -333,7 +350,8 @@ public enum DNGWriter {
             // A Bayer row of W samples is coded as W/2 × 2 components, a LinearRaw row as W × 3 (DNG SDK layout).
             let bayer = spec.layout != .linear
             data = LosslessJPEG.encode(
-                values, width: bayer ? sw / 2 : sw, height: sh, components: bayer ? 2 : 3, precision: spec.bitsPerSample)
+                values, width: bayer ? sw / 2 : sw, height: sh, components: bayer ? 2 : 3, precision: spec.bitsPerSample
+            )
         } else {
             data = pack(values, bits: spec.bitsPerSample, rowSamples: sw * samples, rows: sh, bigEndian: spec.bigEndian)
         }
@@ -373,8 +391,10 @@ public enum DNGWriter {
         var preview = [UInt8](repeating: 0, count: pw * ph * 3)
         for y in 0..<ph {
             for x in 0..<pw {
-                let sx = min(sw - 1, x * 4 + 2), sy = min(sh - 1, y * 4 + 2)
-                let (dx, dy) = Orientation.displayPosition(x: sx, y: sy, storedWidth: sw, storedHeight: sh, orientation: o)
+                let sx = min(sw - 1, x * 4 + 2)
+                let sy = min(sh - 1, y * 4 + 2)
+                let (dx, dy) = Orientation.displayPosition(
+                    x: sx, y: sy, storedWidth: sw, storedHeight: sh, orientation: o)
                 let c = scene.pixel(x: dx, y: dy)
                 let i = 3 * (y * pw + x)
                 preview[i] = UInt8((ColorMath.srgbEncode(c.r) * 255).rounded())
@@ -382,7 +402,8 @@ public enum DNGWriter {
                 preview[i + 2] = UInt8((ColorMath.srgbEncode(c.b) * 255).rounded())
             }
         }
-        let cam = spec.camera, cap = spec.capture
+        let cam = spec.camera
+        let cap = spec.capture
         ifd0[254] = .longs([1])
         ifd0[256] = .longs([UInt32(pw)])
         ifd0[257] = .longs([UInt32(ph)])
@@ -419,7 +440,8 @@ public enum DNGWriter {
     }
 
     static func exifIFD(_ spec: DNGSpec) -> TIFFIFD {
-        let cap = spec.capture, cam = spec.camera
+        let cap = spec.capture
+        let cam = spec.camera
         var e = TIFFIFD()
         e[33434] = .rationals([cap.exposureTime[0]], [cap.exposureTime[1]])
         e[33437] = .rationals([cap.fNumber[0]], [cap.fNumber[1]])
