@@ -6,16 +6,16 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the project needs (build, tests, oracle tools).
 APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev libraw-bin \
-                libexiv2-dev exiv2 libsqlite3-dev sqlite3 libimage-exiftool-perl
-# Only `make bench` needs the peers.
-BENCH_PACKAGES := imagemagick libvips-tools hyperfine
+                libexiv2-dev exiv2 libsqlite3-dev sqlite3 libimage-exiftool-perl chromium
+# Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
+BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE_BIN := .build/release/readback
 DEBUG_BIN := .build/debug/readback
 # The real-world corpus; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
 
-.PHONY: all deps bench-deps build release test test-real demo corpus lint fuzz bench clean help
+.PHONY: all deps bench-deps build release test test-real demo corpus corpus-large lint fuzz bench clean help
 
 all: build
 
@@ -63,6 +63,10 @@ test-real: build
 corpus: release
 	$(RELEASE_BIN) corpus generate --out Corpus
 
+# Also the 24 MP and 50 MP benchmark charts, into Corpus/large/ (git-ignored).
+corpus-large: release
+	$(RELEASE_BIN) corpus generate --out Corpus --large
+
 demo: release
 	@mkdir -p Reports
 	$(RELEASE_BIN) --version
@@ -71,10 +75,12 @@ demo: release
 lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
 
+# Release build (debug runs ~5x slower). FUZZ_SEEDS: extra seed folders read in place, e.g.
+# make fuzz FUZZ_SEEDS="../shared/corpus/heic ../shared/corpus/avif"
 fuzz: deps
-	SWIFT_BACKTRACE=enable=no $(SWIFT) build --product FuzzHEIF --sanitize=fuzzer --scratch-path .build/fuzz
+	SWIFT_BACKTRACE=enable=no $(SWIFT) build -c release --product FuzzHEIF --sanitize=fuzzer --scratch-path .build/fuzz
 	mkdir -p .build/fuzz-corpus
-	SWIFT_BACKTRACE=enable=no .build/fuzz/debug/FuzzHEIF -runs=$${RUNS:-1000000} -max_len=65536 -timeout=1 -rss_limit_mb=2048 .build/fuzz-corpus Tests/HEIFTests/Fixtures
+	SWIFT_BACKTRACE=enable=no .build/fuzz/release/FuzzHEIF -runs=$${RUNS:-1000000} -max_len=65536 -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 .build/fuzz-corpus Tests/HEIFTests/Fixtures $(FUZZ_SEEDS)
 
 bench: bench-deps release
 	./scripts/bench.sh $(RELEASE_BIN)

@@ -1,2 +1,836 @@
-/// The Converter module. See Package.swift for its layer.
-public enum ConverterModule {}
+import Exiv2Bridge
+import Foundation
+import GainMap
+import HEIF
+import HeifCodec
+import RawDecoder
+
+// Converter: RAW (or an already-rendered HEIC) → HEIC with metadata written at encode time, upright pixels and an
+// ISO 21496-1 + Apple gain map only where the capture holds highlights above SDR white.
+//
+// Pipeline (one file, in this order):
+//   1. decode   LibRaw → linear 16-bit ProPhoto RGB (RawDecoder; stubs/garbage rejected there), pixels upright.
+//   2. render   exposure → Display P3 (or sRGB) linear, 1.0 = SDR diffuse white → SDR base with a highlight
+//               roll-off (hue-preserving: one scale factor per pixel) → sRGB transfer → 8/10-bit.
+//               HDR rendition = the same linear pixels without the roll-off (up to the sensor clip).
+//   3. decide   measured headroom (luminance above SDR white) → policy (see `HDRDecision`).
+//   4. encode   HeifEncoder (x265): base, gain map (4:0:0, half size), thumbnail; hvcC + bitstream extracted with
+//               the HEIF parser.
+//   5. assemble HEIFBuilder: primary, `tmap` + `altr`, Apple aux gain map + its XMP, Exif (Exiv2Bridge, Orientation
+//               1, no irot), XMP (file + sidecar), thumbnail.
+
+/// Readback's version as written into Exif Software (the CLI's `Readback.version` must match).
+public let readbackVersion = "0.1.0"
+
+/// Whether to produce HDR gain maps.
+public enum HDRMode: String, Sendable, Codable, CaseIterable {
+    /// Gain map where the policy says the capture holds highlights (see `HDRDecision`).
+    case auto
+    /// Never: flat SDR output.
+    case off
+}
+
+/// Output primaries of the SDR base.
+public enum OutputColorSpace: String, Sendable, Codable, CaseIterable {
+    case displayP3 = "p3"
+    case sRGB = "srgb"
+}
+
+/// Conversion options. Defaults: quality 75 at x265 preset `medium`, 8-bit 4:2:0, Display P3, HDR auto.
+///
+/// Why q75/medium: x265 CRF = (100 − q)/2, so q75 = CRF 12.5, well inside x265's visually-lossless range
+/// (CRF ≤ 18); platform-notes §1 measured 24 MP at medium: q90 11.7 MB / 10.5 s, q75 8.6 MB / 10.0 s,
+/// q50 1.4 MB / 4.8 s. `slow` costs 2.2× the time for identical size; `fast`/`faster` gave identical output to
+/// `medium`. q75 keeps the primary ≈ 25 % smaller than q90 at the same speed.
+public struct ConvertOptions: Sendable, Equatable, Codable {
+    /// libheif quality 0–100.
+    public var quality: Int = 75
+    /// 8 or 10.
+    public var bitDepth: Int = 8
+    /// "420" or "444".
+    public var chroma: HeifChroma = .yuv420
+    public var hdr: HDRMode = .auto
+    /// x265 preset (ultrafast … placebo).
+    public var speed: String = "medium"
+    public var colorSpace: OutputColorSpace = .displayP3
+    /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
+    public var icc: Bool = true
+    /// Add a small thumbnail item (`thmb`).
+    public var thumbnail: Bool = true
+    /// Quality of the gain-map stream.
+    public var gainMapQuality: Int = 90
+    /// x265 preset of the gain-map stream: the map is smooth, so a fast preset costs little fidelity and keeps the
+    /// HDR overhead small next to the primary's encode.
+    public var gainMapSpeed: String = "veryfast"
+    /// Exif Software value.
+    public var software: String = "Readback \(readbackVersion)"
+    /// XMP sidecar; nil = `<source>.xmp` or `<source minus extension>.xmp` when one exists.
+    public var sidecar: URL?
+
+    public init() {}
+
+    /// Checks ranges; returns a one-line problem or nil.
+    public func validationProblem() -> String? {
+        if !(0...100).contains(quality) { return "quality must be 0…100, got \(quality)" }
+        if bitDepth != 8 && bitDepth != 10 { return "depth must be 8 or 10, got \(bitDepth)" }
+        if chroma == .monochrome { return "chroma must be 420 or 444" }
+        if !HeifEncodeSettings.presets.contains(gainMapSpeed) { return "gain-map speed '\(gainMapSpeed)' is not an x265 preset" }
+        if !HeifEncodeSettings.presets.contains(speed) {
+            return "speed must be one of \(HeifEncodeSettings.presets.joined(separator: ", ")), got '\(speed)'"
+        }
+        return nil
+    }
+}
+
+extension HeifChroma: Codable {}
+
+/// What kind of input a file was.
+public enum InputKind: String, Sendable, Codable {
+    /// A mosaic RAW (Bayer / X-Trans), any make.
+    case mosaicRAW = "raw"
+    /// A DNG with demosaiced (LinearRaw) data, e.g. iPhone ProRAW.
+    case linearDNG = "linear-dng"
+    /// An already-rendered HEIC/HEIF.
+    case renderedHEIF = "heif"
+}
+
+/// The HDR decision for one file, with the measurements behind it.
+public struct HDRDecision: Sendable, Codable, Equatable {
+    /// True when a gain map was written.
+    public var gainMap: Bool
+    /// One line: the policy rule applied and why.
+    public var reason: String
+    /// log2 of the 99.9th-percentile luminance over SDR white (1.0): the captured headroom in stops (≥ 0).
+    public var measuredHeadroomStops: Double
+    /// Fraction of pixels whose luminance is more than one stop above SDR white.
+    public var fractionAboveOneStop: Double
+    /// log2 of the sensor clip over SDR white (the most the capture can hold), stops.
+    public var clipHeadroomStops: Double
+}
+
+/// A summary of the gain map written.
+public struct GainMapSummary: Sendable, Codable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// ISO 21496-1 `gain_map_min`/`gain_map_max` (log2) and `alternate_hdr_headroom` (log2).
+    public var gainMin: Double
+    public var gainMax: Double
+    public var alternateHeadroom: Double
+    /// Apple `HDRGainMapHeadroom` (linear) written in the gain map's XMP.
+    public var appleHeadroom: Double
+    public var bytes: Int
+}
+
+/// The per-file result the batch engine reports.
+public struct ConversionResult: Sendable, Codable, Equatable {
+    public var source: String
+    public var inputKind: InputKind
+    public var width: Int
+    public var height: Int
+    public var make: String
+    public var model: String
+    public var hdr: HDRDecision
+    public var gainMap: GainMapSummary?
+    /// What the output does not carry from the source, one line each (e.g. MakerNote tags exiv2 could not re-encode).
+    public var knownLosses: [String]
+    /// Seconds per stage: decode, render, encode, gainmap, metadata, assemble, total.
+    public var timings: [String: Double]
+    public var inputBytes: Int
+    public var outputBytes: Int
+    public var options: ConvertOptions
+
+    /// output ÷ input bytes.
+    public var sizeRatio: Double { inputBytes > 0 ? Double(outputBytes) / Double(inputBytes) : 0 }
+}
+
+/// The output bytes and the result.
+public struct ConvertedImage: Sendable {
+    public var bytes: [UInt8]
+    public var result: ConversionResult
+}
+
+/// Why a file could not be converted. `description` is one line naming the file and the reason.
+public struct ConvertError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var file: String
+    public var reason: String
+
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
+    }
+
+    public var description: String { "\(file): \(reason)" }
+}
+
+/// The two renditions of a RAW, linear, planar (1.0 = SDR white): what the SDR base and the HDR alternate encode.
+/// Exposed so tests and the auditor can measure how well base + gain map reproduce the HDR rendition.
+public struct Renditions: Sendable {
+    public var sdr: LinearImage
+    public var hdr: LinearImage
+    public var decision: HDRDecision
+}
+
+/// RAW → HEIC conversion. Stateless; every call may run in parallel with others.
+public enum Converter {
+    /// File extensions read as RAW (LibRaw).
+    public static let rawExtensions: Set<String> = [
+        "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "raf", "orf", "rw2", "pef", "srw", "x3f",
+        "mrw", "iiq", "3fr", "erf", "kdc", "dcr", "mos", "rwl", "raw",
+    ]
+    /// Already-rendered inputs converted as flat SDR through libheif.
+    public static let heifExtensions: Set<String> = ["heic", "heif", "hif"]
+    /// Recognised rendered formats we cannot decode here (no JPEG/PNG/TIFF decoder in this build).
+    public static let unsupportedRendered: Set<String> = ["jpg", "jpeg", "png", "tif", "tiff", "avif", "webp"]
+
+    // MARK: - Rendering constants
+
+    /// Stops between SDR diffuse white and the sensor clip before BaselineExposure: 1.5, i.e. a metered 18 %
+    /// grey sits ≈ 4 stops under the clip, like a modern camera's default exposure.
+    public static let clipStopsAboveWhite = 1.5
+    /// Luminance where the SDR roll-off starts (linear).
+    public static let shoulderStart: Float = 0.6
+    /// Policy thresholds: a mosaic RAW gets a gain map when more than this fraction of pixels is more than one stop
+    /// above SDR white.
+    public static let mosaicHighlightFraction = 0.001
+    /// A linear DNG gets its SDR/HDR pair when the 99.9th percentile is at least this many stops above SDR white.
+    public static let linearDNGMinimumHeadroom = 0.1
+
+    /// Converts one file.
+    /// - Parameters:
+    ///   - source: a RAW (see `rawExtensions`) or a HEIC/HEIF.
+    ///   - options: quality, depth, chroma, HDR mode, speed.
+    /// - Returns: the HEIC bytes and the result.
+    /// - Throws: `ConvertError` naming the file and the reason (one line).
+    public static func convert(source: URL, options: ConvertOptions = ConvertOptions()) throws -> ConvertedImage {
+        let name = source.lastPathComponent
+        if let p = options.validationProblem() { throw ConvertError(file: name, reason: p) }
+        let ext = source.pathExtension.lowercased()
+        guard FileManager.default.isReadableFile(atPath: source.path) else {
+            throw ConvertError(file: name, reason: "cannot read the file")
+        }
+        if rawExtensions.contains(ext) { return try convertRAW(source, options) }
+        if heifExtensions.contains(ext) { return try convertHEIF(source, options) }
+        if unsupportedRendered.contains(ext) {
+            throw ConvertError(file: name, reason: "unsupported input: .\(ext) decoding is not built in (RAW and HEIC only)")
+        }
+        throw ConvertError(file: name, reason: "unsupported input: unknown extension '.\(ext)'")
+    }
+
+    /// The output file name for a source: same base name, `.heic`.
+    public static func outputURL(for source: URL, in directory: URL) -> URL {
+        directory.appendingPathComponent(source.deletingPathExtension().lastPathComponent + ".heic")
+    }
+
+    /// Writes `bytes` to `destination` atomically: a temporary file in the same folder, `fsync`, `rename`, then an
+    /// `fsync` of the folder. On any failure the temporary file is removed and nothing is left behind.
+    /// - Parameters:
+    ///   - bytes: the file content.
+    ///   - destination: the final path (replaced if it exists).
+    /// - Throws: `ConvertError` naming the destination and the errno text.
+    public static func writeAtomically(_ bytes: [UInt8], to destination: URL) throws {
+        let dir = destination.deletingLastPathComponent()
+        let tmp = dir.appendingPathComponent(".\(destination.lastPathComponent).readback-\(UUID().uuidString).tmp")
+        let name = destination.lastPathComponent
+        func fail(_ what: String) -> ConvertError {
+            let e = String(cString: strerror(errno))
+            unlink(tmp.path)
+            return ConvertError(file: name, reason: "\(what) failed: \(e)")
+        }
+        let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        if fd < 0 { throw fail("creating a temporary file in \(dir.path)") }
+        var off = 0
+        let ok: Bool = bytes.withUnsafeBytes { b in
+            while off < b.count {
+                let n = write(fd, b.baseAddress! + off, b.count - off)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                off += n
+            }
+            return true
+        }
+        if !ok {
+            let err = fail("writing")
+            close(fd)
+            throw err
+        }
+        if fsync(fd) != 0 {
+            let err = fail("fsync")
+            close(fd)
+            throw err
+        }
+        if close(fd) != 0 { throw fail("close") }
+        if rename(tmp.path, destination.path) != 0 { throw fail("rename into place") }
+        let dfd = open(dir.path, O_RDONLY)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
+    }
+
+    /// Converts `source` and writes the result as `<name>.heic` in `directory` (see `writeAtomically`).
+    /// - Returns: the result and the output URL.
+    /// - Throws: `ConvertError`; nothing is left in `directory` on failure.
+    public static func convert(source: URL, toDirectory directory: URL, options: ConvertOptions = ConvertOptions())
+        throws -> (result: ConversionResult, output: URL)
+    {
+        let out = try convert(source: source, options: options)
+        let url = outputURL(for: source, in: directory)
+        try writeAtomically(out.bytes, to: url)
+        return (out.result, url)
+    }
+
+    // MARK: - RAW
+
+    private static func decodeRAW(_ source: URL, halfSize: Bool = false) throws -> (RawMetadata, LinearImage16) {
+        do {
+            return try RawDecoder.decode(source, options: RawDecodeOptions(halfSize: halfSize, workingSpace: .proPhoto))
+        } catch let e as RawDecodeError {
+            throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
+        }
+    }
+
+    /// The SDR and HDR renditions of a RAW as linear planar images (what `convert` encodes), and the HDR decision.
+    /// - Parameters:
+    ///   - source: the RAW.
+    ///   - options: colour space and HDR mode are used.
+    /// - Returns: both renditions at full size.
+    /// - Throws: `ConvertError`.
+    public static func renditions(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> Renditions {
+        let (meta, img) = try decodeRAW(source)
+        let r = Renderer(meta: meta, space: options.colorSpace)
+        let decision = r.decide(img, kind: meta.isLinearDNG ? .linearDNG : .mosaicRAW, hdr: options.hdr)
+        let n = img.width * img.height
+        var sdr = [Float](repeating: 0, count: n * 3), hdr = [Float](repeating: 0, count: n * 3)
+        let src = img.pixels
+        for i in 0..<n {
+            let p = src.withUnsafeBufferPointer { r.pixel($0, i) }
+            hdr[i] = p.rgb.0
+            hdr[n + i] = p.rgb.1
+            hdr[2 * n + i] = p.rgb.2
+            sdr[i] = p.rgb.0 * p.scale
+            sdr[n + i] = p.rgb.1 * p.scale
+            sdr[2 * n + i] = p.rgb.2 * p.scale
+        }
+        return Renditions(
+            sdr: try LinearImage(width: img.width, height: img.height, channels: 3, pixels: sdr),
+            hdr: try LinearImage(width: img.width, height: img.height, channels: 3, pixels: hdr), decision: decision)
+    }
+
+    private static func convertRAW(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
+        let name = source.lastPathComponent
+        var clock = Stopwatch()
+        // Decode and render in one scope so the 16-bit frame is freed before encoding.
+        let (meta, decision, width, height, kind, rendered0): (RawMetadata, HDRDecision, Int, Int, InputKind, Renderer.Output) =
+            try {
+                let (meta, img) = try decodeRAW(source)
+                clock.lap("decode")
+                let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
+                let r = Renderer(meta: meta, space: options.colorSpace)
+                let decision = r.decide(img, kind: kind, hdr: options.hdr)
+                let rendered = r.render(img, bitDepth: options.bitDepth, luminancePlanes: decision.gainMap)
+                clock.lap("render")
+                return (meta, decision, img.width, img.height, kind, rendered)
+            }()
+        var rendered = rendered0
+
+        var parts = EncodedParts()
+        var summary: GainMapSummary?
+        if decision.gainMap, let sdrY = rendered.sdrLuminance, let hdrY = rendered.hdrLuminance {
+            rendered.sdrLuminance = nil
+            rendered.hdrLuminance = nil
+            let (gm, s) = try makeGainMap(
+                sdrY: sdrY, hdrY: hdrY, width: width, height: height, options: options, file: name)
+            parts.gainMap = gm
+            summary = s
+            clock.lap("gainmap")
+        }
+        let settings = HeifEncodeSettings(
+            quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
+            nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
+            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil)
+        parts.primary = try encodeItem(rendered.pixels, settings: settings, file: name)
+        clock.lap("encode")
+
+        if options.thumbnail, let t = rendered.thumbnail {
+            parts.thumbnail = try encodeItem(
+                t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: settings.nclx), file: name)
+        }
+
+        var losses: [String] = []
+        let md = metadata(for: source, width: width, height: height, options: options, losses: &losses)
+        clock.lap("metadata")
+        let bytes = try assemble(parts, exif: md.exif, xmp: md.xmp, width: width, height: height, file: name)
+        clock.lap("assemble")
+        clock.total()
+
+        let result = ConversionResult(
+            source: name, inputKind: kind, width: width, height: height, make: meta.make, model: meta.model,
+            hdr: decision, gainMap: summary, knownLosses: losses, timings: clock.laps, inputBytes: meta.fileSize,
+            outputBytes: bytes.count, options: options)
+        return ConvertedImage(bytes: bytes, result: result)
+    }
+
+    // MARK: - HEIC (already rendered → flat SDR)
+
+    private static func convertHEIF(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
+        let name = source.lastPathComponent
+        var clock = Stopwatch()
+        let decoded: HeifDecodedImage
+        let inputBytes: [UInt8]
+        do {
+            inputBytes = [UInt8](try Data(contentsOf: source))
+            decoded = try HeifDecoder.decodePrimary(inputBytes, format: options.bitDepth == 10 ? .rgbNative : .rgb8)
+        } catch let e as HeifError {
+            throw ConvertError(file: name, reason: "cannot decode: \(e.description)")
+        } catch {
+            throw ConvertError(file: name, reason: "cannot read: \(error.localizedDescription)")
+        }
+        clock.lap("decode")
+        var losses: [String] = []
+        let parsed = HEIFFile(bytes: inputBytes)
+        if let p = parsed.primaryItemID {
+            if parsed.appleGainMap(of: p) != nil || !parsed.toneMapItems.isEmpty {
+                losses.append("source gain map not carried: rendered inputs are converted as flat SDR")
+            }
+            if !parsed.auxiliaryImages(of: p).filter({ $0.urn != HEIFFile.appleGainMapURN }).isEmpty {
+                losses.append("source auxiliary images (depth, mattes) not carried")
+            }
+        }
+        // Keep the source's colour signalling: its nclx, else (ICC only) an 'unspecified' nclx so the ICC governs.
+        let nclx = decoded.nclx ?? (decoded.icc != nil ? Nclx(primaries: 2, transfer: 2, matrix: 6, fullRange: true) : .sRGB)
+        if decoded.nclx == nil && decoded.icc == nil { losses.append("source had no colour signalling; written as sRGB") }
+        let pixels: HeifPixels
+        var depth = 8
+        if decoded.bitDepth > 8 {
+            depth = 10
+            let shift = decoded.bitDepth - 10
+            pixels = .rgb16(
+                width: decoded.width, height: decoded.height, bitDepth: 10,
+                samples: shift >= 0 ? decoded.samples.map { $0 >> UInt16(shift) } : decoded.samples.map { $0 << UInt16(-shift) })
+        } else {
+            pixels = .rgb8(width: decoded.width, height: decoded.height, samples: decoded.samples.map { UInt8($0) })
+        }
+        var parts = EncodedParts()
+        let settings = HeifEncodeSettings(
+            quality: options.quality, bitDepth: depth, chroma: options.chroma, preset: options.speed, nclx: nclx,
+            icc: decoded.icc)
+        parts.primary = try encodeItem(pixels, settings: settings, file: name)
+        clock.lap("encode")
+        let md = metadata(
+            for: source, width: decoded.width, height: decoded.height, options: options, losses: &losses)
+        clock.lap("metadata")
+        let bytes = try assemble(
+            parts, exif: md.exif, xmp: md.xmp, width: decoded.width, height: decoded.height, file: name)
+        clock.lap("assemble")
+        clock.total()
+        let hdrTransfer = nclx.transfer == 16 || nclx.transfer == 18
+        let decision = HDRDecision(
+            gainMap: false,
+            reason: hdrTransfer
+                ? "already-rendered HDR input (nclx transfer \(nclx.transfer)): re-encoded as is, no gain map"
+                : "already-rendered input: flat SDR",
+            measuredHeadroomStops: 0,
+            fractionAboveOneStop: 0, clipHeadroomStops: 0)
+        let result = ConversionResult(
+            source: name, inputKind: .renderedHEIF, width: decoded.width, height: decoded.height, make: "", model: "",
+            hdr: decision, gainMap: nil, knownLosses: losses, timings: clock.laps, inputBytes: inputBytes.count,
+            outputBytes: bytes.count, options: options)
+        return ConvertedImage(bytes: bytes, result: result)
+    }
+
+    // MARK: - Encoding
+
+    /// One coded image ready for the builder: its properties (hvcC essential first) and its bitstream.
+    struct CodedItem {
+        var properties: [(Property, essential: Bool)]
+        var data: [UInt8]
+        var width: Int
+        var height: Int
+    }
+
+    struct EncodedParts {
+        var primary: CodedItem?
+        var gainMap: (item: CodedItem, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double)?
+        var thumbnail: CodedItem?
+    }
+
+    /// Encodes with libheif into a small HEIF in memory and takes its primary's hvcC, ispe, colr, pixi and
+    /// bitstream with the HEIF parser.
+    private static func encodeItem(_ pixels: HeifPixels, settings: HeifEncodeSettings, file: String) throws -> CodedItem {
+        let small: [UInt8]
+        do { small = try HeifEncoder.encode(pixels, settings: settings) } catch let e as HeifError {
+            throw ConvertError(file: file, reason: "HEVC encoding failed: \(e.description)")
+        }
+        let f = HEIFFile(bytes: small)
+        guard let id = f.primaryItemID, f.item(id)?.type == "hvc1", let data = f.payload(of: id) else {
+            throw ConvertError(file: file, reason: "libheif wrote an unexpected file layout (no hvc1 primary)")
+        }
+        var props: [(Property, essential: Bool)] = []
+        var crop: [(Property, essential: Bool)] = []
+        for a in f.properties(of: id) {
+            switch a.property.type {
+            case "hvcC": props.insert((a.property, true), at: 0)
+            case "ispe", "colr", "pixi": props.append((a.property, false))
+            // libheif pads odd sizes for 4:2:0 and crops back with `clap` (ISO/IEC 23008-12 §6.5.9): keep it,
+            // after the descriptive properties and essential. Never irot/imir: the pixels are upright.
+            case "clap": crop.append((a.property, true))
+            default: break
+            }
+        }
+        props += crop
+        guard props.first?.0.type == "hvcC", props.contains(where: { $0.0.type == "ispe" }) else {
+            throw ConvertError(file: file, reason: "libheif output lacks hvcC or ispe")
+        }
+        return CodedItem(properties: props, data: data, width: pixels.width, height: pixels.height)
+    }
+
+    private static func makeGainMap(
+        sdrY: [Float], hdrY: [Float], width: Int, height: Int, options: ConvertOptions, file: String
+    ) throws -> (
+        (item: CodedItem, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double),
+        GainMapSummary
+    ) {
+        var o = GainMapComputeOptions()
+        o.channels = 1
+        o.downscale = 2
+        o.baseHdrHeadroom = 0
+        o.alternateHdrHeadroom = nil
+        let computed: ComputedGainMap
+        do {
+            let base = try LinearImage(width: width, height: height, channels: 1, pixels: sdrY)
+            let alt = try LinearImage(width: width, height: height, channels: 1, pixels: hdrY)
+            computed = try GainMapMath.compute(base: base, alternate: alt, options: o)
+        } catch {
+            throw ConvertError(file: file, reason: "gain map: \(error)")
+        }
+        // An even-sized map codes without padding or `clap` (the gain-map item carries no transforms): replicate the
+        // last column/row when the half-size map is odd; the map is stretched by < 1 map pixel over the image.
+        var (gw, gh, q) = (computed.width, computed.height, computed.quantized)
+        if gw % 2 == 1 || gh % 2 == 1 {
+            let ew = gw + gw % 2, eh = gh + gh % 2
+            var padded = [UInt8](repeating: 0, count: ew * eh)
+            for y in 0..<eh {
+                let sy = min(y, gh - 1)
+                for x in 0..<ew { padded[y * ew + x] = q[sy * gw + min(x, gw - 1)] }
+            }
+            (gw, gh, q) = (ew, eh, padded)
+        }
+        let item = try encodeItem(
+            .mono8(width: gw, height: gh, samples: q),
+            settings: HeifEncodeSettings(quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap),
+            file: file)
+        let ch = computed.metadata.channel(0)
+        let ha = computed.metadata.alternateHdrHeadroom.doubleValue
+        // Apple reads the same map linearly with one headroom: hdr = sdr·(1 + (H − 1)·g); H = 2^gain_map_max makes
+        // g = 0 and g = 1 agree exactly with the ISO reading (apple-heic-gainmap.md §5).
+        let appleH = max(1, exp2(ch.max.doubleValue))
+        let peak = hdrY.max() ?? 1
+        var sum = 0.0
+        for v in hdrY { sum += Double(v) }
+        let clli = (
+            UInt16(clamping: Int((Double(peak) * 203).rounded())),
+            UInt16(clamping: Int((sum / Double(max(1, hdrY.count)) * 203).rounded()))
+        )
+        let summary = GainMapSummary(
+            width: gw, height: gh, gainMin: ch.min.doubleValue, gainMax: ch.max.doubleValue,
+            alternateHeadroom: ha, appleHeadroom: appleH, bytes: item.data.count)
+        // The alternate rendition: the base's primaries, shown through PQ on an HDR display (never coded, only described).
+        let alternate = AlternateRendition(
+            nclx: NCLX(
+                colourPrimaries: options.colorSpace == .displayP3 ? 12 : 1, transferCharacteristics: 16,
+                matrixCoefficients: 0, fullRange: true),
+            bitsPerChannel: [10, 10, 10], contentLightLevel: clli.0 > 0 ? (clli.0, clli.1) : nil)
+        return ((item, computed.metadata, alternate, appleH), summary)
+    }
+
+    // MARK: - Metadata
+
+    private static func sidecar(for source: URL, options: ConvertOptions) -> URL? {
+        if let s = options.sidecar { return s }
+        let fm = FileManager.default
+        for c in [
+            source.appendingPathExtension("xmp"), source.deletingPathExtension().appendingPathExtension("xmp"),
+            source.deletingPathExtension().appendingPathExtension("XMP"), source.appendingPathExtension("XMP"),
+        ] where fm.fileExists(atPath: c.path) {
+            return c
+        }
+        return nil
+    }
+
+    private static func metadata(
+        for source: URL, width: Int, height: Int, options: ConvertOptions, losses: inout [String]
+    ) -> (exif: [UInt8]?, xmp: [UInt8]?) {
+        // EXIV2-PENDING: Exiv2.buildHEICExif / buildXMP land with the metadata branch.
+        losses.append("Exif and XMP not carried (metadata builder not available in this build)")
+        let exif: [UInt8]? = nil, xmp: [UInt8]? = nil
+        return (exif, xmp)
+    }
+
+    // MARK: - Assembly
+
+    private static func assemble(
+        _ parts: EncodedParts, exif: [UInt8]?, xmp: [UInt8]?, width: Int, height: Int, file: String
+    ) throws -> [UInt8] {
+        guard let primary = parts.primary else { throw ConvertError(file: file, reason: "no primary image encoded") }
+        var b = HEIFBuilder(brands: Brands(major: "heic", compatible: ["mif1", "heic", "miaf"]))
+        let p = b.addCodedImage(type: "hvc1", properties: primary.properties, data: primary.data, name: "Image")
+        b.setPrimary(p)
+        if let gm = parts.gainMap {
+            let hvcC = gm.item.properties[0].0
+            var nclx = NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)
+            for (prop, _) in gm.item.properties { if case .colrNCLX(let n) = prop { nclx = n } }
+            let coded = CodedGainMapImage(
+                codecConfiguration: hvcC, data: gm.item.data, width: UInt32(gm.item.width),
+                height: UInt32(gm.item.height), bitsPerChannel: [8], nclx: nclx)
+            do {
+                try GainMapWriter.add(
+                    to: &b, baseItemID: p, gainMap: coded, metadata: gm.metadata, alternate: gm.alternate,
+                    appleHeadroom: gm.appleHeadroom)
+            } catch {
+                throw ConvertError(file: file, reason: "gain map could not be written: \(error)")
+            }
+        }
+        if let t = parts.thumbnail {
+            let th = b.addCodedImage(type: "hvc1", properties: t.properties, data: t.data, hidden: false, name: "Thumbnail")
+            b.addReference(type: "thmb", from: th, to: [p])
+        }
+        if let exif { _ = b.addExif(tiff: exif, describing: [p]) }
+        if let xmp { _ = b.addXMP(xmp, describing: [p]) }
+        return b.build()
+    }
+}
+
+// MARK: - Timing
+
+struct Stopwatch {
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var last = DispatchTime.now().uptimeNanoseconds
+    private(set) var laps: [String: Double] = [:]
+
+    mutating func lap(_ name: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        laps[name, default: 0] += Double(now - last) / 1e9
+        last = now
+    }
+
+    mutating func total() { laps["total"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+}
+
+// MARK: - Rendering
+
+/// Buffers shared by the render bands; each band touches only its own rows.
+private struct BandPointers: @unchecked Sendable {
+    let src: UnsafeBufferPointer<UInt16>
+    let lut: UnsafeBufferPointer<UInt16>
+    let sy: UnsafeMutableBufferPointer<Float>
+    let hy: UnsafeMutableBufferPointer<Float>
+    let o8: UnsafeMutableBufferPointer<UInt8>
+    let o16: UnsafeMutableBufferPointer<UInt16>
+}
+
+/// LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB, SDR tone curve, statistics.
+struct Renderer {
+    /// Linear ProPhoto (D50) → linear Display P3 (D65), Bradford-adapted.
+    static let proPhotoToP3: [Float] = [
+        1.632564, -0.379769, -0.252796, -0.153702, 1.166713, -0.013011, 0.010393, -0.062808, 1.052415,
+    ]
+    /// Linear ProPhoto (D50) → linear sRGB / BT.709 (D65), Bradford-adapted.
+    static let proPhotoToSRGB: [Float] = [
+        2.034368, -0.727634, -0.306733, -0.228827, 1.231753, -0.002927, -0.008558, -0.153268, 1.161827,
+    ]
+
+    let m: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
+    /// Luminance weights of the output primaries.
+    let lum: (Float, Float, Float)
+    /// Linear value per LibRaw code (65535 = sensor clip).
+    let scale: Float
+    let clipStops: Double
+
+    init(meta: RawMetadata, space: OutputColorSpace) {
+        let a = space == .displayP3 ? Self.proPhotoToP3 : Self.proPhotoToSRGB
+        m = (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8])
+        lum = space == .displayP3 ? (0.228975, 0.691739, 0.079287) : (0.212639, 0.715169, 0.072192)
+        clipStops = Converter.clipStopsAboveWhite + meta.baselineExposure
+        scale = Float(exp2(clipStops) / 65535)
+    }
+
+    /// One pixel: linear output RGB (HDR rendition, ≥ 0), its luminance and the SDR scale (SDR = rgb · scale).
+    @inline(__always)
+    func pixel(_ px: UnsafeBufferPointer<UInt16>, _ i: Int) -> (rgb: (Float, Float, Float), y: Float, scale: Float) {
+        let r0 = Float(px[3 * i]) * scale, g0 = Float(px[3 * i + 1]) * scale, b0 = Float(px[3 * i + 2]) * scale
+        let r = max(0, m.0 * r0 + m.1 * g0 + m.2 * b0)
+        let g = max(0, m.3 * r0 + m.4 * g0 + m.5 * b0)
+        let b = max(0, m.6 * r0 + m.7 * g0 + m.8 * b0)
+        let y = lum.0 * r + lum.1 * g + lum.2 * b
+        return ((r, g, b), y, Self.sdrScale(r, g, b, y))
+    }
+
+    /// The SDR roll-off as one factor per pixel (hue kept): luminance above `shoulderStart` is compressed
+    /// exponentially towards 1, and no channel may exceed 1.
+    @inline(__always)
+    static func sdrScale(_ r: Float, _ g: Float, _ b: Float, _ y: Float) -> Float {
+        let k = Converter.shoulderStart
+        var s: Float = 1
+        if y > k {
+            let t = k + (1 - k) * (1 - exp(-(y - k) / (1 - k)))
+            s = t / y
+        }
+        let mx = max(r, max(g, b)) * s
+        if mx > 1 { s /= mx }
+        return s
+    }
+
+    /// Measures the captured headroom on a subsample and applies the policy.
+    func decide(_ img: LinearImage16, kind: InputKind, hdr: HDRMode) -> HDRDecision {
+        let step = max(1, Int((Double(img.width * img.height) / 250_000).squareRoot()))
+        var ys: [Float] = []
+        ys.reserveCapacity((img.width / step + 1) * (img.height / step + 1))
+        var above = 0
+        img.pixels.withUnsafeBufferPointer { src in
+            for y in stride(from: 0, to: img.height, by: step) {
+                for x in stride(from: 0, to: img.width, by: step) {
+                    let p = pixel(src, y * img.width + x)
+                    ys.append(p.y)
+                    if p.y > 2 { above += 1 }
+                }
+            }
+        }
+        ys.sort()
+        let p999 = ys.isEmpty ? 0 : ys[min(ys.count - 1, Int(Double(ys.count) * 0.999))]
+        let headroom = max(0, log2(Double(max(p999, 1e-6))))
+        let frac = ys.isEmpty ? 0 : Double(above) / Double(ys.count)
+        var d = HDRDecision(
+            gainMap: false, reason: "", measuredHeadroomStops: headroom, fractionAboveOneStop: frac,
+            clipHeadroomStops: clipStops)
+        let measured = String(format: "headroom %.2f stops, %.3f%% of pixels > 1 stop over SDR white", headroom, frac * 100)
+        switch (hdr, kind) {
+        case (.off, _):
+            d.reason = "HDR off by option: flat SDR (\(measured))"
+        case (.auto, .linearDNG):
+            d.gainMap = headroom >= Converter.linearDNGMinimumHeadroom
+            d.reason =
+                d.gainMap
+                ? "linear DNG: SDR/HDR pair → gain map (\(measured))"
+                : "linear DNG without highlights above SDR white: flat SDR (\(measured))"
+        case (.auto, .mosaicRAW):
+            d.gainMap = frac >= Converter.mosaicHighlightFraction
+            d.reason =
+                d.gainMap
+                ? "RAW with captured highlights: gain map (\(measured))"
+                : "RAW below the highlight threshold (0.1% of pixels > 1 stop): flat SDR, no invented HDR (\(measured))"
+        case (.auto, .renderedHEIF):
+            d.reason = "already-rendered input: flat SDR"
+        }
+        return d
+    }
+
+    struct Output {
+        var pixels: HeifPixels
+        var sdrLuminance: [Float]?
+        var hdrLuminance: [Float]?
+        var thumbnail: HeifPixels?
+    }
+
+    /// sRGB transfer (IEC 61966-2-1), the transfer of both Display P3 and sRGB.
+    static func srgbEncode(_ v: Float) -> Float {
+        v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
+    }
+
+    /// Renders the SDR base as 8- or 10-bit interleaved RGB (sRGB transfer), optionally the two luminance planes
+    /// for the gain map, and an 8-bit thumbnail (≤ 320 px on the long side).
+    func render(_ img: LinearImage16, bitDepth: Int, luminancePlanes: Bool) -> Output {
+        let w = img.width, h = img.height, n = w * h
+        let maxCode = Float(bitDepth == 10 ? 1023 : 255)
+        // 65536-entry LUT: linear [0,1] → code.
+        var lut = [UInt16](repeating: 0, count: 65536)
+        for i in 0..<65536 {
+            lut[i] = UInt16((Self.srgbEncode(Float(i) / 65535) * maxCode).rounded())
+        }
+        var sdrY: [Float] = luminancePlanes ? [Float](repeating: 0, count: n) : []
+        var hdrY: [Float] = luminancePlanes ? [Float](repeating: 0, count: n) : []
+        var out8: [UInt8] = bitDepth == 8 ? [UInt8](repeating: 0, count: n * 3) : []
+        var out16: [UInt16] = bitDepth == 10 ? [UInt16](repeating: 0, count: n * 3) : []
+        // Row bands in parallel; each band writes only its own rows.
+        let bands = max(1, min(h, ProcessInfo.processInfo.activeProcessorCount * 4))
+        lut.withUnsafeBufferPointer { lutP in
+            img.pixels.withUnsafeBufferPointer { src in
+                sdrY.withUnsafeMutableBufferPointer { sy in
+                    hdrY.withUnsafeMutableBufferPointer { hy in
+                        out8.withUnsafeMutableBufferPointer { o8 in
+                            out16.withUnsafeMutableBufferPointer { o16 in
+                                let ptrs = BandPointers(src: src, lut: lutP, sy: sy, hy: hy, o8: o8, o16: o16)
+                                DispatchQueue.concurrentPerform(iterations: bands) { band in
+                                    let (src, lutP, sy, hy, o8, o16) = (ptrs.src, ptrs.lut, ptrs.sy, ptrs.hy, ptrs.o8, ptrs.o16)
+                                    let y0 = band * h / bands, y1 = (band + 1) * h / bands
+                                    for i in (y0 * w)..<(y1 * w) {
+                                        let p = pixel(src, i)
+                                        let s = p.scale
+                                        let ri = Int(min(1, p.rgb.0 * s) * 65535 + 0.5)
+                                        let gi = Int(min(1, p.rgb.1 * s) * 65535 + 0.5)
+                                        let bi = Int(min(1, p.rgb.2 * s) * 65535 + 0.5)
+                                        if bitDepth == 8 {
+                                            o8[3 * i] = UInt8(truncatingIfNeeded: lutP[ri])
+                                            o8[3 * i + 1] = UInt8(truncatingIfNeeded: lutP[gi])
+                                            o8[3 * i + 2] = UInt8(truncatingIfNeeded: lutP[bi])
+                                        } else {
+                                            o16[3 * i] = lutP[ri]
+                                            o16[3 * i + 1] = lutP[gi]
+                                            o16[3 * i + 2] = lutP[bi]
+                                        }
+                                        if luminancePlanes {
+                                            sy[i] = p.y * s
+                                            hy[i] = p.y
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let pixels: HeifPixels =
+            bitDepth == 8
+            ? .rgb8(width: w, height: h, samples: out8) : .rgb16(width: w, height: h, bitDepth: 10, samples: out16)
+        // Thumbnail: box-filtered from the 8-bit (or 10-bit) output.
+        var thumb: HeifPixels?
+        let f = max(1, Int((Double(max(w, h)) / 320).rounded(.up)))
+        if f > 1 {
+            let tw = w / f, th = h / f
+            if tw >= 8 && th >= 8 {
+                var t = [UInt8](repeating: 0, count: tw * th * 3)
+                let div = Float(f * f) * (bitDepth == 10 ? 4 : 1)
+                for ty in 0..<th {
+                    for tx in 0..<tw {
+                        var acc: (Float, Float, Float) = (0, 0, 0)
+                        for yy in 0..<f {
+                            let row = (ty * f + yy) * w + tx * f
+                            for xx in 0..<f {
+                                let j = 3 * (row + xx)
+                                if bitDepth == 8 {
+                                    acc.0 += Float(out8[j])
+                                    acc.1 += Float(out8[j + 1])
+                                    acc.2 += Float(out8[j + 2])
+                                } else {
+                                    acc.0 += Float(out16[j])
+                                    acc.1 += Float(out16[j + 1])
+                                    acc.2 += Float(out16[j + 2])
+                                }
+                            }
+                        }
+                        let k = 3 * (ty * tw + tx)
+                        t[k] = UInt8(min(255, (acc.0 / div).rounded()))
+                        t[k + 1] = UInt8(min(255, (acc.1 / div).rounded()))
+                        t[k + 2] = UInt8(min(255, (acc.2 / div).rounded()))
+                    }
+                }
+                thumb = .rgb8(width: tw, height: th, samples: t)
+            }
+        }
+        return Output(
+            pixels: pixels, sdrLuminance: luminancePlanes ? sdrY : nil, hdrLuminance: luminancePlanes ? hdrY : nil,
+            thumbnail: thumb)
+    }
+}

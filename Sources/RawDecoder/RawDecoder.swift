@@ -1,7 +1,362 @@
 internal import CRaw
+import Foundation
 
 /// Safe Swift face over LibRaw (`libraw_r`). Every LibRaw call of the project goes through this module.
 public enum LibRaw {
     /// LibRaw's version, read from the library at run time (`libraw_version()`).
     public static var version: String { String(cString: libraw_version()) }
+}
+
+/// The linear RGB working space LibRaw renders into (`params.output_color`).
+///
+/// Only 0–6 are valid in LibRaw 0.20 (7, 8 and −1 silently give raw colour; 9 crashes), so the
+/// raw value never comes from outside this enum.
+public enum RawWorkingSpace: Int32, Sendable, CaseIterable {
+    case cameraRaw = 0
+    case sRGB = 1
+    case adobeRGB = 2
+    case wideGamut = 3
+    /// ROMM / ProPhoto primaries, D50 white (LibRaw adapts from its D65 sRGB base with Bradford).
+    case proPhoto = 4
+    case xyz = 5
+    case aces = 6
+}
+
+/// How to render the RAW (the `libraw_output_params_t` fields we set).
+public struct RawDecodeOptions: Sendable, Equatable {
+    /// Demosaic at half size (`half_size = 1`): each 2×2 Bayer cell becomes one pixel. Fast previews.
+    public var halfSize: Bool
+    /// Output primaries. Default ProPhoto: wide enough that real colours do not clip at 0 in 16-bit output.
+    public var workingSpace: RawWorkingSpace
+    /// `true`: apply the file's orientation so pixels come out upright (`user_flip = -1`);
+    /// `false`: keep the sensor orientation (`user_flip = 0`).
+    public var applyOrientation: Bool
+
+    public init(halfSize: Bool = false, workingSpace: RawWorkingSpace = .proPhoto, applyOrientation: Bool = true) {
+        self.halfSize = halfSize
+        self.workingSpace = workingSpace
+        self.applyOrientation = applyOrientation
+    }
+}
+
+/// What LibRaw identified about a RAW file (after `libraw_open_file` + `libraw_unpack`).
+public struct RawMetadata: Sendable, Equatable {
+    public var make: String
+    public var model: String
+    public var software: String
+    /// Full sensor buffer size (`sizes.raw_width`, `raw_height`).
+    public var rawWidth: Int
+    public var rawHeight: Int
+    /// Visible area before orientation (`sizes.width`, `height`).
+    public var width: Int
+    public var height: Int
+    /// LibRaw's flip code (`sizes.flip`): 0 none, 3 = 180°, 5 = 90° CCW, 6 = 90° CW.
+    public var flip: Int
+    /// `flip` as an Exif Orientation value (1–8).
+    public var exifOrientation: Int
+    /// Black level (`color.black`) and white (saturation) level (`color.maximum`) in raw units.
+    public var blackLevel: Int
+    public var whiteLevel: Int
+    /// DNG version (`idata.dng_version`), 0 when not a DNG.
+    public var dngVersion: UInt32
+    /// `true` for a DNG whose data is already demosaiced (LinearRaw: no CFA, `filters == 0`).
+    public var isLinearDNG: Bool
+    /// The DNG BaselineExposure tag in stops (0 when absent or not a DNG).
+    public var baselineExposure: Double
+    /// Camera white-balance multipliers (`color.cam_mul`), as shot.
+    public var cameraMultipliers: [Double]
+    /// Size of the file in bytes.
+    public var fileSize: Int
+
+    public var isDNG: Bool { dngVersion != 0 }
+}
+
+/// A decoded image: interleaved RGB, 16 bits per sample, linear (gamma 1), upright if requested.
+public struct LinearImage16: Sendable {
+    public var width: Int
+    public var height: Int
+    /// `width * height * 3` samples, row-major, R G B.
+    public var pixels: [UInt16]
+    public var workingSpace: RawWorkingSpace
+
+    public init(width: Int, height: Int, pixels: [UInt16], workingSpace: RawWorkingSpace) {
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+        self.workingSpace = workingSpace
+    }
+}
+
+/// Why a RAW could not be decoded. `description` is one line naming the file and the reason.
+public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendable {
+    public enum Reason: Equatable, Sendable {
+        /// A LibRaw call failed: the function, its code and `libraw_strerror`.
+        case libraw(function: String, code: Int32, message: String)
+        /// LibRaw found no raw pixel buffer after unpacking.
+        case noRawData
+        /// Sizes that cannot be a real image (0, or more than `RawDecoder.maxPixels`).
+        case impossibleDimensions(width: Int, height: Int)
+        /// File bytes per sensor pixel below `RawDecoder.minBytesPerPixel`: a metadata-only stub or truncated file.
+        case stub(bytesPerPixel: Double)
+        /// LibRaw reported corrupt data through its data-error callback (it still returns success).
+        case dataError(offset: Int)
+        /// The raw samples are all equal (typically all zero: LibRaw "decoded" absent data).
+        case constantFrame(value: Int)
+        /// Too many raw samples above the white level: garbage, not sensor data.
+        case samplesOverWhite(fraction: Double, whiteLevel: Int)
+        /// Almost every raw sample is zero.
+        case mostlyZero(fraction: Double)
+        /// `make_mem_image` returned something other than 3 × 16-bit RGB.
+        case unexpectedOutput(String)
+    }
+
+    public var file: String
+    public var reason: Reason
+
+    public init(file: String, reason: Reason) {
+        self.file = file
+        self.reason = reason
+    }
+
+    public var description: String {
+        let why: String
+        switch reason {
+        case .libraw(let f, let code, let message): why = "\(f) failed (\(code)): \(message)"
+        case .noRawData: why = "no raw image data in the file"
+        case .impossibleDimensions(let w, let h): why = "impossible image dimensions \(w)×\(h)"
+        case .stub(let r):
+            why = String(format: "metadata-only or truncated RAW (%.4f bytes per sensor pixel)", r)
+        case .dataError(let off): why = "LibRaw reported corrupt raw data at offset \(off)"
+        case .constantFrame(let v): why = "raw frame is constant (every sample \(v)): no real pixel data"
+        case .samplesOverWhite(let f, let w):
+            why = String(format: "%.1f%% of raw samples exceed the white level %d: garbage data", f * 100, w)
+        case .mostlyZero(let f): why = String(format: "%.1f%% of raw samples are zero: no real pixel data", f * 100)
+        case .unexpectedOutput(let s): why = "unexpected LibRaw output: \(s)"
+        }
+        return "\(file): \(why)"
+    }
+}
+
+/// Per-instance data-error sink handed to LibRaw as the callback context.
+private final class DataErrorSink: @unchecked Sendable {
+    var offsets: [Int] = []
+}
+
+/// One LibRaw decoder (`libraw_data_t`), opened on one file. Not shared between threads; make one per file.
+///
+/// Wraps `libraw_init`, `libraw_open_file`, `libraw_unpack`, `libraw_dcraw_process`,
+/// `libraw_dcraw_make_mem_image`; `libraw_close` in `deinit`.
+public final class RawDecoder {
+    /// Largest frame accepted (pixels). 400 MP covers every current sensor.
+    public static let maxPixels = 400_000_000
+    /// File bytes per sensor pixel below which a file is a stub (platform-notes §4: stubs ≤ 0.006, real ≥ 0.4).
+    public static let minBytesPerPixel = 0.05
+
+    private let handle: UnsafeMutablePointer<libraw_data_t>
+    private let sink = DataErrorSink()
+    private var fileName = ""
+    private var unpacked = false
+
+    /// Creates a decoder (`libraw_init(0)`) with a data-error handler bound to this instance.
+    public init() {
+        guard let h = libraw_init(0) else { fatalError("libraw_init returned NULL (out of memory)") }
+        handle = h
+        let ctx = Unmanaged.passUnretained(sink).toOpaque()
+        libraw_set_dataerror_handler(
+            handle,
+            { data, _, offset in
+                guard let data else { return }
+                Unmanaged<DataErrorSink>.fromOpaque(data).takeUnretainedValue().offsets.append(Int(offset))
+            }, ctx)
+    }
+
+    deinit { libraw_close(handle) }
+
+    /// Opens and unpacks `url`, then checks that the raw data is real (stub ratio, data errors, sample sanity).
+    /// - Parameter url: the RAW file.
+    /// - Returns: what LibRaw identified.
+    /// - Throws: `RawDecodeError` naming the file and the reason.
+    public func open(_ url: URL) throws -> RawMetadata {
+        fileName = url.lastPathComponent
+        let path = url.path
+        var rc = libraw_open_file(handle, path)
+        if rc != 0 { throw libraw("libraw_open_file", rc) }
+        let meta = metadata(path: path)
+        let (rw, rh) = (meta.rawWidth, meta.rawHeight)
+        if rw <= 0 || rh <= 0 || meta.width <= 0 || meta.height <= 0 || rw * rh > Self.maxPixels {
+            throw RawDecodeError(file: fileName, reason: .impossibleDimensions(width: rw, height: rh))
+        }
+        let ratio = Double(meta.fileSize) / Double(rw * rh)
+        if ratio < Self.minBytesPerPixel {
+            throw RawDecodeError(file: fileName, reason: .stub(bytesPerPixel: ratio))
+        }
+        rc = libraw_unpack(handle)
+        if rc != 0 { throw libraw("libraw_unpack", rc) }
+        unpacked = true
+        if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
+        try checkRawSamples(whiteLevel: meta.whiteLevel)
+        return metadata(path: path)
+    }
+
+    /// Demosaics and renders the opened file into linear 16-bit RGB (`gamma 1/1`, `no_auto_bright`,
+    /// camera white balance, `output_bps 16`, `adjust_maximum_thr 0` so the scale never depends on content).
+    /// 65535 corresponds to the sensor's white level.
+    /// - Parameter options: working space, half size, orientation.
+    /// - Returns: the image, upright when `options.applyOrientation`.
+    /// - Throws: `RawDecodeError`.
+    public func render(_ options: RawDecodeOptions = RawDecodeOptions()) throws -> LinearImage16 {
+        precondition(unpacked, "call open(_:) first")
+        handle.pointee.params.gamm.0 = 1
+        handle.pointee.params.gamm.1 = 1
+        handle.pointee.params.no_auto_bright = 1
+        handle.pointee.params.output_bps = 16
+        handle.pointee.params.use_camera_wb = 1
+        handle.pointee.params.highlight = 0
+        handle.pointee.params.adjust_maximum_thr = 0
+        handle.pointee.params.output_color = options.workingSpace.rawValue
+        handle.pointee.params.user_flip = options.applyOrientation ? -1 : 0
+        handle.pointee.params.half_size = options.halfSize ? 1 : 0
+        var rc = libraw_dcraw_process(handle)
+        if rc != 0 { throw libraw("libraw_dcraw_process", rc) }
+        if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
+        rc = 0
+        guard let img = libraw_dcraw_make_mem_image(handle, &rc) else { throw libraw("libraw_dcraw_make_mem_image", rc) }
+        defer { libraw_dcraw_clear_mem(img) }
+        let w = Int(img.pointee.width), h = Int(img.pointee.height)
+        guard img.pointee.type == LIBRAW_IMAGE_BITMAP, img.pointee.colors == 3, img.pointee.bits == 16,
+            Int(img.pointee.data_size) == w * h * 6
+        else {
+            throw RawDecodeError(
+                file: fileName,
+                reason: .unexpectedOutput(
+                    "type \(img.pointee.type.rawValue), \(img.pointee.colors) colours, \(img.pointee.bits) bits"))
+        }
+        let count = w * h * 3
+        let pixels = [UInt16](unsafeUninitializedCapacity: count) { buf, n in
+            withUnsafeMutablePointer(to: &img.pointee.data) { p in
+                UnsafeMutableRawPointer(p).withMemoryRebound(to: UInt16.self, capacity: count) { src in
+                    buf.baseAddress!.update(from: src, count: count)
+                }
+            }
+            n = count
+        }
+        return LinearImage16(width: w, height: h, pixels: pixels, workingSpace: options.workingSpace)
+    }
+
+    /// Convenience: open, check and render `url` with a fresh decoder.
+    /// - Returns: metadata and the linear image.
+    /// - Throws: `RawDecodeError`.
+    public static func decode(_ url: URL, options: RawDecodeOptions = RawDecodeOptions()) throws -> (
+        RawMetadata, LinearImage16
+    ) {
+        let d = RawDecoder()
+        let m = try d.open(url)
+        let img = try d.render(options)
+        return (m, img)
+    }
+
+    /// Maps a LibRaw flip code to an Exif Orientation (dcraw's table `"50132467"` inverted).
+    public static func exifOrientation(fromFlip flip: Int) -> Int {
+        switch flip {
+        case 0: return 1
+        case 1: return 2
+        case 3: return 3
+        case 2: return 4
+        case 4: return 5
+        case 6: return 6
+        case 7: return 7
+        case 5: return 8
+        default: return 1
+        }
+    }
+
+    // MARK: - internals
+
+    /// LibRaw leaves −999 in `baseline_exposure` when the tag is absent; anything outside ±10 stops is not real.
+    private static func baselineExposure(_ dngVersion: UInt32, _ v: Float) -> Double {
+        guard dngVersion != 0, v.isFinite, abs(v) <= 10 else { return 0 }
+        return Double(v)
+    }
+
+    private func libraw(_ function: String, _ code: Int32) -> RawDecodeError {
+        RawDecodeError(
+            file: fileName,
+            reason: .libraw(function: function, code: code, message: String(cString: libraw_strerror(code))))
+    }
+
+    private func metadata(path: String) -> RawMetadata {
+        let d = handle.pointee
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        let mul = d.color.cam_mul
+        return RawMetadata(
+            make: cString(d.idata.make), model: cString(d.idata.model), software: cString(d.idata.software),
+            rawWidth: Int(d.sizes.raw_width), rawHeight: Int(d.sizes.raw_height),
+            width: Int(d.sizes.width), height: Int(d.sizes.height),
+            flip: Int(d.sizes.flip), exifOrientation: Self.exifOrientation(fromFlip: Int(d.sizes.flip)),
+            blackLevel: Int(d.color.black), whiteLevel: Int(d.color.maximum),
+            dngVersion: d.idata.dng_version,
+            isLinearDNG: d.idata.dng_version != 0 && d.idata.filters == 0 && d.idata.colors == 3,
+            baselineExposure: Self.baselineExposure(d.idata.dng_version, d.color.dng_levels.baseline_exposure),
+            cameraMultipliers: [Double(mul.0), Double(mul.1), Double(mul.2), Double(mul.3)],
+            fileSize: size)
+    }
+
+    private func cString<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    /// Samples the unpacked raw buffer (Bayer `raw_image`, or `color4_image`/`color3_image` for linear DNGs)
+    /// and rejects frames LibRaw "decoded" from absent data: constant, mostly zero, or mostly above white.
+    private func checkRawSamples(whiteLevel: Int) throws {
+        let d = handle.pointee
+        let rw = Int(d.sizes.raw_width), rh = Int(d.sizes.raw_height)
+        let pitchSamples: Int
+        let channels: Int
+        let base: UnsafePointer<UInt16>
+        if let raw = d.rawdata.raw_image {
+            base = UnsafePointer(raw)
+            channels = 1
+            pitchSamples = d.sizes.raw_pitch > 0 ? Int(d.sizes.raw_pitch) / 2 : rw
+        } else if let c4 = d.rawdata.color4_image {
+            base = UnsafeRawPointer(c4).assumingMemoryBound(to: UInt16.self)
+            channels = 4
+            pitchSamples = d.sizes.raw_pitch > 0 ? Int(d.sizes.raw_pitch) / 2 : rw * 4
+        } else if let c3 = d.rawdata.color3_image {
+            base = UnsafeRawPointer(c3).assumingMemoryBound(to: UInt16.self)
+            channels = 3
+            pitchSamples = d.sizes.raw_pitch > 0 ? Int(d.sizes.raw_pitch) / 2 : rw * 3
+        } else {
+            throw RawDecodeError(file: fileName, reason: .noRawData)
+        }
+        // An evenly spread grid of up to 256×256 positions over the whole buffer.
+        let steps = 256
+        var n = 0, zeros = 0, over = 0
+        var lo = Int.max, hi = Int.min
+        let usedChannels = channels == 4 ? 3 : channels
+        for sy in 0..<steps {
+            let y = min(rh - 1, sy * rh / steps + rh / (2 * steps))
+            for sx in 0..<steps {
+                let x = min(rw - 1, sx * rw / steps + rw / (2 * steps))
+                for c in 0..<usedChannels {
+                    let v = Int(base[y * pitchSamples + x * channels + c])
+                    n += 1
+                    if v == 0 { zeros += 1 }
+                    if whiteLevel > 0 && v > whiteLevel { over += 1 }
+                    lo = min(lo, v)
+                    hi = max(hi, v)
+                }
+            }
+        }
+        if n == 0 { throw RawDecodeError(file: fileName, reason: .noRawData) }
+        if lo == hi { throw RawDecodeError(file: fileName, reason: .constantFrame(value: lo)) }
+        let zf = Double(zeros) / Double(n)
+        if zf > 0.95 { throw RawDecodeError(file: fileName, reason: .mostlyZero(fraction: zf)) }
+        let of = Double(over) / Double(n)
+        if of > 0.01 {
+            throw RawDecodeError(file: fileName, reason: .samplesOverWhite(fraction: of, whiteLevel: whiteLevel))
+        }
+    }
 }

@@ -1,11 +1,216 @@
-/// `readback audit` (placeholder until its issue lands).
+import Audit
+import Foundation
+import ReportModel
+
+/// `readback audit`: read outputs of any converter back, diff them against their sources, gate on the findings.
 struct AuditCommand: Subcommand {
     let name = "audit"
-    let summary = "TODO"
-    let usage = "readback audit"
-    let discussion = "TODO"
-    let options: [OptionSpec] = []
+    let summary = "audit outputs of any converter against their sources; JSON, HTML, JUnit reports"
+    let usage = """
+        readback audit SRC OUT [options]
+               readback audit --sources DIR --outputs DIR [options]
+               readback audit --pairs FILE [options]
+               readback audit --outputs DIR [options]
+        """
+    let discussion = """
+        Reads every output back and checks it: the HEIF container (codes container.*, truncation as
+        container.truncated with its offset), the gain maps in four parts (description, metadata, data, colour
+        space; codes gainmap.*), HDR signalling (signalling.nclx-missing, signalling.bit-depth-mismatch), decoding of
+        the primary image and the gain map (decode.*), and, when the source is known, the metadata diff field by field
+        (metadata.lost, metadata.changed, metadata.known-loss, metadata.known-loss-not-happened), orientation
+        (orientation.double-rotation), a gain map the source had (gainmap.missing) and the size ratio.
+
+        Pairing: SRC OUT audits one pair. --sources DIR --outputs DIR pairs files by relative folder and stem
+        (extensions compared case-insensitively); a source without an output is a finding (output.missing), outputs
+        without a source are listed. --pairs FILE reads SOURCE<TAB>OUTPUT lines (relative to the file's folder).
+        --outputs DIR alone audits every .heic/.heif/.hif/.avif with no source (container, gain map, signalling).
+
+        Every finding has a stable code, a severity (error, warning, known-loss, info), one line of text and its
+        evidence. The gate: exit 1 when a finding reaches --fail-on (default error); with --baseline, exit 1 only on
+        regressions against that earlier report.json. Every run is stored in the history database (see
+        'readback history') unless --no-history.
+        Example: readback audit --sources raw/ --outputs heic/ --report Reports/ --jobs 2
+        """
+    let options: [OptionSpec] = [
+        .value("sources", "DIR", "folder of source files (with --outputs)"),
+        .value("outputs", "DIR", "folder of outputs (.heic, .heif, .hif, .avif); alone: audit without sources"),
+        .value("pairs", "FILE", "explicit pairs, one SOURCE<TAB>OUTPUT per line"),
+        .value("policy", "FILE", "policy file: severities, fields that matter, known losses (docs/policy.md)"),
+        .value("report", "DIR", "write report.json, report.html and junit.xml into DIR"),
+        .value("fail-on", "SEVERITY", "error|warning|known-loss|info: lowest severity that fails (default error)"),
+        .value("baseline", "FILE", "an earlier report.json: fail only on regressions, list improvements"),
+        .flag("no-decode", "fast mode: no pixel decoding (no decode.* checks, no thumbnails)"),
+        .value("jobs", "N", "files audited in parallel (default: the number of cores)"),
+        .flag("quiet", "print only the summary and failing files, no progress"),
+        .value("history-db", "PATH", "history database (default $XDG_STATE_HOME/readback/history.db)"),
+        .flag("no-history", "do not record this run in the history database"),
+    ]
+
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
-        throw NotBuiltYet(what: "readback audit")
+        let failOn = try args.choice("fail-on", Severity.allCases.map(\.rawValue)).flatMap(Severity.init) ?? .error
+        let jobs = try args.int("jobs", in: 1...256) ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+        if args.has("no-history"), args.value("history-db") != nil {
+            throw UsageError("--no-history and --history-db contradict each other")
+        }
+        let pairing: Pairing
+        let mode: String
+        var roots: [String: String] = [:]
+        let pos = args.positionals
+        let src = args.value("sources"), out = args.value("outputs"), pairs = args.value("pairs")
+        switch (pos.count, src, out, pairs) {
+        case (2, nil, nil, nil):
+            mode = "pair"
+            roots = ["source": pos[0], "output": pos[1]]
+            let o = URL(fileURLWithPath: pos[1])
+            guard FileManager.default.fileExists(atPath: pos[0]) else { throw IOFailure("\(pos[0]): no such file") }
+            let exists = FileManager.default.fileExists(atPath: o.path)
+            pairing = Pairing(
+                jobs: [
+                    AuditJob(
+                        name: pos[1], source: URL(fileURLWithPath: pos[0]), output: exists ? o : nil,
+                        sourceDisplay: pos[0], outputDisplay: exists ? pos[1] : nil)
+                ], unmatchedOutputs: [])
+        case (0, let s?, let o?, nil):
+            mode = "directories"
+            roots = ["sources": s, "outputs": o]
+            do { pairing = try Pairing.directories(sources: URL(fileURLWithPath: s), outputs: URL(fileURLWithPath: o)) } catch {
+                throw IOFailure(error.message)
+            }
+        case (0, nil, let o?, nil):
+            mode = "outputs-only"
+            roots = ["outputs": o]
+            do { pairing = try Pairing.outputsOnly(URL(fileURLWithPath: o)) } catch { throw IOFailure(error.message) }
+        case (0, nil, nil, let p?):
+            mode = "pairs-file"
+            roots = ["pairs": p]
+            guard let data = FileManager.default.contents(atPath: p), let text = String(data: data, encoding: .utf8) else {
+                throw IOFailure("\(p): cannot read the pairs file")
+            }
+            do {
+                pairing = try Pairing.pairsFile(
+                    text, base: URL(fileURLWithPath: p).deletingLastPathComponent(), name: p)
+            } catch { throw IOFailure(error.message) }
+        case (let n, _, _, _) where n > 0 && (src != nil || out != nil || pairs != nil):
+            throw UsageError("give either SRC OUT or --sources/--outputs/--pairs, not both")
+        case (1, _, _, _):
+            throw UsageError("a single file needs its pair: SRC OUT (or --outputs DIR to audit without sources)")
+        case (let n, _, _, _) where n > 2:
+            throw UsageError("expected SRC OUT, got \(n) files; use --pairs FILE or --sources/--outputs for many")
+        case (0, _?, nil, _):
+            throw UsageError("--sources needs --outputs")
+        case (0, _, _, _?):
+            throw UsageError("--pairs cannot be combined with --sources or --outputs")
+        default:
+            throw UsageError("nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR")
+        }
+
+        var policy = Policy.builtIn
+        if let p = args.value("policy") {
+            do { policy = try Policy.load(path: p) } catch { throw IOFailure(error.description) }
+        }
+        var baseline: AuditReport? = nil
+        if let b = args.value("baseline") {
+            guard let data = FileManager.default.contents(atPath: b) else { throw IOFailure("\(b): cannot read the baseline") }
+            do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
+        }
+        let reportDir = args.value("report").map { URL(fileURLWithPath: $0) }
+        let options = AuditOptions(
+            policy: policy, decode: !args.has("no-decode"), thumbnails: reportDir != nil, jobs: jobs, failOn: failOn,
+            digest: reportDir != nil || !args.has("no-history"))
+
+        let quiet = args.has("quiet")
+        let progress = Progress(console: console, quiet: quiet, failOn: failOn)
+        let tool = ToolInfo(version: Readback.version)
+        let libraries = Readback.versionReport.filter { $0.0 != "readback" }.map { LibraryVersion(name: $0.0, version: $0.1) }
+        var report = Auditor.run(
+            pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries,
+            progress: { done, total, r in progress.update(done, total, r) })
+        progress.finish()
+        if let baseline, let b = args.value("baseline") {
+            report.baseline = Baseline.compare(old: baseline, current: report, path: b)
+        }
+
+        if let reportDir {
+            do { try Auditor.writeReports(report, to: reportDir) } catch {
+                throw IOFailure("\(reportDir.path): cannot write the reports (\(error.localizedDescription))")
+            }
+        }
+        if !args.has("no-history") {
+            let path = args.value("history-db") ?? History.defaultPath(environment: console.environment)
+            do { try History(path: path).record(report) } catch {
+                console.error("readback audit: warning: history not recorded in \(path): \(error)")
+            }
+        }
+        printSummary(report, console: console)
+        return report.gateFails ? .findings : .clean
+    }
+
+    func printSummary(_ r: AuditReport, console: Console) {
+        let s = r.summary
+        for name in r.unmatchedOutputs { console.print("output without source: \(name)") }
+        var sev = Severity.allCases.compactMap { v -> String? in
+            let n = s.findingsBySeverity[v.rawValue] ?? 0
+            return n > 0 ? "\(n) \(v.rawValue)" : nil
+        }.joined(separator: ", ")
+        if sev.isEmpty { sev = "no findings" }
+        let failed = s.failed > 0 ? console.color("\(s.failed) failed", "31") : "0 failed"
+        console.print("audited \(s.files) file(s): \(s.passed) passed, \(failed) (gate: \(r.run.failOn.rawValue)); \(sev)")
+        if let b = r.baseline {
+            console.print("against baseline \(b.path): \(b.regressions.count) regression(s), \(b.improvements.count) improvement(s)")
+            for c in b.regressions { console.print("  regression: \(c.file): \(c.kind) \(c.subject)") }
+            for c in b.improvements { console.print("  improvement: \(c.file): \(c.kind) \(c.subject)") }
+        }
+    }
+}
+
+/// An I/O problem reported as one line, exit 2.
+struct IOFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Progress like `convert`: on a terminal one line redrawn in place; otherwise one plain line per file.
+/// Failing files are always printed (also with --quiet), with their failing findings.
+final class Progress: @unchecked Sendable {
+    let console: Console
+    let quiet: Bool
+    let failOn: Severity
+    private var drewLine = false
+
+    init(console: Console, quiet: Bool, failOn: Severity) {
+        self.console = console
+        self.quiet = quiet
+        self.failOn = failOn
+    }
+
+    func update(_ done: Int, _ total: Int, _ r: FileResult) {
+        let failing = r.failures(failOn: failOn)
+        if console.isTTY && !quiet {
+            if !failing.isEmpty {
+                console.write("\r\u{1B}[K")
+                printFailure(r, failing)
+            }
+            console.write("\r\u{1B}[K[\(done)/\(total)] \(r.name)")
+            drewLine = true
+            return
+        }
+        if !failing.isEmpty {
+            printFailure(r, failing)
+        } else if !quiet {
+            console.print("[\(done)/\(total)] \(r.name): pass\(r.findings.isEmpty ? "" : " (\(r.findings.count) finding(s) below the gate)")")
+        }
+    }
+
+    private func printFailure(_ r: FileResult, _ failing: [Finding]) {
+        console.print("\(r.name): \(console.color("FAIL", "31"))")
+        for f in failing {
+            var line = "  \(f.severity.rawValue) \(f.code): \(f.message)"
+            if let e = f.evidence { line += " (\(EvidenceText.describe(e)))" }
+            console.print(line)
+        }
+    }
+
+    func finish() {
+        if drewLine { console.write("\r\u{1B}[K") }
     }
 }

@@ -1,11 +1,102 @@
-/// `readback convert` (placeholder until its issue lands).
+import Batch
+import Foundation
+
+/// `readback convert`: RAW → HEIC for files and folders, every output read back and audited, resumable, with opt-in
+/// removal of verified originals.
 struct ConvertCommand: Subcommand {
     let name = "convert"
-    let summary = "TODO"
-    let usage = "readback convert"
-    let discussion = "TODO"
-    let options: [OptionSpec] = []
+    let summary = "convert RAW files to HEIC, read every output back and audit it; resumable"
+    let usage = "readback convert SRC... --out DIR [options]"
+    let discussion = """
+        Converts each RAW file (CR2, CR3, NEF, ARW, RAF, ORF, RW2, PEF, DNG, …; extensions in any case) given as
+        SRC, or found under a SRC folder (recursively; symlinks are never followed), to HEIC under --out. The
+        output mirrors the path relative to its SRC folder, with the extension .heic. Each output is written to a
+        temporary file in its destination folder, flushed to disk, renamed into place, then read back and audited
+        against its source; one line per file gives the verdict (clean, kept, failed), the size ratio and the time.
+
+        The work is recorded in a SQLite store (default DIR/.readback/state.db). Running the same command again
+        resumes: files already converted and unchanged (size, time, SHA-256) are skipped, files cut off by a crash
+        or a kill are redone, temporary files left behind are removed. A run with nothing left says so. Only one
+        run at a time may use a store; a second one is refused.
+
+        Originals are never touched unless --remove-originals is given. With it, an original is removed only after
+        its output was written, flushed, read back and audited clean, and only in one step after all files are
+        done. A partial result (a field or the gain map not carried, known losses aside) keeps its original and
+        says why. A crash at any moment leaves every original in place; the next run finishes the removal.
+
+        Exit status: 0 every file clean (or skipped), 1 some file failed or kept its original, 2 usage or I/O error
+        (a missing SRC, disk full, store in use). A disk-full error stops the run: nothing is removed and no
+        half-written file is left under a final name.
+
+        Example:
+          readback convert ~/Pictures/2024 --out ~/Pictures/2024-heic --jobs 2 --remove-originals trash
+        """
+    let options: [OptionSpec] = [
+        .value("out", "DIR", "Output folder (created if needed). Required."),
+        .value("quality", "Q", "Encoder quality 0–100 (default: the converter's default)."),
+        .value("depth", "8|10", "Bit depth of the primary image (default: the converter's choice)."),
+        .value("hdr", "auto|off", "auto: carry the HDR gain map when the source has one (default); off: SDR only."),
+        .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1.5 GB each)."),
+        .value("db", "PATH", "State database (default: DIR/.readback/state.db); a lock file sits beside it."),
+        .flag("dry-run", "Show what would be converted, skipped and removed, with a size estimate; touch nothing."),
+        .flag("quiet", "Print only errors and the final summary."),
+        .flag("json", "Print one JSON object per finished file (and per removal, and a summary)."),
+        .value(
+            "remove-originals", "trash|delete",
+            "Once all files are done, remove originals whose output verified clean: trash (undoable) or delete."
+        ),
+    ]
+
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
-        throw NotBuiltYet(what: "readback convert")
+        guard !args.positionals.isEmpty else { throw UsageError("give at least one SRC file or folder") }
+        guard let out = args.value("out") else { throw UsageError("--out DIR is required") }
+        let quality = try args.int("quality", in: 0...100)
+        let depth = try args.choice("depth", ["8", "10"]).flatMap { Int($0) }
+        let hdr = try args.choice("hdr", ["auto", "off"]).flatMap(ConversionOptions.HDR.init(rawValue:)) ?? .auto
+        let jobs = try args.int("jobs", in: 1...64)
+        if args.has("quiet") && args.has("json") { throw UsageError("--quiet and --json cannot be combined") }
+        // The only place a RemovalPermit is made: from the flag's value.
+        var permit: RemovalPermit?
+        if let raw = args.value("remove-originals") {
+            guard let p = RemovalPermit(parsingFlagValue: raw) else {
+                throw UsageError("--remove-originals takes one of trash|delete, not '\(raw)'")
+            }
+            permit = p
+        }
+        let style: ProgressStyle =
+            args.has("json") ? .json : args.has("quiet") ? .quiet : console.isTTY ? .tty : .plain
+        let config = BatchConfiguration(
+            sources: args.positionals, outputRoot: out, databasePath: args.value("db"),
+            options: ConversionOptions(quality: quality, depth: depth, hdr: hdr), jobs: jobs,
+            dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment)
+        let (converter, verifier) = RealWorkers.make()
+        let engine = BatchEngine(
+            configuration: config, converter: converter, verifier: verifier,
+            out: { console.write($0) }, err: { console.error($0) })
+        let s = engine.runBlocking()
+        Self.printSummary(s, style: style, console: console)
+        return ExitCode(rawValue: s.exitStatus) ?? .usageOrIO
+    }
+
+    /// The closing line (or JSON object) of a run.
+    static func printSummary(_ s: BatchSummary, style: ProgressStyle, console: Console) {
+        if style == .json {
+            let e = JSONEncoder()
+            e.outputFormatting = [.sortedKeys]
+            if let d = try? e.encode(s) { console.print(String(decoding: d, as: UTF8.self)) }
+            return
+        }
+        if s.dryRun || s.nothingToDo || (s.fatalError != nil && s.total == 0) { return }
+        var parts = ["\(s.total) file(s): \(s.clean) clean, \(s.kept) kept, \(s.failed) failed, \(s.skipped) skipped"]
+        if s.removed > 0 || s.removalRefused > 0 {
+            parts.append("\(s.removed) original(s) removed, \(s.removalRefused) kept at removal")
+        }
+        if s.sourceBytes > 0 {
+            parts.append(
+                String(
+                    format: "%.1f MB → %.1f MB", Double(s.sourceBytes) / 1_000_000, Double(s.outputBytes) / 1_000_000))
+        }
+        parts.append(String(format: "%.1f s", s.seconds))
+        console.print(parts.joined(separator: "; "))
     }
 }

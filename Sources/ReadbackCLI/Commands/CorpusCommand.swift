@@ -1,11 +1,184 @@
-/// `readback corpus` (placeholder until its issue lands).
+import Converter
+import CorpusKit
+import Foundation
+import GainMap
+import HEIF
+import HeifCodec
+
+/// `readback corpus`: generates the synthetic corpus (DNGs with exact truth) and mutated HEICs.
 struct CorpusCommand: Subcommand {
     let name = "corpus"
-    let summary = "TODO"
-    let usage = "readback corpus"
-    let discussion = "TODO"
-    let options: [OptionSpec] = []
+    let summary = "generate the test corpus (DNGs with exact ground truth, mutated HEICs)"
+    let usage = """
+        readback corpus generate [--out DIR] [--large] [--good FILE]
+               readback corpus mutate GOOD.heic --out DIR
+               readback corpus remosaic PHOTO.heic --out FILE.dng [--camera NAME]
+        """
+    let discussion = """
+        generate  Writes the synthetic DNGs into DIR/dng/ (every Bayer pattern at 12, 14 and 16 bits, every Exif
+                  orientation 1-8, a big-endian file, a LinearRaw DNG like iPhone ProRAW, a chart with nothing
+                  above white, a file without GPS/XMP/MakerNote), the chart truth into DIR/truth/, and
+                  DIR/MANIFEST (file, recipe, seed, what it exercises, the audit result it must give, sha256).
+                  Each chart has an arrow that points up, a cyan marker top-right, colour patches with known
+                  linear values, a gradient, diffuse white and a highlight 3 stops above it. The same recipe
+                  always gives the same bytes. With --large it also writes 24 MP and 50 MP charts into
+                  DIR/large/ (about 130 MB; not committed) for benchmarks. It then converts
+                  dng/chart-rggb-12bit-o1.dng with the Converter into heic/good.heic (or copies --good FILE)
+                  and writes its mutations into heic/mutations/ (see mutate).
+        mutate    Reads a good HEIC and writes one file per silent failure the auditor must catch into DIR,
+                  named after the finding code it must raise (e.g. gainmap.missing.heic), plus DIR/MUTATIONS
+                  (file, finding code, what was changed). Mutations that do not apply to the input (for
+                  example gain-map ones on a file without a gain map) are listed as skipped.
+        remosaic  Decodes a real photo (HEIC/HEIF), applies its Apple HDR gain map when it has one (real HDR
+                  highlights), takes it to scene-linear sRGB and mosaics it into an RGGB 14-bit DNG carrying a
+                  real camera's name and colour matrix (--camera canon-5d4 (default), sony-a7m3, synthetic).
+                  For benchmarks and local checks only: never commit the result (write it under Corpus/large/).
+
+        Example:
+          readback corpus generate --out Corpus
+          readback corpus mutate Corpus/heic/good.heic --out /tmp/mutations
+          readback corpus remosaic ~/photos/IMG_0001.HEIC --out Corpus/large/remosaic.dng
+        """
+    let options: [OptionSpec] = [
+        .value("out", "DIR", "Where to write (generate: default Corpus; mutate: required)."),
+        .flag("large", "generate: also write the 24 MP and 50 MP benchmark files into DIR/large/."),
+        .value("good", "FILE", "generate: use FILE as heic/good.heic instead of converting the chart."),
+        .value("camera", "NAME", "remosaic: the camera profile (canon-5d4, sony-a7m3, synthetic)."),
+    ]
+
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
-        throw NotBuiltYet(what: "readback corpus")
+        guard let action = args.positionals.first else {
+            throw UsageError("corpus needs an action: generate or mutate")
+        }
+        switch action {
+        case "generate":
+            guard args.positionals.count == 1 else {
+                throw UsageError("corpus generate takes no file arguments, got '\(args.positionals[1])'")
+            }
+            let out = URL(fileURLWithPath: args.value("out") ?? "Corpus")
+            do {
+                // The DNGs first, then the good HEIC converted from one of them, then everything with mutations.
+                try Corpus.generate(into: out, includeLarge: false)
+                let good: [UInt8]
+                if let path = args.value("good") {
+                    good = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+                } else {
+                    let src = out.appendingPathComponent(Corpus.goodHEICSource)
+                    do {
+                        good = try Converter.convert(source: src, options: ConvertOptions()).bytes
+                    } catch {
+                        console.error("readback: \(src.path): \(error)")
+                        return .usageOrIO
+                    }
+                }
+                let rows = try Corpus.generate(into: out, includeLarge: args.has("large"), goodHEIC: good) { file in
+                    console.print("wrote \(out.appendingPathComponent(file).path)")
+                }
+                console.print("wrote \(out.appendingPathComponent("MANIFEST").path) (\(rows.count) entries)")
+            } catch {
+                console.error("readback: \(out.path): \(error.localizedDescription)")
+                return .usageOrIO
+            }
+            return .clean
+        case "mutate":
+            if args.has("large") { throw UsageError("--large applies to corpus generate only") }
+            guard args.positionals.count == 2 else { throw UsageError("corpus mutate needs exactly one GOOD.heic") }
+            guard let outPath = args.value("out") else { throw UsageError("corpus mutate needs --out DIR") }
+            let src = args.positionals[1]
+            let bytes: [UInt8]
+            do {
+                bytes = Array(try Data(contentsOf: URL(fileURLWithPath: src)))
+            } catch {
+                console.error("readback: \(src): cannot read: \(error.localizedDescription)")
+                return .usageOrIO
+            }
+            let out = URL(fileURLWithPath: outPath)
+            do {
+                let results = try Mutator.writeAll(from: bytes, into: out)
+                for r in results {
+                    if let file = r.file {
+                        console.print("wrote \(out.appendingPathComponent(file).path)  \(r.code)")
+                    } else {
+                        console.print("skipped \(r.code): \(r.note)")
+                    }
+                }
+            } catch {
+                console.error("readback: \(out.path): \(error.localizedDescription)")
+                return .usageOrIO
+            }
+            return .clean
+        case "remosaic":
+            guard args.positionals.count == 2 else { throw UsageError("corpus remosaic needs exactly one PHOTO") }
+            guard let outPath = args.value("out") else { throw UsageError("corpus remosaic needs --out FILE.dng") }
+            let cameraName = try args.choice("camera", CameraProfile.named.map(\.name)) ?? "canon-5d4"
+            let camera = CameraProfile.named.first { $0.name == cameraName }!.profile
+            let src = args.positionals[1]
+            do {
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: src)))
+                let (photo, note) = try Self.sceneLinear(bytes)
+                let dng = Remosaic.dng(photo: photo, camera: camera)
+                try Data(dng).write(to: URL(fileURLWithPath: outPath))
+                console.print("wrote \(outPath) (\(photo.width)x\(photo.height), \(camera.model), \(note))")
+            } catch {
+                console.error("readback: \(src): \(error)")
+                return .usageOrIO
+            }
+            return .clean
+        default:
+            throw UsageError("unknown corpus action '\(action)'; use generate, mutate or remosaic")
+        }
+    }
+
+    /// Decodes a HEIF photo to scene-linear sRGB, with its Apple gain map applied when present.
+    /// Display P3 (nclx primaries 12, or an ICC profile naming Display P3) is converted to sRGB primaries;
+    /// the transfer is taken as the sRGB curve (what iPhone HEICs use).
+    static func sceneLinear(_ bytes: [UInt8]) throws -> (RGBImage, String) {
+        let img = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
+        guard img.channels == 3 else { throw NotBuiltYet(what: "remosaic of a monochrome image") }
+        let maxV = Double((1 << img.bitDepth) - 1)
+        let isP3 =
+            img.nclx?.primaries == 12
+            || (img.icc.map { String(decoding: $0.filter { $0 != 0 }, as: UTF8.self).contains("Display P3") } ?? false)
+        let p3ToSRGB: [Double] = [1.2249, -0.2247, 0, -0.0420, 1.0419, 0, -0.0197, -0.0786, 1.0979]
+        func eotf(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+        var out = RGBImage(width: img.width, height: img.height)
+        for i in 0..<(img.width * img.height) {
+            var c = RGB(
+                eotf(Double(img.samples[3 * i]) / maxV), eotf(Double(img.samples[3 * i + 1]) / maxV),
+                eotf(Double(img.samples[3 * i + 2]) / maxV))
+            if isP3 { c = ColorMath.apply3(p3ToSRGB, c) }
+            out.pixels[3 * i] = Float(max(0, c.r))
+            out.pixels[3 * i + 1] = Float(max(0, c.g))
+            out.pixels[3 * i + 2] = Float(max(0, c.b))
+        }
+        var note = isP3 ? "Display P3 → sRGB" : "sRGB"
+        // Apple gain map: hdr = sdr · (1 + (headroom − 1) · gain), gain sampled nearest-neighbour.
+        let file = HEIFFile(bytes: bytes)
+        if let primary = file.primaryItemID, let gm = file.appleGainMap(of: primary),
+            let standalone = file.standaloneFile(for: gm)
+        {
+            let xmpHeadroom = file.metadataItems(describing: gm).compactMap { file.xmp(of: $0) }
+                .compactMap { AppleGainMapXMP.parse($0).headroom }.first
+            let makerHeadroom = file.metadataItems(describing: primary).compactMap { file.exifTIFF(of: $0) }
+                .compactMap { AppleMakerNote.find(inExif: $0)?.headroom }.first
+            if let headroom = xmpHeadroom ?? makerHeadroom, headroom > 1 {
+                let g = try HeifDecoder.decodePrimary(standalone, format: .mono)
+                let gmax = Float((1 << g.bitDepth) - 1)
+                let hm1 = Float(headroom - 1)
+                for y in 0..<img.height {
+                    let gy = min(g.height - 1, y * g.height / img.height)
+                    for x in 0..<img.width {
+                        let gx = min(g.width - 1, x * g.width / img.width)
+                        let gain = 1 + hm1 * Float(g.samples[g.channels * (gy * g.width + gx)]) / gmax
+                        let i = 3 * (y * img.width + x)
+                        out.pixels[i] *= gain
+                        out.pixels[i + 1] *= gain
+                        out.pixels[i + 2] *= gain
+                    }
+                }
+                note += String(format: ", Apple gain map applied (headroom %.2f)", headroom)
+            }
+        }
+        return (out, note)
     }
 }

@@ -1,11 +1,41 @@
-/// `readback inspect` (placeholder until its issue lands).
+import HEIF
+
+/// `readback inspect FILE [--json] [--boxes]`: the HEIF/AVIF container at a glance, then its structural findings.
 struct InspectCommand: Subcommand {
     let name = "inspect"
-    let summary = "TODO"
-    let usage = "readback inspect"
-    let discussion = "TODO"
-    let options: [OptionSpec] = []
+    let summary = "show a HEIF/HEIC/AVIF container at a glance: items, properties, references, gain maps, findings"
+    let usage = "readback inspect FILE [--json] [--boxes]"
+    let discussion = """
+        Reads the ISOBMFF boxes of FILE with Readback's own parser (no libheif), so it also lists files that
+        libheif 1.15 refuses, such as iOS 18+ iPhone photos. It prints:
+          - the ftyp brands;
+          - the primary image: size, bit depth, chroma, colour (nclx/ICC), orientation from irot/imir (EXIF 1-8);
+          - every item: id, type, hidden flag, payload bytes, properties (* = essential) and references;
+            runs of alike grid tiles are folded into one line;
+          - gain maps: Apple auxiliary (auxl + auxC urn:com:apple:photo:2020:aux:hdrgainmap), other vendors'
+            hdrgainmap auxiliaries, and ISO 21496-1 tmap items with dimg [base, gain map] and the altr group;
+          - metadata items (Exif, XMP) and the images they describe (cdsc); entity groups;
+          - findings with a stable code, severity and byte offset (e.g. box.truncated, iref.cdscMultiTarget).
+
+        Exit status: 0 when there is no error-severity finding, 1 when there is one, 2 when FILE cannot be read.
+
+        Example:
+          readback inspect IMG_0001.HEIC
+          readback inspect --json IMG_0001.HEIC | jq '.gainMaps'
+        """
+    let options: [OptionSpec] = [
+        .flag("json", "Print the versioned machine form (schemaVersion 1, keys sorted) instead of the summary."),
+        .flag("boxes", "Also show the full box tree (type, offset, size) of every box parsed."),
+    ]
+
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
-        throw NotBuiltYet(what: "readback inspect")
+        guard args.positionals.count == 1, let path = args.positionals.first else {
+            throw UsageError(
+                args.positionals.isEmpty ? "missing FILE" : "inspect takes one FILE, got \(args.positionals.count)")
+        }
+        let file = try HEIFFile(contentsOf: path)
+        let view = Inspection(file: file, name: path, includeBoxes: args.has("boxes"))
+        console.write(args.has("json") ? view.json() : view.text(boxes: args.has("boxes")))
+        return file.hasErrors ? .findings : .clean
     }
 }

@@ -1,2 +1,0 @@
-/// The Audit module. See Package.swift for its layer.
-public enum AuditModule {}

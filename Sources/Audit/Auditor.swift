@@ -1,0 +1,50 @@
+import Foundation
+import ReportModel
+
+/// Runs a whole audit and assembles its report.
+public enum Auditor {
+    /// Audits every job of a pairing and returns the report.
+    /// - Parameters:
+    ///   - pairing: the jobs and the unmatched outputs.
+    ///   - options: policy, decoding, workers, gate.
+    ///   - mode: `pair`, `directories`, `pairs-file` or `outputs-only`.
+    ///   - roots: the roots as given on the command line (recorded as is).
+    ///   - tool: Readback's name and version.
+    ///   - libraries: library versions.
+    ///   - clock: the time source (injected so goldens are stable).
+    ///   - progress: called after each file, serialised.
+    /// - Returns: the report, summary computed.
+    public static func run(
+        _ pairing: Pairing, options: AuditOptions, mode: String, roots: [String: String], tool: ToolInfo,
+        libraries: [LibraryVersion], clock: @escaping @Sendable () -> Date = { Date() },
+        progress: @escaping @Sendable (Int, Int, FileResult) -> Void = { _, _, _ in }
+    ) -> AuditReport {
+        let start = clock()
+        let auditor = FileAuditor(options: options)
+        let files = AuditRunner.run(pairing.jobs, workers: options.jobs, audit: { auditor.audit($0) }, progress: progress)
+        let duration = clock().timeIntervalSince(start)
+        let run = RunParameters(
+            mode: mode, startedAt: iso8601(start), durationSeconds: (duration * 1000).rounded() / 1000,
+            failOn: options.failOn, decode: options.decode, jobs: options.jobs, policy: options.policy.name,
+            roots: roots)
+        return AuditReport(
+            tool: tool, libraries: libraries, run: run, files: files, unmatchedOutputs: pairing.unmatchedOutputs)
+    }
+
+    /// `2026-11-30T21:00:00Z`.
+    public static func iso8601(_ d: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        f.timeZone = TimeZone(identifier: "UTC")
+        return f.string(from: d)
+    }
+
+    /// Writes `report.json`, `report.html` and `junit.xml` into `dir` (created if needed).
+    /// - Throws: the file system's error, naming the file.
+    public static func writeReports(_ report: AuditReport, to dir: URL) throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Data(report.jsonText().utf8).write(to: dir.appendingPathComponent("report.json"), options: .atomic)
+        try Data(HTMLRenderer.render(report).utf8).write(to: dir.appendingPathComponent("report.html"), options: .atomic)
+        try Data(JUnitRenderer.render(report).utf8).write(to: dir.appendingPathComponent("junit.xml"), options: .atomic)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import HEIF
+import ReportModel
+
+/// The per-file checks, each a function over a shared context, run in a fixed order.
+enum Checks {
+    struct Context {
+        let job: AuditJob
+        let output: [UInt8]
+        let options: AuditOptions
+        var findings: [Finding]
+        var diffRows: [DiffRow] = []
+        var gainMaps: [GainMapResult] = []
+        var decode: [DecodeResult] = []
+        /// Gain maps decoded by the gain-map check, appended after the primary by the decode check.
+        var gainMapDecodes: [DecodeResult] = []
+        var thumbnails = Thumbnails()
+        /// The output parsed (set by the container check).
+        var file: HEIFFile? = nil
+        /// The source, when it is a HEIF file.
+        var sourceHEIF: HEIFFile? = nil
+        /// Source bytes, read once when a check needs them.
+        var sourceBytes: [UInt8]? = nil
+
+        init(job: AuditJob, output: [UInt8], options: AuditOptions, findings: [Finding]) {
+            self.job = job
+            self.output = output
+            self.options = options
+            self.findings = findings
+        }
+
+        mutating func add(_ code: String, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
+            findings.append(Finding(code: code, severity: severity, message: message, evidence: evidence))
+        }
+    }
+
+    static func run(_ ctx: inout Context) {
+        container(&ctx)
+        if let src = ctx.job.source, let data = try? Data(contentsOf: src) {
+            ctx.sourceBytes = [UInt8](data)
+            if Source.isHEIF(ctx.sourceBytes!) { ctx.sourceHEIF = HEIFFile(bytes: ctx.sourceBytes!) }
+        }
+        gainMaps(&ctx)
+        signalling(&ctx)
+        metadata(&ctx)
+        orientation(&ctx)
+        if ctx.options.decode { decode(&ctx) }
+    }
+}
+
+/// Facts about a source file.
+enum Source {
+    /// True when the bytes start with an ISOBMFF `ftyp` of a HEIF-family brand.
+    static func isHEIF(_ b: [UInt8]) -> Bool {
+        guard b.count >= 12, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 else { return false }
+        let brand = String(decoding: b[8..<12], as: UTF8.self)
+        return ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis", "mif2"].contains(brand)
+    }
+
+    /// True for a JPEG whose metadata announces a gain map: Adobe/Google `hdrgm` XMP, ISO 21496-1 URN, Apple's
+    /// HDRGainMap namespace or an MPF secondary image tagged as a gain map.
+    static func jpegHasGainMap(_ b: [UInt8]) -> Bool {
+        guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return false }
+        let needles = [
+            "http://ns.adobe.com/hdr-gain-map/1.0/", "urn:iso:std:iso:ts:21496:-1", "http://ns.apple.com/HDRGainMap/1.0/",
+            "urn:com:apple:photo:2020:aux:hdrgainmap",
+        ].map { Array($0.utf8) }
+        // Gain-map signalling lives in the first APP segments and in the secondary image's header; scanning the whole
+        // file is bounded by its size and cheap next to decoding.
+        return needles.contains { contains(b, $0) }
+    }
+
+    static func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, hay.count >= needle.count else { return false }
+        var i = 0
+        let last = hay.count - needle.count
+        while i <= last {
+            if hay[i] == first {
+                var j = 1
+                while j < needle.count && hay[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+}

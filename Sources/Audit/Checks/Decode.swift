@@ -1,0 +1,47 @@
+import Foundation
+import HEIF
+import HeifCodec
+import ReportModel
+
+extension Checks {
+    /// Decodes the primary image and each gain map with libheif; a failure is `decode.primary-failed` or
+    /// `decode.gainmap-failed`. Files libheif 1.15 refuses as a whole (iOS 18 layouts) are retried on the item
+    /// re-wrapped alone (`HEIFFile.standaloneFile(for:)`), as platform-notes §2 describes.
+    static func decode(_ ctx: inout Context) {
+        guard let file = ctx.file else { return }
+        let thumbs = ctx.options.thumbnails
+        do {
+            let img = try HeifDecoder.decodePrimary(ctx.output, format: .rgb8)
+            ctx.decode.append(
+                DecodeResult(target: "primary", status: "ok", width: img.width, height: img.height, bitDepth: img.codedBitDepth))
+            if thumbs { ctx.thumbnails.primary = thumbnail(img) }
+        } catch {
+            let whole = "\(error)"
+            if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
+                let img = try? HeifDecoder.decodePrimary(single, format: .rgb8)
+            {
+                ctx.decode.append(
+                    DecodeResult(
+                        target: "primary", status: "ok", width: img.width, height: img.height, bitDepth: img.codedBitDepth,
+                        message: "decoded re-wrapped; libheif refused the whole file: \(whole)"))
+                ctx.add(
+                    "decode.primary-rewrapped", .info,
+                    "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
+                    Evidence(actual: whole, item: p))
+                if thumbs { ctx.thumbnails.primary = thumbnail(img) }
+            } else {
+                ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole))
+                ctx.add(
+                    "decode.primary-failed", .error, "the primary image does not decode: \(whole)",
+                    Evidence(item: file.primaryItemID))
+            }
+        }
+        ctx.decode += ctx.gainMapDecodes
+    }
+
+    static func thumbnail(_ img: HeifDecodedImage) -> String? {
+        let px = Pixels(
+            width: img.width, height: img.height, channels: img.channels, bitDepth: img.bitDepth, samples: img.samples)
+        return Thumbnailer.dataURI(px, maxSide: 160)
+    }
+}

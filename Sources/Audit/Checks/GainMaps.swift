@@ -1,0 +1,129 @@
+import Foundation
+import GainMap
+import HEIF
+import HeifCodec
+import ReportModel
+
+extension Checks {
+    /// Gain-map presence and completeness per map and per part (GainMap's `GainMapInspector`: description, metadata,
+    /// data, colour, consistency; ISO 21496-1 `tmap` and Apple's `hdrgainmap` auxiliary image); `gainmap.missing`
+    /// when the source had a gain map (or the policy requires one) and the output has none. With decoding on, the
+    /// inspector decodes each map through HeifCodec, and the pixels feed the decode results and thumbnails.
+    static func gainMaps(_ ctx: inout Context) {
+        guard let file = ctx.file else { return }
+        final class Decoded: @unchecked Sendable {
+            var results: [DecodeResult] = []
+            var firstImage: HeifDecodedImage? = nil
+        }
+        let decoded = Decoded()
+        let decoder: GainMapDecoder? =
+            ctx.options.decode
+            ? { standalone in
+                do {
+                    let img = try HeifDecoder.decodePrimary(standalone, format: .rgb8)
+                    decoded.results.append(
+                        DecodeResult(
+                            target: "gainmap", status: "ok", width: img.width, height: img.height,
+                            bitDepth: img.codedBitDepth))
+                    if decoded.firstImage == nil { decoded.firstImage = img }
+                    var plane = [UInt16](repeating: 0, count: img.width * img.height)
+                    for i in 0..<plane.count { plane[i] = img.samples[i * img.channels] }
+                    return DecodedPlane(width: img.width, height: img.height, bitDepth: img.bitDepth, samples: plane)
+                } catch {
+                    decoded.results.append(DecodeResult(target: "gainmap", status: "failed", message: "\(error)"))
+                    throw error
+                }
+            } : nil
+        let inspection = GainMapInspector.inspect(file, decode: decoder)
+        let (results, findings) = GainMapView.results(inspection, policy: ctx.options.policy)
+        ctx.gainMaps = results
+        ctx.findings += findings
+        ctx.gainMapDecodes = decoded.results
+        for d in decoded.results where d.status == "failed" {
+            ctx.add("decode.gainmap-failed", .error, "a gain map does not decode: \(d.message ?? "")")
+        }
+        if ctx.options.thumbnails, let img = decoded.firstImage { ctx.thumbnails.gainMap = thumbnail(img) }
+        if results.isEmpty {
+            var why: String? = nil
+            if let s = ctx.sourceHEIF, GainMapInspector.inspect(s).hasGainMap {
+                why = "the source has a gain map"
+            } else if let b = ctx.sourceBytes, Source.jpegHasGainMap(b) {
+                why = "the source JPEG has a gain map"
+            } else if ctx.options.policy.requireGainMap {
+                why = "the policy requires a gain map"
+            }
+            if let why {
+                ctx.add(
+                    "gainmap.missing", .error, "\(why); the output has none",
+                    Evidence(expected: "a tmap item or an Apple hdrgainmap auxiliary image", actual: "none"))
+            }
+        }
+    }
+}
+
+/// Maps the GainMap module's inspection onto the report: one `GainMapResult` per form (a map that is both an ISO
+/// `tmap` input and an Apple aux image, as on the iPhone 16, gives one `iso` and one `apple` result), each part
+/// failing when a finding of error severity that concerns that form sits in it.
+enum GainMapView {
+    static func kind(_ f: GainMapForm) -> String {
+        switch f {
+        case .iso21496: "iso"
+        case .appleAux: "apple"
+        case .otherAux: "other"
+        }
+    }
+
+    /// Whether a finding code concerns one form: `gainmap.apple.*` only Apple's, tmap/altr/brand/dimg codes only
+    /// the ISO form, everything else both.
+    static func concerns(_ code: String, _ kind: String) -> Bool {
+        if code.hasPrefix("gainmap.apple.") { return kind == "apple" }
+        for p in ["gainmap.tmap.", "gainmap.altr.", "gainmap.brand.", "gainmap.dimg.", "gainmap.headroom"]
+        where code.hasPrefix(p) {
+            return kind == "iso"
+        }
+        return true
+    }
+
+    static func severity(_ s: GainMapSeverity) -> Severity {
+        switch s {
+        case .error: .error
+        case .warning: .warning
+        case .info: .info
+        }
+    }
+
+    /// - Parameters:
+    ///   - inspection: the GainMap module's inspection.
+    ///   - policy: severities are judged after the policy, so a part fails on what the policy calls an error.
+    static func results(_ inspection: GainMapInspection, policy: Policy) -> (results: [GainMapResult], findings: [Finding]) {
+        var results: [GainMapResult] = []
+        var findings: [Finding] = []
+        var seen = Set<Finding>()
+        func add(_ g: GainMapFinding, item: UInt32?) {
+            let f = Finding(
+                code: g.code.rawValue, severity: severity(g.severity), message: g.message,
+                evidence: Evidence(offset: g.offset.map { UInt64(max(0, $0)) }, item: item))
+            if seen.insert(f).inserted { findings.append(f) }
+        }
+        for g in inspection.findings { add(g, item: nil) }
+        for r in inspection.reports {
+            for g in r.findings { add(g, item: r.gainMapItemID ?? r.toneMapItemID) }
+            for form in r.forms {
+                let k = kind(form)
+                func status(_ parts: [GainMapPart]) -> PartStatus {
+                    let failing = parts.flatMap { r.part($0).findings }.contains {
+                        policy.severity(for: $0.code.rawValue, default: severity($0.severity)) == .error
+                            && concerns($0.code.rawValue, k)
+                    }
+                    return failing ? .fail : .pass
+                }
+                results.append(
+                    GainMapResult(
+                        kind: k, item: form == .iso21496 ? r.toneMapItemID : r.gainMapItemID,
+                        description: status([.description, .consistency]), metadata: status([.metadata]),
+                        data: status([.data]), colourSpace: status([.colour])))
+            }
+        }
+        return (results, findings)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HEIF
+import ReportModel
+
+extension Checks {
+    /// True when the output declares high dynamic range: a PQ or HLG nclx, clli or mdcv, more than 8 bits, or a
+    /// gain map.
+    static func isHDR(_ file: HEIFFile, primary: UInt32, hasGainMap: Bool) -> Bool {
+        if hasGainMap { return true }
+        for p in file.properties(of: primary).map(\.property) {
+            switch p {
+            case .colrNCLX(let n) where n.transferCharacteristics == 16 || n.transferCharacteristics == 18: return true
+            case .clli, .mdcv: return true
+            default: break
+            }
+        }
+        return (file.bitDepth(of: primary) ?? 8) > 8
+    }
+
+    /// HDR signalling (ISO/IEC 23008-12 §6.5.5 `colr`, H.273 code points): an HDR or gain-map file whose primary
+    /// has no `colr` (nclx or ICC) leaves its transfer undescribed (`signalling.nclx-missing`); a `pixi` that
+    /// disagrees with the `hvcC` bit depth (ISO/IEC 23008-12 §6.5.6) is `signalling.bit-depth-mismatch`.
+    static func signalling(_ ctx: inout Context) {
+        guard let file = ctx.file, let primary = file.primaryItem else { return }
+        let hasGainMap = !ctx.gainMaps.isEmpty
+        if isHDR(file, primary: primary.id, hasGainMap: hasGainMap) {
+            var colours = file.colours(of: primary.id)
+            if colours.isEmpty, primary.type == "grid", let tile = file.derivedInputs(of: primary.id).first {
+                colours = file.colours(of: tile)
+            }
+            if colours.isEmpty {
+                let why = hasGainMap ? "has a gain map" : "is HDR (\(file.bitDepth(of: primary.id) ?? 8)-bit, or clli/mdcv)"
+                ctx.add(
+                    "signalling.nclx-missing", .error,
+                    "the output \(why) but its primary image has no colr (nclx or ICC): its transfer is undescribed",
+                    Evidence(expected: "colr nclx or ICC", actual: "none", item: primary.id))
+            }
+        }
+        for item in file.imageItems {
+            guard case .pixi(let bits)? = file.property("pixi", of: item.id), let declared = bits.first else { continue }
+            var codedID = item.id
+            if item.type == "grid", let t = file.derivedInputs(of: item.id).first { codedID = t }
+            guard case .hvcC(let c)? = file.property("hvcC", of: codedID) else { continue }
+            if Int(declared) != Int(c.bitDepthLuma) {
+                ctx.add(
+                    "signalling.bit-depth-mismatch", .warning,
+                    "item \(item.id) declares \(declared) bits in pixi but its hvcC codes \(c.bitDepthLuma)",
+                    Evidence(expected: "\(c.bitDepthLuma)", actual: "\(declared)", item: item.id))
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import ReportModel
+
+/// Audits one job: reads the output back and checks it, against its source when there is one.
+///
+/// Pure composition of the container (HEIF), gain-map (GainMap), metadata (Metadata, MetadataIO) and decoding
+/// (HeifCodec) layers; every finding goes through the policy before it is reported.
+public struct FileAuditor: Sendable {
+    public let options: AuditOptions
+
+    public init(options: AuditOptions) { self.options = options }
+
+    /// Audits one job.
+    /// - Parameter job: the output (and source) to read.
+    /// - Returns: the file's result; problems reading files become findings, never throws.
+    public func audit(_ job: AuditJob) -> FileResult {
+        var findings: [Finding] = []
+        var sourceBytes: UInt64? = nil
+        if let s = job.source {
+            sourceBytes = Self.fileSize(s)
+            if sourceBytes == nil {
+                findings.append(
+                    Finding(
+                        code: "input.unreadable", severity: .error,
+                        message: "the source cannot be read: \(job.sourceDisplay ?? s.path)"))
+            }
+        }
+        guard let out = job.output else {
+            findings.append(
+                Finding(
+                    code: "output.missing", severity: .error,
+                    message: "no output was found for this source",
+                    evidence: Evidence(expected: "an output with the same stem")))
+            return FileResult(
+                name: job.name, source: job.sourceDisplay, sourceBytes: sourceBytes,
+                findings: options.policy.apply(findings))
+        }
+        guard let outSize = Self.fileSize(out), let data = try? Data(contentsOf: out) else {
+            findings.append(
+                Finding(
+                    code: "input.unreadable", severity: .error,
+                    message: "the output cannot be read: \(job.outputDisplay ?? out.path)"))
+            return FileResult(
+                name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
+                findings: options.policy.apply(findings))
+        }
+        let bytes = [UInt8](data)
+        let digest = options.digest ? SHA256.hex(bytes) : nil
+        var result = FileResult(
+            name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
+            outputBytes: outSize, sha256: digest)
+        var ctx = Checks.Context(job: job, output: bytes, options: options, findings: findings)
+        Checks.run(&ctx)
+        if let r = result.sizeRatio {
+            if let lo = options.policy.sizeRatioMin, r < lo {
+                ctx.findings.append(
+                    Finding(
+                        code: "size.ratio", severity: .warning,
+                        message: "the output is \(r) × the source's size, below the policy's \(lo)",
+                        evidence: Evidence(expected: "≥ \(lo)", actual: String(r))))
+            }
+            if let hi = options.policy.sizeRatioMax, r > hi {
+                ctx.findings.append(
+                    Finding(
+                        code: "size.ratio", severity: .warning,
+                        message: "the output is \(r) × the source's size, above the policy's \(hi)",
+                        evidence: Evidence(expected: "≤ \(hi)", actual: String(r))))
+            }
+        }
+        let rebuilt = FileResult(
+            name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
+            outputBytes: outSize, sha256: digest, findings: options.policy.apply(ctx.findings),
+            metadata: ctx.diffRows, gainMaps: ctx.gainMaps, decode: ctx.decode,
+            thumbnails: ctx.thumbnails.primary == nil && ctx.thumbnails.gainMap == nil ? nil : ctx.thumbnails)
+        result = rebuilt
+        return result
+    }
+
+    static func fileSize(_ url: URL) -> UInt64? {
+        guard let a = try? FileManager.default.attributesOfItem(atPath: url.path),
+            (a[.type] as? FileAttributeType) == .typeRegular
+        else { return nil }
+        return (a[.size] as? NSNumber)?.uint64Value
+    }
+}
+

@@ -1,0 +1,150 @@
+import Foundation
+
+/// One unit of audit work: an output with or without its source, or a source whose output is missing.
+public struct AuditJob: Hashable, Sendable {
+    /// The stable case name: the output's path relative to its root (the source's when the output is missing).
+    public var name: String
+    public var source: URL?
+    public var output: URL?
+    /// How the source and output are shown in reports (relative to the roots given, so reports are stable).
+    public var sourceDisplay: String?
+    public var outputDisplay: String?
+
+    public init(name: String, source: URL?, output: URL?, sourceDisplay: String? = nil, outputDisplay: String? = nil) {
+        self.name = name
+        self.source = source
+        self.output = output
+        self.sourceDisplay = sourceDisplay ?? source?.path
+        self.outputDisplay = outputDisplay ?? output?.path
+    }
+}
+
+/// The result of pairing: the jobs, and the outputs that had no source.
+public struct Pairing: Sendable, Equatable {
+    public var jobs: [AuditJob]
+    public var unmatchedOutputs: [String]
+
+    public init(jobs: [AuditJob], unmatchedOutputs: [String]) {
+        self.jobs = jobs
+        self.unmatchedOutputs = unmatchedOutputs
+    }
+
+    /// File extensions (lower case) the auditor reads as outputs.
+    public static let outputExtensions: Set<String> = ["heic", "heif", "hif", "avif"]
+
+    /// An error reading a folder or a pairs file: one line naming the file and the reason.
+    public struct Failure: Error, CustomStringConvertible, Equatable, Sendable {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Pairs every output under `outputs` with the source under `sources` at the same relative folder and the same
+    /// stem; extensions compare case-insensitively and are otherwise ignored.
+    ///
+    /// A source without an output becomes a job with `output == nil` (reported as `output.missing`); an output
+    /// without a source is listed in `unmatchedOutputs`. When several sources share a stem (IMG_1.CR2, IMG_1.JPG) the
+    /// first in byte order of the extension is used.
+    /// - Throws: ``Failure`` when a folder cannot be read.
+    public static func directories(sources: URL, outputs: URL) throws(Failure) -> Pairing {
+        let src = try listFiles(sources)
+        let out = try listFiles(outputs).filter { outputExtensions.contains(ext($0).lowercased()) }
+        var byKey: [String: String] = [:]
+        for s in src.sorted() {
+            let k = key(s)
+            if byKey[k] == nil { byKey[k] = s }
+        }
+        var jobs: [AuditJob] = []
+        var matchedSources = Set<String>()
+        var unmatched: [String] = []
+        for o in out.sorted() {
+            if let s = byKey[key(o)] {
+                matchedSources.insert(s)
+                jobs.append(
+                    AuditJob(
+                        name: o, source: sources.appendingPathComponent(s), output: outputs.appendingPathComponent(o),
+                        sourceDisplay: s, outputDisplay: o))
+            } else {
+                unmatched.append(o)
+            }
+        }
+        for s in Set(byKey.values).subtracting(matchedSources).sorted() {
+            jobs.append(AuditJob(name: s, source: sources.appendingPathComponent(s), output: nil, sourceDisplay: s))
+        }
+        jobs.sort { $0.name < $1.name }
+        return Pairing(jobs: jobs, unmatchedOutputs: unmatched)
+    }
+
+    /// Every output under `outputs`, audited without a source.
+    /// - Throws: ``Failure`` when the folder cannot be read.
+    public static func outputsOnly(_ outputs: URL) throws(Failure) -> Pairing {
+        let out = try listFiles(outputs).filter { outputExtensions.contains(ext($0).lowercased()) }.sorted()
+        return Pairing(
+            jobs: out.map { AuditJob(name: $0, source: nil, output: outputs.appendingPathComponent($0), outputDisplay: $0) },
+            unmatchedOutputs: [])
+    }
+
+    /// Parses a pairs file: one `SOURCE<TAB>OUTPUT` per line; `#` comments and blank lines ignored; relative paths
+    /// are relative to the pairs file's folder. An output that does not exist is kept (reported `output.missing`).
+    /// - Parameters:
+    ///   - text: the file's text.
+    ///   - base: the folder relative paths are resolved against.
+    ///   - name: the file name for error messages.
+    /// - Throws: ``Failure`` naming the line of a malformed entry.
+    public static func pairsFile(_ text: String, base: URL, name: String) throws(Failure) -> Pairing {
+        var jobs: [AuditJob] = []
+        var seen = Set<String>()
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") { continue }
+            let cols = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard cols.count == 2, !cols[0].isEmpty, !cols[1].isEmpty else {
+                throw Failure(message: "\(name):\(n + 1): expected SOURCE<TAB>OUTPUT, got '\(line)'")
+            }
+            func resolve(_ p: String) -> URL {
+                p.hasPrefix("/") ? URL(fileURLWithPath: p) : base.appendingPathComponent(p)
+            }
+            var caseName = cols[1]
+            if seen.contains(caseName) { caseName += " (line \(n + 1))" }
+            seen.insert(caseName)
+            let exists = FileManager.default.fileExists(atPath: resolve(cols[1]).path)
+            jobs.append(
+                AuditJob(
+                    name: caseName, source: resolve(cols[0]), output: exists ? resolve(cols[1]) : nil,
+                    sourceDisplay: cols[0], outputDisplay: exists ? cols[1] : nil))
+        }
+        return Pairing(jobs: jobs, unmatchedOutputs: [])
+    }
+
+    /// The pairing key: relative folder + stem, extension dropped.
+    static func key(_ rel: String) -> String {
+        let e = ext(rel)
+        return e.isEmpty ? rel : String(rel.dropLast(e.count + 1))
+    }
+
+    static func ext(_ rel: String) -> String {
+        let last = rel.split(separator: "/").last.map(String.init) ?? rel
+        guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return "" }
+        return String(last[last.index(after: dot)...])
+    }
+
+    /// Regular, non-hidden files under `root`, as paths relative to it, sorted.
+    static func listFiles(_ root: URL) throws(Failure) -> [String] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
+            throw Failure(message: "\(root.path): not a folder")
+        }
+        guard
+            let e = FileManager.default.enumerator(
+                at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+        else { throw Failure(message: "\(root.path): cannot list the folder") }
+        let rootPath = root.standardizedFileURL.resolvingSymlinksInPath().path
+        var out: [String] = []
+        while let u = e.nextObject() as? URL {
+            guard (try? u.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            let p = u.standardizedFileURL.resolvingSymlinksInPath().path
+            guard p.hasPrefix(rootPath + "/") else { continue }
+            out.append(String(p.dropFirst(rootPath.count + 1)))
+        }
+        return out.sorted()
+    }
+}

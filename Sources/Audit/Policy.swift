@@ -1,0 +1,253 @@
+import Foundation
+import ReportModel
+
+/// What the auditor treats as a problem: severities per finding code, which metadata fields matter, known losses.
+///
+/// The policy file format (docs/policy.md) is line based: `#` starts a comment, blank lines are ignored, each line is
+/// a directive and its arguments separated by spaces or tabs. A file is applied on top of the built-in policy
+/// (``Policy/builtIn``); `reset` first starts from an empty one.
+public struct Policy: Hashable, Sendable {
+    /// Severity overrides keyed by code or code glob (`container.*`); `nil` means "drop findings with this code".
+    public var severities: [(pattern: String, severity: Severity?)] {
+        get { severityRules }
+        set { severityRules = newValue }
+    }
+    private var severityRules: [(pattern: String, severity: Severity?)] = []
+    /// When non-empty, only fields matching one of these patterns are compared.
+    public var compareFields: [String] = []
+    /// Fields never reported (patterns).
+    public var ignoreFields: [String] = []
+    /// Fields whose loss is expected (patterns); reported as `metadata.known-loss`, and their survival as
+    /// `metadata.known-loss-not-happened`.
+    public var knownLosses: [String] = []
+    /// Whether an output must carry a gain map even when the source had none (or there is no source).
+    public var requireGainMap = false
+    /// Size-ratio bounds (output ÷ source); outside them a `size.ratio` finding is raised.
+    public var sizeRatioMin: Double? = nil
+    public var sizeRatioMax: Double? = nil
+    /// Where the policy came from: `built-in` or the file path.
+    public var name = "built-in"
+
+    public init() {}
+
+    public static func == (a: Policy, b: Policy) -> Bool {
+        a.severityRules.map(\.pattern) == b.severityRules.map(\.pattern)
+            && a.severityRules.map(\.severity) == b.severityRules.map(\.severity)
+            && a.compareFields == b.compareFields && a.ignoreFields == b.ignoreFields
+            && a.knownLosses == b.knownLosses && a.requireGainMap == b.requireGainMap
+            && a.sizeRatioMin == b.sizeRatioMin && a.sizeRatioMax == b.sizeRatioMax && a.name == b.name
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(severityRules.map(\.pattern))
+        h.combine(knownLosses)
+        h.combine(name)
+    }
+
+    /// The built-in policy text, in the policy format (docs/policy.md quotes it).
+    public static let builtInText = """
+        # Readback built-in audit policy (format 1).
+        # Severities of the auditor's own codes. Codes from the container and gain-map checks keep the severity
+        # their module gives unless a line here names them.
+        severity output.missing error
+        severity metadata.lost error
+        severity metadata.changed error
+        severity metadata.added info
+        severity metadata.known-loss known-loss
+        severity metadata.known-loss-not-happened info
+        severity orientation.double-rotation error
+        severity orientation.lost error
+        severity gainmap.missing error
+        # A tmap without colr leaves the HDR rendition's colour space to guesswork: an error for an auditor.
+        severity gainmap.tmap.colr-missing error
+        severity signalling.nclx-missing error
+        severity signalling.bit-depth-mismatch warning
+        severity decode.primary-failed error
+        severity decode.gainmap-failed error
+        severity container.truncated error
+        severity size.ratio warning
+        severity input.unreadable error
+        # Fields that legitimately differ between a source and a converted output.
+        ignore *:ImageWidth
+        ignore *:ImageHeight
+        ignore *:ExifImageWidth
+        ignore *:ExifImageHeight
+        ignore *:Software
+        ignore *:ModifyDate
+        ignore *:ThumbnailOffset
+        ignore *:ThumbnailLength
+        ignore *:ThumbnailImage
+        # Other converters drop the maker's private notes when they write HEIC.
+        known-loss MakerNote*
+        size-ratio 0.01 5
+        """
+
+    /// The built-in policy.
+    public static let builtIn: Policy = {
+        // The built-in text is a constant checked by the tests; a parse failure here is a programming error.
+        (try? Policy.parse(builtInText, name: "built-in", base: Policy())) ?? Policy()
+    }()
+
+    /// The policy Readback applies to its own outputs: no known losses (MakerNote must survive), gain map required
+    /// when the source had one.
+    public static var readbackOutputs: Policy {
+        var p = builtIn
+        p.knownLosses = []
+        p.name = "readback-outputs"
+        return p
+    }
+
+    /// A line the parser did not accept.
+    public struct ParseError: Error, Equatable, CustomStringConvertible, Sendable {
+        public let name: String
+        public let line: Int
+        public let message: String
+        public var description: String { "\(name):\(line): \(message)" }
+    }
+
+    /// Parses a policy file on top of `base`.
+    /// - Parameters:
+    ///   - text: the file's text.
+    ///   - name: the file name, for errors and the report.
+    ///   - base: the policy the file modifies (normally ``builtIn``).
+    /// - Returns: the resulting policy.
+    /// - Throws: ``ParseError`` naming the line.
+    public static func parse(_ text: String, name: String, base: Policy = .builtIn) throws(ParseError) -> Policy {
+        var p = base
+        p.name = name
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(raw)
+            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            guard let directive = words.first else { continue }
+            let args = Array(words.dropFirst())
+            func fail(_ m: String) -> ParseError { ParseError(name: name, line: n + 1, message: m) }
+            switch directive {
+            case "reset":
+                guard args.isEmpty else { throw fail("reset takes no arguments") }
+                p = Policy()
+                p.name = name
+            case "severity":
+                guard args.count == 2 else { throw fail("usage: severity CODE error|warning|known-loss|info|off") }
+                guard isCodePattern(args[0]) else { throw fail("'\(args[0])' is not a finding code or code glob") }
+                let sev: Severity?
+                if args[1] == "off" {
+                    sev = nil
+                } else if let s = Severity(rawValue: args[1]) {
+                    sev = s
+                } else {
+                    throw fail("unknown severity '\(args[1])' (error, warning, known-loss, info or off)")
+                }
+                p.severityRules.removeAll { $0.pattern == args[0] }
+                p.severityRules.append((args[0], sev))
+            case "compare", "ignore", "known-loss", "not-known-loss":
+                guard !args.isEmpty else { throw fail("\(directive) needs at least one field pattern") }
+                for a in args where a.contains(where: { $0 == "\"" || $0 == "," }) {
+                    throw fail("'\(a)' is not a field pattern (Group:Tag, Tag, or with * wildcards)")
+                }
+                switch directive {
+                case "compare": p.compareFields += args
+                case "ignore": p.ignoreFields += args
+                case "known-loss": p.knownLosses += args
+                default: p.knownLosses.removeAll { args.contains($0) }
+                }
+            case "require-gainmap":
+                guard args.count == 1, args[0] == "yes" || args[0] == "no" else { throw fail("usage: require-gainmap yes|no") }
+                p.requireGainMap = args[0] == "yes"
+            case "size-ratio":
+                guard args.count == 2 else { throw fail("usage: size-ratio MIN MAX (use - for no bound)") }
+                let lo = args[0] == "-" ? nil : Double(args[0]), hi = args[1] == "-" ? nil : Double(args[1])
+                if (args[0] != "-" && lo == nil) || (args[1] != "-" && hi == nil) {
+                    throw fail("size-ratio bounds must be numbers or -")
+                }
+                if let lo, let hi, lo > hi { throw fail("size-ratio MIN is larger than MAX") }
+                p.sizeRatioMin = lo
+                p.sizeRatioMax = hi
+            default:
+                throw fail(
+                    "unknown directive '\(directive)' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, reset)"
+                )
+            }
+        }
+        return p
+    }
+
+    /// Reads and parses a policy file on top of the built-in policy.
+    /// - Throws: ``ParseError`` (line 0 when the file cannot be read).
+    public static func load(path: String) throws(ParseError) -> Policy {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ParseError(name: path, line: 0, message: "cannot read the policy file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ParseError(name: path, line: 0, message: "the policy file is not UTF-8 text")
+        }
+        return try parse(text, name: path)
+    }
+
+    static func isCodePattern(_ s: String) -> Bool {
+        !s.isEmpty && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-*".contains($0)) }
+    }
+
+    /// The severity the policy gives `code`, starting from `defaultSeverity`; nil when the policy turns it off.
+    /// The last matching line wins; an exact code beats a glob written earlier, a later glob beats both.
+    public func severity(for code: String, default defaultSeverity: Severity) -> Severity? {
+        var result: Severity? = defaultSeverity
+        for rule in severityRules where Self.glob(rule.pattern, code) { result = rule.severity }
+        return result
+    }
+
+    /// Applies the policy's severities to findings: rewrites each severity, drops findings turned off.
+    public func apply(_ findings: [Finding]) -> [Finding] {
+        findings.compactMap { f in
+            guard let s = severity(for: f.code, default: f.severity) else { return nil }
+            var g = f
+            g.severity = s
+            return g
+        }
+    }
+
+    /// True when the field (`Group:Tag`) is compared at all.
+    public func matters(_ field: String) -> Bool {
+        if ignoreFields.contains(where: { Self.fieldMatches($0, field) }) { return false }
+        if compareFields.isEmpty { return true }
+        return compareFields.contains { Self.fieldMatches($0, field) }
+    }
+
+    /// True when the policy lists the field's loss as known.
+    public func isKnownLoss(_ field: String) -> Bool {
+        knownLosses.contains { Self.fieldMatches($0, field) }
+    }
+
+    /// Matches a field pattern: `Group:Tag` with `*` wildcards, or a bare `Tag` pattern matching in any group.
+    /// Case-insensitive.
+    public static func fieldMatches(_ pattern: String, _ field: String) -> Bool {
+        let p = pattern.lowercased(), f = field.lowercased()
+        if p.contains(":") { return glob(p, f) }
+        let tag = f.split(separator: ":", maxSplits: 1).last.map(String.init) ?? f
+        return glob(p, tag)
+    }
+
+    /// `*` matches any run of characters (including none); everything else literally.
+    public static func glob(_ pattern: String, _ text: String) -> Bool {
+        let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
+        var pi = 0, ti = 0, star = -1, mark = 0
+        while ti < t.count {
+            if pi < p.count, p[pi] != "*", p[pi] == t[ti] {
+                pi += 1
+                ti += 1
+            } else if pi < p.count, p[pi] == "*" {
+                star = pi
+                mark = ti
+                pi += 1
+            } else if star >= 0 {
+                pi = star + 1
+                mark += 1
+                ti = mark
+            } else {
+                return false
+            }
+        }
+        while pi < p.count, p[pi] == "*" { pi += 1 }
+        return pi == p.count
+    }
+}

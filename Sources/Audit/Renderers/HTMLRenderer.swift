@@ -1,0 +1,275 @@
+import Foundation
+import ReportModel
+
+/// Renders a report as one self-contained HTML page: inline CSS and JS, no network, images as data URIs.
+///
+/// Layout: summary counts first; a sortable (click a header) and filterable (text box, verdict menu) table of files;
+/// then one collapsible detail block per file with its findings, metadata diff, gain-map parts (✓/✗/–), decode
+/// results and thumbnails.
+public enum HTMLRenderer {
+    /// The HTML text.
+    /// - Parameter report: the report to render.
+    /// - Returns: a UTF-8 HTML5 document ending in a newline.
+    public static func render(_ report: AuditReport) -> String {
+        let s = report.summary
+        var h = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Readback audit — \(s.failed) of \(s.files) failing</title>
+            <style>\(css)</style>
+            </head>
+            <body>
+            <header><h1>Readback audit</h1>
+            <p class="meta">\(esc(report.tool.name)) \(esc(report.tool.version)) · \
+            \(report.libraries.map { esc($0.name) + " " + esc($0.version) + " · " }.joined())\
+            started \(esc(report.run.startedAt)) · mode \(esc(report.run.mode)) · \
+            gate \(esc(report.run.failOn.rawValue)) · \(report.run.decode ? "full decode" : "no decode") · \
+            policy \(esc(report.run.policy)) · schema \(report.schemaVersion)</p></header>
+
+            """
+        // Summary first.
+        h += "<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">\n"
+        h += card("files", s.files, "")
+        h += card("passed", s.passed, "ok")
+        h += card("failed", s.failed, s.failed > 0 ? "bad" : "")
+        for sev in Severity.allCases {
+            h += card(sev.rawValue, s.findingsBySeverity[sev.rawValue] ?? 0, s.findingsBySeverity[sev.rawValue] ?? 0 > 0 ? "sev-\(sev.rawValue)" : "")
+        }
+        h += card("complete gain maps", s.gainMapsComplete, "")
+        if s.unmatchedOutputs > 0 { h += card("outputs without source", s.unmatchedOutputs, "") }
+        h += "</div>\n"
+        if !s.findingsByCode.isEmpty {
+            h += "<p class=\"codes\">"
+            h += s.findingsByCode.keys.sorted().map { "<code>\(esc($0))</code>&nbsp;×\(s.findingsByCode[$0]!)" }
+                .joined(separator: " · ")
+            h += "</p>\n"
+        }
+        if let b = report.baseline {
+            h += "<h3>Against baseline <code>\(esc(b.path))</code></h3>\n"
+            h += changes("Regressions", b.regressions, "bad") + changes("Improvements", b.improvements, "ok")
+        }
+        h += "</section>\n"
+
+        // The table.
+        h += """
+            <section id="files"><h2>Files</h2>
+            <div class="filters"><input id="filter" type="search" placeholder="Filter by name or code…" aria-label="filter">
+            <select id="verdict" aria-label="verdict"><option value="">all verdicts</option>\
+            <option value="fail">fail</option><option value="pass">pass</option></select>
+            <span id="shown"></span></div>
+            <table id="filetable"><thead><tr>
+            <th data-type="text">file</th><th data-type="text">verdict</th><th data-type="num">worst</th>\
+            <th data-type="num">findings</th><th data-type="text">codes</th><th data-type="num">size ratio</th>\
+            <th data-type="text">gain maps</th><th data-type="text">decode</th>
+            </tr></thead><tbody>
+
+            """
+        for (i, f) in report.files.enumerated() {
+            let codes = Array(Set(f.findings.map(\.code))).sorted()
+            let worst = f.worstSeverity
+            h += "<tr class=\"\(f.verdict.rawValue)\" data-verdict=\"\(f.verdict.rawValue)\">"
+            h += "<td data-v=\"\(esc(f.name))\"><a href=\"#f\(i)\" data-open=\"f\(i)\">\(esc(f.name))</a></td>"
+            h += "<td data-v=\"\(f.verdict.rawValue)\" class=\"verdict\">\(f.verdict.rawValue)</td>"
+            h += "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
+            h += "<td data-v=\"\(f.findings.count)\">\(f.findings.count)</td>"
+            h += "<td data-v=\"\(esc(codes.joined(separator: " ")))\">\(codes.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
+            h += "<td data-v=\"\(f.sizeRatio.map { String($0) } ?? "-1")\">\(f.sizeRatio.map { String(format: "%.3f", $0) } ?? "—")</td>"
+            let gm = f.gainMaps.map { "\(esc($0.kind)) \($0.isComplete ? "✓" : "✗")" }.joined(separator: ", ")
+            h += "<td data-v=\"\(esc(gm))\">\(gm.isEmpty ? "—" : gm)</td>"
+            let dec = f.decode.map { "\(esc($0.target)) \(mark($0.status))" }.joined(separator: ", ")
+            h += "<td data-v=\"\(esc(dec))\">\(dec.isEmpty ? "—" : dec)</td>"
+            h += "</tr>\n"
+        }
+        h += "</tbody></table>\n"
+        if !report.unmatchedOutputs.isEmpty {
+            h += "<h3>Outputs without a source</h3><ul>"
+            h += report.unmatchedOutputs.map { "<li><code>\(esc($0))</code></li>" }.joined()
+            h += "</ul>\n"
+        }
+        h += "</section>\n<section id=\"details\"><h2>Details</h2>\n"
+        for (i, f) in report.files.enumerated() { h += detail(f, index: i, gate: report.run.failOn) }
+        h += "</section>\n<script>\(js)</script>\n</body>\n</html>\n"
+        return h
+    }
+
+    static func card(_ label: String, _ n: Int, _ cls: String) -> String {
+        "<div class=\"card \(cls)\"><span class=\"n\">\(n)</span><span class=\"l\">\(esc(label))</span></div>\n"
+    }
+
+    static func changes(_ title: String, _ list: [BaselineComparison.Change], _ cls: String) -> String {
+        if list.isEmpty { return "<p>\(title): none.</p>\n" }
+        var h = "<p class=\"\(cls)\">\(title): \(list.count)</p><ul>"
+        for c in list { h += "<li><code>\(esc(c.file))</code> \(esc(c.kind)) <code>\(esc(c.subject))</code></li>" }
+        return h + "</ul>\n"
+    }
+
+    static func mark(_ status: String) -> String {
+        switch status {
+        case "ok", "pass": "✓"
+        case "failed", "fail": "✗"
+        default: "–"
+        }
+    }
+
+    static func detail(_ f: FileResult, index i: Int, gate: Severity) -> String {
+        // The first file opens by default, so its thumbnails and diff are visible without a click.
+        var h = "<details id=\"f\(i)\" class=\"file \(f.verdict.rawValue)\"\(i == 0 ? " open" : "")><summary><b>\(esc(f.name))</b> — "
+        h += "\(f.verdict.rawValue), \(f.findings.count) finding(s)</summary>\n<div class=\"body\">\n"
+        h += "<table class=\"kv\">"
+        if let s = f.source { h += "<tr><th>source</th><td><code>\(esc(s))</code> \(f.sourceBytes.map { "(\($0) bytes)" } ?? "")</td></tr>" }
+        if let o = f.output { h += "<tr><th>output</th><td><code>\(esc(o))</code> \(f.outputBytes.map { "(\($0) bytes)" } ?? "")</td></tr>" }
+        if let r = f.sizeRatio { h += "<tr><th>size ratio</th><td>\(String(format: "%.4f", r))</td></tr>" }
+        if let d = f.sha256 { h += "<tr><th>sha256</th><td><code>\(esc(d))</code></td></tr>" }
+        h += "</table>\n"
+        if let t = f.thumbnails, t.primary != nil || t.gainMap != nil {
+            h += "<div class=\"thumbs\">"
+            if let p = t.primary, safeURI(p) { h += "<figure><img alt=\"primary\" src=\"\(p)\"><figcaption>primary</figcaption></figure>" }
+            if let g = t.gainMap, safeURI(g) { h += "<figure><img alt=\"gain map\" src=\"\(g)\"><figcaption>gain map</figcaption></figure>" }
+            h += "</div>\n"
+        }
+        h += "<h4>Findings</h4>"
+        if f.findings.isEmpty {
+            h += "<p>none</p>\n"
+        } else {
+            h += "<table><thead><tr><th>severity</th><th>code</th><th>message</th><th>evidence</th></tr></thead><tbody>"
+            for x in f.findings {
+                let over = x.severity.fails(gate: gate) ? " over" : ""
+                h += "<tr class=\"sev-\(x.severity.rawValue)\(over)\"><td>\(x.severity.rawValue)</td><td><code>\(esc(x.code))</code></td>"
+                h += "<td>\(esc(x.message))</td><td>\(x.evidence.map { esc(EvidenceText.describe($0)) } ?? "")</td></tr>"
+            }
+            h += "</tbody></table>\n"
+        }
+        h += "<h4>Gain maps</h4>"
+        if f.gainMaps.isEmpty {
+            h += "<p>none</p>\n"
+        } else {
+            h += "<table><thead><tr><th>kind</th><th>item</th><th>description</th><th>metadata</th><th>data</th><th>colour space</th></tr></thead><tbody>"
+            for g in f.gainMaps {
+                h += "<tr><td>\(esc(g.kind))</td><td>\(g.item.map(String.init) ?? "—")</td>"
+                for p in [g.description, g.metadata, g.data, g.colourSpace] {
+                    h += "<td class=\"part \(p.rawValue)\" title=\"\(p.rawValue)\">\(tick(p))</td>"
+                }
+                h += "</tr>"
+            }
+            h += "</tbody></table>\n"
+        }
+        if !f.decode.isEmpty {
+            h += "<h4>Decode</h4><table><thead><tr><th>image</th><th>status</th><th>size</th><th>bits</th><th>message</th></tr></thead><tbody>"
+            for d in f.decode {
+                let size = (d.width != nil && d.height != nil) ? "\(d.width!)×\(d.height!)" : "—"
+                h += "<tr><td>\(esc(d.target))</td><td>\(mark(d.status)) \(esc(d.status))</td><td>\(size)</td>"
+                h += "<td>\(d.bitDepth.map(String.init) ?? "—")</td><td>\(esc(d.message ?? ""))</td></tr>"
+            }
+            h += "</tbody></table>\n"
+        }
+        h += "<h4>Metadata diff</h4>"
+        if f.metadata.isEmpty {
+            h += "<p>no metadata compared</p>\n"
+        } else {
+            h += "<table class=\"diff\"><thead><tr><th>field</th><th>status</th><th>source</th><th>output</th><th>note</th></tr></thead><tbody>"
+            for r in f.metadata {
+                h += "<tr class=\"d-\(r.status.rawValue)\"><td><code>\(esc(r.field))</code></td><td>\(r.status.rawValue)</td>"
+                h += "<td>\(esc(r.source ?? "—"))</td><td>\(esc(r.output ?? "—"))</td><td>\(esc(r.note ?? ""))</td></tr>"
+            }
+            h += "</tbody></table>\n"
+        }
+        h += "</div></details>\n"
+        return h
+    }
+
+    static func tick(_ p: PartStatus) -> String {
+        switch p {
+        case .pass: "✓"
+        case .fail: "✗"
+        case .absent: "–"
+        }
+    }
+
+    /// Only our own PNG data URIs go into `src`.
+    static func safeURI(_ s: String) -> Bool {
+        let prefix = "data:image/png;base64,"
+        guard s.hasPrefix(prefix) else { return false }
+        return s.dropFirst(prefix.count).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+/=".contains($0)) }
+    }
+
+    /// HTML-escapes text.
+    static func esc(_ s: String) -> String {
+        var o = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": o += "&amp;"
+            case "<": o += "&lt;"
+            case ">": o += "&gt;"
+            case "\"": o += "&quot;"
+            case "'": o += "&#39;"
+            default: o.unicodeScalars.append(c)
+            }
+        }
+        return o
+    }
+
+    static let css = """
+        body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 24px 48px;color:#1d1d1f;background:#fafafa}
+        h1{margin:16px 0 4px}h2{margin-top:28px;border-bottom:1px solid #ddd}
+        .meta{color:#666;font-size:12px}code{font:12px ui-monospace,Menlo,monospace}
+        .cards{display:flex;flex-wrap:wrap;gap:10px}.card{background:#fff;border:1px solid #ddd;border-radius:8px;padding:8px 14px;min-width:90px}
+        .card .n{display:block;font-size:24px;font-weight:600}.card .l{color:#666;font-size:12px}
+        .card.bad,.card.sev-error{border-color:#d70015;color:#d70015}.card.ok{border-color:#248a3d}.card.sev-warning{border-color:#c93400}
+        table{border-collapse:collapse;background:#fff;margin:6px 0}th,td{border:1px solid #e2e2e2;padding:3px 8px;text-align:left;vertical-align:top}
+        #filetable th{cursor:pointer;user-select:none;background:#f0f0f0}#filetable th.asc::after{content:" ▲"}#filetable th.desc::after{content:" ▼"}
+        tr.fail td.verdict{color:#d70015;font-weight:600}tr.pass td.verdict{color:#248a3d}
+        .sev-error{color:#d70015}.sev-warning{color:#c93400}.sev-known-loss{color:#8e44ad}.sev-info{color:#555}
+        tr.over{background:#fff0f0}.part.pass{color:#248a3d}.part.fail{color:#d70015;font-weight:700}.part.absent{color:#999}
+        .d-lost,.d-changed{background:#fff0f0}.d-known-loss{background:#f7f0fb}.d-added{background:#f0f7ff}
+        .filters{margin:8px 0}.filters input{width:280px;padding:4px}
+        details.file{background:#fff;border:1px solid #ddd;border-radius:6px;margin:6px 0;padding:4px 10px}
+        details.file.fail>summary{color:#d70015}.thumbs{display:flex;gap:12px}.thumbs img{border:1px solid #ccc;image-rendering:auto}
+        figure{margin:4px}figcaption{font-size:12px;color:#666}table.kv th{background:#f6f6f6}
+        """
+
+    static let js = """
+        (function(){
+          var table=document.getElementById('filetable');
+          if(!table){return;}
+          var tbody=table.tBodies[0];
+          var heads=table.tHead.rows[0].cells;
+          var filter=document.getElementById('filter');
+          var verdict=document.getElementById('verdict');
+          var shown=document.getElementById('shown');
+          function apply(){
+            var q=filter.value.toLowerCase(), v=verdict.value, n=0;
+            for(var i=0;i<tbody.rows.length;i++){
+              var r=tbody.rows[i];
+              var ok=(!v||r.getAttribute('data-verdict')===v)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);
+              r.style.display=ok?'':'none';
+              if(ok){n++;}
+            }
+            shown.textContent=n+' of '+tbody.rows.length+' shown';
+          }
+          function sortBy(col){
+            var h=heads[col], asc=!h.classList.contains('asc'), num=h.getAttribute('data-type')==='num';
+            for(var k=0;k<heads.length;k++){heads[k].classList.remove('asc','desc');}
+            h.classList.add(asc?'asc':'desc');
+            var rows=Array.prototype.slice.call(tbody.rows);
+            rows.sort(function(a,b){
+              var x=a.cells[col].getAttribute('data-v'), y=b.cells[col].getAttribute('data-v');
+              var c=num?(parseFloat(x)-parseFloat(y)):x.localeCompare(y);
+              return asc?c:-c;
+            });
+            rows.forEach(function(r){tbody.appendChild(r);});
+          }
+          for(var i=0;i<heads.length;i++){(function(i){heads[i].addEventListener('click',function(){sortBy(i);});})(i);}
+          filter.addEventListener('input',apply);
+          verdict.addEventListener('change',apply);
+          table.addEventListener('click',function(e){
+            var a=e.target.closest('a[data-open]');
+            if(a){var d=document.getElementById(a.getAttribute('data-open'));if(d){d.open=true;}}
+          });
+          if(location.hash){var d=document.getElementById(location.hash.slice(1));if(d&&d.tagName==='DETAILS'){d.open=true;}}
+          apply();
+        })();
+        """
+}

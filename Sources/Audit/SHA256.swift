@@ -1,0 +1,129 @@
+import Foundation
+
+/// SHA-256 (FIPS 180-4), for the file digests reports and expectations are keyed by. Foundation on Linux has none.
+public struct SHA256: Sendable {
+    private var h: [UInt32] = [
+        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
+    ]
+    private var buffer: [UInt8] = []
+    private var length: UInt64 = 0
+
+    private static let k: [UInt32] = [
+        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
+        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
+        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
+        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
+        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
+        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
+        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
+        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
+    ]
+
+    public init() {}
+
+    /// Adds bytes to the digest.
+    public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        length &+= UInt64(bytes.count)
+        let direct: Void? = bytes.withContiguousStorageIfAvailable { buf in
+            var i = 0
+            // Fill a pending partial block first.
+            if !buffer.isEmpty {
+                let take = min(64 - buffer.count, buf.count)
+                buffer.append(contentsOf: buf[0..<take])
+                i = take
+                if buffer.count == 64 {
+                    buffer.withUnsafeBufferPointer { block(UnsafeRawBufferPointer($0), 0) }
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            let raw = UnsafeRawBufferPointer(buf)
+            while buf.count - i >= 64 {
+                block(raw, i)
+                i += 64
+            }
+            if i < buf.count { buffer.append(contentsOf: buf[i...]) }
+        }
+        if direct == nil { update(Array(bytes)) ; length &-= UInt64(bytes.count) }
+    }
+
+    /// The digest as 64 lower-case hex digits.
+    public mutating func hexDigest() -> String {
+        let bits = length &* 8
+        var tail: [UInt8] = buffer + [0x80]
+        while tail.count % 64 != 56 { tail.append(0) }
+        for i in (0..<8).reversed() { tail.append(UInt8((bits >> (UInt64(i) * 8)) & 0xFF)) }
+        tail.withUnsafeBytes { raw in
+            var start = 0
+            while start < raw.count {
+                block(raw, start)
+                start += 64
+            }
+        }
+        buffer = []
+        return h.map { String(format: "%08x", $0) }.joined()
+    }
+
+    /// The hex SHA-256 of a file, read in 1 MiB chunks (bounded memory).
+    /// - Throws: the `FileHandle` error when the file cannot be read.
+    public static func hex(fileAt url: URL) throws -> String {
+        let fh = try FileHandle(forReadingFrom: url)
+        defer { try? fh.close() }
+        var s = SHA256()
+        while let chunk = try fh.read(upToCount: 1 << 20), !chunk.isEmpty { s.update(chunk) }
+        return s.hexDigest()
+    }
+
+    /// The hex SHA-256 of bytes.
+    public static func hex<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        var s = SHA256()
+        s.update(bytes)
+        return s.hexDigest()
+    }
+
+    private mutating func block(_ b: UnsafeRawBufferPointer, _ o: Int) {
+        // The message schedule lives in a tuple-sized stack buffer: no allocation per block.
+        var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &w) { wb in
+            let w = wb.bindMemory(to: UInt32.self)
+            for i in 0..<16 {
+                w[i] = UInt32(bigEndian: b.loadUnaligned(fromByteOffset: o + 4 * i, as: UInt32.self))
+            }
+            for i in 16..<64 {
+                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            compress(w)
+        }
+    }
+
+    private mutating func compress(_ w: UnsafeMutableBufferPointer<UInt32>) {
+        var a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
+        for i in 0..<64 {
+            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+            let ch = (e & f) ^ (~e & g)
+            let t1 = hh &+ s1 &+ ch &+ Self.k[i] &+ w[i]
+            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let maj = (a & bb) ^ (a & c) ^ (bb & c)
+            let t2 = s0 &+ maj
+            hh = g
+            g = f
+            f = e
+            e = d &+ t1
+            d = c
+            c = bb
+            bb = a
+            a = t1 &+ t2
+        }
+        h[0] &+= a
+        h[1] &+= bb
+        h[2] &+= c
+        h[3] &+= d
+        h[4] &+= e
+        h[5] &+= f
+        h[6] &+= g
+        h[7] &+= hh
+    }
+
+    @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+}

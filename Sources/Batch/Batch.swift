@@ -1,2 +1,0 @@
-/// The Batch module. See Package.swift for its layer.
-public enum BatchModule {}

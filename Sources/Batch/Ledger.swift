@@ -1,0 +1,313 @@
+import Foundation
+import Store
+
+/// The life of an item: pending → converting → written → verified → removed / kept / failed.
+public enum ItemState: String, Sendable, CaseIterable {
+    case pending, converting, written, verified, removed, kept, failed
+
+    /// States a run leaves items in; the others mean a run was interrupted.
+    public var isFinished: Bool { [.verified, .removed, .kept, .failed].contains(self) }
+}
+
+/// The state database's schema, one migration per version (Store applies each exactly once).
+enum Schema {
+    static let migrations: [String] = [
+        """
+        CREATE TABLE batches (
+            id INTEGER PRIMARY KEY,
+            started_at REAL NOT NULL,
+            finished_at REAL,
+            output_root TEXT NOT NULL,
+            options TEXT NOT NULL,
+            removal TEXT,
+            status TEXT NOT NULL DEFAULT 'running',
+            summary TEXT
+        );
+        CREATE TABLE items (
+            id INTEGER PRIMARY KEY,
+            source_path TEXT NOT NULL UNIQUE,
+            source_root TEXT NOT NULL,
+            output_path TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            hash TEXT,
+            state TEXT NOT NULL CHECK (state IN
+                ('pending','converting','written','verified','removed','kept','failed')),
+            error TEXT,
+            batch_id INTEGER REFERENCES batches(id),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX items_state ON items(state);
+        CREATE TABLE outcomes (
+            item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+            batch_id INTEGER REFERENCES batches(id),
+            output_path TEXT NOT NULL,
+            source_size INTEGER NOT NULL,
+            output_size INTEGER NOT NULL,
+            seconds REAL NOT NULL,
+            verdict TEXT NOT NULL,
+            audit_summary TEXT,
+            reasons TEXT,
+            known_losses TEXT,
+            removal TEXT,
+            trashed_to TEXT
+        );
+        """
+    ]
+}
+
+/// One row of `items` (with its outcome when there is one).
+public struct ItemRecord: Sendable, Equatable {
+    public var id: Int64
+    public var sourcePath: String
+    public var sourceRoot: String
+    public var outputPath: String
+    public var size: Int64
+    public var mtimeNs: Int64
+    public var hash: String?
+    public var state: ItemState
+    public var error: String?
+    public var outputSize: Int64?
+    public var auditSummary: String?
+
+    init(_ r: Row) {
+        id = r.int64("id") ?? 0
+        sourcePath = r.string("source_path") ?? ""
+        sourceRoot = r.string("source_root") ?? ""
+        outputPath = r.string("output_path") ?? ""
+        size = r.int64("size") ?? 0
+        mtimeNs = r.int64("mtime_ns") ?? 0
+        hash = r.string("hash")
+        state = ItemState(rawValue: r.string("state") ?? "") ?? .pending
+        error = r.string("error")
+        outputSize = r.int64("output_size")
+        auditSummary = r.string("audit_summary")
+    }
+}
+
+/// How one item ended, for the store, the progress line and `--json`.
+public struct ItemOutcome: Sendable, Equatable, Codable {
+    public enum Verdict: String, Sendable, Codable { case clean, kept, failed, skipped, removed }
+    public var event = "item"
+    public var source: String
+    public var output: String?
+    /// The source relative to its root, and the output relative to the output folder (for display).
+    public var relativeSource: String?
+    public var relativeOutput: String?
+    public var verdict: Verdict
+    public var state: String
+    public var sourceBytes: Int64?
+    public var outputBytes: Int64?
+    public var ratio: Double?
+    public var seconds: Double?
+    public var reasons: [String]
+    public var knownLosses: [String]
+    public var error: String?
+    public var trashedTo: String?
+
+    public init(
+        source: String, relativeSource: String?, output: String?, relativeOutput: String?, verdict: Verdict,
+        state: ItemState, sourceBytes: Int64? = nil, outputBytes: Int64? = nil, seconds: Double? = nil,
+        reasons: [String] = [], knownLosses: [String] = [], error: String? = nil, trashedTo: String? = nil
+    ) {
+        self.source = source
+        self.relativeSource = relativeSource
+        self.output = output
+        self.relativeOutput = relativeOutput
+        self.verdict = verdict
+        self.state = state.rawValue
+        self.sourceBytes = sourceBytes
+        self.outputBytes = outputBytes
+        if let a = sourceBytes, let b = outputBytes, a > 0 { ratio = (Double(b) / Double(a) * 1000).rounded() / 1000 }
+        self.seconds = seconds.map { ($0 * 100).rounded() / 100 }
+        self.reasons = reasons
+        self.knownLosses = knownLosses
+        self.error = error
+        self.trashedTo = trashedTo
+    }
+}
+
+/// The one place that writes the state database: item transitions, outcomes, batch rows. An actor, so every write
+/// is serialised.
+actor Ledger {
+    private let db: Database
+    private(set) var batchID: Int64 = 0
+    /// Progress output, serialised with the database writes.
+    let progress: ProgressReporter
+
+    /// Opens (and migrates) the store at `path`.
+    init(path: String, progress: ProgressReporter) throws {
+        self.progress = progress
+        do {
+            db = try Database(path: path, migrations: Schema.migrations)
+        } catch {
+            throw BatchError.store(error)
+        }
+    }
+
+    @discardableResult
+    private func w<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
+        do { return try body() } catch { throw BatchError.store(error) }
+    }
+
+    private static var now: Double { Date().timeIntervalSince1970 }
+
+    func beginBatch(outputRoot: String, options: String, removal: RemovalMode?) throws {
+        batchID = try w { () throws(SQLiteError) in
+            try db.run(
+                "INSERT INTO batches (started_at, output_root, options, removal) VALUES (?, ?, ?, ?)",
+                [Self.now, outputRoot, options, removal?.rawValue])
+            return db.lastInsertRowID
+        }
+    }
+
+    func finishBatch(status: String, summary: String) throws {
+        try w { () throws(SQLiteError) in
+            try db.run(
+                "UPDATE batches SET finished_at = ?, status = ?, summary = ? WHERE id = ?",
+                [Self.now, status, summary, batchID])
+        }
+    }
+
+    private static let selectItem = """
+        SELECT items.*, outcomes.output_size AS output_size, outcomes.audit_summary AS audit_summary
+        FROM items LEFT JOIN outcomes ON outcomes.item_id = items.id
+        """
+
+    func item(sourcePath: String) throws -> ItemRecord? {
+        try w { () throws(SQLiteError) in
+            try db.query(Self.selectItem + " WHERE source_path = ?", [sourcePath]).first.map(ItemRecord.init)
+        }
+    }
+
+    func items(in state: ItemState) throws -> [ItemRecord] {
+        try w { () throws(SQLiteError) in
+            try db.query(Self.selectItem + " WHERE state = ? ORDER BY source_path", [state.rawValue]).map(
+                ItemRecord.init)
+        }
+    }
+
+    func allItems() throws -> [ItemRecord] {
+        try w { () throws(SQLiteError) in
+            try db.query(Self.selectItem + " ORDER BY source_path").map(ItemRecord.init)
+        }
+    }
+
+    /// Queues `file` as pending (new, changed or interrupted), forgetting any earlier outcome.
+    func enqueue(_ file: SourceFile) throws -> Int64 {
+        try w { () throws(SQLiteError) in
+            try db.transaction { () throws(SQLiteError) in
+                try db.run(
+                    """
+                    INSERT INTO items (source_path, source_root, output_path, size, mtime_ns, hash, state, error,
+                                       batch_id, updated_at)
+                    VALUES (?, ?, ?, ?, ?, NULL, 'pending', NULL, ?, ?)
+                    ON CONFLICT (source_path) DO UPDATE SET
+                        source_root = excluded.source_root, output_path = excluded.output_path,
+                        size = excluded.size, mtime_ns = excluded.mtime_ns, hash = NULL, state = 'pending',
+                        error = NULL, batch_id = excluded.batch_id, updated_at = excluded.updated_at
+                    """,
+                    [file.path, file.root, file.outputPath, file.size, file.mtimeNs, batchID, Self.now])
+                let id = try db.query("SELECT id FROM items WHERE source_path = ?", [file.path]).first?.int64("id") ?? 0
+                try db.run("DELETE FROM outcomes WHERE item_id = ?", [id])
+                return id
+            }
+        }
+    }
+
+    /// Records a new mtime for an unchanged source (same size and hash), so it is not hashed again next time.
+    func touchUnchanged(id: Int64, mtimeNs: Int64) throws {
+        try w { () throws(SQLiteError) in
+            try db.run("UPDATE items SET mtime_ns = ?, updated_at = ? WHERE id = ?", [mtimeNs, Self.now, id])
+        }
+    }
+
+    func markConverting(id: Int64, size: Int64, mtimeNs: Int64, hash: String) throws {
+        try w { () throws(SQLiteError) in
+            try db.run(
+                """
+                UPDATE items SET state = 'converting', size = ?, mtime_ns = ?, hash = ?, attempts = attempts + 1,
+                    batch_id = ?, updated_at = ? WHERE id = ?
+                """, [size, mtimeNs, hash, batchID, Self.now, id])
+        }
+    }
+
+    func markWritten(id: Int64) throws {
+        try set(id: id, state: .written, error: nil)
+    }
+
+    private func set(id: Int64, state: ItemState, error: String?) throws {
+        try w { () throws(SQLiteError) in
+            try db.run(
+                "UPDATE items SET state = ?, error = ?, updated_at = ? WHERE id = ?",
+                [state.rawValue, error, Self.now, id])
+        }
+    }
+
+    /// Records how an item ended (verified, kept or failed) with its outcome row, in one transaction.
+    func finish(id: Int64, state: ItemState, outcome: ItemOutcome, auditSummary: String?) throws {
+        try w { () throws(SQLiteError) in
+            try db.transaction { () throws(SQLiteError) in
+                try db.run(
+                    "UPDATE items SET state = ?, error = ?, updated_at = ? WHERE id = ?",
+                    [
+                        state.rawValue,
+                        outcome.error ?? (outcome.reasons.isEmpty ? nil : outcome.reasons.joined(separator: "; ")),
+                        Self.now, id,
+                    ])
+                try db.run(
+                    """
+                    INSERT OR REPLACE INTO outcomes (item_id, batch_id, output_path, source_size, output_size, seconds,
+                        verdict, audit_summary, reasons, known_losses)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        id, batchID, outcome.output ?? "", outcome.sourceBytes ?? 0, outcome.outputBytes ?? 0,
+                        outcome.seconds ?? 0, outcome.verdict.rawValue, auditSummary,
+                        outcome.reasons.joined(separator: "\n"), outcome.knownLosses.joined(separator: "\n"),
+                    ])
+            }
+        }
+        progress.item(outcome)
+    }
+
+    /// Reports an item that needed no work or a removal, without a state change of its own.
+    func report(_ outcome: ItemOutcome, countsTowardsTotal: Bool) {
+        progress.item(outcome, countsTowardsTotal: countsTowardsTotal)
+    }
+
+    func note(_ s: String) { progress.note(s) }
+    func beginProgress(total: Int) { progress.begin(total: total) }
+    func tick() { progress.tick() }
+    func endProgress() { progress.end() }
+    func jsonEvent<T: Encodable & Sendable>(_ value: T) { progress.jsonEvent(value) }
+
+    /// A verified item whose original is gone: removed (by this run or, before a crash, an earlier one).
+    func markRemoved(id: Int64, how: RemovalMode?, trashedTo: String?, note: String?) throws {
+        try w { () throws(SQLiteError) in
+            try db.transaction { () throws(SQLiteError) in
+                try db.run(
+                    "UPDATE items SET state = 'removed', error = ?, updated_at = ? WHERE id = ?", [note, Self.now, id])
+                try db.run(
+                    "UPDATE outcomes SET removal = ?, trashed_to = ? WHERE item_id = ?",
+                    [how?.rawValue ?? "already-gone", trashedTo, id])
+            }
+        }
+    }
+
+    /// A verified item whose original must stay: the removal check failed.
+    func markKept(id: Int64, reason: String) throws {
+        try set(id: id, state: .kept, error: reason)
+    }
+
+    func counts() throws -> [ItemState: Int] {
+        try w { () throws(SQLiteError) in
+            var out: [ItemState: Int] = [:]
+            for r in try db.query("SELECT state, COUNT(*) AS n FROM items GROUP BY state") {
+                if let s = ItemState(rawValue: r.string("state") ?? "") { out[s] = r.int("n") ?? 0 }
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Audit
+import Converter
+import Foundation
+import ReportModel
+
+/// Verifies an output with the `Audit` module: the file is read back, parsed, decoded and diffed against its source
+/// under Readback's own-output policy (`Policy.readbackOutputs`).
+public struct AuditVerifier: OutputVerifier {
+    let auditor: FileAuditor
+
+    public init(policy: Policy = .readbackOutputs) {
+        auditor = FileAuditor(options: AuditOptions(policy: policy, decode: true, thumbnails: false, jobs: 1))
+    }
+
+    /// Findings that mean the output itself is unusable (not just incomplete).
+    static func isUnusable(_ f: Finding) -> Bool {
+        f.code.hasPrefix("container.") || f.code.hasPrefix("input.") || f.code.hasPrefix("output.")
+            || f.code == "decode.primary-failed"
+    }
+
+    /// Maps an audit result to a verdict: errors that make the file unusable → failed; any other error, or a
+    /// warning about metadata or the gain map → partial (the original is kept); known losses and info → clean.
+    public static func verdict(for r: FileResult) -> VerificationResult {
+        let serious = r.findings.filter { f in
+            f.severity == .error
+                || (f.severity == .warning
+                    && (f.code.hasPrefix("metadata.") || f.code.hasPrefix("gainmap.")
+                        || f.code.hasPrefix("orientation.")))
+        }
+        let summary = Self.summary(r)
+        if let bad = serious.first(where: { isUnusable($0) && $0.severity == .error }) {
+            return .failed(reason: "\(bad.code): \(Finding.oneLine(bad.message))")
+        }
+        if !serious.isEmpty {
+            return .partial(reasons: serious.map { "\($0.code): \(Finding.oneLine($0.message))" }, summary: summary)
+        }
+        return .clean(summary: summary)
+    }
+
+    static func summary(_ r: FileResult) -> String {
+        var counts: [Severity: Int] = [:]
+        for f in r.findings { counts[f.severity, default: 0] += 1 }
+        let parts = Severity.allCases.sorted(by: >).map { "\(counts[$0] ?? 0) \($0.rawValue)" }
+        return "audit: " + parts.joined(separator: ", ")
+    }
+
+    public func verify(source: URL, output: URL) throws -> VerificationResult {
+        let job = AuditJob(
+            name: output.lastPathComponent, source: source, output: output, sourceDisplay: source.path,
+            outputDisplay: output.path)
+        return Self.verdict(for: auditor.audit(job))
+    }
+}
+
+/// Converts with the `Converter` module (LibRaw decode, render, HEVC encode, metadata and gain map at encode time)
+/// and writes the bytes to the temp path Batch gives, through `FileOps.writeNewFile` (ENOSPC and friends come back
+/// as `BatchError.io`, so a full disk stops the batch).
+public struct RAWConverter: ItemConverter {
+    public init() {}
+
+    /// Maps Batch's options onto `ConvertOptions` (unset values keep the converter's defaults).
+    static func convertOptions(_ o: ConversionOptions) -> ConvertOptions {
+        var c = ConvertOptions()
+        if let q = o.quality { c.quality = q }
+        if let d = o.depth { c.bitDepth = d }
+        c.hdr = o.hdr == .off ? .off : .auto
+        return c
+    }
+
+    public func convert(source: URL, to output: URL, options: ConversionOptions) throws -> ConversionResult {
+        let image = try Converter.convert(source: source, options: Self.convertOptions(options))
+        try FileOps.writeNewFile(image.bytes, to: output.path)
+        var notes = [image.result.hdr.reason]
+        if let g = image.result.gainMap { notes.append("gain map \(g.width)×\(g.height)") }
+        return ConversionResult(knownLosses: image.result.knownLosses, notes: notes)
+    }
+}
+
+/// The production converter and verifier behind `readback convert`: the `Converter` module and the `Audit` module.
+public enum RealWorkers {
+    /// The converter and verifier used by `readback convert`.
+    public static func make() -> (any ItemConverter, any OutputVerifier) {
+        (RAWConverter(), AuditVerifier())
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// How originals are removed once their outputs are verified.
+public enum RemovalMode: String, Sendable {
+    /// Moved to the freedesktop Trash of the source's filesystem (undoable).
+    case trash
+    /// Unlinked.
+    case delete
+}
+
+/// The capability to remove originals. Removal code requires one; the only way to make one is parsing the value of
+/// `--remove-originals`, so without that flag no code path can reach removal.
+public struct RemovalPermit: Sendable, Equatable {
+    public let mode: RemovalMode
+
+    private init(mode: RemovalMode) { self.mode = mode }
+
+    /// Parses the value of `--remove-originals` (`trash` or `delete`); `nil` for anything else.
+    public init?(parsingFlagValue value: String) {
+        guard let mode = RemovalMode(rawValue: value) else { return nil }
+        self.init(mode: mode)
+    }
+}
+
+/// Where an original went.
+struct RemovalRecord: Sendable {
+    var how: RemovalMode
+    /// The trash path for `trash`, `nil` for `delete`.
+    var trashedTo: String?
+}
+
+/// Removes one verified original, the permit in hand. Never follows a symlink, never leaves `root`.
+/// - Parameters:
+///   - path: the canonical source path.
+///   - root: the canonical source root it was found under.
+///   - permit: the capability created from `--remove-originals`.
+///   - environment: for `XDG_DATA_HOME` / `HOME` (injected so tests use a scratch Trash).
+/// - Throws: `BatchError.refused` when the path is not a regular file inside the root, `BatchError.io` on failure.
+func removeOriginal(
+    path: String, root: String, permit: RemovalPermit, environment: [String: String]
+) throws -> RemovalRecord {
+    guard let i = try FileOps.info(path) else { throw BatchError.refused(path: path, reason: "source vanished") }
+    guard !i.isSymlink, i.isRegular else {
+        throw BatchError.refused(path: path, reason: "not a regular file (symlinks are never followed)")
+    }
+    let dir = (path as NSString).deletingLastPathComponent
+    guard let realDir = FileOps.realPath(dir), let realRoot = FileOps.realPath(root),
+        FileOps.isInside(realDir, root: realRoot), realDir == dir
+    else {
+        throw BatchError.refused(path: path, reason: "outside the source root \(root) (or reached through a symlink)")
+    }
+    switch permit.mode {
+    case .delete:
+        if unlink(path) != 0 { throw BatchError.io(path: path, operation: "unlink", errno: errno) }
+        try FileOps.fsyncDirectory(dir)
+        return RemovalRecord(how: .delete, trashedTo: nil)
+    case .trash:
+        let to = try Trash.move(path, environment: environment)
+        return RemovalRecord(how: .trash, trashedTo: to)
+    }
+}
+
+/// The freedesktop.org Trash (Trash specification 1.0): the home trash `$XDG_DATA_HOME/Trash` when the file is on
+/// the same filesystem, otherwise `<mount top>/.Trash-<uid>`; a `.trashinfo` file records the original path and
+/// the deletion date so a file manager can restore it. Files are `rename`d, never copied.
+enum Trash {
+    /// The trash folder for a file on device `device`.
+    static func directory(forFileIn dir: String, device: UInt64, environment: [String: String]) throws -> (
+        trash: String, topDir: String?
+    ) {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
+        // The device of the home trash: of the deepest existing ancestor of $XDG_DATA_HOME/Trash.
+        var probe = dataHome + "/Trash"
+        while (try FileOps.info(probe)) == nil, probe != "/" { probe = (probe as NSString).deletingLastPathComponent }
+        if let p = try FileOps.info(probe), p.device == device { return (dataHome + "/Trash", nil) }
+        // Otherwise the top directory of the file's mount: climb while the parent is on the same device.
+        var top = dir
+        while top != "/" {
+            let parent = (top as NSString).deletingLastPathComponent
+            guard let pi = try FileOps.info(parent), pi.device == device else { break }
+            top = parent
+        }
+        return ((top as NSString).appendingPathComponent(".Trash-\(getuid())"), top)
+    }
+
+    /// Moves `path` to its filesystem's trash; returns where it went.
+    /// - Throws: `BatchError.io` when the trash cannot be created or the rename fails (the file stays in place).
+    static func move(_ path: String, environment: [String: String]) throws -> String {
+        guard let i = try FileOps.info(path) else { throw BatchError.refused(path: path, reason: "source vanished") }
+        let dir = (path as NSString).deletingLastPathComponent
+        let (trash, topDir) = try directory(forFileIn: dir, device: i.device, environment: environment)
+        let files = trash + "/files"
+        let infoDir = trash + "/info"
+        for d in [trash, files, infoDir] {
+            if (try FileOps.info(d)) == nil {
+                try FileOps.makeDirectories(d)
+                chmod(d, 0o700)
+            }
+        }
+        guard let ti = try FileOps.info(trash), ti.isDirectory, !ti.isSymlink, ti.device == i.device else {
+            throw BatchError.refused(path: path, reason: "trash \(trash) is not a folder on the file's filesystem")
+        }
+        let base = (path as NSString).lastPathComponent
+        let ext = (base as NSString).pathExtension
+        let stem = (base as NSString).deletingPathExtension
+        // Reserve a name by creating its .trashinfo exclusively (the spec's atomic step), then rename the file.
+        var n = 1
+        let recorded: String
+        if let topDir, FileOps.isInside(path, root: topDir), topDir != "/" {
+            recorded = String(path.dropFirst(topDir.count + 1))
+        } else {
+            recorded = path
+        }
+        let pathLine = "Path=\(percentEncode(recorded))"
+        while true {
+            let name = n == 1 ? base : (ext.isEmpty ? "\(stem).\(n)" : "\(stem).\(n).\(ext)")
+            let infoPath = infoDir + "/" + name + ".trashinfo"
+            var fd = open(infoPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd < 0 {
+                guard errno == EEXIST else {
+                    throw BatchError.io(path: infoPath, operation: "create trashinfo", errno: errno)
+                }
+                // Our own orphan (a run killed between writing the .trashinfo and the rename): same Path, no file
+                // in files/. Reuse it rather than leave an entry pointing at nothing.
+                let existing = (try? String(contentsOfFile: infoPath, encoding: .utf8)) ?? ""
+                let orphan =
+                    (try FileOps.info(files + "/" + name)) == nil
+                    && existing.split(separator: "\n").contains { $0 == pathLine }
+                if orphan { fd = open(infoPath, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }
+                if fd < 0 {
+                    n += 1
+                    continue
+                }
+            }
+            let text = "[Trash Info]\n\(pathLine)\nDeletionDate=\(deletionDate())\n"
+            let bytes = Array(text.utf8)
+            let wrote = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let synced = fsync(fd) == 0
+            close(fd)
+            guard wrote == bytes.count, synced else {
+                let e = errno
+                unlink(infoPath)
+                throw BatchError.io(path: infoPath, operation: "write trashinfo", errno: e)
+            }
+            let dest = files + "/" + name
+            if (try FileOps.info(dest)) != nil {
+                unlink(infoPath)
+                n += 1
+                continue
+            }
+            if rename(path, dest) != 0 {
+                let e = errno
+                unlink(infoPath)
+                throw BatchError.io(path: path, operation: "move to trash \(trash)", errno: e)
+            }
+            try FileOps.fsyncDirectory(files)
+            try FileOps.fsyncDirectory(dir)
+            return dest
+        }
+    }
+
+    /// RFC 2396 escaping of a path, keeping "/" (as the spec asks).
+    static func percentEncode(_ s: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "/-_.~")
+        return s.utf8.map { b -> String in
+            let c = Character(UnicodeScalar(b))
+            if b < 0x80, let scalar = c.unicodeScalars.first, allowed.contains(scalar) { return String(c) }
+            return String(format: "%%%02X", b)
+        }.joined()
+    }
+
+    /// Local time as YYYY-MM-DDThh:mm:ss.
+    static func deletionDate() -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone.current
+        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        return f.string(from: Date())
+    }
+}

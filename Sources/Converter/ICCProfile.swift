@@ -1,0 +1,89 @@
+/// Minimal ICC v4.3 display profiles (matrix/TRC) for the two output spaces, written beside the `nclx` so readers
+/// that only understand ICC still see the right colours (ICC.1:2010 §7–§10).
+///
+/// Tags: `desc`, `cprt` (mluc), `wtpt` (D50), `rXYZ`/`gXYZ`/`bXYZ` (colorants Bradford-adapted to D50), one shared
+/// `para` curve (function type 3, the sRGB transfer used by both Display P3 and sRGB), `chad` (D65→D50 Bradford).
+enum ICCProfile {
+    /// Bradford D65 → D50 (ICC.1:2010 Annex E form).
+    private static let chad: [Double] = [
+        1.047861, 0.022910, -0.050162, 0.029574, 0.990473, -0.017062, -0.009240, 0.015052, 0.751976,
+    ]
+
+    /// The profile for `space`.
+    static func profile(for space: OutputColorSpace) -> [UInt8] {
+        switch space {
+        case .displayP3:
+            return build(
+                description: "Display P3 (Readback)",
+                red: (0.515104, 0.241183, -0.001049), green: (0.291967, 0.692235, 0.041882),
+                blue: (0.157154, 0.066582, 0.784384))
+        case .sRGB:
+            return build(
+                description: "sRGB IEC61966-2.1 (Readback)",
+                red: (0.436030, 0.222479, 0.013926), green: (0.385104, 0.716896, 0.097092),
+                blue: (0.143092, 0.060624, 0.714197))
+        }
+    }
+
+    private static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
+
+    private static func s15(_ v: Double) -> [UInt8] { be32(UInt32(bitPattern: Int32((v * 65536).rounded()))) }
+
+    private static func sig(_ s: String) -> [UInt8] { Array(s.utf8.prefix(4)) }
+
+    private static func mluc(_ text: String) -> [UInt8] {
+        let utf16 = Array(text.utf16)
+        var out = sig("mluc") + [0, 0, 0, 0] + be32(1) + be32(12)
+        out += Array("enUS".utf8) + be32(UInt32(utf16.count * 2)) + be32(28)
+        for u in utf16 { out += [UInt8(u >> 8), UInt8(u & 0xFF)] }
+        return out
+    }
+
+    private static func xyz(_ x: Double, _ y: Double, _ z: Double) -> [UInt8] {
+        sig("XYZ ") + [0, 0, 0, 0] + s15(x) + s15(y) + s15(z)
+    }
+
+    private static func build(
+        description: String, red: (Double, Double, Double), green: (Double, Double, Double),
+        blue: (Double, Double, Double)
+    ) -> [UInt8] {
+        // para type 3: Y = (aX + b)^g for X ≥ d, else cX (IEC 61966-2-1).
+        let para =
+            sig("para") + [0, 0, 0, 0] + [0, 3, 0, 0] + s15(2.4) + s15(1 / 1.055) + s15(0.055 / 1.055)
+            + s15(1 / 12.92) + s15(0.04045)
+        let chadTag = sig("sf32") + [0, 0, 0, 0] + chad.flatMap { s15($0) }
+        let tags: [(String, [UInt8])] = [
+            ("desc", mluc(description)), ("cprt", mluc("No copyright, use freely")),
+            ("wtpt", xyz(0.9642, 1.0, 0.8249)), ("rXYZ", xyz(red.0, red.1, red.2)),
+            ("gXYZ", xyz(green.0, green.1, green.2)), ("bXYZ", xyz(blue.0, blue.1, blue.2)),
+            ("rTRC", para), ("gTRC", para), ("bTRC", para), ("chad", chadTag),
+        ]
+        var table: [UInt8] = be32(UInt32(tags.count))
+        var data: [UInt8] = []
+        let dataStart = 128 + 4 + 12 * tags.count
+        var sharedOffset: Int?
+        for (name, body) in tags {
+            let offset: Int
+            if name.hasSuffix("TRC"), let s = sharedOffset {
+                offset = s
+            } else {
+                while data.count % 4 != 0 { data.append(0) }
+                offset = dataStart + data.count
+                data += body
+                if name.hasSuffix("TRC") { sharedOffset = offset }
+            }
+            table += sig(name) + be32(UInt32(offset)) + be32(UInt32(body.count))
+        }
+        while data.count % 4 != 0 { data.append(0) }
+        let size = dataStart + data.count
+        var h: [UInt8] = be32(UInt32(size)) + [0, 0, 0, 0] + [4, 0x30, 0, 0] + sig("mntr") + sig("RGB ") + sig("XYZ ")
+        h += [0x07, 0xEA, 0, 11, 0, 30, 0, 0, 0, 0, 0, 0]  // 2026-11-30 00:00:00
+        h += sig("acsp") + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        h += be32(0) + s15(0.9642) + s15(1.0) + s15(0.8249) + [0, 0, 0, 0]
+        h += [UInt8](repeating: 0, count: 16) + [UInt8](repeating: 0, count: 28)
+        precondition(h.count == 128)
+        return h + table + data
+    }
+}

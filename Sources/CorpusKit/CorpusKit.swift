@@ -1,2 +1,0 @@
-/// The CorpusKit module. See Package.swift for its layer.
-public enum CorpusKitModule {}

@@ -1,2 +1,0 @@
-/// The HEIF module. See Package.swift for its layer.
-public enum HEIFModule {}

@@ -1,0 +1,434 @@
+import Foundation
+
+/// The one versioned model every audit report is rendered from (JSON, HTML, JUnit).
+///
+/// Readers check `schemaVersion` first (``AuditReport/decode(_:)`` does) and refuse versions they do not know.
+/// The model is pure data: the clock and the paths are injected by whoever builds it, so renderings are stable.
+/// The schema is documented in docs/report-schema.md.
+public struct AuditReport: Codable, Hashable, Sendable {
+    /// The version of this schema. Bump it on any change a reader could notice.
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    /// Readback's name and version.
+    public var tool: ToolInfo
+    /// Library versions read at run time, sorted by name.
+    public var libraries: [LibraryVersion]
+    /// What was asked for.
+    public var run: RunParameters
+    /// Counts over `files`; always recomputed by ``AuditReport/recomputeSummary()``.
+    public var summary: Summary
+    /// One result per audited file (or per source without an output), in pairing order.
+    public var files: [FileResult]
+    /// Outputs found in `--outputs` that had no source (only in directory mode), relative paths, sorted.
+    public var unmatchedOutputs: [String]
+    /// Set when a `--baseline` was given.
+    public var baseline: BaselineComparison?
+
+    public init(
+        tool: ToolInfo, libraries: [LibraryVersion], run: RunParameters, files: [FileResult],
+        unmatchedOutputs: [String] = [], baseline: BaselineComparison? = nil
+    ) {
+        self.schemaVersion = Self.currentSchemaVersion
+        self.tool = tool
+        self.libraries = libraries.sorted { $0.name < $1.name }
+        self.run = run
+        self.files = files
+        self.unmatchedOutputs = unmatchedOutputs.sorted()
+        self.baseline = baseline
+        self.summary = Summary()
+        recomputeSummary()
+    }
+
+    /// Recomputes every file's verdict against `run.failOn` and the summary counts.
+    public mutating func recomputeSummary() {
+        for i in files.indices { files[i].verdict = files[i].verdict(failOn: run.failOn) }
+        summary = Summary(files: files, unmatchedOutputs: unmatchedOutputs.count)
+    }
+
+    /// True when the run fails its gate: a finding at or above `run.failOn`, or, with a baseline, a regression.
+    public var gateFails: Bool {
+        if let baseline { return !baseline.regressions.isEmpty }
+        return summary.failed > 0
+    }
+}
+
+/// Readback's identity.
+public struct ToolInfo: Codable, Hashable, Sendable {
+    public var name: String
+    public var version: String
+    public init(name: String = "readback", version: String) {
+        self.name = name
+        self.version = version
+    }
+}
+
+/// One library and the version it reported at run time.
+public struct LibraryVersion: Codable, Hashable, Sendable {
+    public var name: String
+    public var version: String
+    public init(name: String, version: String) {
+        self.name = name
+        self.version = version
+    }
+}
+
+/// How the audit was run.
+public struct RunParameters: Codable, Hashable, Sendable {
+    /// `pair`, `directories`, `pairs-file` or `outputs-only`.
+    public var mode: String
+    /// When the run started, ISO 8601 UTC (from the injected clock).
+    public var startedAt: String
+    /// Seconds the run took (0 in goldens).
+    public var durationSeconds: Double
+    /// The severity at or above which a finding fails a file.
+    public var failOn: Severity
+    /// False with `--no-decode`.
+    public var decode: Bool
+    public var jobs: Int
+    /// The policy file given, or `built-in`.
+    public var policy: String
+    /// The roots given on the command line (`sources`, `outputs`, `pairs`), as given.
+    public var roots: [String: String]
+
+    public init(
+        mode: String, startedAt: String, durationSeconds: Double = 0, failOn: Severity = .error, decode: Bool = true,
+        jobs: Int = 1, policy: String = "built-in", roots: [String: String] = [:]
+    ) {
+        self.mode = mode
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.failOn = failOn
+        self.decode = decode
+        self.jobs = jobs
+        self.policy = policy
+        self.roots = roots
+    }
+}
+
+/// The severity of a finding, most severe first.
+public enum Severity: String, Codable, CaseIterable, Hashable, Sendable, Comparable {
+    case error
+    case warning
+    case knownLoss = "known-loss"
+    case info
+
+    /// 3 for error … 0 for info.
+    public var rank: Int {
+        switch self {
+        case .error: 3
+        case .warning: 2
+        case .knownLoss: 1
+        case .info: 0
+        }
+    }
+
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+
+    /// True when a finding of this severity fails a gate set at `gate`.
+    public func fails(gate: Severity) -> Bool { rank >= gate.rank }
+}
+
+/// Where a finding comes from and what was expected.
+public struct Evidence: Codable, Hashable, Sendable {
+    /// A byte offset in the output file (box start), when the finding is about one place.
+    public var offset: UInt64?
+    /// What the source had, or what the specification requires.
+    public var expected: String?
+    /// What the output has.
+    public var actual: String?
+    /// A metadata field, `Group:Tag` (e.g. `ExifIFD:DateTimeOriginal`).
+    public var field: String?
+    /// A HEIF item ID.
+    public var item: UInt32?
+
+    public init(
+        offset: UInt64? = nil, expected: String? = nil, actual: String? = nil, field: String? = nil,
+        item: UInt32? = nil
+    ) {
+        self.offset = offset
+        self.expected = expected
+        self.actual = actual
+        self.field = field
+        self.item = item
+    }
+
+    public var isEmpty: Bool { offset == nil && expected == nil && actual == nil && field == nil && item == nil }
+}
+
+/// One thing the auditor noticed.
+public struct Finding: Codable, Hashable, Sendable {
+    /// A stable, dotted code (`gainmap.missing`, `metadata.lost`, …); the policy keys severities on it.
+    public var code: String
+    public var severity: Severity
+    /// One line of text.
+    public var message: String
+    public var evidence: Evidence?
+
+    public init(code: String, severity: Severity, message: String, evidence: Evidence? = nil) {
+        self.code = code
+        self.severity = severity
+        self.message = Self.oneLine(message)
+        self.evidence = (evidence?.isEmpty ?? true) ? nil : evidence.map {
+            var e = $0
+            e.expected = e.expected.map(Self.oneLine)
+            e.actual = e.actual.map(Self.oneLine)
+            return e
+        }
+    }
+
+    /// Collapses line breaks and runs of white space into single spaces (libraries end messages with newlines).
+    public static func oneLine(_ s: String) -> String {
+        s.split(whereSeparator: { $0.isNewline || $0 == "\t" }).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// The order findings are listed in: most severe first, then code, field, offset, message.
+    public static func reportOrder(_ a: Finding, _ b: Finding) -> Bool {
+        if a.severity != b.severity { return a.severity > b.severity }
+        if a.code != b.code { return a.code < b.code }
+        let af = a.evidence?.field ?? "", bf = b.evidence?.field ?? ""
+        if af != bf { return af < bf }
+        let ao = a.evidence?.offset ?? 0, bo = b.evidence?.offset ?? 0
+        if ao != bo { return ao < bo }
+        return a.message < b.message
+    }
+}
+
+/// How one metadata field fared between source and output.
+public enum DiffStatus: String, Codable, CaseIterable, Hashable, Sendable {
+    case kept, changed, lost, added
+    /// A change the conversion is expected to make (e.g. Orientation normalised to 1 with the pixels upright).
+    case expected
+    /// A loss the policy lists as known.
+    case knownLoss = "known-loss"
+}
+
+/// One row of the metadata diff.
+public struct DiffRow: Codable, Hashable, Sendable {
+    /// `Group:Tag`, e.g. `GPS:GPSLatitude`.
+    public var field: String
+    public var status: DiffStatus
+    public var source: String?
+    public var output: String?
+    public var note: String?
+
+    public init(field: String, status: DiffStatus, source: String?, output: String?, note: String? = nil) {
+        self.field = field
+        self.status = status
+        self.source = source
+        self.output = output
+        self.note = note
+    }
+}
+
+/// The state of one part of a gain map.
+public enum PartStatus: String, Codable, Hashable, Sendable {
+    case pass, fail, absent
+}
+
+/// The four parts of one gain map (ISO 21496-1 `tmap` or Apple's auxiliary `hdrgainmap`).
+public struct GainMapResult: Codable, Hashable, Sendable {
+    /// `iso` (a `tmap` derived item) or `apple` (an `auxl` item with the Apple URN).
+    public var kind: String
+    /// The tmap item, or the Apple aux item.
+    public var item: UInt32?
+    /// The description: the item graph that says "this is a gain map of that primary".
+    public var description: PartStatus
+    /// The gain-map metadata: the tmap payload, or the Apple XMP (HDRGainMap namespace).
+    public var metadata: PartStatus
+    /// The gain-map pixels: the item's data reachable through `iloc` (and decodable when decoding).
+    public var data: PartStatus
+    /// The colour space of the alternate rendition (tmap `colr`), or of the Apple map.
+    public var colourSpace: PartStatus
+
+    public init(
+        kind: String, item: UInt32?, description: PartStatus, metadata: PartStatus, data: PartStatus,
+        colourSpace: PartStatus
+    ) {
+        self.kind = kind
+        self.item = item
+        self.description = description
+        self.metadata = metadata
+        self.data = data
+        self.colourSpace = colourSpace
+    }
+
+    /// True when all four parts pass (an absent colour space counts for Apple maps, which carry none).
+    public var isComplete: Bool {
+        description == .pass && metadata == .pass && data == .pass && colourSpace != .fail
+    }
+}
+
+/// The outcome of decoding one image of the output.
+public struct DecodeResult: Codable, Hashable, Sendable {
+    /// `primary` or `gainmap`.
+    public var target: String
+    /// `ok`, `failed` or `skipped` (with `--no-decode`).
+    public var status: String
+    public var width: Int?
+    public var height: Int?
+    public var bitDepth: Int?
+    /// The decoder's message on failure.
+    public var message: String?
+
+    public init(
+        target: String, status: String, width: Int? = nil, height: Int? = nil, bitDepth: Int? = nil,
+        message: String? = nil
+    ) {
+        self.target = target
+        self.status = status
+        self.width = width
+        self.height = height
+        self.bitDepth = bitDepth
+        self.message = message
+    }
+}
+
+/// Small PNG previews as `data:image/png;base64,…` URIs (HTML report only).
+public struct Thumbnails: Codable, Hashable, Sendable {
+    public var primary: String?
+    public var gainMap: String?
+    public init(primary: String? = nil, gainMap: String? = nil) {
+        self.primary = primary
+        self.gainMap = gainMap
+    }
+}
+
+/// The pass/fail of one file against the gate.
+public enum Verdict: String, Codable, Hashable, Sendable {
+    case pass, fail
+}
+
+/// Everything the auditor found about one file (or one source without an output).
+public struct FileResult: Codable, Hashable, Sendable {
+    /// Stable name of the case: the output's path relative to its root, or the source's when the output is missing.
+    public var name: String
+    public var source: String?
+    public var output: String?
+    public var sourceBytes: UInt64?
+    public var outputBytes: UInt64?
+    /// outputBytes ÷ sourceBytes, rounded to 4 decimals.
+    public var sizeRatio: Double?
+    /// The output's sha256 (hex), the key the real-world expectations use.
+    public var sha256: String?
+    /// `pass` or `fail` against the run's gate.
+    public var verdict: Verdict
+    /// The most severe finding's severity, or nil when there are none.
+    public var worstSeverity: Severity?
+    /// Sorted by ``Finding/reportOrder(_:_:)``.
+    public var findings: [Finding]
+    /// Sorted by field.
+    public var metadata: [DiffRow]
+    /// Sorted by kind.
+    public var gainMaps: [GainMapResult]
+    public var decode: [DecodeResult]
+    public var thumbnails: Thumbnails?
+
+    public init(
+        name: String, source: String? = nil, output: String? = nil, sourceBytes: UInt64? = nil,
+        outputBytes: UInt64? = nil, sha256: String? = nil, findings: [Finding] = [], metadata: [DiffRow] = [],
+        gainMaps: [GainMapResult] = [], decode: [DecodeResult] = [], thumbnails: Thumbnails? = nil
+    ) {
+        self.name = name
+        self.source = source
+        self.output = output
+        self.sourceBytes = sourceBytes
+        self.outputBytes = outputBytes
+        if let s = sourceBytes, let o = outputBytes, s > 0 {
+            self.sizeRatio = (Double(o) / Double(s) * 10000).rounded() / 10000
+        }
+        self.sha256 = sha256
+        self.findings = findings.sorted(by: Finding.reportOrder)
+        self.metadata = metadata.sorted { $0.field < $1.field }
+        self.gainMaps = gainMaps.sorted { ($0.kind, $0.item ?? 0) < ($1.kind, $1.item ?? 0) }
+        self.decode = decode
+        self.thumbnails = thumbnails
+        self.worstSeverity = findings.map(\.severity).max()
+        self.verdict = .pass
+    }
+
+    /// The verdict against a gate.
+    public func verdict(failOn: Severity) -> Verdict {
+        findings.contains { $0.severity.fails(gate: failOn) } ? .fail : .pass
+    }
+
+    /// The findings at or above the gate.
+    public func failures(failOn: Severity) -> [Finding] {
+        findings.filter { $0.severity.fails(gate: failOn) }
+    }
+}
+
+/// Counts over the files of a report. JUnit's `tests`/`failures` equal `files`/`failed`.
+public struct Summary: Codable, Hashable, Sendable {
+    public var files: Int
+    public var passed: Int
+    public var failed: Int
+    /// Findings per severity (every severity present, zero included).
+    public var findingsBySeverity: [String: Int]
+    /// Findings per code.
+    public var findingsByCode: [String: Int]
+    /// Files with at least one complete gain map.
+    public var gainMapsComplete: Int
+    public var unmatchedOutputs: Int
+
+    public init() {
+        files = 0
+        passed = 0
+        failed = 0
+        findingsBySeverity = Dictionary(uniqueKeysWithValues: Severity.allCases.map { ($0.rawValue, 0) })
+        findingsByCode = [:]
+        gainMapsComplete = 0
+        unmatchedOutputs = 0
+    }
+
+    public init(files list: [FileResult], unmatchedOutputs: Int) {
+        self.init()
+        files = list.count
+        failed = list.filter { $0.verdict == .fail }.count
+        passed = files - failed
+        for f in list {
+            for x in f.findings {
+                findingsBySeverity[x.severity.rawValue, default: 0] += 1
+                findingsByCode[x.code, default: 0] += 1
+            }
+            if f.gainMaps.contains(where: \.isComplete) { gainMapsComplete += 1 }
+        }
+        self.unmatchedOutputs = unmatchedOutputs
+    }
+}
+
+/// The comparison with a baseline report (`--baseline OLD.json`).
+public struct BaselineComparison: Codable, Hashable, Sendable {
+    /// The baseline file as given.
+    public var path: String
+    public var regressions: [Change]
+    public var improvements: [Change]
+
+    public init(path: String, regressions: [Change], improvements: [Change]) {
+        self.path = path
+        self.regressions = regressions.sorted()
+        self.improvements = improvements.sorted()
+    }
+
+    /// One difference between the baseline and this run, for one file.
+    public struct Change: Codable, Hashable, Sendable, Comparable {
+        /// The file's `name`.
+        public var file: String
+        /// `field-lost`, `gainmap-incomplete`, `new-error`, `new-file-failing` (regressions);
+        /// `field-restored`, `gainmap-complete`, `error-fixed` (improvements).
+        public var kind: String
+        /// The field, gain-map kind or finding code concerned.
+        public var subject: String
+
+        public init(file: String, kind: String, subject: String) {
+            self.file = file
+            self.kind = kind
+            self.subject = subject
+        }
+
+        public static func < (a: Change, b: Change) -> Bool {
+            (a.file, a.kind, a.subject) < (b.file, b.kind, b.subject)
+        }
+    }
+}

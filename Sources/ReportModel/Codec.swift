@@ -1,0 +1,44 @@
+import Foundation
+
+extension AuditReport {
+    /// A report whose `schemaVersion` this build does not read.
+    public struct UnsupportedSchema: Error, CustomStringConvertible, Sendable {
+        public let found: Int?
+        public var description: String {
+            if let found {
+                return "report schemaVersion \(found) is not supported (this build reads \(AuditReport.currentSchemaVersion))"
+            }
+            return "not a Readback report: no schemaVersion"
+        }
+    }
+
+    private struct Probe: Decodable { let schemaVersion: Int? }
+
+    /// Decodes a report, checking `schemaVersion` before anything else.
+    /// - Parameter data: the bytes of a `report.json`.
+    /// - Returns: the report.
+    /// - Throws: ``UnsupportedSchema`` for another version, or a `DecodingError`.
+    public static func decode(_ data: Data) throws -> AuditReport {
+        let probe = try JSONDecoder().decode(Probe.self, from: data)
+        guard let v = probe.schemaVersion else { throw UnsupportedSchema(found: nil) }
+        guard v == currentSchemaVersion else { throw UnsupportedSchema(found: v) }
+        return try JSONDecoder().decode(AuditReport.self, from: data)
+    }
+
+    /// The stable JSON text: keys sorted, two-space indentation, `schemaVersion` moved to the first line so a reader
+    /// (or a human) sees it first.
+    /// - Returns: UTF-8 JSON ending in a newline.
+    public func jsonText() -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain value types into JSON cannot fail except for non-finite doubles, which we never store.
+        guard let data = try? e.encode(self) else { return "{}\n" }
+        var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
+        let versionLine = "  \"schemaVersion\" : \(schemaVersion),"
+        if let i = lines.firstIndex(of: versionLine) {
+            lines.remove(at: i)
+            lines.insert(versionLine, at: 1)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,2 +1,0 @@
-/// The ReportModel module. See Package.swift for its layer.
-public enum ReportModelModule {}

@@ -1,0 +1,92 @@
+import Foundation
+import ReportModel
+import Testing
+import TestSupport
+
+@testable import Audit
+
+/// Runs Debian's chromium headless on a file; returns (exit status, stdout, stderr).
+func chromium(_ args: [String]) throws -> (Int32, String, String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
+    p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"] + args
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    // Read both pipes concurrently so neither fills up.
+    final class Box: @unchecked Sendable { var data = Data() }
+    let errBox = Box()
+    let t = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+    t.start()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    while !t.isFinished { usleep(10_000) }
+    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errBox.data, as: UTF8.self))
+}
+
+/// The report of a real audit of generated files, rendered and opened in headless Chromium: no console errors,
+/// summary and table present after the scripts ran, thumbnails loaded, and a screenshot under Reports/.
+@Test func htmlReportRendersInChromiumWithoutConsoleErrors() throws {
+    let dir = Repo.temporaryDirectory("audit-html")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let outputs = dir.appendingPathComponent("out")
+    try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
+    var noXMP = Constructed.Options()
+    noXMP.appleXMP = false
+    _ = try Constructed.write(try Constructed.heic(), "complete.heic", in: outputs)
+    _ = try Constructed.write(try Constructed.heic(noXMP), "aux-without-xmp.heic", in: outputs)
+    _ = try Constructed.write(Array(try Constructed.heic().dropLast(300)), "truncated.heic", in: outputs)
+    let report = Auditor.run(
+        try Pairing.outputsOnly(outputs), options: AuditOptions(thumbnails: true, jobs: 2), mode: "outputs-only",
+        roots: ["outputs": "out"], tool: ToolInfo(version: "test"), libraries: [],
+        clock: { Date(timeIntervalSince1970: 0) })
+    #expect(report.summary.files == 3)
+    #expect(report.summary.failed == 2)
+    // A page script that checks what the DOM must show and logs one line the test looks for.
+    var html = HTMLRenderer.render(report)
+    let probe = """
+        <script>(function(){
+          var t=document.getElementById('filetable'), s=document.getElementById('summary');
+          var imgs=Array.prototype.slice.call(document.images);
+          var loaded=imgs.filter(function(i){return i.complete&&i.naturalWidth>0;}).length;
+          document.body.setAttribute('data-probe','rows='+t.tBodies[0].rows.length+' cards='+s.querySelectorAll('.card').length+' imgs='+imgs.length+' loaded='+loaded);
+        })();</script>
+        """
+    html = html.replacingOccurrences(of: "</body>", with: probe + "\n</body>")
+    let page = dir.appendingPathComponent("report.html")
+    try html.write(to: page, atomically: true, encoding: .utf8)
+
+    let (status, dom, _) = try chromium(["--dump-dom", page.absoluteString])
+    #expect(status == 0)
+    #expect(dom.contains("id=\"summary\""))
+    #expect(dom.contains("<h2>Summary</h2>"))
+    #expect(dom.contains("id=\"filetable\""))
+    #expect(dom.contains("3 of 3 shown"), "the table script did not run")
+    #expect(dom.contains("aux-without-xmp.heic") && dom.contains("truncated.heic") && dom.contains("complete.heic"))
+    #expect(dom.contains("data-probe=\"rows=3 cards="), "probe: \(dom.split(separator: "\n").first { $0.contains("data-probe") } ?? "none")")
+
+    // The screenshot of the real report (unmodified), and its console.
+    let reports = Repo.root.appendingPathComponent("Reports")
+    try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
+    let shot = reports.appendingPathComponent("report-screenshot.png")
+    try? FileManager.default.removeItem(at: shot)
+    let real = dir.appendingPathComponent("real.html")
+    try HTMLRenderer.render(report).write(to: real, atomically: true, encoding: .utf8)
+    let (s2, _, err) = try chromium(["--screenshot=\(shot.path)", "--window-size=1280,900", real.absoluteString])
+    #expect(s2 == 0)
+    let console = err.split(separator: "\n").filter { $0.contains(":CONSOLE") }
+    #expect(console.isEmpty, "console output: \(console)")
+    let png = try Data(contentsOf: shot)
+    #expect(png.count > 1000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+}
+
+/// A page with a deliberate script error is seen by the same console filter (so the check above can fail).
+@Test func consoleFilterSeesScriptErrors() throws {
+    let dir = Repo.temporaryDirectory("audit-html-neg")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let page = dir.appendingPathComponent("bad.html")
+    try "<html><body><script>undefinedFunction();</script></body></html>".write(to: page, atomically: true, encoding: .utf8)
+    let (_, _, err) = try chromium(["--dump-dom", page.absoluteString])
+    #expect(err.split(separator: "\n").contains { $0.contains(":CONSOLE") && $0.contains("undefinedFunction") })
+}

@@ -1,0 +1,156 @@
+import Foundation
+import HEIF
+import ReportModel
+import Testing
+import TestSupport
+
+@testable import Audit
+
+/// Audits `output` (and `source`) written to a temporary folder, with full decoding.
+func auditBytes(source: [UInt8]?, output: [UInt8]?, policy: Policy = .builtIn, decode: Bool = true) throws -> FileResult {
+    let dir = Repo.temporaryDirectory("audit-case")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let s = try source.map { try Constructed.write($0, "src.heic", in: dir) }
+    let o = try output.map { try Constructed.write($0, "out.heic", in: dir) }
+    let job = AuditJob(name: "out.heic", source: s, output: o, sourceDisplay: s.map { _ in "src.heic" }, outputDisplay: "out.heic")
+    return FileAuditor(options: AuditOptions(policy: policy, decode: decode, thumbnails: true)).audit(job)
+}
+
+func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) -> Set<String> {
+    Set(r.findings.filter { severities.contains($0.severity) }.map(\.code))
+}
+
+@Test func completeFileIsClean() throws {
+    let good = try Constructed.heic()
+    let r = try auditBytes(source: good, output: good)
+    #expect(codes(r).isEmpty, "unexpected: \(r.findings)")
+    #expect(r.gainMaps.map(\.kind) == ["apple", "iso"])
+    #expect(r.gainMaps.allSatisfy { $0.isComplete })
+    #expect(r.decode.map(\.status) == ["ok", "ok"])
+    #expect(r.decode.first?.width == 64)
+    #expect(r.thumbnails?.primary?.hasPrefix("data:image/png;base64,") == true)
+    #expect(r.thumbnails?.gainMap?.hasPrefix("data:image/png;base64,") == true)
+    #expect(r.verdict(failOn: .error) == .pass)
+}
+
+@Test func gainMapDroppedIsCaught() throws {
+    var o = Constructed.Options()
+    o.appleGainMap = false
+    o.isoGainMap = false
+    let r = try auditBytes(source: try Constructed.heic(), output: try Constructed.heic(o))
+    #expect(codes(r).contains("gainmap.missing"))
+    #expect(r.findings.first { $0.code == "gainmap.missing" }?.severity == .error)
+    #expect(r.gainMaps.isEmpty)
+    // Without a source there is nothing to miss, unless the policy requires a gain map.
+    #expect(!codes(try auditBytes(source: nil, output: try Constructed.heic(o))).contains("gainmap.missing"))
+    var strict = Policy.builtIn
+    strict.requireGainMap = true
+    #expect(codes(try auditBytes(source: nil, output: try Constructed.heic(o), policy: strict)).contains("gainmap.missing"))
+}
+
+@Test func appleAuxWithoutItsXMPIsCaught() throws {
+    var o = Constructed.Options()
+    o.appleXMP = false
+    let r = try auditBytes(source: nil, output: try Constructed.heic(o))
+    #expect(codes(r).contains("gainmap.apple.xmp-missing"))
+    let apple = r.gainMaps.first { $0.kind == "apple" }
+    #expect(apple?.metadata == .fail)
+    #expect(apple?.description == .pass && apple?.data == .pass)
+    #expect(r.gainMaps.first { $0.kind == "iso" }?.isComplete == true)
+}
+
+@Test func tmapWithoutColrIsCaught() throws {
+    var o = Constructed.Options()
+    o.tmapColr = false
+    let r = try auditBytes(source: nil, output: try Constructed.heic(o))
+    #expect(codes(r).contains("gainmap.tmap.colr-missing"))
+    #expect(r.gainMaps.first { $0.kind == "iso" }?.colourSpace == .fail)
+}
+
+@Test func gainMapDataMissingFromIlocIsCaught() throws {
+    let broken = try Constructed.withoutGainMapLocation(try Constructed.heic())
+    let r = try auditBytes(source: nil, output: broken)
+    #expect(codes(r).contains("gainmap.data-missing"))
+    #expect(r.gainMaps.allSatisfy { $0.data == .fail })
+    #expect(r.verdict(failOn: .error) == .fail)
+}
+
+@Test func nclxMissingOnAnHDROutputIsCaught() throws {
+    var o = Constructed.Options()
+    o.tenBit = true
+    o.primaryColr = false
+    o.appleGainMap = false
+    o.isoGainMap = false
+    let r = try auditBytes(source: nil, output: try Constructed.heic(o))
+    #expect(codes(r).contains("signalling.nclx-missing"))
+    // The same file with its nclx is clean.
+    o.primaryColr = true
+    #expect(!codes(try auditBytes(source: nil, output: try Constructed.heic(o))).contains("signalling.nclx-missing"))
+}
+
+@Test func bitDepthMismatchIsCaught() throws {
+    var o = Constructed.Options()
+    o.pixi = 10
+    let r = try auditBytes(source: nil, output: try Constructed.heic(o))
+    let f = r.findings.first { $0.code == "signalling.bit-depth-mismatch" }
+    #expect(f?.evidence?.expected == "8")
+    #expect(f?.evidence?.actual == "10")
+}
+
+@Test func truncatedMdatIsCaughtWithItsOffset() throws {
+    let good = try Constructed.heic()
+    let f = HEIFFile(bytes: good)
+    let mdat = try #require(f.boxes.first { $0.type == "mdat" })
+    let cut = Array(good.prefix(good.count - 200))
+    let r = try auditBytes(source: nil, output: cut)
+    let t = r.findings.filter { $0.code == "container.truncated" }
+    #expect(!t.isEmpty)
+    #expect(t.contains { $0.evidence?.offset == UInt64(mdat.offset) })
+    #expect(t.allSatisfy { $0.severity == .error })
+}
+
+@Test func outputMissingForASourceIsCaught() throws {
+    let r = try auditBytes(source: try Constructed.heic(), output: nil)
+    #expect(codes(r) == ["output.missing"])
+}
+
+@Test func noDecodeSkipsPixels() throws {
+    let r = try auditBytes(source: nil, output: try Constructed.heic(), decode: false)
+    #expect(r.decode.isEmpty)
+    #expect(r.thumbnails == nil)
+    #expect(r.gainMaps.count == 2)
+}
+
+@Test func hostileBytesNeverCrash() throws {
+    var rng = SystemRandomNumberGenerator()
+    let good = try Constructed.heic()
+    for _ in 0..<20 {
+        var b = good
+        for _ in 0..<8 { b[Int.random(in: 0..<b.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+        let r = try auditBytes(source: nil, output: b, decode: false)
+        #expect(r.name == "out.heic")
+    }
+    let r = try auditBytes(source: nil, output: [0, 0, 0, 8, 0x66, 0x74, 0x79])
+    #expect(r.verdict(failOn: .error) == .fail)
+}
+
+@Test func orientationAppliedTwiceIsCaught() throws {
+    // Source: 64×48 stored, Exif Orientation 6 (shown 48×64).
+    var src = Constructed.Options()
+    src.exif = TinyTIFF.make(orientation: 6)
+    src.appleGainMap = false
+    src.isoGainMap = false
+    src.width = 64
+    src.height = 48
+    // Output: the pixels turned (48×64 stored) and Exif Orientation 6 kept: viewers turn it again.
+    var out = src
+    out.width = 48
+    out.height = 64
+    let r = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))
+    #expect(codes(r).contains("orientation.double-rotation"))
+    // Pixels turned and Orientation reset to 1: fine.
+    out.exif = TinyTIFF.make(orientation: 1)
+    #expect(!codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))).contains("orientation.double-rotation"))
+    // Pixels as stored in the source with Orientation 6 kept: fine.
+    #expect(!codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(src))).contains("orientation.double-rotation"))
+}

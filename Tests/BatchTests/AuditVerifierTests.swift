@@ -1,0 +1,48 @@
+import Audit
+import ReportModel
+import Testing
+
+@testable import Batch
+
+private func result(_ findings: [Finding]) -> FileResult {
+    FileResult(
+        name: "x.heic", source: "/s/x.dng", output: "/o/x.heic", sourceBytes: 100, outputBytes: 40, findings: findings)
+}
+
+@Test func auditVerdictsMapToRemovalDecisions() {
+    #expect(
+        AuditVerifier.verdict(for: result([])) == .clean(summary: "audit: 0 error, 0 warning, 0 known-loss, 0 info"))
+    // Known losses and info do not veto removal.
+    let known = result([
+        Finding(code: "metadata.known-loss", severity: .knownLoss, message: "MakerNote not carried"),
+        Finding(code: "metadata.added", severity: .info, message: "Software added"),
+    ])
+    guard case .clean = AuditVerifier.verdict(for: known) else {
+        Issue.record("known losses must not veto removal")
+        return
+    }
+    // A field or the gain map not carried: partial, with the reason.
+    let lost = AuditVerifier.verdict(
+        for: result([
+            Finding(code: "gainmap.missing", severity: .error, message: "the source's gain map is not in the output")
+        ]))
+    #expect(
+        lost
+            == .partial(
+                reasons: ["gainmap.missing: the source's gain map is not in the output"],
+                summary: "audit: 1 error, 0 warning, 0 known-loss, 0 info"))
+    let warnedField = AuditVerifier.verdict(
+        for: result([
+            Finding(code: "metadata.changed", severity: .warning, message: "GPS:GPSLatitude changed")
+        ]))
+    guard case .partial = warnedField else {
+        Issue.record("a metadata warning must keep the original")
+        return
+    }
+    // Unusable output: failed.
+    let broken = AuditVerifier.verdict(
+        for: result([
+            Finding(code: "container.truncated", severity: .error, message: "box ftyp runs past the end")
+        ]))
+    #expect(broken == .failed(reason: "container.truncated: box ftyp runs past the end"))
+}

@@ -1,0 +1,136 @@
+import Foundation
+import HEIF
+import HeifCodec
+import Testing
+import TestSupport
+
+@testable import ReadbackCLI
+
+/// A small real HEIC (libheif-encoded, with an nclx), written to `dir/name`.
+private func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -> URL {
+    let w = 64, h = 48
+    var s = HeifEncodeSettings()
+    s.preset = "ultrafast"
+    let bytes = try HeifEncoder.encode(.rgb8(width: w, height: h, samples: (0..<(w * h * 3)).map { UInt8($0 % 251) }), settings: s)
+    let u = dir.appendingPathComponent(name)
+    try FileManager.default.createDirectory(at: u.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(bytes.dropLast(truncateBy)).write(to: u)
+    return u
+}
+
+@Test func auditOutputsOnlyGatesOnErrorsAndWritesAllReports() throws {
+    let dir = Repo.temporaryDirectory("cli-audit")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out")
+    _ = try writeHEIC(out, "good.heic")
+    _ = try writeHEIC(out, "sub/cut.heic", truncateBy: 100)
+    let rep = dir.appendingPathComponent("rep")
+    let db = dir.appendingPathComponent("h.db").path
+    let r = runCLI(["audit", "--outputs", out.path, "--report", rep.path, "--history-db", db, "--jobs", "2"])
+    #expect(r.code == .findings)
+    #expect(r.out.contains("sub/cut.heic: FAIL"))
+    #expect(r.out.contains("error container.truncated"))
+    #expect(r.out.contains("[1/2]") || r.out.contains("[2/2]"))
+    #expect(r.out.hasSuffix("audited 2 file(s): 1 passed, 1 failed (gate: error); 2 error, 1 info\n") || r.out.contains("audited 2 file(s): 1 passed, 1 failed (gate: error)"))
+    for f in ["report.json", "report.html", "junit.xml"] {
+        #expect(FileManager.default.fileExists(atPath: rep.appendingPathComponent(f).path), "\(f) missing")
+    }
+    // Quiet: no progress lines, the failing file and the summary only.
+    let q = runCLI(["audit", "--outputs", out.path, "--no-history", "--quiet", "--no-decode"])
+    #expect(!q.out.contains("good.heic"))
+    #expect(q.out.contains("sub/cut.heic: FAIL"))
+    // Only the good file: clean.
+    let good = dir.appendingPathComponent("goodonly")
+    _ = try writeHEIC(good, "a.heic")
+    #expect(runCLI(["audit", "--outputs", good.path, "--no-history"]).code == .clean)
+}
+
+@Test func auditBaselineFailsOnlyOnRegressions() throws {
+    let dir = Repo.temporaryDirectory("cli-baseline")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out")
+    _ = try writeHEIC(out, "cut.heic", truncateBy: 100)
+    let first = dir.appendingPathComponent("r1")
+    #expect(runCLI(["audit", "--outputs", out.path, "--no-history", "--report", first.path]).code == .findings)
+    // Same files against that baseline: the error is old, so the gate passes.
+    let again = runCLI(["audit", "--outputs", out.path, "--no-history", "--baseline", first.appendingPathComponent("report.json").path])
+    #expect(again.code == .clean)
+    #expect(again.out.contains("0 regression(s), 0 improvement(s)"))
+    // A new broken file is a regression.
+    _ = try writeHEIC(out, "new.heic", truncateBy: 50)
+    let worse = runCLI(["audit", "--outputs", out.path, "--no-history", "--baseline", first.appendingPathComponent("report.json").path])
+    #expect(worse.code == .findings)
+    #expect(worse.out.contains("regression: new.heic: new-error container.truncated"))
+}
+
+@Test func auditPairsAndDirectoriesReportMissingOutputs() throws {
+    let dir = Repo.temporaryDirectory("cli-pairs")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = dir.appendingPathComponent("src"), out = dir.appendingPathComponent("out")
+    _ = try writeHEIC(src, "a.HEIC")
+    _ = try writeHEIC(src, "b.heic")
+    _ = try writeHEIC(out, "a.heic")
+    _ = try writeHEIC(out, "extra.heic")
+    let r = runCLI(["audit", "--sources", src.path, "--outputs", out.path, "--no-history", "--no-decode"])
+    #expect(r.code == .findings)
+    #expect(r.out.contains("output without source: extra.heic"))
+    #expect(r.out.contains("b.heic: FAIL"))
+    #expect(r.out.contains("error output.missing"))
+    // --fail-on info also fails the clean pair only if it has info findings; a pairs file with the good pair passes.
+    try "src/a.HEIC\tout/a.heic\n".write(to: dir.appendingPathComponent("pairs.tsv"), atomically: true, encoding: .utf8)
+    #expect(runCLI(["audit", "--pairs", dir.appendingPathComponent("pairs.tsv").path, "--no-history"]).code == .clean)
+    // One explicit pair.
+    let one = runCLI(["audit", src.appendingPathComponent("a.HEIC").path, out.appendingPathComponent("a.heic").path, "--no-history"])
+    #expect(one.code == .clean)
+}
+
+@Test(arguments: [
+    (["audit"], "readback audit: nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR"),
+    (["audit", "x.heic"], "readback audit: a single file needs its pair: SRC OUT (or --outputs DIR to audit without sources)"),
+    (["audit", "--sources", "s"], "readback audit: --sources needs --outputs"),
+    (["audit", "--outputs", "o", "--fail-on", "fatal"], "readback audit: --fail-on takes one of error|warning|known-loss|info, not 'fatal'"),
+    (["audit", "a", "b", "--outputs", "o"], "readback audit: give either SRC OUT or --sources/--outputs/--pairs, not both"),
+    (["audit", "--outputs", "o", "--no-history", "--history-db", "x"], "readback audit: --no-history and --history-db contradict each other"),
+])
+func auditUsageErrorsAreOneLineAndExit2(_ args: [String], _ first: String) {
+    let r = runCLI(args)
+    #expect(r.code == .usageOrIO)
+    #expect(r.err.split(separator: "\n").first.map(String.init) == first)
+}
+
+@Test func auditIOErrorsNameTheFile() throws {
+    let dir = Repo.temporaryDirectory("cli-io")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let r = runCLI(["audit", "--outputs", dir.appendingPathComponent("nope").path, "--no-history"])
+    #expect(r.code == .usageOrIO)
+    #expect(r.err == "readback audit: \(dir.appendingPathComponent("nope").path): not a folder\n")
+    let bad = dir.appendingPathComponent("p.policy")
+    try "severity x.y loud\n".write(to: bad, atomically: true, encoding: .utf8)
+    let p = runCLI(["audit", "--outputs", dir.path, "--no-history", "--policy", bad.path])
+    #expect(p.code == .usageOrIO)
+    #expect(p.err == "readback audit: \(bad.path):1: unknown severity 'loud' (error, warning, known-loss, info or off)\n")
+}
+
+@Test func historyShowsRunsAndWhatChanged() throws {
+    let dir = Repo.temporaryDirectory("cli-history")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let db = dir.appendingPathComponent("state/h.db").path
+    #expect(runCLI(["history", "--history-db", db]).out == "no audit runs recorded yet (\(db) does not exist)\n")
+    let out = dir.appendingPathComponent("out")
+    _ = try writeHEIC(out, "a.heic")
+    _ = runCLI(["audit", "--outputs", out.path, "--history-db", db, "--no-decode"])
+    _ = try writeHEIC(out, "b.heic", truncateBy: 100)
+    _ = runCLI(["audit", "--outputs", out.path, "--history-db", db, "--no-decode"])
+    let r = runCLI(["history", "--history-db", db])
+    #expect(r.code == .clean)
+    let lines = r.out.split(separator: "\n").map(String.init)
+    #expect(lines.first?.hasPrefix("run  started") == true)
+    #expect(lines.count >= 5)
+    #expect(lines[1].hasPrefix("2    "))
+    #expect(lines[2].hasPrefix("1    "))
+    #expect(r.out.contains("changes from run 1 to run 2: 2 new finding(s), 0 fixed"))
+    #expect(r.out.contains("  new    error container.truncated  b.heic"))
+    // Respects XDG_STATE_HOME when no --history-db is given.
+    let xdg = runCLI(["history"], env: ["XDG_STATE_HOME": dir.appendingPathComponent("xdg").path])
+    #expect(xdg.out.contains(dir.appendingPathComponent("xdg/readback/history.db").path))
+}

@@ -1,0 +1,149 @@
+import Foundation
+import HeifCodec
+import RawDecoder
+import Testing
+import TestSupport
+
+// MARK: - HeifCodec
+
+private func gradientRGB8(_ w: Int, _ h: Int) -> [UInt8] {
+    var s = [UInt8](repeating: 0, count: w * h * 3)
+    for y in 0..<h {
+        for x in 0..<w {
+            let i = (y * w + x) * 3
+            s[i] = UInt8(x * 255 / max(1, w - 1))
+            s[i + 1] = UInt8(y * 255 / max(1, h - 1))
+            s[i + 2] = 128
+        }
+    }
+    return s
+}
+
+private func meanAbs(_ a: [UInt16], _ b: [UInt16]) -> Double {
+    var t = 0.0
+    for i in 0..<min(a.count, b.count) { t += abs(Double(a[i]) - Double(b[i])) }
+    return t / Double(max(1, min(a.count, b.count)))
+}
+
+@Test func heifRoundTrip8BitKeepsNclxAndPixels() throws {
+    let (w, h) = (160, 96)
+    let src = gradientRGB8(w, h)
+    let bytes = try HeifEncoder.encode(.rgb8(width: w, height: h, samples: src), settings: HeifEncodeSettings(quality: 90))
+    #expect(bytes.count > 100)
+    let d = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
+    #expect(d.width == w && d.height == h && d.channels == 3)
+    #expect(d.nclx == .displayP3)
+    let err = meanAbs(d.samples, src.map(UInt16.init))
+    #expect(err < 2.0, "mean abs error \(err)")
+}
+
+@Test func heifRoundTrip10Bit444() throws {
+    let (w, h) = (128, 64)
+    var src = [UInt16](repeating: 0, count: w * h * 3)
+    for i in 0..<src.count { src[i] = UInt16((i * 7) % 1024 / 4 + (i % 3) * 200) }
+    for y in 0..<h { for x in 0..<w { for c in 0..<3 { src[(y * w + x) * 3 + c] = UInt16((x * 8 + c * 100 + y * 4) % 1024) } } }
+    let s = HeifEncodeSettings(quality: 95, bitDepth: 10, chroma: .yuv444, nclx: .sRGB)
+    let bytes = try HeifEncoder.encode(.rgb16(width: w, height: h, bitDepth: 10, samples: src), settings: s)
+    let d = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
+    #expect(d.codedBitDepth == 10 && d.bitDepth == 10)
+    #expect(d.nclx == .sRGB)
+    let err = meanAbs(d.samples, src)
+    #expect(err < 12, "mean abs error \(err) (10-bit codes)")
+}
+
+@Test func heifMonochromeSmallOddSizeIsNotAGridAndDecodes() throws {
+    let (w, h) = (33, 21)
+    var src = [UInt8](repeating: 0, count: w * h)
+    for i in 0..<src.count { src[i] = UInt8(i % 200) }
+    let bytes = try HeifEncoder.encode(.mono8(width: w, height: h, samples: src), settings: HeifEncodeSettings(quality: 100, nclx: .gainMap))
+    let d = try HeifDecoder.decodePrimary(bytes, format: .mono)
+    #expect(d.width == w && d.height == h && d.channels == 1)
+    // No 'grid' item type in the file: the macOS workaround is off.
+    let text = String(decoding: bytes, as: UTF8.self)
+    #expect(!text.contains("grid"))
+}
+
+@Test func heifDecodeOfGarbageIsATypedError() {
+    #expect(throws: HeifError.self) { try HeifDecoder.decodePrimary([0, 1, 2, 3, 4, 5, 6, 7], format: .rgb8) }
+}
+
+// MARK: - RawDecoder
+
+private func writeTemp(_ bytes: [UInt8], _ name: String) throws -> URL {
+    let dir = Repo.temporaryDirectory("rawdecoder")
+    let url = dir.appendingPathComponent(name)
+    try Data(bytes).write(to: url)
+    return url
+}
+
+@Test(arguments: [true, false])
+func rawDecoderDecodesGeneratedDNG(bayer: Bool) throws {
+    var o = TestDNG.Options()
+    o.bayer = bayer
+    // Grey ramp left→right, 0…0.5 of white.
+    let dng = TestDNG.make(o) { x, _ in let v = Double(x) / 255 * 0.5; return (v, v, v) }
+    let url = try writeTemp(dng, bayer ? "bayer.dng" : "linear.dng")
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let (meta, img) = try RawDecoder.decode(url, options: RawDecodeOptions(workingSpace: .sRGB))
+    #expect(meta.make == "Readback")
+    #expect(meta.model == "TestCam 1")
+    #expect(meta.isDNG)
+    #expect(meta.isLinearDNG == !bayer)
+    #expect(meta.whiteLevel == 16383 - 512 || meta.whiteLevel == 16383)
+    #expect(img.width == 256 && img.height == 192)
+    // Linear output: the right edge (0.5 of white) is about half of 65535, left edge near 0.
+    let y = 96
+    let right = Double(img.pixels[(y * 256 + 250) * 3 + 1]) / 65535
+    let left = Double(img.pixels[(y * 256 + 2) * 3 + 1]) / 65535
+    #expect(abs(right - 0.49) < 0.05, "right \(right)")
+    #expect(left < 0.02, "left \(left)")
+}
+
+@Test func rawDecoderAppliesOrientation6() throws {
+    var o = TestDNG.Options()
+    o.orientation = 6
+    // Stored left columns red: orientation 6 makes stored column 0 the visual top.
+    let dng = TestDNG.make(o) { x, _ in x < 64 ? (0.4, 0.02, 0.02) : (0.02, 0.02, 0.4) }
+    let url = try writeTemp(dng, "o6.dng")
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let (meta, img) = try RawDecoder.decode(url, options: RawDecodeOptions(workingSpace: .sRGB))
+    #expect(meta.exifOrientation == 6)
+    #expect(img.width == 192 && img.height == 256)
+    let top = img.pixels[(10 * img.width + 96) * 3 ..< (10 * img.width + 96) * 3 + 3]
+    let bottom = img.pixels[(240 * img.width + 96) * 3 ..< (240 * img.width + 96) * 3 + 3]
+    #expect(top[top.startIndex] > top[top.startIndex + 2], "top should be red: \(Array(top))")
+    #expect(bottom[bottom.startIndex + 2] > bottom[bottom.startIndex], "bottom should be blue: \(Array(bottom))")
+}
+
+@Test func rawDecoderRejectsConstantFrameAndStubAndNonRaw() throws {
+    // Constant frame: every sample the same.
+    let flat = TestDNG.make(TestDNG.Options()) { _, _ in (0, 0, 0) }
+    let u1 = try writeTemp(flat, "flat.dng")
+    defer { try? FileManager.default.removeItem(at: u1.deletingLastPathComponent()) }
+    do {
+        _ = try RawDecoder.decode(u1)
+        Issue.record("constant frame accepted")
+    } catch let e as RawDecodeError {
+        #expect(e.file == "flat.dng")
+        #expect(e.reason == .constantFrame(value: 512))
+    }
+    // Stub: the header of a real DNG, pixel data cut away.
+    let real = TestDNG.make(TestDNG.Options()) { x, y in (Double(x % 7) / 10, Double(y % 5) / 10, 0.2) }
+    let u2 = try writeTemp(Array(real.prefix(1200)), "stub.dng")
+    defer { try? FileManager.default.removeItem(at: u2.deletingLastPathComponent()) }
+    #expect {
+        _ = try RawDecoder.decode(u2)
+    } throws: { e in
+        guard let e = e as? RawDecodeError, case .stub = e.reason else { return false }
+        return e.description.hasPrefix("stub.dng: ")
+    }
+    // Not a RAW at all.
+    let u3 = try writeTemp(Array("hello, not a raw file\n".utf8), "text.nef")
+    defer { try? FileManager.default.removeItem(at: u3.deletingLastPathComponent()) }
+    #expect {
+        _ = try RawDecoder.decode(u3)
+    } throws: { e in
+        guard let e = e as? RawDecodeError, case .libraw(let f, _, _) = e.reason else { return false }
+        return f == "libraw_open_file" && !e.description.contains("\n")
+    }
+}
