@@ -120,7 +120,9 @@ public struct HEIFFile: Sendable {
         guard let list = associations[itemID] else { return [] }
         var out: [AssociatedProperty] = []
         for a in list where a.index >= 1 && a.index <= propertyBoxes.count {
-            out.append(AssociatedProperty(property: propertyBoxes[a.index - 1].property, essential: a.essential, index: a.index))
+            out.append(
+                AssociatedProperty(
+                    property: propertyBoxes[a.index - 1].property, essential: a.essential, index: a.index))
         }
         return out
     }
