@@ -957,7 +957,7 @@ def main():
     m = results["machine"]
     head = (f"Machine: {m.get('cpu')}, {m.get('nproc')} cores, {m.get('MemTotal', '?')} RAM, load at start "
             f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison; "
-            f"readback {results['tools'].get('readback') or 'missing'}; run {results['started_utc']}, "
+            f"{results['tools'].get('readback') or 'readback missing'}; run {results['started_utc']}, "
             f"{results['elapsed_s'] / 60:.1f} min{' (BENCH_QUICK: smoke test, not a measurement)' if QUICK else ''}.")
     text = head + "\n\n" + goals + "\n\n" + rows + "\n"
     agree = results.get("agreement_with_previous_run")

@@ -194,13 +194,20 @@ public struct DNGSpec: Sendable, Codable, Equatable {
     public var bigEndian: Bool
     /// Compression 7 (lossless Huffman JPEG, `LosslessJPEG`) instead of 1 (uncompressed).
     public var losslessJPEG: Bool
+    /// Masked (optical black) rows above and columns left of the image; ActiveArea excludes them. Even values keep
+    /// the CFA phase.
+    public var maskedTop: Int
+    public var maskedLeft: Int
 
     public init(
         layout: DNGLayout, bitsPerSample: Int = 16, blackLevel: UInt32? = nil, headroomStops: Double = 4,
         noiseSigma: Double = 0, seed: UInt64 = 1, orientation: Int = 1, camera: CameraProfile = .synthetic,
-        capture: CaptureMetadata = .standard, bigEndian: Bool = false, losslessJPEG: Bool = false
+        capture: CaptureMetadata = .standard, bigEndian: Bool = false, losslessJPEG: Bool = false,
+        maskedTop: Int = 0, maskedLeft: Int = 0
     ) {
         self.losslessJPEG = losslessJPEG
+        self.maskedTop = maskedTop
+        self.maskedLeft = maskedLeft
         self.layout = layout
         self.bitsPerSample = bitsPerSample
         self.blackLevel = blackLevel ?? UInt32(1 << max(0, bitsPerSample - 8))  // 16 @12 bit, 64 @14, 256 @16
@@ -345,22 +352,43 @@ public enum DNGWriter {
                 }
             }
         }
+        // Masked border: black level plus read noise (its own generator, so the active pixels do not change).
+        let (mt, ml) = (max(0, spec.maskedTop), max(0, spec.maskedLeft))
+        let (fw, fh) = (sw + ml, sh + mt)
+        if mt > 0 || ml > 0 {
+            var full = [UInt16](repeating: 0, count: fw * fh * samples)
+            var mrng = SplitMix64(seed: spec.seed ^ 0x4D41_534B)
+            for y in 0..<fh {
+                for x in 0..<fw {
+                    for s in 0..<samples {
+                        let i = (y * fw + x) * samples + s
+                        if y >= mt && x >= ml {
+                            full[i] = values[((y - mt) * sw + (x - ml)) * samples + s]
+                        } else {
+                            let code = Double(spec.blackLevel) + mrng.gaussian() * max(0.5, spec.noiseSigma)
+                            full[i] = UInt16(min(Double(spec.whiteLevel), max(0, code.rounded())))
+                        }
+                    }
+                }
+            }
+            values = full
+        }
         let data: [UInt8]
         if spec.losslessJPEG {
             // A Bayer row of W samples is coded as W/2 × 2 components, a LinearRaw row as W × 3 (DNG SDK layout).
             let bayer = spec.layout != .linear
             data = LosslessJPEG.encode(
-                values, width: bayer ? sw / 2 : sw, height: sh, components: bayer ? 2 : 3, precision: spec.bitsPerSample
+                values, width: bayer ? fw / 2 : fw, height: fh, components: bayer ? 2 : 3, precision: spec.bitsPerSample
             )
         } else {
-            data = pack(values, bits: spec.bitsPerSample, rowSamples: sw * samples, rows: sh, bigEndian: spec.bigEndian)
+            data = pack(values, bits: spec.bitsPerSample, rowSamples: fw * samples, rows: fh, bigEndian: spec.bigEndian)
         }
 
         // Raw IFD (SubIFD 0).
         var raw = TIFFIFD()
         raw[254] = .longs([0])
-        raw[256] = .longs([UInt32(sw)])
-        raw[257] = .longs([UInt32(sh)])
+        raw[256] = .longs([UInt32(fw)])
+        raw[257] = .longs([UInt32(fh)])
         raw[258] = .shorts(Array(repeating: UInt16(spec.bitsPerSample), count: samples))
         raw[259] = .shorts([spec.losslessJPEG ? 7 : 1])
         raw[277] = .shorts([UInt16(samples)])
@@ -382,7 +410,14 @@ public enum DNGWriter {
         raw[50718] = .rationals([1, 1], [1, 1])  // DefaultScale
         raw[50719] = .longs([0, 0])  // DefaultCropOrigin
         raw[50720] = .longs([UInt32(sw), UInt32(sh)])  // DefaultCropSize
-        raw[50829] = .longs([0, 0, UInt32(sh), UInt32(sw)])  // ActiveArea: top, left, bottom, right
+        raw[50829] = .longs([UInt32(mt), UInt32(ml), UInt32(fh), UInt32(fw)])  // ActiveArea: top, left, bottom, right
+        if mt > 0 || ml > 0 {
+            // MaskedAreas (DNG 1.4 tag 50830): the optical-black strips, top then left.
+            var masked: [UInt32] = []
+            if mt > 0 { masked += [0, 0, UInt32(mt), UInt32(fw)] }
+            if ml > 0 { masked += [UInt32(mt), 0, UInt32(fh), UInt32(ml)] }
+            raw[50830] = .longs(masked)
+        }
         raw.imageData = data
 
         // IFD0: preview + DNG/TIFF-EP tags.
