@@ -358,6 +358,8 @@ public final class BatchEngine: Sendable {
             try FileOps.makeDirectories((f.outputPath as NSString).deletingLastPathComponent)
             let t = FileOps.tempPath(for: f.outputPath)
             temp = t
+            InFlight.add(t)
+            defer { InFlight.remove(t) }
             let converter = self.converter
             let options = config.options
             let result = try await offload {
@@ -606,6 +608,8 @@ extension BatchEngine {
         final class Box: @unchecked Sendable { var value = BatchSummary() }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
+        let err = self.err
+        InFlight.installHandlers { err($0) }
         Task.detached {
             box.value = await self.run()
             done.signal()

@@ -73,3 +73,57 @@ func runReadback(_ args: [String], cwd: URL? = nil) throws -> (status: Int32, ou
     #expect(again.status == 0)
     #expect(again.out.hasPrefix("nothing to do: all 2 file(s) are already converted and unchanged"))
 }
+
+@Test func anInterruptedRunLeavesNoTempFileAndResumes() throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = dir.appendingPathComponent("src")
+    try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+    for i in 0..<6 {
+        var o = TestDNG.Options()
+        o.width = 128
+        o.height = 96
+        try Data(TestDNG.make(o) { x, y in (Double((x + i) % 13) / 30, Double(y % 7) / 20, 0.15) })
+            .write(to: src.appendingPathComponent("IMG_\(i).dng"))
+    }
+    let p = Process()
+    p.executableURL = Repo.root.appendingPathComponent(".build/debug/readback")
+    p.arguments = ["convert", "src", "--out", "out", "--jobs", "1", "--remove-originals", "delete"]
+    p.currentDirectoryURL = dir
+    p.environment = ["PATH": "/usr/bin:/bin", "HOME": dir.path, "SWIFT_BACKTRACE": "enable=no"]
+    let o = Pipe()
+    let e = Pipe()
+    p.standardOutput = o
+    p.standardError = e
+    try p.run()
+    // Interrupt once the first file is done (the run is then mid-way).
+    var seen = Data()
+    while !String(decoding: seen, as: UTF8.self).contains("clean") {
+        let chunk = o.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        seen += chunk
+    }
+    kill(p.processIdentifier, SIGINT)
+    _ = o.fileHandleForReading.readDataToEndOfFile()
+    let err = String(decoding: e.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    if p.terminationStatus == 130 {
+        #expect(err.contains("interrupted;") && err.contains("no original touched"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: src.path)
+        #expect(names.count == 6, "an interrupted run removed an original")
+    } else {
+        // The signal came after the run had finished on its own.
+        #expect(p.terminationStatus == 0, "unexpected exit \(p.terminationStatus): \(err)")
+    }
+    let temps =
+        FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String }
+        .filter { ($0 as NSString).lastPathComponent.hasPrefix(".readback-tmp-") } ?? []
+    #expect(temps.isEmpty)
+    let resumed = try runReadback(["convert", "src", "--out", "out", "--remove-originals", "delete"], cwd: dir)
+    #expect(resumed.status == 0, "\(resumed.err)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: src.path).isEmpty)
+    #expect(
+        try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("out").path).filter {
+            $0.hasSuffix(".heic")
+        }.count == 6)
+}
