@@ -29,8 +29,8 @@ extension HEIFFile {
         // Locations.
         let fileSize = bytes.count
         for it in items where it.isImage || it.isExif || it.isXMP {
-            if locations[it.id] == nil && !(it.type == "iden" || it.type == "grid" && false) {
-                // Derived items with an empty payload may omit iloc only for iden (ISO/IEC 23008-12 §6.6.2.2).
+            // An `iden` derived item has no payload and may have no iloc entry (ISO/IEC 23008-12 §6.6.2.2).
+            if locations[it.id] == nil && it.type != "iden" {
                 add("item.noLocation", "item \(it.id) ('\(it.type)') has no iloc entry", it.offset)
             }
         }

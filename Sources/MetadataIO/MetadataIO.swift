@@ -9,7 +9,10 @@ public struct MetadataReadError: Error, Sendable, Equatable, CustomStringConvert
 
     public init(path: String, reason: String) {
         self.path = path
-        self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
+        var r = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
+        // exiv2 sometimes names the file itself; name it once.
+        if r.hasPrefix(path + ": ") { r = String(r.dropFirst(path.count + 2)) }
+        self.reason = r
     }
 
     public var description: String { "\(path): \(reason)" }
