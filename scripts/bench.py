@@ -120,9 +120,10 @@ class Side:
         self.check = check  # optional fn(Run, round_dir) -> (ok, info dict)
         self.env, self.unavailable, self.cleanup, self.note = env, unavailable, cleanup, note
         self.times, self.walls, self.rss, self.failures, self.infos = [], [], [], [], []
+        self.by_round = {}
         self.last = name
 
-    def run_once(self, round_dir):
+    def run_once(self, round_dir, round_no=0):
         os.makedirs(round_dir, exist_ok=True)
         cmd = self.make_cmd(round_dir)
         r = run(cmd, env=self.env)
@@ -132,6 +133,7 @@ class Side:
         else:
             t = self.time_from(r) if self.time_from else r.wall
             self.times.append(t)
+            self.by_round[round_no] = t
             self.walls.append(r.wall)
             self.rss.append(r.rss_mb)
             self.infos.append(info)
@@ -175,17 +177,20 @@ def interleave(sides, rounds, work):
             if s.max_rounds is not None and r >= s.max_rounds:
                 s.last = f"{s.name} (done)"
                 continue
-            s.run_once(os.path.join(work, f"{s.name}-{r}"))
+            s.run_once(os.path.join(work, f"{s.name}-{r}"), r)
         log("  round %d/%d: %s" % (r + 1, rounds, ", ".join(s.last for s in live)))
 
 
 def ratio(a, b):
-    """Ratio of medians a/b with the min-max of the per-round ratios (rounds where both sides ran)."""
+    """Ratio of medians a/b over the rounds where both sides ran, with the min-max of the per-round ratios."""
     if not a.times or not b.times:
         return None
-    n = min(len(a.times), len(b.times))
-    per = [a.times[i] / b.times[i] for i in range(n) if b.times[i] > 0]
-    return {"ratio": statistics.median(a.times) / statistics.median(b.times),
+    common = [i for i in sorted(a.by_round) if b.by_round.get(i)]
+    if not common:
+        return None
+    per = [a.by_round[i] / b.by_round[i] for i in common]
+    return {"ratio": statistics.median(a.by_round[i] for i in common) / statistics.median(b.by_round[i] for i in common),
+            "rounds": len(common),
             "per_round_min": min(per) if per else None, "per_round_max": max(per) if per else None}
 
 
@@ -547,7 +552,9 @@ def bench_audit(rb, floor, corpus, work, results):
 
     # 3. per-file cost at 100, 1,000, 10,000 files (hard links of a few small valid HEICs).
     why = rb.subcommand("audit", need=("--no-decode",))
-    few = [p for p in decodable if os.path.getsize(p) < 1_300_000][:4] or heics[:4]
+    valid = [p for p in heics if man.get("heic/" + os.path.basename(p), {}).get("has_pixels") == "yes"
+             and "libheif1.15:yes" in man.get("heic/" + os.path.basename(p), {}).get("decodes_with_libraw_or_libheif", "")]
+    few = sorted(valid, key=os.path.getsize)[:4] or heics[:4]  # the four smallest valid files: the cost per file
     scale = {"id": "audit_scaling", "title": "audit --no-decode per-file cost by folder size",
              "files_from": [os.path.basename(p) for p in few], "points": []}
     if why:
@@ -621,9 +628,19 @@ def bench_convert(rb, floor, work, results, settings):
                 'heif-enc -q "$4" "$2/x.png" -o "$2/x.heic" >/dev/null && rm -f "$2/x.png" && '
                 'exiftool -q -q -overwrite_original -tagsFromFile "$1" -all:all "$2/x.heic"')
         missing = [t for t in ("dcraw_emu", "heif-enc", "exiftool") if not shutil.which(t)]
+        fid_dir = os.path.join(work, "fid-dcraw")
+        os.makedirs(fid_dir, exist_ok=True)
+
+        def keep_last(d):
+            """Keeps the pipeline's latest output for the untimed fidelity measure, then cleans up."""
+            if os.path.exists(os.path.join(d, "x.heic")):
+                os.replace(os.path.join(d, "x.heic"), os.path.join(fid_dir, "x.heic"))
+            shutil.rmtree(d, ignore_errors=True)
+
         sides.append(Side(
             "dcraw-pipeline", f"dcraw_emu -w | PNG | heif-enc -q {q} (preset slow) + exiftool -tagsFromFile",
             lambda d: ["sh", "-c", pipe, "sh", dng, d, CONVERT_IM, q], check=output_check(floor, expect_pixels=px),
+            cleanup=keep_last,
             unavailable=f"not installed: {', '.join(missing)}" if missing else None))
         sides.append(Side(
             "vips", "vips copy x.dng x.heic", lambda d: ["vips", "copy", dng, os.path.join(d, "x.heic")],
@@ -670,16 +687,13 @@ def bench_convert(rb, floor, work, results, settings):
             r = run([floor, "encode", dng, os.path.join(work, "fid.heic"), "-q", q, "-p", preset, "-c", chroma,
                      "-d", depth, "--fidelity"])
             fid["floor_at_readback_settings"] = r.json_line() if r.rc == 0 else {"error": first_line(r.err)}
-        if not by["dcraw-pipeline"].unavailable and shutil.which("dcraw_emu"):
-            d = os.path.join(work, "fid-dcraw")
-            os.makedirs(d, exist_ok=True)
-            ppm = os.path.join(d, "ref.ppm")
+        if os.path.exists(os.path.join(fid_dir, "x.heic")):
+            # dcraw_emu is deterministic: the same command writes the frame the timed pipeline fed to heif-enc.
+            ppm = os.path.join(fid_dir, "ref.ppm")
             r1 = run(["sh", "-c", 'dcraw_emu -w -Z "$2" "$1"', "sh", dng, ppm])
-            r2 = run(["sh", "-c", '"$1" "$2" -define png:compression-level=1 "$3/x.png" && heif-enc -q "$4" '
-                      '"$3/x.png" -o "$3/x.heic" >/dev/null', "sh", CONVERT_IM, ppm, d, q])
-            r3 = run([floor, "compare", os.path.join(d, "x.heic"), ppm]) if r1.rc == 0 and r2.rc == 0 else None
+            r3 = run([floor, "compare", os.path.join(fid_dir, "x.heic"), ppm]) if r1.rc == 0 else None
             fid["dcraw_pipeline"] = r3.json_line() if r3 and r3.rc == 0 else {"error": "could not measure"}
-            shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(fid_dir, ignore_errors=True)
         comp["fidelity"] = fid
         comp["fidelity_note"] = ("PSNR (RGB) and SSIM (luma, 8x8) of each encoder's output against the exact frame "
                                  "it was given. Readback's own pre-encode frame is not exposed, so its figure is the "
@@ -943,7 +957,7 @@ def main():
     m = results["machine"]
     head = (f"Machine: {m.get('cpu')}, {m.get('nproc')} cores, {m.get('MemTotal', '?')} RAM, load at start "
             f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison; "
-            f"readback {results['tools'].get('readback') or 'missing'}; run {results['started_utc']}, "
+            f"{results['tools'].get('readback') or 'readback missing'}; run {results['started_utc']}, "
             f"{results['elapsed_s'] / 60:.1f} min{' (BENCH_QUICK: smoke test, not a measurement)' if QUICK else ''}.")
     text = head + "\n\n" + goals + "\n\n" + rows + "\n"
     agree = results.get("agreement_with_previous_run")

@@ -21,7 +21,8 @@ public enum Auditor {
     ) -> AuditReport {
         let start = clock()
         let auditor = FileAuditor(options: options)
-        let files = AuditRunner.run(pairing.jobs, workers: options.jobs, audit: { auditor.audit($0) }, progress: progress)
+        let files = AuditRunner.run(
+            pairing.jobs, workers: options.jobs, audit: { auditor.audit($0) }, progress: progress)
         let duration = clock().timeIntervalSince(start)
         let run = RunParameters(
             mode: mode, startedAt: iso8601(start), durationSeconds: (duration * 1000).rounded() / 1000,
@@ -44,7 +45,8 @@ public enum Auditor {
     public static func writeReports(_ report: AuditReport, to dir: URL) throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try Data(report.jsonText().utf8).write(to: dir.appendingPathComponent("report.json"), options: .atomic)
-        try Data(HTMLRenderer.render(report).utf8).write(to: dir.appendingPathComponent("report.html"), options: .atomic)
+        try Data(HTMLRenderer.render(report).utf8).write(
+            to: dir.appendingPathComponent("report.html"), options: .atomic)
         try Data(JUnitRenderer.render(report).utf8).write(to: dir.appendingPathComponent("junit.xml"), options: .atomic)
     }
 }

@@ -83,4 +83,3 @@ public struct FileAuditor: Sendable {
         return (a[.size] as? NSNumber)?.uint64Value
     }
 }
-

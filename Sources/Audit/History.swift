@@ -184,8 +184,11 @@ public final class History {
     }
 
     /// What changed between two runs: findings new in `newer`, and findings of `older` gone in `newer`.
-    public func changes(from older: Int64, to newer: Int64) throws(SQLiteError) -> (new: [FindingKey], fixed: [FindingKey]) {
-        let a = try findings(run: older), b = try findings(run: newer)
+    public func changes(from older: Int64, to newer: Int64) throws(SQLiteError) -> (
+        new: [FindingKey], fixed: [FindingKey]
+    ) {
+        let a = try findings(run: older)
+        let b = try findings(run: newer)
         return (b.subtracting(a).sorted(), a.subtracting(b).sorted())
     }
 }

@@ -79,7 +79,9 @@ public struct Pairing: Sendable, Equatable {
     public static func outputsOnly(_ outputs: URL) throws(Failure) -> Pairing {
         let out = try listFiles(outputs).filter { outputExtensions.contains(ext($0).lowercased()) }.sorted()
         return Pairing(
-            jobs: out.map { AuditJob(name: $0, source: nil, output: outputs.appendingPathComponent($0), outputDisplay: $0) },
+            jobs: out.map {
+                AuditJob(name: $0, source: nil, output: outputs.appendingPathComponent($0), outputDisplay: $0)
+            },
             unmatchedOutputs: [])
     }
 

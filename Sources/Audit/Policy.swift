@@ -152,11 +152,14 @@ public struct Policy: Hashable, Sendable {
                 default: p.knownLosses.removeAll { args.contains($0) }
                 }
             case "require-gainmap":
-                guard args.count == 1, args[0] == "yes" || args[0] == "no" else { throw fail("usage: require-gainmap yes|no") }
+                guard args.count == 1, args[0] == "yes" || args[0] == "no" else {
+                    throw fail("usage: require-gainmap yes|no")
+                }
                 p.requireGainMap = args[0] == "yes"
             case "size-ratio":
                 guard args.count == 2 else { throw fail("usage: size-ratio MIN MAX (use - for no bound)") }
-                let lo = args[0] == "-" ? nil : Double(args[0]), hi = args[1] == "-" ? nil : Double(args[1])
+                let lo = args[0] == "-" ? nil : Double(args[0])
+                let hi = args[1] == "-" ? nil : Double(args[1])
                 if (args[0] != "-" && lo == nil) || (args[1] != "-" && hi == nil) {
                     throw fail("size-ratio bounds must be numbers or -")
                 }
@@ -221,7 +224,8 @@ public struct Policy: Hashable, Sendable {
     /// Matches a field pattern: `Group:Tag` with `*` wildcards, or a bare `Tag` pattern matching in any group.
     /// Case-insensitive.
     public static func fieldMatches(_ pattern: String, _ field: String) -> Bool {
-        let p = pattern.lowercased(), f = field.lowercased()
+        let p = pattern.lowercased()
+        let f = field.lowercased()
         if p.contains(":") { return glob(p, f) }
         let tag = f.split(separator: ":", maxSplits: 1).last.map(String.init) ?? f
         return glob(p, tag)
@@ -229,8 +233,12 @@ public struct Policy: Hashable, Sendable {
 
     /// `*` matches any run of characters (including none); everything else literally.
     public static func glob(_ pattern: String, _ text: String) -> Bool {
-        let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
-        var pi = 0, ti = 0, star = -1, mark = 0
+        let p = Array(pattern.unicodeScalars)
+        let t = Array(text.unicodeScalars)
+        var pi = 0
+        var ti = 0
+        var star = -1
+        var mark = 0
         while ti < t.count {
             if pi < p.count, p[pi] != "*", p[pi] == t[ti] {
                 pi += 1

@@ -15,8 +15,10 @@ public struct AuditOptions: Sendable {
     /// will record it, since hashing is most of the cost of an audit without decoding.
     public var digest: Bool
 
-    public init(policy: Policy = .builtIn, decode: Bool = true, thumbnails: Bool = false, jobs: Int = 1,
-                failOn: Severity = .error, digest: Bool = true) {
+    public init(
+        policy: Policy = .builtIn, decode: Bool = true, thumbnails: Bool = false, jobs: Int = 1,
+        failOn: Severity = .error, digest: Bool = true
+    ) {
         self.digest = digest
         self.policy = policy
         self.decode = decode

@@ -43,7 +43,10 @@ public struct SHA256: Sendable {
             }
             if i < buf.count { buffer.append(contentsOf: buf[i...]) }
         }
-        if direct == nil { update(Array(bytes)) ; length &-= UInt64(bytes.count) }
+        if direct == nil {
+            update(Array(bytes))
+            length &-= UInt64(bytes.count)
+        }
     }
 
     /// The digest as 64 lower-case hex digits.
@@ -82,7 +85,12 @@ public struct SHA256: Sendable {
 
     private mutating func block(_ b: UnsafeRawBufferPointer, _ o: Int) {
         // The message schedule lives in a tuple-sized stack buffer: no allocation per block.
-        var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var w:
+            (
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &w) { wb in
             let w = wb.bindMemory(to: UInt32.self)
             for i in 0..<16 {
@@ -98,7 +106,14 @@ public struct SHA256: Sendable {
     }
 
     private mutating func compress(_ w: UnsafeMutableBufferPointer<UInt32>) {
-        var a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
+        var a = h[0]
+        var bb = h[1]
+        var c = h[2]
+        var d = h[3]
+        var e = h[4]
+        var f = h[5]
+        var g = h[6]
+        var hh = h[7]
         for i in 0..<64 {
             let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
             let ch = (e & f) ^ (~e & g)

@@ -468,13 +468,18 @@ public enum Converter {
             throw ConvertError(file: file, reason: "libheif wrote an unexpected file layout (no hvc1 primary)")
         }
         var props: [(Property, essential: Bool)] = []
+        var crop: [(Property, essential: Bool)] = []
         for a in f.properties(of: id) {
             switch a.property.type {
             case "hvcC": props.insert((a.property, true), at: 0)
             case "ispe", "colr", "pixi": props.append((a.property, false))
-            default: break  // no transformative properties: pixels are upright
+            // libheif pads odd sizes for 4:2:0 and crops back with `clap` (ISO/IEC 23008-12 §6.5.9): keep it,
+            // after the descriptive properties and essential. Never irot/imir: the pixels are upright.
+            case "clap": crop.append((a.property, true))
+            default: break
             }
         }
+        props += crop
         guard props.first?.0.type == "hvcC", props.contains(where: { $0.0.type == "ispe" }) else {
             throw ConvertError(file: file, reason: "libheif output lacks hvcC or ispe")
         }
@@ -500,15 +505,28 @@ public enum Converter {
         } catch {
             throw ConvertError(file: file, reason: "gain map: \(error)")
         }
+        // An even-sized map codes without padding or `clap` (the gain-map item carries no transforms): replicate the
+        // last column/row when the half-size map is odd; the map is stretched by < 1 map pixel over the image.
+        var (gw, gh, q) = (computed.width, computed.height, computed.quantized)
+        if gw % 2 == 1 || gh % 2 == 1 {
+            let ew = gw + gw % 2, eh = gh + gh % 2
+            var padded = [UInt8](repeating: 0, count: ew * eh)
+            for y in 0..<eh {
+                let sy = min(y, gh - 1)
+                for x in 0..<ew { padded[y * ew + x] = q[sy * gw + min(x, gw - 1)] }
+            }
+            (gw, gh, q) = (ew, eh, padded)
+        }
         let item = try encodeItem(
-            .mono8(width: computed.width, height: computed.height, samples: computed.quantized),
+            .mono8(width: gw, height: gh, samples: q),
             settings: HeifEncodeSettings(quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap),
             file: file)
         let ch = computed.metadata.channel(0)
         let ha = computed.metadata.alternateHdrHeadroom.doubleValue
-        // Apple reads the same map linearly with one headroom: hdr = sdr·(1 + (H − 1)·g); H = 2^gain_map_max makes
-        // g = 0 and g = 1 agree exactly with the ISO reading (apple-heic-gainmap.md §5).
-        let appleH = max(1, exp2(ch.max.doubleValue))
+        // Apple's view carries the same headroom as the ISO view (libavif's Apple ↔ ISO mapping,
+        // apple-heic-gainmap.md §5: HDRGainMapHeadroom = 2^alternate_hdr_headroom), so the auditor's consistency check
+        // (log2(Apple headroom) ≈ alternate_hdr_headroom) holds for our own files.
+        let appleH = max(1, exp2(ha))
         let peak = hdrY.max() ?? 1
         var sum = 0.0
         for v in hdrY { sum += Double(v) }
@@ -517,7 +535,7 @@ public enum Converter {
             UInt16(clamping: Int((sum / Double(max(1, hdrY.count)) * 203).rounded()))
         )
         let summary = GainMapSummary(
-            width: computed.width, height: computed.height, gainMin: ch.min.doubleValue, gainMax: ch.max.doubleValue,
+            width: gw, height: gh, gainMin: ch.min.doubleValue, gainMax: ch.max.doubleValue,
             alternateHeadroom: ha, appleHeadroom: appleH, bytes: item.data.count)
         // The alternate rendition: the base's primaries, shown through PQ on an HDR display (never coded, only described).
         let alternate = AlternateRendition(

@@ -79,10 +79,12 @@ public struct Chart: SceneSource, Sendable {
         ]
         for row in 0..<3 {
             for col in 0..<4 {
-                let x0 = 0.36 + 0.15 * Double(col), y0 = 0.20 + 0.14 * Double(row)
+                let x0 = 0.36 + 0.15 * Double(col)
+                let y0 = 0.20 + 0.14 * Double(row)
                 patches.append(
-                    ChartPatch(name: names[row][col], rect: NormRect(x0 + 0.01, y0 + 0.01, x0 + 0.14, y0 + 0.13),
-                               linear: colours[row][col]))
+                    ChartPatch(
+                        name: names[row][col], rect: NormRect(x0 + 0.01, y0 + 0.01, x0 + 0.14, y0 + 0.13),
+                        linear: colours[row][col]))
             }
         }
         patches.append(ChartPatch(name: "diffuse-white", rect: NormRect(0.36, 0.82, 0.56, 0.94), linear: .grey(1.0)))
@@ -104,7 +106,8 @@ public struct Chart: SceneSource, Sendable {
     }
 
     public func pixel(x: Int, y: Int) -> RGB {
-        let u = (Double(x) + 0.5) / Double(displayWidth), v = (Double(y) + 0.5) / Double(displayHeight)
+        let u = (Double(x) + 0.5) / Double(displayWidth)
+        let v = (Double(y) + 0.5) / Double(displayHeight)
         return sample(u, v)
     }
 
@@ -127,8 +130,11 @@ public struct Chart: SceneSource, Sendable {
     static func inTriangle(_ u: Double, _ v: Double, _ tri: [[Double]]) -> Bool {
         guard tri.count == 3 else { return false }
         func side(_ a: [Double], _ b: [Double]) -> Double { (b[0] - a[0]) * (v - a[1]) - (b[1] - a[1]) * (u - a[0]) }
-        let d1 = side(tri[0], tri[1]), d2 = side(tri[1], tri[2]), d3 = side(tri[2], tri[0])
-        let neg = d1 < 0 || d2 < 0 || d3 < 0, pos = d1 > 0 || d2 > 0 || d3 > 0
+        let d1 = side(tri[0], tri[1])
+        let d2 = side(tri[1], tri[2])
+        let d3 = side(tri[2], tri[0])
+        let neg = d1 < 0 || d2 < 0 || d3 < 0
+        let pos = d1 > 0 || d2 > 0 || d3 > 0
         return !(neg && pos)
     }
 }
@@ -136,7 +142,10 @@ public struct Chart: SceneSource, Sendable {
 func pow2(_ s: Double) -> Double {
     var v = 1.0
     var i = 0.0
-    while i + 1 <= s { v *= 2; i += 1 }
+    while i + 1 <= s {
+        v *= 2
+        i += 1
+    }
     if s - i > 0 { v *= exp2Fraction(s - i) }
     return v
 }
@@ -144,7 +153,8 @@ func pow2(_ s: Double) -> Double {
 /// 2^f for 0 ≤ f < 1 without Foundation (series for e^(f ln 2)).
 func exp2Fraction(_ f: Double) -> Double {
     let x = f * 0.6931471805599453
-    var term = 1.0, sum = 1.0
+    var term = 1.0
+    var sum = 1.0
     for n in 1..<30 {
         term *= x / Double(n)
         sum += term
@@ -183,12 +193,17 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
         guard peak > 0 else { return nil }
         let floor = peak * 0.02
         var arrowMask = [Bool](repeating: false, count: image.width * image.height)
-        var xs: [Int] = [], ys: [Int] = []
-        var mx = 0.0, my = 0.0, mn = 0.0
+        var xs: [Int] = []
+        var ys: [Int] = []
+        var mx = 0.0
+        var my = 0.0
+        var mn = 0.0
         for y in 0..<image.height {
             for x in 0..<image.width {
                 let i = 3 * (y * image.width + x)
-                let r = image.pixels[i], g = image.pixels[i + 1], b = image.pixels[i + 2]
+                let r = image.pixels[i]
+                let g = image.pixels[i + 1]
+                let b = image.pixels[i + 2]
                 let m = max(r, max(g, b))
                 guard m > floor else { continue }
                 if b < 0.3 * m, min(r, g) > 0.8 * m {
@@ -196,7 +211,9 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
                     xs.append(x)
                     ys.append(y)
                 } else if r < 0.3 * m, min(g, b) > 0.8 * m {
-                    mx += Double(x); my += Double(y); mn += 1
+                    mx += Double(x)
+                    my += Double(y)
+                    mn += 1
                 }
             }
         }
@@ -204,8 +221,12 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
         // The arrow's extent from the 1st to the 99th percentile, so demosaic fringes elsewhere do not count.
         xs.sort()
         ys.sort()
-        let lo = xs.count / 100, hi = xs.count - 1 - xs.count / 100
-        let ax0 = xs[lo], ax1 = xs[hi], ay0 = ys[lo], ay1 = ys[hi]
+        let lo = xs.count / 100
+        let hi = xs.count - 1 - xs.count / 100
+        let ax0 = xs[lo]
+        let ax1 = xs[hi]
+        let ay0 = ys[lo]
+        let ay1 = ys[hi]
         let vertical = (ay1 - ay0) >= (ax1 - ax0)
         // Widest cross-section in the first and the last 45 % of the arrow's length.
         let len = vertical ? ay1 - ay0 + 1 : ax1 - ax0 + 1
@@ -232,9 +253,11 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
 
     /// The pose an upright chart takes when stored with orientation `o` (display → stored inverse transform).
     static func expected(forOrientation o: Int) -> (Direction, Bool, Bool) {
-        let tail = Orientation.inverse(0.5, 0.8, o), head = Orientation.inverse(0.5, 0.2, o)
+        let tail = Orientation.inverse(0.5, 0.8, o)
+        let head = Orientation.inverse(0.5, 0.2, o)
         let marker = Orientation.inverse(0.9, 0.1, o)
-        let dx = head.0 - tail.0, dy = head.1 - tail.1
+        let dx = head.0 - tail.0
+        let dy = head.1 - tail.1
         let dir: Direction = abs(dy) > abs(dx) ? (dy < 0 ? .up : .down) : (dx < 0 ? .left : .right)
         return (dir, marker.0 > 0.5, marker.1 < 0.5)
     }

@@ -108,6 +108,18 @@ public enum Corpus {
                     expectedAudit: "clean; gain map required (headroom \(Int(highlightStops)) stops); upright chart",
                     spec: spec, width: tinyWidth, height: tinyHeight, highlightStops: highlightStops, large: false))
         }
+        let maskedSpec = DNGSpec(
+            layout: .bayer(.bggr), bitsPerSample: 14, noiseSigma: 0.5, seed: 700, orientation: 6, maskedTop: 8,
+            maskedLeft: 16)
+        r.append(
+            CorpusRecipe(
+                file: "dng/chart-bggr-14bit-masked-o6.dng",
+                recipe: "chart bayer BGGR 14-bit, masked border, orientation 6",
+                seed: 700,
+                exercises: "ActiveArea smaller than the sensor (8 masked rows, 16 masked columns, MaskedAreas): "
+                    + "the border must be cropped away; Orientation 6",
+                expectedAudit: "clean; gain map required (headroom \(Int(highlightStops)) stops); upright chart",
+                spec: maskedSpec, width: tinyWidth, height: tinyHeight, highlightStops: highlightStops, large: false))
         var bare = CaptureMetadata.standard
         bare.gps = nil
         bare.xmp = nil
@@ -278,7 +290,8 @@ public enum Corpus {
             if line.hasPrefix("#") || line.hasPrefix("file\t") { return nil }
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count == 6, let seed = UInt64(f[2]) else { return nil }
-            return ManifestEntry(file: f[0], recipe: f[1], seed: seed, exercises: f[3], expectedAudit: f[4], sha256: f[5])
+            return ManifestEntry(
+                file: f[0], recipe: f[1], seed: seed, exercises: f[3], expectedAudit: f[4], sha256: f[5])
         }
     }
 }

@@ -10,7 +10,10 @@ import Foundation
 
 /// The 2×2 Bayer arrangement, named from the top-left site (TIFF/EP CFAPattern, 0 = red, 1 = green, 2 = blue).
 public enum CFAPattern: String, Sendable, Codable, CaseIterable {
-    case rggb = "RGGB", bggr = "BGGR", grbg = "GRBG", gbrg = "GBRG"
+    case rggb = "RGGB"
+    case bggr = "BGGR"
+    case grbg = "GRBG"
+    case gbrg = "GBRG"
     /// CFAPattern tag bytes for the 2×2 repeat (row-major).
     public var codes: [UInt8] {
         switch self {
@@ -152,7 +155,9 @@ func xmlEscape(_ s: String) -> String {
 }
 
 extension String {
-    func replacingAll(_ a: String, _ b: String) -> String { split(separator: a, omittingEmptySubsequences: false).joined(separator: b) }
+    func replacingAll(_ a: String, _ b: String) -> String {
+        split(separator: a, omittingEmptySubsequences: false).joined(separator: b)
+    }
 }
 
 /// How the raw image is laid out.
@@ -189,13 +194,20 @@ public struct DNGSpec: Sendable, Codable, Equatable {
     public var bigEndian: Bool
     /// Compression 7 (lossless Huffman JPEG, `LosslessJPEG`) instead of 1 (uncompressed).
     public var losslessJPEG: Bool
+    /// Masked (optical black) rows above and columns left of the image; ActiveArea excludes them. Even values keep
+    /// the CFA phase.
+    public var maskedTop: Int
+    public var maskedLeft: Int
 
     public init(
         layout: DNGLayout, bitsPerSample: Int = 16, blackLevel: UInt32? = nil, headroomStops: Double = 4,
         noiseSigma: Double = 0, seed: UInt64 = 1, orientation: Int = 1, camera: CameraProfile = .synthetic,
-        capture: CaptureMetadata = .standard, bigEndian: Bool = false, losslessJPEG: Bool = false
+        capture: CaptureMetadata = .standard, bigEndian: Bool = false, losslessJPEG: Bool = false,
+        maskedTop: Int = 0, maskedLeft: Int = 0
     ) {
         self.losslessJPEG = losslessJPEG
+        self.maskedTop = maskedTop
+        self.maskedLeft = maskedLeft
         self.layout = layout
         self.bitsPerSample = bitsPerSample
         self.blackLevel = blackLevel ?? UInt32(1 << max(0, bitsPerSample - 8))  // 16 @12 bit, 64 @14, 256 @16
@@ -243,13 +255,23 @@ public enum ColorMath {
         (0..<9).map { d[$0 / 3] * m[$0] }
     }
     public static func invert3(_ m: [Double]) -> [Double] {
-        let a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5], g = m[6], h = m[7], i = m[8]
-        let A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g
-        let det = a * A + b * B + c * C
+        let a = m[0]
+        let b = m[1]
+        let c = m[2]
+        let d = m[3]
+        let e = m[4]
+        let f = m[5]
+        let g = m[6]
+        let h = m[7]
+        let i = m[8]
+        let ca = e * i - f * h
+        let cb = -(d * i - f * g)
+        let cc = d * h - e * g
+        let det = a * ca + b * cb + c * cc
         return [
-            A / det, -(b * i - c * h) / det, (b * f - c * e) / det,
-            B / det, (a * i - c * g) / det, -(a * f - c * d) / det,
-            C / det, -(a * h - b * g) / det, (a * e - b * d) / det,
+            ca / det, -(b * i - c * h) / det, (b * f - c * e) / det,
+            cb / det, (a * i - c * g) / det, -(a * f - c * d) / det,
+            cc / det, -(a * h - b * g) / det, (a * e - b * d) / det,
         ]
     }
 
@@ -296,7 +318,8 @@ public enum DNGWriter {
     /// - Returns: the DNG bytes; identical for identical inputs.
     public static func write(scene: some SceneSource, spec: DNGSpec) -> [UInt8] {
         let o = spec.orientation
-        let (sw, sh) = Orientation.storedSize(displayWidth: scene.displayWidth, displayHeight: scene.displayHeight, orientation: o)
+        let (sw, sh) = Orientation.storedSize(
+            displayWidth: scene.displayWidth, displayHeight: scene.displayHeight, orientation: o)
         let samples = spec.layout == .linear ? 3 : 1
         // Camera response: XYZ(rgb) through ColorMatrix1, normalised so white reads AsShotNeutral (max 1).
         let camFromRGB = ColorMath.mul3(spec.camera.colorMatrix1, ColorMath.sRGBToXYZ)
@@ -309,7 +332,8 @@ public enum DNGWriter {
         var values = [UInt16](repeating: 0, count: sw * sh * samples)
         for y in 0..<sh {
             for x in 0..<sw {
-                let (dx, dy) = Orientation.displayPosition(x: x, y: y, storedWidth: sw, storedHeight: sh, orientation: o)
+                let (dx, dy) = Orientation.displayPosition(
+                    x: x, y: y, storedWidth: sw, storedHeight: sh, orientation: o)
                 let c = scene.pixel(x: dx, y: dy)
                 let cam = ColorMath.apply3(camFromRGB, c)
                 func put(_ v: Double, _ s: Int) {
@@ -328,21 +352,43 @@ public enum DNGWriter {
                 }
             }
         }
+        // Masked border: black level plus read noise (its own generator, so the active pixels do not change).
+        let (mt, ml) = (max(0, spec.maskedTop), max(0, spec.maskedLeft))
+        let (fw, fh) = (sw + ml, sh + mt)
+        if mt > 0 || ml > 0 {
+            var full = [UInt16](repeating: 0, count: fw * fh * samples)
+            var mrng = SplitMix64(seed: spec.seed ^ 0x4D41_534B)
+            for y in 0..<fh {
+                for x in 0..<fw {
+                    for s in 0..<samples {
+                        let i = (y * fw + x) * samples + s
+                        if y >= mt && x >= ml {
+                            full[i] = values[((y - mt) * sw + (x - ml)) * samples + s]
+                        } else {
+                            let code = Double(spec.blackLevel) + mrng.gaussian() * max(0.5, spec.noiseSigma)
+                            full[i] = UInt16(min(Double(spec.whiteLevel), max(0, code.rounded())))
+                        }
+                    }
+                }
+            }
+            values = full
+        }
         let data: [UInt8]
         if spec.losslessJPEG {
             // A Bayer row of W samples is coded as W/2 × 2 components, a LinearRaw row as W × 3 (DNG SDK layout).
             let bayer = spec.layout != .linear
             data = LosslessJPEG.encode(
-                values, width: bayer ? sw / 2 : sw, height: sh, components: bayer ? 2 : 3, precision: spec.bitsPerSample)
+                values, width: bayer ? fw / 2 : fw, height: fh, components: bayer ? 2 : 3, precision: spec.bitsPerSample
+            )
         } else {
-            data = pack(values, bits: spec.bitsPerSample, rowSamples: sw * samples, rows: sh, bigEndian: spec.bigEndian)
+            data = pack(values, bits: spec.bitsPerSample, rowSamples: fw * samples, rows: fh, bigEndian: spec.bigEndian)
         }
 
         // Raw IFD (SubIFD 0).
         var raw = TIFFIFD()
         raw[254] = .longs([0])
-        raw[256] = .longs([UInt32(sw)])
-        raw[257] = .longs([UInt32(sh)])
+        raw[256] = .longs([UInt32(fw)])
+        raw[257] = .longs([UInt32(fh)])
         raw[258] = .shorts(Array(repeating: UInt16(spec.bitsPerSample), count: samples))
         raw[259] = .shorts([spec.losslessJPEG ? 7 : 1])
         raw[277] = .shorts([UInt16(samples)])
@@ -364,7 +410,14 @@ public enum DNGWriter {
         raw[50718] = .rationals([1, 1], [1, 1])  // DefaultScale
         raw[50719] = .longs([0, 0])  // DefaultCropOrigin
         raw[50720] = .longs([UInt32(sw), UInt32(sh)])  // DefaultCropSize
-        raw[50829] = .longs([0, 0, UInt32(sh), UInt32(sw)])  // ActiveArea: top, left, bottom, right
+        raw[50829] = .longs([UInt32(mt), UInt32(ml), UInt32(fh), UInt32(fw)])  // ActiveArea: top, left, bottom, right
+        if mt > 0 || ml > 0 {
+            // MaskedAreas (DNG 1.4 tag 50830): the optical-black strips, top then left.
+            var masked: [UInt32] = []
+            if mt > 0 { masked += [0, 0, UInt32(mt), UInt32(fw)] }
+            if ml > 0 { masked += [UInt32(mt), 0, UInt32(fh), UInt32(ml)] }
+            raw[50830] = .longs(masked)
+        }
         raw.imageData = data
 
         // IFD0: preview + DNG/TIFF-EP tags.
@@ -373,8 +426,10 @@ public enum DNGWriter {
         var preview = [UInt8](repeating: 0, count: pw * ph * 3)
         for y in 0..<ph {
             for x in 0..<pw {
-                let sx = min(sw - 1, x * 4 + 2), sy = min(sh - 1, y * 4 + 2)
-                let (dx, dy) = Orientation.displayPosition(x: sx, y: sy, storedWidth: sw, storedHeight: sh, orientation: o)
+                let sx = min(sw - 1, x * 4 + 2)
+                let sy = min(sh - 1, y * 4 + 2)
+                let (dx, dy) = Orientation.displayPosition(
+                    x: sx, y: sy, storedWidth: sw, storedHeight: sh, orientation: o)
                 let c = scene.pixel(x: dx, y: dy)
                 let i = 3 * (y * pw + x)
                 preview[i] = UInt8((ColorMath.srgbEncode(c.r) * 255).rounded())
@@ -382,7 +437,8 @@ public enum DNGWriter {
                 preview[i + 2] = UInt8((ColorMath.srgbEncode(c.b) * 255).rounded())
             }
         }
-        let cam = spec.camera, cap = spec.capture
+        let cam = spec.camera
+        let cap = spec.capture
         ifd0[254] = .longs([1])
         ifd0[256] = .longs([UInt32(pw)])
         ifd0[257] = .longs([UInt32(ph)])
@@ -419,7 +475,8 @@ public enum DNGWriter {
     }
 
     static func exifIFD(_ spec: DNGSpec) -> TIFFIFD {
-        let cap = spec.capture, cam = spec.camera
+        let cap = spec.capture
+        let cam = spec.camera
         var e = TIFFIFD()
         e[33434] = .rationals([cap.exposureTime[0]], [cap.exposureTime[1]])
         e[33437] = .rationals([cap.fNumber[0]], [cap.fNumber[1]])

@@ -73,10 +73,14 @@ public struct RGBImage: Sendable, Equatable, SceneSource {
 
     /// The mean colour of a rectangle given in normalised coordinates (0…1), shrunk to its middle `inner` fraction.
     public func mean(of rect: NormRect, inner: Double = 0.5) -> RGB {
-        let cx = (rect.x0 + rect.x1) / 2, cy = (rect.y0 + rect.y1) / 2
-        let hw = (rect.x1 - rect.x0) * inner / 2, hh = (rect.y1 - rect.y0) * inner / 2
-        let xa = max(0, Int(((cx - hw) * Double(width)).rounded())), xb = min(width, Int(((cx + hw) * Double(width)).rounded()))
-        let ya = max(0, Int(((cy - hh) * Double(height)).rounded())), yb = min(height, Int(((cy + hh) * Double(height)).rounded()))
+        let cx = (rect.x0 + rect.x1) / 2
+        let cy = (rect.y0 + rect.y1) / 2
+        let hw = (rect.x1 - rect.x0) * inner / 2
+        let hh = (rect.y1 - rect.y0) * inner / 2
+        let xa = max(0, Int(((cx - hw) * Double(width)).rounded()))
+        let xb = min(width, Int(((cx + hw) * Double(width)).rounded()))
+        let ya = max(0, Int(((cy - hh) * Double(height)).rounded()))
+        let yb = min(height, Int(((cy + hh) * Double(height)).rounded()))
         var s = (0.0, 0.0, 0.0)
         var n = 0.0
         for y in ya..<max(ya, yb) {
@@ -98,8 +102,10 @@ public struct RGBImage: Sendable, Equatable, SceneSource {
         var out = RGBImage(width: dw, height: dh)
         for y in 0..<height {
             for x in 0..<width {
-                let (dx, dy) = Orientation.displayPosition(x: x, y: y, storedWidth: width, storedHeight: height, orientation: o)
-                let si = 3 * (y * width + x), di = 3 * (dy * dw + dx)
+                let (dx, dy) = Orientation.displayPosition(
+                    x: x, y: y, storedWidth: width, storedHeight: height, orientation: o)
+                let si = 3 * (y * width + x)
+                let di = 3 * (dy * dw + dx)
                 out.pixels[di] = pixels[si]
                 out.pixels[di + 1] = pixels[si + 1]
                 out.pixels[di + 2] = pixels[si + 2]
@@ -182,7 +188,8 @@ public enum Orientation {
         let r = (0.3, 0.7)
         let rq = forward(forward(r.0, r.1, a).0, forward(r.0, r.1, a).1, b)
         for o in 1...8 {
-            let f = forward(p.0, p.1, o), g = forward(r.0, r.1, o)
+            let f = forward(p.0, p.1, o)
+            let g = forward(r.0, r.1, o)
             if abs(f.0 - q.0) < 1e-9, abs(f.1 - q.1) < 1e-9, abs(g.0 - rq.0) < 1e-9, abs(g.1 - rq.1) < 1e-9 { return o }
         }
         return 1

@@ -13,7 +13,8 @@ public enum LosslessJPEG {
     ///   - components: 1…4.
     ///   - precision: bits per sample (2…16).
     /// - Returns: the JPEG stream (SOI … EOI).
-    public static func encode(_ samples: [UInt16], width: Int, height: Int, components: Int, precision: Int) -> [UInt8] {
+    public static func encode(_ samples: [UInt16], width: Int, height: Int, components: Int, precision: Int) -> [UInt8]
+    {
         let n = components
         // Categories (SSSS) and differences, first pass for the table.
         var cats = [UInt8](repeating: 0, count: samples.count)
@@ -64,7 +65,10 @@ public enum LosslessJPEG {
         dht += bits
         dht += values
         segment(0xC4, dht)
-        var sof: [UInt8] = [UInt8(precision), UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), UInt8(n)]
+        var sof: [UInt8] = [
+            UInt8(precision), UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF),
+            UInt8(n),
+        ]
         for c in 0..<n { sof += [UInt8(c + 1), 0x11, 0] }
         segment(0xC3, sof)
         var sos: [UInt8] = [UInt8(n)]
@@ -111,7 +115,8 @@ public enum LosslessJPEG {
         while nodes.count > 1 {
             // Deterministic: stable sort by weight, then by smallest symbol.
             nodes.sort { ($0.weight, $0.symbols.min()!) < ($1.weight, $1.symbols.min()!) }
-            let a = nodes.removeFirst(), b = nodes.removeFirst()
+            let a = nodes.removeFirst()
+            let b = nodes.removeFirst()
             for s in a.symbols + b.symbols { lengths[s] += 1 }
             nodes.append((a.weight + b.weight, a.symbols + b.symbols))
         }

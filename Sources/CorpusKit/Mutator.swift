@@ -46,10 +46,14 @@ public enum Mutator {
     /// - Returns: the mutation (not applied when the input lacks what it needs).
     public static func mutate(_ file: HEIFFile, code: String) -> Mutation {
         func skip(_ why: String) -> Mutation { Mutation(code: code, note: why, bytes: nil, applied: false) }
-        func done(_ b: HEIFBuilder, _ note: String) -> Mutation { Mutation(code: code, note: note, bytes: b.build(), applied: true) }
+        func done(_ b: HEIFBuilder, _ note: String) -> Mutation {
+            Mutation(code: code, note: note, bytes: b.build(), applied: true)
+        }
         guard let primary = file.primaryItemID else { return skip("the input has no primary item") }
         let tmaps = file.toneMapItems
-        let gainMaps = Set(tmaps.compactMap { file.toneMapInputs(of: $0)?.gainMap } + [file.appleGainMap(of: primary)].compactMap { $0 })
+        let gainMaps = Set(
+            tmaps.compactMap { file.toneMapInputs(of: $0)?.gainMap }
+                + [file.appleGainMap(of: primary)].compactMap { $0 })
         var b = HEIFBuilder(file: file)
         switch code {
         case "gainmap.missing":
@@ -61,9 +65,12 @@ public enum Mutator {
             for t in tmaps { b.removeItem(t) }
             for g in b.groups where g.type == "altr" && g.entities.count < 2 { b.removeGroup(id: g.id) }
             b.brands.compatible.removeAll { $0 == "tmap" }
-            return done(b, "removed the gain map items \(gainMaps.sorted()), tmap items \(tmaps), their XMP and altr group")
+            return done(
+                b, "removed the gain map items \(gainMaps.sorted()), tmap items \(tmaps), their XMP and altr group")
         case "gainmap.apple.xmp-missing":
-            guard let g = file.appleGainMap(of: primary) else { return skip("the input has no Apple hdrgainmap auxiliary image") }
+            guard let g = file.appleGainMap(of: primary) else {
+                return skip("the input has no Apple hdrgainmap auxiliary image")
+            }
             let xmps = file.metadataItems(describing: g).filter { file.item($0)?.isXMP == true }
             guard !xmps.isEmpty else { return skip("the Apple gain map has no XMP to remove") }
             for x in xmps { b.removeItem(x) }
@@ -93,7 +100,9 @@ public enum Mutator {
                 edited = ExifEdit.setDateTimeOriginal(tiff, to: "2001:02:03 04:05:06")
                 note = "changed Exif DateTimeOriginal of item \(exif) to 2001:02:03 04:05:06"
             }
-            guard let e = edited else { return skip("the Exif has no \(code == "metadata.lost" ? "GPS" : "DateTimeOriginal")") }
+            guard let e = edited else {
+                return skip("the Exif has no \(code == "metadata.lost" ? "GPS" : "DateTimeOriginal")")
+            }
             b.replacePayload(of: exif, with: Array(payload[..<start]) + e)
             return done(b, note)
         case "orientation.double-rotation":
@@ -105,21 +114,32 @@ public enum Mutator {
             b.removeProperties("irot", of: primary)
             // irot angle 3 = 270° anti-clockwise = 90° clockwise, what Exif 6 asks for (ISO/IEC 23008-12 §6.5.10).
             if let i = b.entries.firstIndex(where: { $0.item.id == primary }) {
-                let props = b.entries[i].properties.map { ($0.property, essential: $0.essential) } + [(.irot(quarterTurns: 3), essential: true)]
+                let props =
+                    b.entries[i].properties.map { ($0.property, essential: $0.essential) } + [
+                        (.irot(quarterTurns: 3), essential: true)
+                    ]
                 b.setProperties(of: primary, props)
             }
             return done(b, "added irot 90° clockwise to the primary \(primary) and set Exif Orientation 6")
         case "signalling.nclx-missing":
-            let hasNCLX = file.properties(of: primary).contains { if case .colrNCLX = $0.property { return true } else { return false } }
+            let hasNCLX = file.properties(of: primary).contains {
+                if case .colrNCLX = $0.property { return true } else { return false }
+            }
             guard hasNCLX else { return skip("the primary has no nclx colr") }
-            guard let i = b.entries.firstIndex(where: { $0.item.id == primary }) else { return skip("no primary entry") }
-            let props = b.entries[i].properties.filter { if case .colrNCLX = $0.property { return false } else { return true } }
+            guard let i = b.entries.firstIndex(where: { $0.item.id == primary }) else {
+                return skip("no primary entry")
+            }
+            let props = b.entries[i].properties.filter {
+                if case .colrNCLX = $0.property { return false } else { return true }
+            }
             b.setProperties(of: primary, props.map { ($0.property, essential: $0.essential) })
             return done(b, "removed the nclx colr of the primary \(primary)")
         case "container.truncated":
             guard let m = file.mdat.first, m.count > 16 else { return skip("the input has no mdat") }
             let cut = m.lowerBound + m.count / 2
-            return Mutation(code: code, note: "cut the file to \(cut) bytes, half-way through mdat", bytes: Array(file.bytes[..<cut]), applied: true)
+            return Mutation(
+                code: code, note: "cut the file to \(cut) bytes, half-way through mdat",
+                bytes: Array(file.bytes[..<cut]), applied: true)
         case "output.missing":
             return Mutation(code: code, note: "no output file is written for the source", bytes: nil, applied: true)
         default:
@@ -141,7 +161,9 @@ public enum Mutator {
                 try Data(bytes).write(to: folder.appendingPathComponent(name))
                 out.append(WrittenMutation(code: m.code, file: name, note: m.note, sha256: SHA256.hex(bytes)))
             } else {
-                out.append(WrittenMutation(code: m.code, file: nil, note: m.applied ? m.note : "skipped: \(m.note)", sha256: nil))
+                out.append(
+                    WrittenMutation(
+                        code: m.code, file: nil, note: m.applied ? m.note : "skipped: \(m.note)", sha256: nil))
             }
         }
         var lines = ["file\tcode\tsha256\tnote"]

@@ -40,18 +40,38 @@ public enum SHA256 {
                 let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
                 w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
             }
-            var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7]
+            var a = h[0]
+            var b = h[1]
+            var c = h[2]
+            var d = h[3]
+            var e = h[4]
+            var f = h[5]
+            var g = h[6]
+            var hh = h[7]
             for t in 0..<64 {
-                let S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                let sum1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
                 let ch = (e & f) ^ (~e & g)
-                let t1 = hh &+ S1 &+ ch &+ k[t] &+ w[t]
-                let S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                let t1 = hh &+ sum1 &+ ch &+ k[t] &+ w[t]
+                let sum0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
                 let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = S0 &+ maj
-                hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+                let t2 = sum0 &+ maj
+                hh = g
+                g = f
+                f = e
+                e = d &+ t1
+                d = c
+                c = b
+                b = a
+                a = t1 &+ t2
             }
-            h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
-            h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
+            h[0] = h[0] &+ a
+            h[1] = h[1] &+ b
+            h[2] = h[2] &+ c
+            h[3] = h[3] &+ d
+            h[4] = h[4] &+ e
+            h[5] = h[5] &+ f
+            h[6] = h[6] &+ g
+            h[7] = h[7] &+ hh
         }
         let full = data.count - data.count % 64
         data.withUnsafeBufferPointer { buf in

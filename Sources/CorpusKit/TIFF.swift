@@ -7,8 +7,19 @@
 
 /// TIFF field types (TIFF 6.0 §2, plus type 13 IFD from TIFF Technical Note 1).
 public enum TIFFType: UInt16, Sendable, Codable {
-    case byte = 1, ascii = 2, short = 3, long = 4, rational = 5, sbyte = 6, undefined = 7, sshort = 8, slong = 9
-    case srational = 10, float = 11, double = 12, ifd = 13
+    case byte = 1
+    case ascii = 2
+    case short = 3
+    case long = 4
+    case rational = 5
+    case sbyte = 6
+    case undefined = 7
+    case sshort = 8
+    case slong = 9
+    case srational = 10
+    case float = 11
+    case double = 12
+    case ifd = 13
 
     /// Bytes per value.
     public var size: Int {
@@ -51,7 +62,8 @@ public indirect enum TIFFValue: Sendable, Equatable {
     }
     /// Signed rationals from Doubles, with a fixed denominator (ColorMatrix, BaselineExposure).
     public static func srationals(_ vs: [Double], denominator: Int32 = 10000) -> TIFFValue {
-        .srationals(vs.map { Int32(($0 * Double(denominator)).rounded()) }, Array(repeating: denominator, count: vs.count))
+        .srationals(
+            vs.map { Int32(($0 * Double(denominator)).rounded()) }, Array(repeating: denominator, count: vs.count))
     }
 
     var type: UInt16 {
@@ -125,7 +137,11 @@ public struct TIFFWriter {
     private mutating func align() { if out.count % 2 == 1 { out.append(0) } }
 
     private mutating func put16(_ v: UInt16) {
-        if order == .little { out += [UInt8(v & 0xFF), UInt8(v >> 8)] } else { out += [UInt8(v >> 8), UInt8(v & 0xFF)] }
+        if order == .little {
+            out += [UInt8(v & 0xFF), UInt8(v >> 8)]
+        } else {
+            out += [UInt8(v >> 8), UInt8(v & 0xFF)]
+        }
     }
     private mutating func put32(_ v: UInt32) {
         if order == .little {
@@ -144,7 +160,9 @@ public struct TIFFWriter {
 
     private func encode(_ v: TIFFValue) -> (count: UInt32, bytes: [UInt8]) {
         var b: [UInt8] = []
-        func p16(_ x: UInt16) { b += order == .little ? [UInt8(x & 0xFF), UInt8(x >> 8)] : [UInt8(x >> 8), UInt8(x & 0xFF)] }
+        func p16(_ x: UInt16) {
+            b += order == .little ? [UInt8(x & 0xFF), UInt8(x >> 8)] : [UInt8(x >> 8), UInt8(x & 0xFF)]
+        }
         func p32(_ x: UInt32) {
             b +=
                 order == .little
@@ -156,22 +174,42 @@ public struct TIFFWriter {
         case .ascii(let s):
             let a = Array(s.utf8) + [0]
             return (UInt32(a.count), a)
-        case .shorts(let a): a.forEach(p16); return (UInt32(a.count), b)
-        case .sshorts(let a): a.forEach { p16(UInt16(bitPattern: $0)) }; return (UInt32(a.count), b)
-        case .longs(let a): a.forEach(p32); return (UInt32(a.count), b)
-        case .slongs(let a): a.forEach { p32(UInt32(bitPattern: $0)) }; return (UInt32(a.count), b)
+        case .shorts(let a):
+            for x in a { p16(x) }
+            return (UInt32(a.count), b)
+        case .sshorts(let a):
+            for x in a { p16(UInt16(bitPattern: x)) }
+            return (UInt32(a.count), b)
+        case .longs(let a):
+            for x in a { p32(x) }
+            return (UInt32(a.count), b)
+        case .slongs(let a):
+            for x in a { p32(UInt32(bitPattern: x)) }
+            return (UInt32(a.count), b)
         case .rationals(let n, let d):
-            for i in 0..<min(n.count, d.count) { p32(n[i]); p32(d[i]) }
+            for i in 0..<min(n.count, d.count) {
+                p32(n[i])
+                p32(d[i])
+            }
             return (UInt32(min(n.count, d.count)), b)
         case .srationals(let n, let d):
-            for i in 0..<min(n.count, d.count) { p32(UInt32(bitPattern: n[i])); p32(UInt32(bitPattern: d[i])) }
+            for i in 0..<min(n.count, d.count) {
+                p32(UInt32(bitPattern: n[i]))
+                p32(UInt32(bitPattern: d[i]))
+            }
             return (UInt32(min(n.count, d.count)), b)
-        case .floats(let a): a.forEach { p32($0.bitPattern) }; return (UInt32(a.count), b)
+        case .floats(let a):
+            for x in a { p32(x.bitPattern) }
+            return (UInt32(a.count), b)
         case .doubles(let a):
             for x in a {
                 let bits = x.bitPattern
-                if order == .little { p32(UInt32(bits & 0xFFFF_FFFF)); p32(UInt32(bits >> 32)) } else {
-                    p32(UInt32(bits >> 32)); p32(UInt32(bits & 0xFFFF_FFFF))
+                if order == .little {
+                    p32(UInt32(bits & 0xFFFF_FFFF))
+                    p32(UInt32(bits >> 32))
+                } else {
+                    p32(UInt32(bits >> 32))
+                    p32(UInt32(bits & 0xFFFF_FFFF))
                 }
             }
             return (UInt32(a.count), b)
@@ -297,7 +335,10 @@ public struct TIFFReader {
     }
     func u32(_ p: Int) -> UInt32? {
         guard p >= 0, p + 4 <= bytes.count else { return nil }
-        let b0 = UInt32(bytes[p]), b1 = UInt32(bytes[p + 1]), b2 = UInt32(bytes[p + 2]), b3 = UInt32(bytes[p + 3])
+        let b0 = UInt32(bytes[p])
+        let b1 = UInt32(bytes[p + 1])
+        let b2 = UInt32(bytes[p + 2])
+        let b3 = UInt32(bytes[p + 3])
         return order == .little ? b0 | b1 << 8 | b2 << 16 | b3 << 24 : b0 << 24 | b1 << 16 | b2 << 8 | b3
     }
 
@@ -349,7 +390,9 @@ public struct TIFFReader {
             let total = Int(count) * size
             guard total <= bytes.count else { continue }
             let dataAt: Int
-            if total <= 4 { dataAt = e + 8 } else {
+            if total <= 4 {
+                dataAt = e + 8
+            } else {
                 guard let o = u32(e + 8) else { continue }
                 dataAt = Int(o)
             }
@@ -359,7 +402,9 @@ public struct TIFFReader {
                 if type == TIFFType.long.rawValue || type == TIFFType.ifd.rawValue {
                     return (0..<Int(count)).compactMap { u32(dataAt + 4 * $0) }
                 }
-                if type == TIFFType.short.rawValue { return (0..<Int(count)).compactMap { u16(dataAt + 2 * $0) }.map(UInt32.init) }
+                if type == TIFFType.short.rawValue {
+                    return (0..<Int(count)).compactMap { u16(dataAt + 2 * $0) }.map(UInt32.init)
+                }
                 return []
             }()
             if TIFFReader.pointerTags.contains(tag), !longs.isEmpty {
@@ -371,10 +416,18 @@ public struct TIFFReader {
                 continue
             }
             switch tag {
-            case 273: stripOffsets = longs; continue
-            case 279: stripCounts = longs; continue
-            case 513: jpegOffset = longs.first; continue
-            case 514: jpegLength = longs.first; continue
+            case 273:
+                stripOffsets = longs
+                continue
+            case 279:
+                stripCounts = longs
+                continue
+            case 513:
+                jpegOffset = longs.first
+                continue
+            case 514:
+                jpegLength = longs.first
+                continue
             default: break
             }
             ifd[tag] = decode(type: type, count: count, data: data, at: dataAt)
@@ -382,7 +435,8 @@ public struct TIFFReader {
         if !stripOffsets.isEmpty, stripOffsets.count == stripCounts.count {
             var data: [UInt8] = []
             for (o, c) in zip(stripOffsets, stripCounts) {
-                let s = Int(o), l = Int(c)
+                let s = Int(o)
+                let l = Int(c)
                 guard s + l <= bytes.count else { break }
                 data += bytes[s..<(s + l)]
             }

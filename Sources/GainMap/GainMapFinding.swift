@@ -47,6 +47,7 @@ public enum GainMapFindingCode: String, Sendable, CaseIterable, Codable, Compara
     // Consistency.
     case tmapIspeMissing = "gainmap.tmap.ispe-missing"
     case tmapIspeMismatch = "gainmap.tmap.ispe-mismatch"
+    case tmapTransform = "gainmap.tmap.transform"
     case dimgInvalid = "gainmap.dimg.invalid"
     case altrOrder = "gainmap.altr.order"
     case altrMissing = "gainmap.altr.missing"

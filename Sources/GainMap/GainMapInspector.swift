@@ -455,6 +455,21 @@ public enum GainMapInspector {
                 consistency.add(
                     .altrMissing, .error, "no altr group holds tmap \(t) and base \(r.baseItemID)", f.item(t)?.offset)
             }
+            // libavif read.c: irot/imir/clap/pasp belong on the base and the gain map, not on the tmap. A no-op
+            // irot 0 (as iOS and Samsung write) changes nothing and is not reported.
+            let transforms = f.properties(of: t).filter {
+                switch $0.property {
+                case .irot(let q): return q != 0
+                case .imir, .clap, .pasp: return true
+                default: return false
+                }
+            }
+            if let first = transforms.first {
+                consistency.add(
+                    .tmapTransform, .warning,
+                    "tmap \(t) carries \(transforms.map { $0.property.type.description }.joined(separator: ", ")); libavif rejects transforms on tmap (put them on base and gain map)",
+                    f.propertyBoxes[first.index - 1].range?.lowerBound ?? f.item(t)?.offset)
+            }
             if let ts = f.imageSize(of: t) {
                 if let bs = f.imageSize(of: r.baseItemID) {
                     if ts == bs {

@@ -43,7 +43,8 @@ struct BoxTreeReader {
     }
 
     mutating func add(_ code: String, _ message: String, offset: Int?) {
-        findings.append(ContainerFinding(code: code, severity: FindingCode.severity(of: code), message: message, offset: offset))
+        findings.append(
+            ContainerFinding(code: code, severity: FindingCode.severity(of: code), message: message, offset: offset))
     }
 
     mutating func limit(_ what: String, offset: Int?) {
@@ -102,7 +103,9 @@ struct BoxTreeReader {
                 header += 16
             }
             if declared < UInt64(header) {
-                add("box.invalidSize", "'\(type)' declares size \(declared), smaller than its \(header)-byte header", offset: pos)
+                add(
+                    "box.invalidSize", "'\(type)' declares size \(declared), smaller than its \(header)-byte header",
+                    offset: pos)
                 break
             }
             var size = Int(clamping: declared)

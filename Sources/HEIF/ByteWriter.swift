@@ -3,16 +3,25 @@ struct ByteWriter {
     var bytes: [UInt8] = []
 
     mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u16(_ v: UInt16) { bytes.append(UInt8(v >> 8)); bytes.append(UInt8(truncatingIfNeeded: v)) }
+    mutating func u16(_ v: UInt16) {
+        bytes.append(UInt8(v >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: v))
+    }
     mutating func u24(_ v: UInt32) {
-        bytes.append(UInt8(truncatingIfNeeded: v >> 16)); bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
         bytes.append(UInt8(truncatingIfNeeded: v))
     }
     mutating func u32(_ v: UInt32) {
-        bytes.append(UInt8(v >> 24)); bytes.append(UInt8(truncatingIfNeeded: v >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8)); bytes.append(UInt8(truncatingIfNeeded: v))
+        bytes.append(UInt8(v >> 24))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: v))
     }
-    mutating func u64(_ v: UInt64) { u32(UInt32(v >> 32)); u32(UInt32(truncatingIfNeeded: v)) }
+    mutating func u64(_ v: UInt64) {
+        u32(UInt32(v >> 32))
+        u32(UInt32(truncatingIfNeeded: v))
+    }
     /// An unsigned integer in `size` bytes (0, 2, 4 or 8).
     mutating func uint(_ v: UInt64, size: Int) {
         switch size {
@@ -24,8 +33,14 @@ struct ByteWriter {
         }
     }
     mutating func fourCC(_ c: FourCC) { u32(c.rawValue) }
-    mutating func fullBoxHeader(_ version: UInt8, _ flags: UInt32) { u8(version); u24(flags) }
-    mutating func cString(_ s: String) { bytes.append(contentsOf: Array(s.utf8)); bytes.append(0) }
+    mutating func fullBoxHeader(_ version: UInt8, _ flags: UInt32) {
+        u8(version)
+        u24(flags)
+    }
+    mutating func cString(_ s: String) {
+        bytes.append(contentsOf: Array(s.utf8))
+        bytes.append(0)
+    }
     mutating func append<C: Collection>(_ c: C) where C.Element == UInt8 { bytes.append(contentsOf: c) }
 
     /// A complete box: 32-bit size (64-bit `largesize` when needed), type, body.

@@ -35,7 +35,10 @@ public struct ContainerFinding: Sendable, Hashable, Codable, CustomStringConvert
 public enum FindingCode {
     /// (code, severity, what it means). The order is the documentation order.
     public static let all: [(code: String, severity: ContainerFinding.Severity, meaning: String)] = [
-        ("box.truncated", .error, "a box's declared size runs past its parent or the end of the file (offset of the box)"),
+        (
+            "box.truncated", .error,
+            "a box's declared size runs past its parent or the end of the file (offset of the box)"
+        ),
         ("box.invalidSize", .error, "a box size smaller than its header, or a header cut short"),
         ("box.malformed", .error, "a box's fields run past its end or hold impossible values (offset of the box)"),
         ("file.trailingBytes", .warning, "bytes after the last box that do not form a box"),
@@ -52,13 +55,22 @@ public enum FindingCode {
         ("item.duplicateID", .error, "two infe entries share one item id"),
         ("item.noLocation", .error, "an image or metadata item has no iloc entry"),
         ("ispe.missing", .error, "an image item has no ispe property (ISO/IEC 23008-12 §6.5.3.1)"),
-        ("iloc.extentPastEOF", .error, "an iloc extent ends past the end of the file or idat (offset of the extent data, or of the iloc entry when the data would start past the end)"),
+        (
+            "iloc.extentPastEOF", .error,
+            "an iloc extent ends past the end of the file or idat (offset of the extent data, or of the iloc entry when the data would start past the end)"
+        ),
         ("iloc.unsupported", .warning, "an iloc entry uses construction method 2 or an external data reference"),
         ("iloc.unknownItem", .warning, "an iloc entry for an item that iinf does not list"),
         ("iref.missingItem", .error, "a reference from or to an item id that does not exist"),
         ("iref.dimgDuplicate", .error, "more than one dimg reference box from one item (ISO/IEC 23008-12 §6.6.1)"),
-        ("iref.cdscMultiTarget", .warning, "a cdsc reference with several targets: valid, unreadable for libheif < 1.18"),
-        ("iref.auxlMultiTarget", .warning, "an auxl reference with several targets: valid, unreadable for libheif < 1.18"),
+        (
+            "iref.cdscMultiTarget", .warning,
+            "a cdsc reference with several targets: valid, unreadable for libheif < 1.18"
+        ),
+        (
+            "iref.auxlMultiTarget", .warning,
+            "an auxl reference with several targets: valid, unreadable for libheif < 1.18"
+        ),
         ("ipma.indexOutOfRange", .error, "a property association points past the end of ipco"),
         ("ipma.unknownItem", .warning, "a property association for an item that iinf does not list"),
         ("ipma.duplicateItem", .error, "an item has more than one ipma entry"),

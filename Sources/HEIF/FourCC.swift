@@ -18,7 +18,10 @@ public struct FourCC: Hashable, Comparable, Sendable, ExpressibleByStringLiteral
         var n = 0
         var ascii = true
         for b in string.utf8 {
-            if b >= 0x80 || n == 4 { ascii = false; break }
+            if b >= 0x80 || n == 4 {
+                ascii = false
+                break
+            }
             v = v << 8 | UInt32(b)
             n += 1
         }
@@ -29,7 +32,8 @@ public struct FourCC: Hashable, Comparable, Sendable, ExpressibleByStringLiteral
         }
         let scalars = Array(string.unicodeScalars)
         guard scalars.count == 4, scalars.allSatisfy({ $0.value < 256 }) else { return nil }
-        self.init(bytes: UInt8(scalars[0].value), UInt8(scalars[1].value), UInt8(scalars[2].value), UInt8(scalars[3].value))
+        self.init(
+            bytes: UInt8(scalars[0].value), UInt8(scalars[1].value), UInt8(scalars[2].value), UInt8(scalars[3].value))
     }
 
     /// A string literal of four ASCII characters (read straight from the literal's bytes, no allocation); anything
@@ -45,8 +49,10 @@ public struct FourCC: Hashable, Comparable, Sendable, ExpressibleByStringLiteral
 
     /// The four bytes, in file order.
     public var bytes: [UInt8] {
-        [UInt8(rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16), UInt8(truncatingIfNeeded: rawValue >> 8),
-         UInt8(truncatingIfNeeded: rawValue)]
+        [
+            UInt8(rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16), UInt8(truncatingIfNeeded: rawValue >> 8),
+            UInt8(truncatingIfNeeded: rawValue),
+        ]
     }
 
     /// The code as text; a byte outside printable ASCII is shown as `\xNN`.

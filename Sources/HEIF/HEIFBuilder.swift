@@ -63,23 +63,35 @@ public struct HEIFBuilder: Sendable {
             var props: [PropertyEntry] = []
             for a in file.associations[it.id] ?? [] where a.index >= 1 && a.index <= file.propertyBoxes.count {
                 let pb = file.propertyBoxes[a.index - 1]
-                props.append(PropertyEntry(pb.property, essential: a.essential, raw: pb.range.map { Array(file.bytes[$0]) }))
+                props.append(
+                    PropertyEntry(pb.property, essential: a.essential, raw: pb.range.map { Array(file.bytes[$0]) }))
             }
             let storage: Storage = file.locations[it.id]?.constructionMethod == 1 ? .idat : .mdat
             var item = it
             item.offset = nil
-            entries.append(Entry(item: item, properties: props, payload: file.payload(of: it.id) ?? [], storage: storage))
+            entries.append(
+                Entry(item: item, properties: props, payload: file.payload(of: it.id) ?? [], storage: storage))
             nextID = max(nextID, it.id &+ 1)
         }
-        references = file.references.map { var r = $0; r.offset = nil; return r }
-        groups = file.groups.map { var g = $0; g.offset = nil; return g }
+        references = file.references.map {
+            var r = $0
+            r.offset = nil
+            return r
+        }
+        groups = file.groups.map {
+            var g = $0
+            g.offset = nil
+            return g
+        }
         for g in groups { nextID = max(nextID, g.id &+ 1) }
         primaryItemID = file.primaryItemID
     }
 
     /// Reserves and returns an unused id (for items or entity groups).
     public mutating func newID() -> UInt32 {
-        while entries.contains(where: { $0.item.id == nextID }) || groups.contains(where: { $0.id == nextID }) || nextID == 0 {
+        while entries.contains(where: { $0.item.id == nextID }) || groups.contains(where: { $0.id == nextID })
+            || nextID == 0
+        {
             nextID &+= 1
         }
         defer { nextID &+= 1 }
@@ -101,7 +113,9 @@ public struct HEIFBuilder: Sendable {
         if it.id == 0 { it.id = newID() } else { nextID = max(nextID, it.id &+ 1) }
         it.offset = nil
         entries.append(
-            Entry(item: it, properties: HEIFBuilder.ordered(properties.map { PropertyEntry($0.0, essential: $0.essential) }),
+            Entry(
+                item: it,
+                properties: HEIFBuilder.ordered(properties.map { PropertyEntry($0.0, essential: $0.essential) }),
                 payload: payload, storage: storage))
         return it.id
     }
@@ -116,7 +130,8 @@ public struct HEIFBuilder: Sendable {
     /// - Returns: the item id.
     @discardableResult
     public mutating func addCodedImage(
-        type: FourCC = "hvc1", properties: [(Property, essential: Bool)], data: [UInt8], hidden: Bool = false, name: String = ""
+        type: FourCC = "hvc1", properties: [(Property, essential: Bool)], data: [UInt8], hidden: Bool = false,
+        name: String = ""
     ) -> UInt32 {
         addItem(Item(id: 0, type: type, name: name, hidden: hidden), properties: properties, payload: data)
     }
@@ -133,10 +148,13 @@ public struct HEIFBuilder: Sendable {
     /// - Returns: the item id.
     @discardableResult
     public mutating func addDerivedImage(
-        type: FourCC, payload: [UInt8], inputs: [UInt32], properties: [(Property, essential: Bool)], hidden: Bool = false,
+        type: FourCC, payload: [UInt8], inputs: [UInt32], properties: [(Property, essential: Bool)],
+        hidden: Bool = false,
         storage: Storage = .idat, name: String = ""
     ) -> UInt32 {
-        let id = addItem(Item(id: 0, type: type, name: name, hidden: hidden), properties: properties, payload: payload, storage: storage)
+        let id = addItem(
+            Item(id: 0, type: type, name: name, hidden: hidden), properties: properties, payload: payload,
+            storage: storage)
         if !inputs.isEmpty { addReference(type: "dimg", from: id, to: inputs) }
         return id
     }
@@ -261,7 +279,8 @@ public struct HEIFBuilder: Sendable {
     /// Writes the file.
     /// - Returns: ftyp, meta, mdat (mdat only when some payload goes there).
     public func build() -> [UInt8] {
-        let ftyp = ByteWriter.box("ftyp", brands.major.bytes + beU32(brands.minorVersion) + brands.compatible.flatMap(\.bytes))
+        let ftyp = ByteWriter.box(
+            "ftyp", brands.major.bytes + beU32(brands.minorVersion) + brands.compatible.flatMap(\.bytes))
         // Payload layout.
         var mdatBody: [UInt8] = []
         var idatBody: [UInt8] = []
@@ -297,15 +316,21 @@ public struct HEIFBuilder: Sendable {
         return out
     }
 
-    private func metaBox(placed: [(id: UInt32, method: UInt8, offset: Int, length: Int)], idat: [UInt8], mdatStart: Int, fieldSize: Int) -> [UInt8] {
+    private func metaBox(
+        placed: [(id: UInt32, method: UInt8, offset: Int, length: Int)], idat: [UInt8], mdatStart: Int, fieldSize: Int
+    ) -> [UInt8] {
         let maxID = max(entries.map(\.item.id).max() ?? 0, primaryItemID ?? 0)
         let bigIDs = maxID > 0xFFFF
         var body: [UInt8] = []
         // hdlr
-        body += ByteWriter.fullBox("hdlr", version: 0, flags: 0, beU32(0) + FourCC("pict").bytes + beU32(0) + beU32(0) + beU32(0) + [0])
+        body += ByteWriter.fullBox(
+            "hdlr", version: 0, flags: 0, beU32(0) + FourCC("pict").bytes + beU32(0) + beU32(0) + beU32(0) + [0])
         // pitm
         if let p = primaryItemID {
-            body += p > 0xFFFF ? ByteWriter.fullBox("pitm", version: 1, flags: 0, beU32(p)) : ByteWriter.fullBox("pitm", version: 0, flags: 0, beU16(UInt16(p)))
+            body +=
+                p > 0xFFFF
+                ? ByteWriter.fullBox("pitm", version: 1, flags: 0, beU32(p))
+                : ByteWriter.fullBox("pitm", version: 0, flags: 0, beU16(UInt16(p)))
         }
         // iinf
         var iinf: [UInt8] = entries.count > 0xFFFF ? beU32(UInt32(entries.count)) : beU16(UInt16(entries.count))
@@ -353,7 +378,9 @@ public struct HEIFBuilder: Sendable {
             for p in e.properties {
                 let bytes = p.raw ?? p.property.encoded()
                 let idx: Int
-                if let i = indexOf[bytes] { idx = i } else {
+                if let i = indexOf[bytes] {
+                    idx = i
+                } else {
                     ipco.append(bytes)
                     idx = ipco.count
                     indexOf[bytes] = idx
@@ -370,7 +397,11 @@ public struct HEIFBuilder: Sendable {
                 if bigIDs { w.u32(id) } else { w.u16(UInt16(id)) }
                 w.u8(UInt8(clamping: list.count))
                 for (i, ess) in list.prefix(255) {
-                    if wideIdx { w.u16(UInt16(i & 0x7FFF) | (ess ? 0x8000 : 0)) } else { w.u8(UInt8(i & 0x7F) | (ess ? 0x80 : 0)) }
+                    if wideIdx {
+                        w.u16(UInt16(i & 0x7FFF) | (ess ? 0x8000 : 0))
+                    } else {
+                        w.u8(UInt8(i & 0x7F) | (ess ? 0x80 : 0))
+                    }
                 }
             }
             let ipma = ByteWriter.fullBox("ipma", version: bigIDs ? 1 : 0, flags: wideIdx ? 1 : 0, w.bytes)
@@ -414,6 +445,9 @@ public struct HEIFBuilder: Sendable {
 
 @inline(__always) func beU16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(truncatingIfNeeded: v)] }
 @inline(__always) func beU32(_ v: UInt32) -> [UInt8] {
-    [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
+    [
+        UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8),
+        UInt8(truncatingIfNeeded: v),
+    ]
 }
 @inline(__always) func beU64(_ v: UInt64) -> [UInt8] { beU32(UInt32(v >> 32)) + beU32(UInt32(truncatingIfNeeded: v)) }

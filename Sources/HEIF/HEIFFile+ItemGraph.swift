@@ -3,7 +3,9 @@ extension HEIFFile {
     /// The Apple HDR gain map auxiliary type (iOS 14.1+).
     public static let appleGainMapURN = "urn:com:apple:photo:2020:aux:hdrgainmap"
     /// Alpha auxiliary types (HEVC and MPEG-B).
-    public static let alphaURNs: Set<String> = ["urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"]
+    public static let alphaURNs: Set<String> = [
+        "urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha",
+    ]
 
     /// The primary item, when `pitm` names an existing item.
     public var primaryItem: Item? { primaryItemID.flatMap { item($0) } }
@@ -87,7 +89,8 @@ extension HEIFFile {
     public func grid(of itemID: UInt32) -> ImageGrid? {
         guard item(itemID)?.type == "grid", let p = payload(of: itemID), let g = ImageGrid.parse(p) else { return nil }
         return ImageGrid(
-            rows: g.rows, columns: g.columns, outputWidth: g.width, outputHeight: g.height, tiles: derivedInputs(of: itemID),
+            rows: g.rows, columns: g.columns, outputWidth: g.width, outputHeight: g.height,
+            tiles: derivedInputs(of: itemID),
             largeFields: g.large)
     }
 

@@ -3,10 +3,15 @@ extension HEIFFile {
     func validate(pitmOffset: Int?, metaOffset: Int?) -> [ContainerFinding] {
         var out: [ContainerFinding] = []
         func add(_ code: String, _ message: String, _ offset: Int?) {
-            out.append(ContainerFinding(code: code, severity: FindingCode.severity(of: code), message: message, offset: offset))
+            out.append(
+                ContainerFinding(code: code, severity: FindingCode.severity(of: code), message: message, offset: offset)
+            )
         }
         if let b = brands, !b.contains("mif1") {
-            add("brand.mif1.missing", "ftyp brands (\(([b.major] + b.compatible).map(\.description).joined(separator: ", "))) lack mif1", boxes.first { $0.type == "ftyp" }?.offset)
+            add(
+                "brand.mif1.missing",
+                "ftyp brands (\(([b.major] + b.compatible).map(\.description).joined(separator: ", "))) lack mif1",
+                boxes.first { $0.type == "ftyp" }?.offset)
         }
         guard metaOffset != nil else { return out }
 
@@ -24,16 +29,21 @@ extension HEIFFile {
         // Locations.
         let fileSize = bytes.count
         for it in items where it.isImage || it.isExif || it.isXMP {
-            if locations[it.id] == nil && !(it.type == "iden" || it.type == "grid" && false) {
-                // Derived items with an empty payload may omit iloc only for iden (ISO/IEC 23008-12 §6.6.2.2).
+            // An `iden` derived item has no payload and may have no iloc entry (ISO/IEC 23008-12 §6.6.2.2).
+            if locations[it.id] == nil && it.type != "iden" {
                 add("item.noLocation", "item \(it.id) ('\(it.type)') has no iloc entry", it.offset)
             }
         }
         for id in locations.keys.sorted() {
             let loc = locations[id]!
-            if item(id) == nil { add("iloc.unknownItem", "iloc lists item \(id), which iinf does not list", loc.offset) }
+            if item(id) == nil {
+                add("iloc.unknownItem", "iloc lists item \(id), which iinf does not list", loc.offset)
+            }
             if loc.constructionMethod > 1 || loc.dataReferenceIndex != 0 {
-                add("iloc.unsupported", "item \(id) uses construction method \(loc.constructionMethod), data reference \(loc.dataReferenceIndex)", loc.offset)
+                add(
+                    "iloc.unsupported",
+                    "item \(id) uses construction method \(loc.constructionMethod), data reference \(loc.dataReferenceIndex)",
+                    loc.offset)
                 continue
             }
             let areaStart = loc.constructionMethod == 1 ? (idat?.lowerBound ?? fileSize) : 0
@@ -46,10 +56,15 @@ extension HEIFFile {
                 let (s, o1) = loc.baseOffset.addingReportingOverflow(e.offset)
                 let (end, o2) = s.addingReportingOverflow(e.length)
                 let absStart = o1 ? UInt64.max : s &+ UInt64(areaStart)
-                if o1 || o2 || absStart > UInt64(areaEnd) || s &+ e.length &+ UInt64(areaStart) > UInt64(areaEnd) || end < s {
-                    let where_ = loc.constructionMethod == 1 ? "idat" : "the file"
+                if o1 || o2 || absStart > UInt64(areaEnd) || s &+ e.length &+ UInt64(areaStart) > UInt64(areaEnd)
+                    || end < s
+                {
+                    let placeName = loc.constructionMethod == 1 ? "idat" : "the file"
                     let absEnd = o1 || o2 ? "overflow" : String(s &+ e.length &+ UInt64(areaStart))
-                    add("iloc.extentPastEOF", "item \(id) extent \(s)+\(e.length) ends at \(absEnd), past the end of \(where_) (\(areaEnd))", !o1 && absStart <= UInt64(fileSize) ? toInt(absStart) : loc.offset)
+                    add(
+                        "iloc.extentPastEOF",
+                        "item \(id) extent \(s)+\(e.length) ends at \(absEnd), past the end of \(placeName) (\(areaEnd))",
+                        !o1 && absStart <= UInt64(fileSize) ? toInt(absStart) : loc.offset)
                     break
                 }
             }
@@ -62,7 +77,9 @@ extension HEIFFile {
                 add("iref.missingItem", "'\(r.type)' reference from item \(r.from), which does not exist", r.offset)
             }
             for t in r.to where item(t) == nil && !groups.contains(where: { $0.id == t }) {
-                add("iref.missingItem", "'\(r.type)' reference from item \(r.from) to item \(t), which does not exist", r.offset)
+                add(
+                    "iref.missingItem", "'\(r.type)' reference from item \(r.from) to item \(t), which does not exist",
+                    r.offset)
             }
             if r.type == "dimg" {
                 if dimgFrom.contains(r.from) {
@@ -71,10 +88,16 @@ extension HEIFFile {
                 dimgFrom.insert(r.from)
             }
             if r.type == "cdsc" && r.to.count > 1 {
-                add("iref.cdscMultiTarget", "cdsc from item \(r.from) has \(r.to.count) targets \(r.to); libheif < 1.18 refuses the file", r.offset)
+                add(
+                    "iref.cdscMultiTarget",
+                    "cdsc from item \(r.from) has \(r.to.count) targets \(r.to); libheif < 1.18 refuses the file",
+                    r.offset)
             }
             if r.type == "auxl" && r.to.count > 1 {
-                add("iref.auxlMultiTarget", "auxl from item \(r.from) has \(r.to.count) targets \(r.to); libheif < 1.18 refuses the file", r.offset)
+                add(
+                    "iref.auxlMultiTarget",
+                    "auxl from item \(r.from) has \(r.to.count) targets \(r.to); libheif < 1.18 refuses the file",
+                    r.offset)
             }
         }
 
@@ -82,11 +105,16 @@ extension HEIFFile {
         let ipmaOffset = boxes.first { $0.type == "meta" }?.child("iprp")?.child("ipma")?.offset
         for id in associationOrder {
             let list = associations[id] ?? []
-            if item(id) == nil { add("ipma.unknownItem", "ipma lists item \(id), which iinf does not list", ipmaOffset) }
+            if item(id) == nil {
+                add("ipma.unknownItem", "ipma lists item \(id), which iinf does not list", ipmaOffset)
+            }
             var seenIspe = false
             for a in list {
                 if a.index > propertyBoxes.count {
-                    add("ipma.indexOutOfRange", "item \(id) is associated with property \(a.index), but ipco has \(propertyBoxes.count)", ipmaOffset)
+                    add(
+                        "ipma.indexOutOfRange",
+                        "item \(id) is associated with property \(a.index), but ipco has \(propertyBoxes.count)",
+                        ipmaOffset)
                     continue
                 }
                 guard a.index >= 1 else { continue }
@@ -94,10 +122,20 @@ extension HEIFFile {
                 if p.type == "ispe" { seenIspe = true }
                 if p.isTransformative {
                     if !a.essential {
-                        add("property.notEssential", "item \(id): transformative property '\(p.type)' (#\(a.index)) is not marked essential", propertyBoxes[a.index - 1].range?.lowerBound)
+                        add(
+                            "property.notEssential",
+                            "item \(id): transformative property '\(p.type)' (#\(a.index)) is not marked essential",
+                            propertyBoxes[a.index - 1].range?.lowerBound)
                     }
-                    if !seenIspe && list.contains(where: { x in x.index >= 1 && x.index <= propertyBoxes.count && propertyBoxes[x.index - 1].property.type == "ispe" }) {
-                        add("property.transformBeforeIspe", "item \(id): '\(p.type)' is associated before ispe", propertyBoxes[a.index - 1].range?.lowerBound)
+                    if !seenIspe
+                        && list.contains(where: { x in
+                            x.index >= 1 && x.index <= propertyBoxes.count
+                                && propertyBoxes[x.index - 1].property.type == "ispe"
+                        })
+                    {
+                        add(
+                            "property.transformBeforeIspe", "item \(id): '\(p.type)' is associated before ispe",
+                            propertyBoxes[a.index - 1].range?.lowerBound)
                     }
                 }
             }
@@ -117,7 +155,9 @@ extension HEIFFile {
             }
             let tiles = derivedInputs(of: it.id).count
             if tiles != g.rows * g.columns {
-                add("grid.invalid", "grid item \(it.id) is \(g.rows)×\(g.columns) but has \(tiles) dimg tiles", it.offset)
+                add(
+                    "grid.invalid", "grid item \(it.id) is \(g.rows)×\(g.columns) but has \(tiles) dimg tiles",
+                    it.offset)
             }
         }
 
@@ -125,7 +165,9 @@ extension HEIFFile {
         let tmaps = toneMapItems
         if let b = brands {
             if b.contains("tmap") && tmaps.isEmpty {
-                add("tmap.brandWithoutItem", "ftyp lists the tmap brand but there is no tmap item", boxes.first { $0.type == "ftyp" }?.offset)
+                add(
+                    "tmap.brandWithoutItem", "ftyp lists the tmap brand but there is no tmap item",
+                    boxes.first { $0.type == "ftyp" }?.offset)
             }
             if !b.contains("tmap"), let t = tmaps.first {
                 add("tmap.itemWithoutBrand", "tmap item \(t) but no tmap brand in ftyp", item(t)?.offset)
@@ -138,12 +180,16 @@ extension HEIFFile {
                 continue
             }
             let ok = groups.contains { g in
-                guard g.type == "altr", let i = g.entities.firstIndex(of: t), let j = g.entities.firstIndex(of: d[0]) else { return false }
+                guard g.type == "altr", let i = g.entities.firstIndex(of: t), let j = g.entities.firstIndex(of: d[0])
+                else { return false }
                 return i < j
             }
             if !ok {
                 let g = groups.first { $0.type == "altr" && $0.entities.contains(t) }
-                add("altr.order", g.map { "altr group \($0.id) is \($0.entities), not [tmap \(t), base \(d[0])]" } ?? "no altr group lists [tmap \(t), base \(d[0])]", g?.offset ?? item(t)?.offset)
+                add(
+                    "altr.order",
+                    g.map { "altr group \($0.id) is \($0.entities), not [tmap \(t), base \(d[0])]" }
+                        ?? "no altr group lists [tmap \(t), base \(d[0])]", g?.offset ?? item(t)?.offset)
             }
         }
 
@@ -152,9 +198,14 @@ extension HEIFFile {
             guard let p = payload(of: id), p.count >= 8 else { continue }
             let declared = UInt64(p[0]) << 24 | UInt64(p[1]) << 16 | UInt64(p[2]) << 8 | UInt64(p[3])
             let start = 4 + Int(min(declared, UInt64(p.count)))
-            let ok = start + 4 <= p.count && ((p[start] == 0x49 && p[start + 1] == 0x49) || (p[start] == 0x4D && p[start + 1] == 0x4D))
+            let ok =
+                start + 4 <= p.count
+                && ((p[start] == 0x49 && p[start + 1] == 0x49) || (p[start] == 0x4D && p[start + 1] == 0x4D))
             if !ok {
-                add("exif.badOffset", "Exif item \(id) declares TIFF header offset \(declared), which does not lead to a TIFF header", item(id)?.offset)
+                add(
+                    "exif.badOffset",
+                    "Exif item \(id) declares TIFF header offset \(declared), which does not lead to a TIFF header",
+                    item(id)?.offset)
             }
         }
         return out

@@ -28,7 +28,15 @@
 /// - `file.standaloneFile(for: id)` wraps one coded item (or a grid and its tiles) as the primary of a minimal
 ///   HEIF that libheif 1.15 decodes even when it refuses the original.
 ///
-/// Finding codes are listed, with severities, in `FindingCode.all`. Limits are in `Limits`.
+/// Orientation: `orientation(of:)` composes `irot`/`imir` in association order into an EXIF value 1–8;
+/// `HEIFFile.transformProperties(forEXIFOrientation:)` gives the properties for a value. `imir` 0 swaps top and
+/// bottom, 1 swaps left and right, as libheif 1.15 decodes it (all eight checked by decoding with heif-convert).
+///
+/// Also: `Inspection` (the `readback inspect` view: `text()` and versioned `json()`), `HEIFFuzz.exercise`
+/// (what the fuzz target runs on each input).
+///
+/// Finding codes are listed, with severities, in `FindingCode.all`. Limits are in `Limits` (`.default` for real
+/// files, `.fuzzing` for hostile input). Reading a file from a path reads it once, whole, into memory.
 public struct HEIFFile: Sendable {
     /// The whole file. Payloads are read from it on demand; nothing is copied at parse time.
     public let bytes: [UInt8]
@@ -120,7 +128,9 @@ public struct HEIFFile: Sendable {
         guard let list = associations[itemID] else { return [] }
         var out: [AssociatedProperty] = []
         for a in list where a.index >= 1 && a.index <= propertyBoxes.count {
-            out.append(AssociatedProperty(property: propertyBoxes[a.index - 1].property, essential: a.essential, index: a.index))
+            out.append(
+                AssociatedProperty(
+                    property: propertyBoxes[a.index - 1].property, essential: a.essential, index: a.index))
         }
         return out
     }

@@ -10,7 +10,9 @@ public enum HEIFFuzz {
         if f.items.count > limits.maxItems { return "items over the limit" }
         if f.propertyBoxes.count > limits.maxProperties { return "properties over the limit" }
         if f.locations.count > limits.maxItems { return "locations over the limit" }
-        if f.locations.values.reduce(0, { $0 + $1.extents.count }) > limits.maxExtents { return "extents over the limit" }
+        if f.locations.values.reduce(0, { $0 + $1.extents.count }) > limits.maxExtents {
+            return "extents over the limit"
+        }
         if f.references.reduce(0, { $0 + $1.to.count }) > limits.maxReferences { return "references over the limit" }
         for it in f.items.prefix(deep ? 64 : 8) {
             if let p = f.payload(of: it.id), p.count > limits.maxPayloadBytes { return "payload over the limit" }
@@ -28,7 +30,9 @@ public enum HEIFFuzz {
         }
         guard deep else { return nil }
         if let p = f.primaryItemID, let s = f.standaloneFile(for: p) {
-            let errors = HEIFFile(bytes: s, limits: limits).findings.filter { $0.severity == .error && $0.code != "ispe.missing" }
+            let errors = HEIFFile(bytes: s, limits: limits).findings.filter {
+                $0.severity == .error && $0.code != "ispe.missing"
+            }
             if !errors.isEmpty { return "standaloneFile has error findings: \(errors.map(\.code))" }
         }
         _ = Inspection(file: f).text(boxes: true)
@@ -36,7 +40,9 @@ public enum HEIFFuzz {
             let total = f.items.reduce(0) { $0 + (f.payloadLength(of: $1.id) ?? 0) }
             if total <= limits.maxPayloadBytes {
                 let again = HEIFFile(bytes: HEIFBuilder(file: f).build(), limits: limits)
-                if again.items.count != f.items.count && f.items.count <= limits.maxItems { return "rebuild lost items" }
+                if again.items.count != f.items.count && f.items.count <= limits.maxItems {
+                    return "rebuild lost items"
+                }
             }
         }
         return nil

@@ -118,13 +118,19 @@ public struct Inspection: Codable, Sendable {
         schemaVersion = Inspection.schemaVersion
         self.file = name
         fileBytes = f.bytes.count
-        brands = f.brands.map { BrandSummary(major: $0.major.description, minorVersion: $0.minorVersion, compatible: $0.compatible.map(\.description)) }
+        brands = f.brands.map {
+            BrandSummary(
+                major: $0.major.description, minorVersion: $0.minorVersion, compatible: $0.compatible.map(\.description)
+            )
+        }
         items = f.items.map { it in
             ItemSummary(
                 id: it.id, type: it.type.description, name: it.name, hidden: it.hidden, contentType: it.contentType,
                 bytes: f.payloadLength(of: it.id),
                 properties: f.properties(of: it.id).map {
-                    PropertySummary(index: $0.index, type: $0.property.type.description, essential: $0.essential, summary: Inspection.describe($0.property))
+                    PropertySummary(
+                        index: $0.index, type: $0.property.type.description, essential: $0.essential,
+                        summary: Inspection.describe($0.property))
                 },
                 references: f.references(from: it.id).map { ReferenceSummary(type: $0.type.description, to: $0.to) },
                 auxiliaryType: f.auxiliaryType(of: it.id))
@@ -133,22 +139,28 @@ public struct Inspection: Codable, Sendable {
             let size = f.imageSize(of: p.id)
             let g = f.grid(of: p.id)
             primary = PrimarySummary(
-                id: p.id, type: p.type.description, width: size?.width, height: size?.height, bitDepth: f.bitDepth(of: p.id),
-                chroma: f.chromaFormat(of: p.id).map(Inspection.chromaName), colour: f.colours(of: p.id).map(Inspection.describe),
+                id: p.id, type: p.type.description, width: size?.width, height: size?.height,
+                bitDepth: f.bitDepth(of: p.id),
+                chroma: f.chromaFormat(of: p.id).map(Inspection.chromaName),
+                colour: f.colours(of: p.id).map(Inspection.describe),
                 orientation: f.orientation(of: p.id), grid: g.map { "\($0.rows)×\($0.columns)" })
         }
         var gms: [GainMapSummary] = []
         func gainMapSummary(kind: String, gm: UInt32, base: UInt32?) -> GainMapSummary {
             let s = f.imageSize(of: gm)
             return GainMapSummary(
-                kind: kind, gainMap: gm, base: base, tmap: nil, urn: f.auxiliaryType(of: gm), width: s?.width, height: s?.height,
-                bitDepth: f.bitDepth(of: gm), chroma: f.chromaFormat(of: gm).map(Inspection.chromaName), payloadBytes: nil,
+                kind: kind, gainMap: gm, base: base, tmap: nil, urn: f.auxiliaryType(of: gm), width: s?.width,
+                height: s?.height,
+                bitDepth: f.bitDepth(of: gm), chroma: f.chromaFormat(of: gm).map(Inspection.chromaName),
+                payloadBytes: nil,
                 payloadVersion: nil, altrGroup: nil)
         }
         for it in f.items where it.isImage {
             for r in f.references(from: it.id, type: "auxl") {
                 guard let urn = f.auxiliaryType(of: it.id), urn.lowercased().contains("gainmap") else { continue }
-                gms.append(gainMapSummary(kind: urn == HEIFFile.appleGainMapURN ? "apple-aux" : "aux", gm: it.id, base: r.to.first))
+                gms.append(
+                    gainMapSummary(
+                        kind: urn == HEIFFile.appleGainMapURN ? "apple-aux" : "aux", gm: it.id, base: r.to.first))
             }
         }
         for t in f.toneMapItems {
@@ -159,14 +171,19 @@ public struct Inspection: Codable, Sendable {
             let payload = f.payload(of: t)
             s.payloadBytes = payload?.count
             s.payloadVersion = payload?.first.map(Int.init)
-            s.altrGroup = f.groups.first { g in
-                guard g.type == "altr", let i = g.entities.firstIndex(of: t), let b = d.first, let j = g.entities.firstIndex(of: b) else { return false }
-                return i < j
-            }?.id
+            s.altrGroup =
+                f.groups.first { g in
+                    guard g.type == "altr", let i = g.entities.firstIndex(of: t), let b = d.first,
+                        let j = g.entities.firstIndex(of: b)
+                    else { return false }
+                    return i < j
+                }?.id
             gms.append(s)
         }
         gainMaps = gms
-        metadata = f.items.filter { !$0.isImage && !f.references(from: $0.id, type: "cdsc").isEmpty || $0.isExif || $0.isXMP }.map { it in
+        metadata = f.items.filter {
+            !$0.isImage && !f.references(from: $0.id, type: "cdsc").isEmpty || $0.isExif || $0.isXMP
+        }.map { it in
             MetadataSummary(
                 id: it.id, kind: it.isExif ? "Exif" : it.isXMP ? "XMP" : (it.contentType ?? it.type.description),
                 bytes: f.payloadLength(of: it.id), describes: f.described(by: it.id))
@@ -193,7 +210,8 @@ public struct Inspection: Codable, Sendable {
         case .ispe(let w, let h): return "ispe \(w)×\(h)"
         case .pixi(let b): return "pixi \(b.map(String.init).joined(separator: ","))"
         case .colrNCLX(let n):
-            return "colr nclx \(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients) \(n.fullRange ? "full" : "limited")"
+            return
+                "colr nclx \(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients) \(n.fullRange ? "full" : "limited")"
         case .colrICC(let t, let prof): return "colr \(t) \(prof.count) B"
         case .irot(let q): return "irot \(Int(q) * 90)°"
         case .imir(let a): return "imir \(a == 0 ? "top-bottom" : "left-right")"
@@ -202,10 +220,13 @@ public struct Inspection: Codable, Sendable {
         case .pasp(let h, let v): return "pasp \(h):\(v)"
         case .auxC(let urn, _): return "auxC \(urn)"
         case .hvcC(let c):
-            let profile = [1: "Main", 2: "Main 10", 3: "Main Still", 4: "RExt"][Int(c.generalProfileIDC)] ?? "profile \(c.generalProfileIDC)"
+            let profile =
+                [1: "Main", 2: "Main 10", 3: "Main Still", 4: "RExt"][Int(c.generalProfileIDC)]
+                ?? "profile \(c.generalProfileIDC)"
             return "hvcC \(profile) \(chromaName(Int(c.chromaFormat))) \(c.bitDepthLuma)-bit"
         case .av1C(let c):
-            let chroma = c.monochrome ? "4:0:0" : c.chromaSubsamplingX ? (c.chromaSubsamplingY ? "4:2:0" : "4:2:2") : "4:4:4"
+            let chroma =
+                c.monochrome ? "4:0:0" : c.chromaSubsamplingX ? (c.chromaSubsamplingY ? "4:2:0" : "4:2:2") : "4:4:4"
             return "av1C profile \(c.seqProfile) \(chroma) \(c.bitDepth)-bit"
         case .clli(let a, let b): return "clli \(a)/\(b) cd/m²"
         case .mdcv(let m): return "mdcv \(Double(m.maxLuminance) / 10000)/\(Double(m.minLuminance) / 10000) cd/m²"
@@ -252,7 +273,9 @@ public struct Inspection: Codable, Sendable {
             while j < items.count && Inspection.signature(items[j]) == sig { j += 1 }
             if j - i >= 3 {
                 let total = items[i..<j].reduce(0) { $0 + ($1.bytes ?? 0) }
-                out.append("  \(it.id)…\(items[j - 1].id)  \(it.type) ×\(j - i)\(it.hidden ? " hidden" : "")  \(total) B total  \(Inspection.props(it))")
+                out.append(
+                    "  \(it.id)…\(items[j - 1].id)  \(it.type) ×\(j - i)\(it.hidden ? " hidden" : "")  \(total) B total  \(Inspection.props(it))"
+                )
                 i = j
                 continue
             }
@@ -275,17 +298,21 @@ public struct Inspection: Codable, Sendable {
             out.append("gain maps:")
             for g in gainMaps {
                 var s = "  "
-                let dims = [g.width.flatMap { w in g.height.map { "\(w)×\($0)" } }, g.bitDepth.map { "\($0)-bit" }, g.chroma].compactMap { $0 }.joined(separator: " ")
+                let dims = [
+                    g.width.flatMap { w in g.height.map { "\(w)×\($0)" } }, g.bitDepth.map { "\($0)-bit" }, g.chroma,
+                ].compactMap { $0 }.joined(separator: " ")
                 switch g.kind {
                 case "iso-tmap":
-                    s += "ISO 21496-1 tmap item \(g.tmap ?? 0): dimg [base \(g.base.map(String.init) ?? "?"), gain map \(g.gainMap)]"
+                    s +=
+                        "ISO 21496-1 tmap item \(g.tmap ?? 0): dimg [base \(g.base.map(String.init) ?? "?"), gain map \(g.gainMap)]"
                     if !dims.isEmpty { s += " (\(dims))" }
                     s += ", payload \(g.payloadBytes.map { "\($0) B" } ?? "unreadable")"
                     if let v = g.payloadVersion { s += " version \(v)" }
                     s += g.altrGroup.map { ", altr group \($0) [tmap, base]" } ?? ", no altr [tmap, base]"
                     if let u = g.urn { s += ", gain map is aux \(u)" }
                 default:
-                    s += "\(g.kind == "apple-aux" ? "Apple aux" : "aux") item \(g.gainMap) → auxl \(g.base.map(String.init) ?? "?")"
+                    s +=
+                        "\(g.kind == "apple-aux" ? "Apple aux" : "aux") item \(g.gainMap) → auxl \(g.base.map(String.init) ?? "?")"
                     if !dims.isEmpty { s += " (\(dims))" }
                     s += ", \(g.urn ?? "")"
                 }
@@ -297,7 +324,9 @@ public struct Inspection: Codable, Sendable {
         } else {
             out.append("metadata:")
             for m in metadata {
-                out.append("  \(m.kind) item \(m.id): \(m.bytes.map { "\($0) B" } ?? "no data"), describes \(m.describes.isEmpty ? "nothing" : m.describes.map(String.init).joined(separator: ", "))")
+                out.append(
+                    "  \(m.kind) item \(m.id): \(m.bytes.map { "\($0) B" } ?? "no data"), describes \(m.describes.isEmpty ? "nothing" : m.describes.map(String.init).joined(separator: ", "))"
+                )
             }
         }
         let auxAll = items.compactMap { it in it.auxiliaryType.map { "\(it.id) \($0)" } }
@@ -309,19 +338,24 @@ public struct Inspection: Codable, Sendable {
             out.append("groups: none")
         } else {
             out.append("groups:")
-            for g in groups { out.append("  \(g.type) \(g.id): [\(g.entities.map(String.init).joined(separator: ", "))]") }
+            for g in groups {
+                out.append("  \(g.type) \(g.id): [\(g.entities.map(String.init).joined(separator: ", "))]")
+            }
         }
         if findings.isEmpty {
             out.append("findings: none")
         } else {
-            let e = findings.filter { $0.severity == .error }.count, w = findings.filter { $0.severity == .warning }.count
+            let e = findings.filter { $0.severity == .error }.count
+            let w = findings.filter { $0.severity == .warning }.count
             out.append("findings (\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s")):")
             for x in findings { out.append("  \(x)") }
         }
         if showBoxes, let bx = boxes {
             out.append("boxes:")
             func walk(_ b: BoxSummary, _ depth: Int) {
-                out.append(String(repeating: "  ", count: depth + 1) + "\(b.type) @\(b.offset) size \(b.size)\(b.truncated ? " TRUNCATED" : "")")
+                out.append(
+                    String(repeating: "  ", count: depth + 1)
+                        + "\(b.type) @\(b.offset) size \(b.size)\(b.truncated ? " TRUNCATED" : "")")
                 for c in b.children ?? [] { walk(c, depth + 1) }
             }
             for b in bx { walk(b, 0) }

@@ -125,7 +125,10 @@ public struct EntityGroup: Sendable, Hashable {
     /// Bytes after the entity list (group-type specific), kept to be written back.
     public var extra: [UInt8]
     public var offset: Int?
-    public init(type: FourCC, id: UInt32, entities: [UInt32], version: UInt8 = 0, flags: UInt32 = 0, extra: [UInt8] = [], offset: Int? = nil) {
+    public init(
+        type: FourCC, id: UInt32, entities: [UInt32], version: UInt8 = 0, flags: UInt32 = 0, extra: [UInt8] = [],
+        offset: Int? = nil
+    ) {
         self.type = type
         self.id = id
         self.entities = entities

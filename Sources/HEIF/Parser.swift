@@ -81,7 +81,9 @@ struct MetaParser {
             }
         }
         if handler != "pict" {
-            add("hdlr.notPict", handler.map { "meta handler is '\($0)', not 'pict'" } ?? "meta has no hdlr", offset: meta.offset)
+            add(
+                "hdlr.notPict", handler.map { "meta handler is '\($0)', not 'pict'" } ?? "meta has no hdlr",
+                offset: meta.offset)
         }
         if !seen.contains("iinf") { add("iinf.missing", "meta has no iinf", offset: meta.offset) }
     }
@@ -177,14 +179,19 @@ struct MetaParser {
             add("box.malformed", "iloc version \(v) is unknown", offset: b.offset)
             return
         }
-        let offSize = Int(s1 >> 4), lenSize = Int(s1 & 15), baseSize = Int(s2 >> 4)
+        let offSize = Int(s1 >> 4)
+        let lenSize = Int(s1 & 15)
+        let baseSize = Int(s2 >> 4)
         let idxSize = v >= 1 ? Int(s2 & 15) : 0
         let valid: Set<Int> = [0, 4, 8]
         guard valid.contains(offSize), valid.contains(lenSize), valid.contains(baseSize), valid.contains(idxSize) else {
-            add("box.malformed", "iloc field sizes \(offSize)/\(lenSize)/\(baseSize)/\(idxSize) are not 0, 4 or 8", offset: b.offset)
+            add(
+                "box.malformed", "iloc field sizes \(offSize)/\(lenSize)/\(baseSize)/\(idxSize) are not 0, 4 or 8",
+                offset: b.offset)
             return
         }
-        ilocLayout = ILocLayout(version: v, offsetSize: offSize, lengthSize: lenSize, baseOffsetSize: baseSize, indexSize: idxSize)
+        ilocLayout = ILocLayout(
+            version: v, offsetSize: offSize, lengthSize: lenSize, baseOffsetSize: baseSize, indexSize: idxSize)
         let count: UInt32? = v < 2 ? r.u16().map(UInt32.init) : r.u32()
         guard let count else {
             add("box.malformed", "iloc has no item count", offset: b.offset)
@@ -278,7 +285,9 @@ struct MetaParser {
                 } else {
                     add("property.malformed", "'\(c.type)' property cannot be read", offset: c.offset)
                     propertyBoxes.append(
-                        PropertyBox(property: .unknown(type: c.type, body: Array(bytes[c.bodyRange])), range: c.range, malformed: true))
+                        PropertyBox(
+                            property: .unknown(type: c.type, body: Array(bytes[c.bodyRange])), range: c.range,
+                            malformed: true))
                 }
             }
         }
@@ -305,10 +314,16 @@ struct MetaParser {
                 var cut = false
                 for _ in 0..<count {
                     if wide {
-                        guard let x = r.u16() else { cut = true; break }
+                        guard let x = r.u16() else {
+                            cut = true
+                            break
+                        }
                         list.append(Association(index: Int(x & 0x7FFF), essential: x & 0x8000 != 0))
                     } else {
-                        guard let x = r.u8() else { cut = true; break }
+                        guard let x = r.u8() else {
+                            cut = true
+                            break
+                        }
                         list.append(Association(index: Int(x & 0x7F), essential: x & 0x80 != 0))
                     }
                 }
@@ -346,7 +361,9 @@ struct MetaParser {
             ents.reserveCapacity(Int(n))
             for _ in 0..<n { ents.append(r.u32()!) }
             guard allocate(r.remaining, at: g.offset) else { return }
-            groups.append(EntityGroup(type: g.type, id: id, entities: ents, version: v, flags: flags, extra: r.rest(), offset: g.offset))
+            groups.append(
+                EntityGroup(
+                    type: g.type, id: id, entities: ents, version: v, flags: flags, extra: r.rest(), offset: g.offset))
         }
     }
 }

@@ -37,7 +37,9 @@ public struct MasteringDisplay: Sendable, Hashable, Codable {
     public var primaries: [UInt16]
     public var whitePointX: UInt16, whitePointY: UInt16
     public var maxLuminance: UInt32, minLuminance: UInt32
-    public init(primaries: [UInt16], whitePointX: UInt16, whitePointY: UInt16, maxLuminance: UInt32, minLuminance: UInt32) {
+    public init(
+        primaries: [UInt16], whitePointX: UInt16, whitePointY: UInt16, maxLuminance: UInt32, minLuminance: UInt32
+    ) {
         self.primaries = primaries
         self.whitePointX = whitePointX
         self.whitePointY = whitePointY
@@ -164,7 +166,10 @@ public enum Property: Sendable, Hashable {
             guard let t = r.fourCC() else { return nil }
             if t == "nclx" {
                 guard let p = r.u16(), let tc = r.u16(), let m = r.u16(), let f = r.u8() else { return nil }
-                return .colrNCLX(NCLX(colourPrimaries: p, transferCharacteristics: tc, matrixCoefficients: m, fullRange: f & 0x80 != 0))
+                return .colrNCLX(
+                    NCLX(
+                        colourPrimaries: p, transferCharacteristics: tc, matrixCoefficients: m, fullRange: f & 0x80 != 0
+                    ))
             }
             if t == "prof" || t == "rICC" { return .colrICC(type: t, profile: r.rest()) }
             return nil
@@ -196,7 +201,8 @@ public enum Property: Sendable, Hashable {
             return .av1C(
                 AV1Config(
                     seqProfile: raw[1] >> 5, seqLevelIdx0: raw[1] & 0x1F, highBitdepth: raw[2] & 0x40 != 0,
-                    twelveBit: raw[2] & 0x20 != 0, monochrome: raw[2] & 0x10 != 0, chromaSubsamplingX: raw[2] & 0x08 != 0,
+                    twelveBit: raw[2] & 0x20 != 0, monochrome: raw[2] & 0x10 != 0,
+                    chromaSubsamplingX: raw[2] & 0x08 != 0,
                     chromaSubsamplingY: raw[2] & 0x04 != 0, raw: raw))
         case "clli":
             guard let a = r.u16(), let b = r.u16() else { return nil }
@@ -208,7 +214,8 @@ public enum Property: Sendable, Hashable {
                 p.append(v)
             }
             guard let wx = r.u16(), let wy = r.u16(), let mx = r.u32(), let mn = r.u32() else { return nil }
-            return .mdcv(MasteringDisplay(primaries: p, whitePointX: wx, whitePointY: wy, maxLuminance: mx, minLuminance: mn))
+            return .mdcv(
+                MasteringDisplay(primaries: p, whitePointX: wx, whitePointY: wy, maxLuminance: mx, minLuminance: mn))
         default:
             return .unknown(type: type, body: Array(bytes[body]))
         }
@@ -232,7 +239,8 @@ public enum Property: Sendable, Hashable {
         let raw = Array(r.bytes[start..<r.end])
         return HEVCConfig(
             generalProfileSpace: b1 >> 6, generalTierFlag: b1 & 0x20 != 0, generalProfileIDC: b1 & 0x1F,
-            generalLevelIDC: level, chromaFormat: chroma & 3, bitDepthLuma: (bdl & 7) + 8, bitDepthChroma: (bdc & 7) + 8,
+            generalLevelIDC: level, chromaFormat: chroma & 3, bitDepthLuma: (bdl & 7) + 8,
+            bitDepthChroma: (bdc & 7) + 8,
             nalLengthSize: (b21 & 3) + 1, arrays: arrays, raw: raw)
     }
 
@@ -260,9 +268,10 @@ public enum Property: Sendable, Hashable {
         case .irot(let q): w.u8(q & 3)
         case .imir(let a): w.u8(a & 1)
         case .clap(let c):
-            for v in [c.widthN, c.widthD, c.heightN, c.heightD, UInt32(bitPattern: c.horizOffN), c.horizOffD,
-                UInt32(bitPattern: c.vertOffN), c.vertOffD]
-            {
+            for v in [
+                c.widthN, c.widthD, c.heightN, c.heightD, UInt32(bitPattern: c.horizOffN), c.horizOffD,
+                UInt32(bitPattern: c.vertOffN), c.vertOffD,
+            ] {
                 w.u32(v)
             }
         case .pasp(let h, let v):

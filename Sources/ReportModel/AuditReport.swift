@@ -169,12 +169,15 @@ public struct Finding: Codable, Hashable, Sendable {
         self.code = code
         self.severity = severity
         self.message = Self.oneLine(message)
-        self.evidence = (evidence?.isEmpty ?? true) ? nil : evidence.map {
-            var e = $0
-            e.expected = e.expected.map(Self.oneLine)
-            e.actual = e.actual.map(Self.oneLine)
-            return e
-        }
+        self.evidence =
+            (evidence?.isEmpty ?? true)
+            ? nil
+            : evidence.map {
+                var e = $0
+                e.expected = e.expected.map(Self.oneLine)
+                e.actual = e.actual.map(Self.oneLine)
+                return e
+            }
     }
 
     /// Collapses line breaks and runs of white space into single spaces (libraries end messages with newlines).
@@ -187,9 +190,11 @@ public struct Finding: Codable, Hashable, Sendable {
     public static func reportOrder(_ a: Finding, _ b: Finding) -> Bool {
         if a.severity != b.severity { return a.severity > b.severity }
         if a.code != b.code { return a.code < b.code }
-        let af = a.evidence?.field ?? "", bf = b.evidence?.field ?? ""
+        let af = a.evidence?.field ?? ""
+        let bf = b.evidence?.field ?? ""
         if af != bf { return af < bf }
-        let ao = a.evidence?.offset ?? 0, bo = b.evidence?.offset ?? 0
+        let ao = a.evidence?.offset ?? 0
+        let bo = b.evidence?.offset ?? 0
         if ao != bo { return ao < bo }
         return a.message < b.message
     }

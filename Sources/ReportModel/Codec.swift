@@ -6,7 +6,8 @@ extension AuditReport {
         public let found: Int?
         public var description: String {
             if let found {
-                return "report schemaVersion \(found) is not supported (this build reads \(AuditReport.currentSchemaVersion))"
+                return
+                    "report schemaVersion \(found) is not supported (this build reads \(AuditReport.currentSchemaVersion))"
             }
             return "not a Readback report: no schemaVersion"
         }

@@ -50,7 +50,16 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
           var t=document.getElementById('filetable'), s=document.getElementById('summary');
           var imgs=Array.prototype.slice.call(document.images);
           var loaded=imgs.filter(function(i){return i.complete&&i.naturalWidth>0;}).length;
-          document.body.setAttribute('data-probe','rows='+t.tBodies[0].rows.length+' cards='+s.querySelectorAll('.card').length+' imgs='+imgs.length+' loaded='+loaded);
+          var th=t.tHead.rows[0].cells[0];
+          th.click(); var asc=t.tBodies[0].rows[0].cells[0].textContent;
+          th.click(); var desc=t.tBodies[0].rows[0].cells[0].textContent;
+          var f=document.getElementById('filter'); f.value='xmp-missing'; f.dispatchEvent(new Event('input'));
+          var shown=document.getElementById('shown').textContent;
+          f.value=''; f.dispatchEvent(new Event('input'));
+          var v=document.getElementById('verdict'); v.value='pass'; v.dispatchEvent(new Event('change'));
+          var passShown=document.getElementById('shown').textContent;
+          v.value=''; v.dispatchEvent(new Event('change'));
+          document.body.setAttribute('data-probe','rows='+t.tBodies[0].rows.length+' cards='+s.querySelectorAll('.card').length+' imgs='+imgs.length+' asc='+asc+' desc='+desc+' filtered='+shown+' pass='+passShown);
         })();</script>
         """
     html = html.replacingOccurrences(of: "</body>", with: probe + "\n</body>")
@@ -64,7 +73,12 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     #expect(dom.contains("id=\"filetable\""))
     #expect(dom.contains("3 of 3 shown"), "the table script did not run")
     #expect(dom.contains("aux-without-xmp.heic") && dom.contains("truncated.heic") && dom.contains("complete.heic"))
-    #expect(dom.contains("data-probe=\"rows=3 cards="), "probe: \(dom.split(separator: "\n").first { $0.contains("data-probe") } ?? "none")")
+    let probeLine = dom.split(separator: "\n").first { $0.contains("data-probe") }.map(String.init) ?? "none"
+    #expect(probeLine.contains("data-probe=\"rows=3 cards="), "probe: \(probeLine)")
+    // Sorting by the file column: ascending then descending; filtering by a code; filtering by verdict.
+    #expect(probeLine.contains("asc=aux-without-xmp.heic desc=truncated.heic"), "probe: \(probeLine)")
+    #expect(probeLine.contains("filtered=2 of 3 shown"), "probe: \(probeLine)")
+    #expect(probeLine.contains("pass=1 of 3 shown"), "probe: \(probeLine)")
 
     // The screenshot of the real report (unmodified), and its console.
     let reports = Repo.root.appendingPathComponent("Reports")

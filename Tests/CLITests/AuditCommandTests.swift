@@ -134,3 +134,22 @@ func auditUsageErrorsAreOneLineAndExit2(_ args: [String], _ first: String) {
     let xdg = runCLI(["history"], env: ["XDG_STATE_HOME": dir.appendingPathComponent("xdg").path])
     #expect(xdg.out.contains(dir.appendingPathComponent("xdg/readback/history.db").path))
 }
+
+@Test func auditProgressIsOneUpdatingLineOnATerminal() throws {
+    let dir = Repo.temporaryDirectory("cli-tty")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out")
+    _ = try writeHEIC(out, "a.heic")
+    _ = try writeHEIC(out, "b.heic")
+    let r = runCLI(["audit", "--outputs", out.path, "--no-history", "--no-decode", "--jobs", "1"], tty: true)
+    #expect(r.code == .clean)
+    #expect(r.out.contains("\r\u{1B}[K[1/2] a.heic"))
+    #expect(r.out.contains("\r\u{1B}[K[2/2] b.heic"))
+    #expect(!r.out.contains("[1/2] a.heic: pass"))
+    // The progress line is cleared before the summary.
+    #expect(r.out.contains("\r\u{1B}[Kaudited 2 file(s)"))
+    // NO_COLOR on a terminal: no escape codes in the failure lines, progress still redrawn.
+    _ = try writeHEIC(out, "c.heic", truncateBy: 80)
+    let nc = runCLI(["audit", "--outputs", out.path, "--no-history", "--no-decode"], env: ["NO_COLOR": "1"], tty: true)
+    #expect(nc.out.contains("c.heic: FAIL\n"))
+}

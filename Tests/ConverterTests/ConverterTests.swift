@@ -222,13 +222,16 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     try Data(TestDNG.make(TestDNG.Options()) { _, _ in (0, 0, 0) }).write(to: flat)
     let stub = dir.appendingPathComponent("stub.nef")
     try Data(Array(TestDNG.make(TestDNG.Options(), scene: scene(highlights: false)).prefix(900))).write(to: stub)
+    let truncated = dir.appendingPathComponent("cut.dng")
+    let whole = TestDNG.make(TestDNG.Options(), scene: scene(highlights: true))
+    try Data(Array(whole.prefix(whole.count * 6 / 10))).write(to: truncated)
     let text = dir.appendingPathComponent("notes.cr2")
     try Data("not a raw".utf8).write(to: text)
     let jpeg = dir.appendingPathComponent("photo.jpg")
     try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: jpeg)
     let out = dir.appendingPathComponent("out")
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-    for src in [flat, stub, text, jpeg] {
+    for src in [flat, stub, truncated, text, jpeg] {
         #expect {
             _ = try Converter.convert(source: src, toDirectory: out)
         } throws: { e in
@@ -319,4 +322,48 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     #expect(d.nclx == .sRGB)
     #expect(d.width == w && d.height == h)
     #expect(HEIFFile(bytes: [UInt8](try Data(contentsOf: out))).toneMapItems.isEmpty)
+}
+
+@Test func parallelConversionsGiveTheSameBytesAsSequentialOnes() throws {
+    let f = try Fixture("par.dng", highlights: true)
+    defer { f.cleanup() }
+    let reference = try Converter.convert(source: f.url).bytes
+    final class Box: @unchecked Sendable { var outs: [[UInt8]?] = Array(repeating: nil, count: 4); let lock = NSLock() }
+    let box = Box()
+    let url = f.url
+    DispatchQueue.concurrentPerform(iterations: 4) { i in
+        let b = try? Converter.convert(source: url).bytes
+        box.lock.lock()
+        box.outs[i] = b
+        box.lock.unlock()
+    }
+    for (i, o) in box.outs.enumerated() {
+        #expect(o == reference, "parallel conversion \(i) differs from the sequential one")
+    }
+}
+
+@Test func oddSizedRAWKeepsItsSizeAndAnEvenGainMap() throws {
+    var o = TestDNG.Options()
+    o.width = 251
+    o.height = 187
+    o.bayer = false
+    let f = try Fixture("odd.dng", options: o, highlights: true)
+    defer { f.cleanup() }
+    let (res, out) = try Converter.convert(source: f.url, toDirectory: f.dir)
+    #expect(res.width == 251 && res.height == 187)
+    let bytes = [UInt8](try Data(contentsOf: out))
+    let d = try HeifDecoder.decodePrimary(bytes)
+    #expect(d.width == 251 && d.height == 187)
+    let file = HEIFFile(bytes: bytes)
+    let p = try #require(file.primaryItemID)
+    #expect(file.imageSize(of: p).map { [$0.width, $0.height] } == [251, 187])
+    let gm = try #require(res.gainMap)
+    #expect(gm.width % 2 == 0 && gm.height % 2 == 0 && gm.width >= 126 && gm.height >= 94)
+    let (code, text) = run("heif-info", [out.path])
+    #expect(code == 0, "\(text)")
+    let inspection = GainMapInspector.inspect(file) { b in
+        let m = try HeifDecoder.decodePrimary(b, format: .mono)
+        return DecodedPlane(width: m.width, height: m.height, bitDepth: 8, samples: m.samples)
+    }
+    #expect(inspection.reports.first?.isComplete == true, "\(inspection.reports.first?.findings ?? [])")
 }

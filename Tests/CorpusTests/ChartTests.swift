@@ -80,7 +80,8 @@ func poseDetectorReadsEveryOrientation(_ o: Int) throws {
 /// 12- and 14-bit packing is an MSB-first bit stream, each row starting on a byte boundary.
 @Test func bitPacking() {
     #expect(DNGWriter.pack([0xABC, 0x123], bits: 12, rowSamples: 2, rows: 1, bigEndian: false) == [0xAB, 0xC1, 0x23])
-    #expect(DNGWriter.pack([0x3FFF, 0, 0x3FFF, 0], bits: 14, rowSamples: 4, rows: 1, bigEndian: false)
-        == [0xFF, 0xFC, 0x00, 0x0F, 0xFF, 0xC0, 0x00])
+    #expect(
+        DNGWriter.pack([0x3FFF, 0, 0x3FFF, 0], bits: 14, rowSamples: 4, rows: 1, bigEndian: false)
+            == [0xFF, 0xFC, 0x00, 0x0F, 0xFF, 0xC0, 0x00])
     #expect(DNGWriter.pack([0x1234], bits: 16, rowSamples: 1, rows: 1, bigEndian: true) == [0x12, 0x34])
 }

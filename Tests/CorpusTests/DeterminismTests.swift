@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import CorpusKit
 
@@ -14,7 +14,8 @@ import TestSupport
     let rows = try Corpus.generate(into: tmp, goodHEIC: committedGood)
     #expect(rows.count >= Corpus.tiny.count + 2 + 1 + Mutator.codes.count)
     let manifest = try readBytes(tmp.appendingPathComponent("MANIFEST"))
-    #expect(manifest == (try readBytes(corpusRoot.appendingPathComponent("MANIFEST"))), "MANIFEST differs: run make corpus")
+    #expect(
+        manifest == (try readBytes(corpusRoot.appendingPathComponent("MANIFEST"))), "MANIFEST differs: run make corpus")
     for r in rows where r.sha256 != "-" {
         let fresh = try readBytes(tmp.appendingPathComponent(r.file))
         let committed = try readBytes(corpusRoot.appendingPathComponent(r.file))
@@ -48,7 +49,9 @@ import TestSupport
         #expect(SHA256.hex(b) == r.sha256, "\(r.file)")
     }
     let total = rows.filter { $0.sha256 != "-" }.reduce(0) { acc, r in
-        acc + ((try? FileManager.default.attributesOfItem(atPath: corpusRoot.appendingPathComponent(r.file).path)[.size] as? Int) ?? 0)
+        acc
+            + ((try? FileManager.default.attributesOfItem(atPath: corpusRoot.appendingPathComponent(r.file).path)[.size]
+                as? Int) ?? 0)
     }
     #expect(total < 3_000_000, "committed corpus is \(total) bytes")
 }

@@ -23,7 +23,9 @@ enum Expected {
             return false
         case .numbers(let ds):
             let parts: [Double]
-            if let x = v as? String { parts = x.split(separator: " ").compactMap { Double($0) } } else if let x = v as? NSNumber {
+            if let x = v as? String {
+                parts = x.split(separator: " ").compactMap { Double($0) }
+            } else if let x = v as? NSNumber {
                 parts = [x.doubleValue]
             } else {
                 return false
@@ -39,23 +41,29 @@ enum Expected {
 
 /// The tags a DNG of `r` must show, keyed "Group1:Tag", with the values the writer was given.
 func expectedTags(_ r: CorpusRecipe) -> [String: Expected] {
-    let s = r.spec, cam = s.camera, cap = s.capture
+    let s = r.spec
+    let cam = s.camera
+    let cap = s.capture
     let (sw, sh) = Orientation.storedSize(displayWidth: r.width, displayHeight: r.height, orientation: s.orientation)
     let samples = s.layout == .linear ? 3 : 1
     var e: [String: Expected] = [
-        "IFD0:Make": .text(cam.make), "IFD0:Model": .text(cam.model), "IFD0:Orientation": .number(Double(s.orientation)),
+        "IFD0:Make": .text(cam.make), "IFD0:Model": .text(cam.model),
+        "IFD0:Orientation": .number(Double(s.orientation)),
         "IFD0:Software": .text("Readback CorpusKit 1"), "IFD0:ModifyDate": .text(cap.dateTimeOriginal),
         "IFD0:Artist": .text(cap.artist), "IFD0:Copyright": .text(cap.copyright),
         "IFD0:DNGVersion": .numbers([1, 4, 0, 0]), "IFD0:UniqueCameraModel": .text(cam.uniqueCameraModel),
         "IFD0:ColorMatrix1": .numbers(cam.colorMatrix1.map { ($0 * 10000).rounded() / 10000 }),
         "IFD0:AsShotNeutral": .numbers([0.55, 1, 0.72]), "IFD0:BaselineExposure": .number(s.baselineExposure),
         "IFD0:CalibrationIlluminant1": .number(21), "IFD0:SubfileType": .number(1),
-        "SubIFD:SubfileType": .number(0), "SubIFD:ImageWidth": .number(Double(sw)), "SubIFD:ImageHeight": .number(Double(sh)),
+        "SubIFD:SubfileType": .number(0), "SubIFD:ImageWidth": .number(Double(sw + s.maskedLeft)),
+        "SubIFD:ImageHeight": .number(Double(sh + s.maskedTop)),
         "SubIFD:BitsPerSample": .numbers(Array(repeating: Double(s.bitsPerSample), count: samples)),
         "SubIFD:Compression": .number(s.losslessJPEG ? 7 : 1), "SubIFD:SamplesPerPixel": .number(Double(samples)),
         "SubIFD:BlackLevel": .numbers(Array(repeating: Double(s.blackLevel), count: samples)),
         "SubIFD:WhiteLevel": .numbers(Array(repeating: Double(s.whiteLevel), count: samples)),
-        "SubIFD:ActiveArea": .numbers([0, 0, Double(sh), Double(sw)]),
+        "SubIFD:ActiveArea": .numbers([
+            Double(s.maskedTop), Double(s.maskedLeft), Double(sh + s.maskedTop), Double(sw + s.maskedLeft),
+        ]),
         "SubIFD:DefaultCropSize": .numbers([Double(sw), Double(sh)]),
         "ExifIFD:ExposureTime": .number(Double(cap.exposureTime[0]) / Double(cap.exposureTime[1])),
         "ExifIFD:FNumber": .number(Double(cap.fNumber[0]) / Double(cap.fNumber[1])),
@@ -108,7 +116,8 @@ func exiftoolShowsEveryWrittenTag(_ file: String) throws {
     let tags = try #require(arr.first)
     #expect(tags["File:FileType"] as? String == "DNG")
     for (key, want) in expectedTags(recipe).sorted(by: { $0.key < $1.key }) {
-        #expect(want.matches(tags[key]), "\(file) \(key): exiftool reads \(String(describing: tags[key])), wrote \(want)")
+        #expect(
+            want.matches(tags[key]), "\(file) \(key): exiftool reads \(String(describing: tags[key])), wrote \(want)")
     }
     // Absent what was not written.
     if recipe.spec.capture.gps == nil { #expect(tags["GPS:GPSLatitude"] == nil) }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import CorpusKit
 
@@ -63,7 +63,8 @@ func losslessJPEGDecodesIdenticallyToUncompressed(_ file: String) throws {
     defer { try? FileManager.default.removeItem(at: tmp) }
     let url = tmp.appendingPathComponent("plain.dng")
     try Data(plain.dngBytes()).write(to: url)
-    let a = try runTool("/usr/bin/dcraw_emu", ["-w", "-4", "-o", "0", "-Z", "-", corpusRoot.appendingPathComponent(file).path])
+    let a = try runTool(
+        "/usr/bin/dcraw_emu", ["-w", "-4", "-o", "0", "-Z", "-", corpusRoot.appendingPathComponent(file).path])
     let b = try runTool("/usr/bin/dcraw_emu", ["-w", "-4", "-o", "0", "-Z", "-", url.path])
     #expect(a.count > 256 * 192 * 6)
     #expect(a == b)
@@ -73,7 +74,10 @@ func losslessJPEGDecodesIdenticallyToUncompressed(_ file: String) throws {
 
 /// The encoder's Huffman lengths are a valid JPEG table: at most 16 bits and never an all-ones code.
 @Test func huffmanLengthsAreValid() {
-    for freq in [[Int](repeating: 1, count: 17), [1_000_000, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], [5] + [Int](repeating: 0, count: 16)] {
+    for freq in [
+        [Int](repeating: 1, count: 17), [1_000_000, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+        [5] + [Int](repeating: 0, count: 16),
+    ] {
         let l = LosslessJPEG.huffmanLengths(freq)
         #expect(l.allSatisfy { $0 <= 16 })
         for s in 0..<17 { #expect((freq[s] > 0) == (l[s] > 0)) }

@@ -47,7 +47,10 @@ import Testing
 
     #expect(try exifTags(try file("metadata.lost"))[34853] == nil)
     let changed = try exifTags(try file("metadata.changed"))
-    guard case .ifd(let exifIFD)? = changed[34665] else { Issue.record("no Exif IFD"); return }
+    guard case .ifd(let exifIFD)? = changed[34665] else {
+        Issue.record("no Exif IFD")
+        return
+    }
     #expect(exifIFD[36867]?.string == "2001:02:03 04:05:06")
 
     let twice = try file("orientation.double-rotation")
@@ -71,7 +74,10 @@ import Testing
     let noGPS = try #require(ExifEdit.removeGPS(tiff))
     let tree = try #require(TIFFReader(bytes: noGPS)?.readTree())
     #expect(tree[34853] == nil)
-    guard case .ifd(let exif)? = tree[34665] else { Issue.record("no Exif IFD"); return }
+    guard case .ifd(let exif)? = tree[34665] else {
+        Issue.record("no Exif IFD")
+        return
+    }
     #expect(exif[36867]?.string == spec.capture.dateTimeOriginal)
     #expect(exif[37500] == .undefined(DNGWriter.makerNote(seed: spec.seed)))
     #expect(ExifEdit.removeGPS(noGPS) == nil)

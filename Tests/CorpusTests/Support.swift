@@ -8,7 +8,8 @@ func runTool(_ path: String, _ args: [String]) throws -> [UInt8] {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = args
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     p.standardOutput = out
     p.standardError = err
     try p.run()

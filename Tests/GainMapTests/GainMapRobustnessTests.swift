@@ -142,6 +142,33 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
         b.setProperties(of: w.toneMapItemID, [(.ispe(width: 10, height: 10), false)])
     }
     #expect(codes(r).contains(.tmapIspeMismatch) && codes(r).contains(.tmapColrMissing))
+    // A real transform on the tmap (libavif rejects it); irot 0 is not reported.
+    r = try inspectEdited { b in
+        b.setProperties(
+            of: w.toneMapItemID,
+            [
+                (.ispe(width: 64, height: 48), false),
+                (
+                    .colrNCLX(
+                        NCLX(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true)),
+                    false
+                ), (.irot(quarterTurns: 1), true),
+            ])
+    }
+    #expect(codes(r) == [.tmapTransform] && r.part(.consistency).verdict == .warn)
+    r = try inspectEdited { b in
+        b.setProperties(
+            of: w.toneMapItemID,
+            [
+                (.ispe(width: 64, height: 48), false),
+                (
+                    .colrNCLX(
+                        NCLX(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true)),
+                    false
+                ), (.irot(quarterTurns: 0), true),
+            ])
+    }
+    #expect(codes(r).isEmpty)
     // Gain map without pixi, colr, ispe.
     r = try inspectEdited { b in
         for t: FourCC in ["pixi", "colr", "ispe"] { b.removeProperties(t, of: w.gainMapItemID) }

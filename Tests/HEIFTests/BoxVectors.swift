@@ -3,7 +3,9 @@
 /// Hand-written box bytes for the parser tests (big-endian, ISO/IEC 14496-12 layouts).
 enum V {
     static func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-    static func u32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func u32(_ v: Int) -> [UInt8] {
+        [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
     static func u64(_ v: Int) -> [UInt8] { u32(v >> 32) + u32(v & 0xFFFF_FFFF) }
     static func cc(_ s: String) -> [UInt8] { Array(s.utf8) }
     static func box(_ t: String, _ body: [UInt8]) -> [UInt8] { u32(body.count + 8) + cc(t) + body }
@@ -15,12 +17,16 @@ enum V {
     }
     static let hdlr = full("hdlr", 0, 0, u32(0) + cc("pict") + u32(0) + u32(0) + u32(0) + [0])
     static func pitm(_ id: Int) -> [UInt8] { full("pitm", 0, 0, u16(id)) }
-    static func infe(_ id: Int, _ type: String, hidden: Bool = false, name: String = "", contentType: String? = nil) -> [UInt8] {
+    static func infe(_ id: Int, _ type: String, hidden: Bool = false, name: String = "", contentType: String? = nil)
+        -> [UInt8]
+    {
         var b = u16(id) + u16(0) + cc(type) + cc(name) + [0]
         if let contentType { b += cc(contentType) + [0] }
         return full("infe", 2, hidden ? 1 : 0, b)
     }
-    static func iinf(_ entries: [[UInt8]]) -> [UInt8] { full("iinf", 0, 0, u16(entries.count) + entries.flatMap { $0 }) }
+    static func iinf(_ entries: [[UInt8]]) -> [UInt8] {
+        full("iinf", 0, 0, u16(entries.count) + entries.flatMap { $0 })
+    }
     static func ispe(_ w: Int, _ h: Int) -> [UInt8] { full("ispe", 0, 0, u32(w) + u32(h)) }
     /// ipma with 7- or 15-bit indices: (item, [(index, essential)]).
     static func ipma(_ entries: [(Int, [(Int, Bool)])], version: Int = 0, wide: Bool = false) -> [UInt8] {
@@ -34,9 +40,14 @@ enum V {
         }
         return full("ipma", version, wide ? 1 : 0, b)
     }
-    static func iprp(_ props: [[UInt8]], _ ipma: [UInt8]) -> [UInt8] { box("iprp", box("ipco", props.flatMap { $0 }) + ipma) }
+    static func iprp(_ props: [[UInt8]], _ ipma: [UInt8]) -> [UInt8] {
+        box("iprp", box("ipco", props.flatMap { $0 }) + ipma)
+    }
     /// iloc: (item, construction method, [(offset, length)]).
-    static func iloc(_ entries: [(Int, Int, [(Int, Int)])], version: Int = 1, offsetSize: Int = 4, lengthSize: Int = 4, baseSize: Int = 0, indexSize: Int = 0, base: Int = 0) -> [UInt8] {
+    static func iloc(
+        _ entries: [(Int, Int, [(Int, Int)])], version: Int = 1, offsetSize: Int = 4, lengthSize: Int = 4,
+        baseSize: Int = 0, indexSize: Int = 0, base: Int = 0
+    ) -> [UInt8] {
         var b: [UInt8] = [UInt8(offsetSize << 4 | lengthSize), UInt8(baseSize << 4 | (version >= 1 ? indexSize : 0))]
         b += version < 2 ? u16(entries.count) : u32(entries.count)
         func n(_ v: Int, _ s: Int) -> [UInt8] { s == 0 ? [] : s == 4 ? u32(v) : u64(v) }
@@ -52,9 +63,13 @@ enum V {
         return full("iloc", version, 0, b)
     }
     static func iref(_ refs: [(String, Int, [Int])], version: Int = 0) -> [UInt8] {
-        full("iref", version, 0, refs.flatMap { (t, f, to) in
-            box(t, (version == 0 ? u16(f) : u32(f)) + u16(to.count) + to.flatMap { version == 0 ? u16($0) : u32($0) })
-        })
+        full(
+            "iref", version, 0,
+            refs.flatMap { (t, f, to) in
+                box(
+                    t,
+                    (version == 0 ? u16(f) : u32(f)) + u16(to.count) + to.flatMap { version == 0 ? u16($0) : u32($0) })
+            })
     }
     static func meta(_ children: [[UInt8]]) -> [UInt8] { full("meta", 0, 0, children.flatMap { $0 }) }
 
@@ -62,8 +77,10 @@ enum V {
     static func simpleFile(payload: [UInt8] = [1, 2, 3, 4, 5]) -> [UInt8] {
         let ft = ftyp()
         func build(_ mdatOffset: Int) -> [UInt8] {
-            meta([hdlr, pitm(1), iinf([infe(1, "hvc1")]), iloc([(1, 0, [(mdatOffset, payload.count)])]),
-                iprp([ispe(64, 48)], ipma([(1, [(1, false)])]))])
+            meta([
+                hdlr, pitm(1), iinf([infe(1, "hvc1")]), iloc([(1, 0, [(mdatOffset, payload.count)])]),
+                iprp([ispe(64, 48)], ipma([(1, [(1, false)])])),
+            ])
         }
         let m0 = build(0)
         let off = ft.count + m0.count + 8

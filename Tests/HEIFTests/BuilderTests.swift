@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HEIF
 
 @Test func builtGainMapFileReadsBackCompletely() throws {
@@ -78,7 +79,10 @@ import Testing
 @Test func transformsComeAfterIspeAndAreEssential() {
     var b = HEIFBuilder()
     let id = b.addCodedImage(
-        properties: [(.irot(quarterTurns: 1), false), (Samples.hvcC(), true), (.imir(axis: 0), false), (.ispe(width: 4, height: 4), false)],
+        properties: [
+            (.irot(quarterTurns: 1), false), (Samples.hvcC(), true), (.imir(axis: 0), false),
+            (.ispe(width: 4, height: 4), false),
+        ],
         data: [1])
     b.setPrimary(id)
     let f = HEIFFile(bytes: b.build())
@@ -111,7 +115,13 @@ func orientationRoundTripsThroughIrotImir(_ exif: Int) {
     var e = HEIFBuilder(file: original)
     // Unchanged: same model.
     let same = HEIFFile(bytes: e.build())
-    #expect(same.items == original.items.map { var i = $0; i.offset = same.item($0.id)?.offset; return i })
+    #expect(
+        same.items
+            == original.items.map {
+                var i = $0
+                i.offset = same.item($0.id)?.offset
+                return i
+            })
     #expect(same.references.map(\.to) == original.references.map(\.to))
     for it in original.items { #expect(same.payload(of: it.id) == original.payload(of: it.id)) }
     // Remove the tmap: its dimg goes, the altr group loses it.
@@ -152,11 +162,18 @@ func orientationRoundTripsThroughIrotImir(_ exif: Int) {
     let props: [Property] = [
         .ispe(width: 4032, height: 3024), .pixi(bitsPerChannel: [10, 10, 10]),
         .colrNCLX(NCLX(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true)),
-        .colrICC(type: "prof", profile: [1, 2, 3]), .colrICC(type: "rICC", profile: [4]), .irot(quarterTurns: 3), .imir(axis: 1),
-        .clap(CleanAperture(widthN: 10, widthD: 1, heightN: 8, heightD: 1, horizOffN: -2, horizOffD: 2, vertOffN: 0, vertOffD: 1)),
-        .pasp(hSpacing: 1, vSpacing: 1), .auxC(urn: "urn:mpeg:hevc:2015:auxid:1", subtype: [7, 8]), Samples.hvcC(bitDepth: 10),
+        .colrICC(type: "prof", profile: [1, 2, 3]), .colrICC(type: "rICC", profile: [4]), .irot(quarterTurns: 3),
+        .imir(axis: 1),
+        .clap(
+            CleanAperture(
+                widthN: 10, widthD: 1, heightN: 8, heightD: 1, horizOffN: -2, horizOffD: 2, vertOffN: 0, vertOffD: 1)),
+        .pasp(hSpacing: 1, vSpacing: 1), .auxC(urn: "urn:mpeg:hevc:2015:auxid:1", subtype: [7, 8]),
+        Samples.hvcC(bitDepth: 10),
         .clli(maxCLL: 1000, maxPALL: 400),
-        .mdcv(MasteringDisplay(primaries: [1, 2, 3, 4, 5, 6], whitePointX: 7, whitePointY: 8, maxLuminance: 10_000_000, minLuminance: 50)),
+        .mdcv(
+            MasteringDisplay(
+                primaries: [1, 2, 3, 4, 5, 6], whitePointX: 7, whitePointY: 8, maxLuminance: 10_000_000,
+                minLuminance: 50)),
         .unknown(type: "abcd", body: [1, 2]),
     ]
     for p in props {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HEIF
 
 /// One constructed case per finding code: (code, file bytes, limits).
@@ -23,7 +24,10 @@ func findingCases() -> [(code: String, bytes: [UInt8], limits: Limits)] {
     add("brand.mif1.missing", V.ftyp("heic", ["heic"]) + Array(simple.dropFirst(V.ftyp().count)))
     add("meta.missing", V.ftyp())
     add("meta.duplicate", meta1(base) + V.meta(base))
-    add("hdlr.notPict", meta1([V.full("hdlr", 0, 0, V.u32(0) + V.cc("vide") + V.u32(0) + V.u32(0) + V.u32(0) + [0])] + base.dropFirst()))
+    add(
+        "hdlr.notPict",
+        meta1([V.full("hdlr", 0, 0, V.u32(0) + V.cc("vide") + V.u32(0) + V.u32(0) + V.u32(0) + [0])] + base.dropFirst())
+    )
     add("box.duplicate", meta1(base + [V.pitm(1)]))
     add("pitm.missing", built { b, _ in b.setPrimary(nil) })
     add("pitm.dangling", built { b, _ in b.setPrimary(999) })
@@ -38,29 +42,53 @@ func findingCases() -> [(code: String, bytes: [UInt8], limits: Limits)] {
     add("iloc.unsupported", meta1(base + [V.iloc([(1, 2, [(0, 1)])]), props]))
     add("iloc.unknownItem", meta1(base + [V.iloc([(1, 1, []), (7, 1, [])]), props, V.box("idat", [0])]))
     add("iref.missingItem", built { b, ids in b.addReference(type: "thmb", from: ids["thumb"]!, to: [999]) })
-    add("iref.dimgDuplicate", built { b, ids in
-        b.setReferences(b.references + [ItemReference(type: "dimg", from: ids["grid"]!, to: [ids["t1"]!])])
-    })
-    add("iref.cdscMultiTarget", built { b, ids in b.addReference(type: "cdsc", from: ids["exif"]!, to: [ids["tmap"]!]) })
+    add(
+        "iref.dimgDuplicate",
+        built { b, ids in
+            b.setReferences(b.references + [ItemReference(type: "dimg", from: ids["grid"]!, to: [ids["t1"]!])])
+        })
+    add(
+        "iref.cdscMultiTarget", built { b, ids in b.addReference(type: "cdsc", from: ids["exif"]!, to: [ids["tmap"]!]) }
+    )
     add("iref.auxlMultiTarget", built { b, ids in b.addReference(type: "auxl", from: ids["gm"]!, to: [ids["tmap"]!]) })
-    add("ipma.indexOutOfRange", meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false), (5, false)])]))]))
-    add("ipma.unknownItem", meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false)]), (8, [(1, false)])]))]))
-    add("ipma.duplicateItem", meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false)]), (1, [(1, false)])]))]))
-    add("property.malformed", meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.full("ispe", 0, 0, [1, 2])], V.ipma([(1, [(1, false)])]))]))
-    add("property.notEssential", built { b, ids in
-        b.setProperties(of: ids["t1"]!, [(Samples.hvcC(), true), (.ispe(width: 64, height: 64), false), (.irot(quarterTurns: 1), false)])
-    })
-    add("property.transformBeforeIspe", built { b, ids in
-        b.setProperties(of: ids["t1"]!, [(Samples.hvcC(), true), (.irot(quarterTurns: 1), true), (.ispe(width: 64, height: 64), false)])
-    })
+    add(
+        "ipma.indexOutOfRange",
+        meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false), (5, false)])]))]))
+    add(
+        "ipma.unknownItem",
+        meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false)]), (8, [(1, false)])]))]))
+    add(
+        "ipma.duplicateItem",
+        meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false)]), (1, [(1, false)])]))]))
+    add(
+        "property.malformed",
+        meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.full("ispe", 0, 0, [1, 2])], V.ipma([(1, [(1, false)])]))]))
+    add(
+        "property.notEssential",
+        built { b, ids in
+            b.setProperties(
+                of: ids["t1"]!,
+                [(Samples.hvcC(), true), (.ispe(width: 64, height: 64), false), (.irot(quarterTurns: 1), false)])
+        })
+    add(
+        "property.transformBeforeIspe",
+        built { b, ids in
+            b.setProperties(
+                of: ids["t1"]!,
+                [(Samples.hvcC(), true), (.irot(quarterTurns: 1), true), (.ispe(width: 64, height: 64), false)])
+        })
     add("grid.invalid", built { b, ids in b.addReference(type: "dimg", from: ids["grid"]!, to: [ids["t1"]!]) })
     add("tmap.brandWithoutItem", built { b, ids in b.removeItem(ids["tmap"]!) })
     add("tmap.itemWithoutBrand", built { b, _ in b.brands.compatible.removeAll { $0 == "tmap" } })
-    add("tmap.inputs", built { b, ids in
-        b.removeReferences(type: "dimg", from: ids["tmap"]!)
-        b.addReference(type: "dimg", from: ids["tmap"]!, to: [ids["grid"]!])
-    })
-    add("altr.order", built { b, ids in b.setGroups([EntityGroup(type: "altr", id: 500, entities: [ids["grid"]!, ids["tmap"]!])]) })
+    add(
+        "tmap.inputs",
+        built { b, ids in
+            b.removeReferences(type: "dimg", from: ids["tmap"]!)
+            b.addReference(type: "dimg", from: ids["tmap"]!, to: [ids["grid"]!])
+        })
+    add(
+        "altr.order",
+        built { b, ids in b.setGroups([EntityGroup(type: "altr", id: 500, entities: [ids["grid"]!, ids["tmap"]!])]) })
     add("exif.badOffset", built { b, ids in b.replacePayload(of: ids["exif"]!, with: [0, 0, 0, 9] + Samples.tiff) })
     var tight = Limits.default
     tight.maxItems = 3
@@ -71,7 +99,10 @@ func findingCases() -> [(code: String, bytes: [UInt8], limits: Limits)] {
 @Test func everyFindingCodeHasATriggeringCase() {
     let covered = Set(findingCases().map(\.code))
     let documented = Set(FindingCode.all.map(\.code))
-    #expect(covered == documented, "uncovered: \(documented.subtracting(covered).sorted()), undocumented: \(covered.subtracting(documented).sorted())")
+    #expect(
+        covered == documented,
+        "uncovered: \(documented.subtracting(covered).sorted()), undocumented: \(covered.subtracting(documented).sorted())"
+    )
     #expect(documented.count == FindingCode.all.count, "codes are unique")
 }
 

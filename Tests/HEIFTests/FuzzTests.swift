@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import HEIF
 
 /// A small deterministic PRNG (SplitMix64), so the mutation run is the same every time.
@@ -19,7 +20,9 @@ struct SplitMix64: RandomNumberGenerator {
 func mutate(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
     var b = input
     let rounds = Int.random(in: 1...4, using: &rng)
-    let interesting32: [UInt32] = [0, 1, 7, 8, 16, 0x7F, 0x80, 0xFF, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF]
+    let interesting32: [UInt32] = [
+        0, 1, 7, 8, 16, 0x7F, 0x80, 0xFF, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF,
+    ]
     for _ in 0..<rounds {
         guard !b.isEmpty else { return [UInt8.random(in: 0...255, using: &rng)] }
         let i = Int.random(in: 0..<b.count, using: &rng)
@@ -30,7 +33,10 @@ func mutate(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
             let v = interesting32.randomElement(using: &rng)!
             for k in 0..<4 where i + k < b.count { b[i + k] = UInt8(truncatingIfNeeded: v >> (24 - 8 * k)) }
         case 3: b.removeSubrange(i..<min(b.count, i + Int.random(in: 1...16, using: &rng)))
-        case 4: b.insert(contentsOf: (0..<Int.random(in: 1...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: i)
+        case 4:
+            b.insert(
+                contentsOf: (0..<Int.random(in: 1...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng)
+                }, at: i)
         case 5: b = Array(b.prefix(i))
         case 6:
             let j = Int.random(in: 0..<b.count, using: &rng)
@@ -51,9 +57,15 @@ func fuzzSeeds() -> [(name: String, bytes: [UInt8])] {
         ("seed-orient5.heic", Samples.gainMapBuilder(orientation: 5).0.build()),
     ]
     var b = HEIFBuilder(brands: Brands(major: "avif", compatible: ["mif1", "avif", "miaf"]))
-    let av1 = Property.av1C(AV1Config(seqProfile: 0, seqLevelIdx0: 8, highBitdepth: true, twelveBit: false, monochrome: false,
-        chromaSubsamplingX: true, chromaSubsamplingY: true, raw: [0x81, 0x08, 0x4C, 0x00]))
-    let id = b.addCodedImage(type: "av01", properties: [(av1, true), (.ispe(width: 16, height: 16), false), (.pixi(bitsPerChannel: [10, 10, 10]), false)], data: [0x12, 0, 0x0A])
+    let av1 = Property.av1C(
+        AV1Config(
+            seqProfile: 0, seqLevelIdx0: 8, highBitdepth: true, twelveBit: false, monochrome: false,
+            chromaSubsamplingX: true, chromaSubsamplingY: true, raw: [0x81, 0x08, 0x4C, 0x00]))
+    let id = b.addCodedImage(
+        type: "av01",
+        properties: [
+            (av1, true), (.ispe(width: 16, height: 16), false), (.pixi(bitsPerChannel: [10, 10, 10]), false),
+        ], data: [0x12, 0, 0x0A])
     b.setPrimary(id)
     b.addXMP(Samples.xmp, describing: [id])
     seeds.append(("seed-avif.avif", b.build()))
@@ -101,7 +113,11 @@ func fuzzSeeds() -> [(name: String, bytes: [UInt8])] {
     let iloc = V.full("iloc", 1, 0, [0x00, 0x00] + V.u16(0xFFFF) + Array(repeating: 0, count: 64))
     let ipma = V.full("ipma", 0, 0, V.u32(0xFFFF_FFFF) + [0, 1, 0xFF])
     let grpl = V.box("grpl", V.full("altr", 0, 0, V.u32(1) + V.u32(0xFFFF_FFFF)))
-    let f = HEIFFile(bytes: V.ftyp() + V.meta([V.hdlr, V.pitm(1), V.iinf([V.infe(1, "hvc1")]), iloc, V.box("iprp", V.box("ipco", []) + ipma), grpl]), limits: .fuzzing)
+    let f = HEIFFile(
+        bytes: V.ftyp()
+            + V.meta([
+                V.hdlr, V.pitm(1), V.iinf([V.infe(1, "hvc1")]), iloc, V.box("iprp", V.box("ipco", []) + ipma), grpl,
+            ]), limits: .fuzzing)
     #expect(f.locations.count <= Limits.fuzzing.maxItems)
     #expect(f.groups.isEmpty)
     #expect(f.findings.contains { $0.code == "box.malformed" })

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HEIF
 
 @Test func simpleFileParsesCleanly() {
@@ -37,12 +38,20 @@ func ilocVersionsAndFieldSizes(_ layout: (Int, Int, Int, Int, Int)) {
         // Two extents: bytes 10..<20 then 0..<10, relative to a base offset when there is a base field.
         let base = baseSize > 0 ? off : 0
         let e: [(Int, Int)] = offSize == 0 ? [(0, 20)] : [(off - base + 10, 10), (off - base, 10)]
-        return [V.hdlr, V.pitm(1), V.iinf([V.infe(1, "hvc1")]),
-            V.iloc([(1, 0, e)], version: version, offsetSize: offSize, lengthSize: lenSize, baseSize: baseSize, indexSize: idxSize, base: base),
-            V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false)])]))]
+        return [
+            V.hdlr, V.pitm(1), V.iinf([V.infe(1, "hvc1")]),
+            V.iloc(
+                [(1, 0, e)], version: version, offsetSize: offSize, lengthSize: lenSize, baseSize: baseSize,
+                indexSize: idxSize, base: base),
+            V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false)])])),
+        ]
     }
     let f = HEIFFile(bytes: bytes)
-    #expect(f.ilocLayout == ILocLayout(version: UInt8(version), offsetSize: offSize, lengthSize: lenSize, baseOffsetSize: baseSize, indexSize: version >= 1 ? idxSize : 0))
+    #expect(
+        f.ilocLayout
+            == ILocLayout(
+                version: UInt8(version), offsetSize: offSize, lengthSize: lenSize, baseOffsetSize: baseSize,
+                indexSize: version >= 1 ? idxSize : 0))
     if offSize == 0 {
         // No offset field: the extent starts at the base offset.
         #expect(f.payload(of: 1) == Array(payload))
@@ -58,25 +67,31 @@ func ilocVersionsAndFieldSizes(_ layout: (Int, Int, Int, Int, Int)) {
 @Test func ilocConstructionMethodOneReadsIdat() {
     let grid = ImageGrid.payload(rows: 1, columns: 1, outputWidth: 300, outputHeight: 70_000)
     let bytes = fileWith(mdat: [9, 9, 9]) { off in
-        [V.hdlr, V.pitm(2), V.iinf([V.infe(1, "hvc1", hidden: true), V.infe(2, "grid")]),
+        [
+            V.hdlr, V.pitm(2), V.iinf([V.infe(1, "hvc1", hidden: true), V.infe(2, "grid")]),
             V.iloc([(1, 0, [(off, 3)]), (2, 1, [(4, grid.count)])]),
             V.iref([("dimg", 2, [1])]),
             V.iprp([V.ispe(300, 70_000)], V.ipma([(1, [(1, false)]), (2, [(1, false)])])),
-            V.box("idat", [0xEE, 0xEE, 0xEE, 0xEE] + grid)]
+            V.box("idat", [0xEE, 0xEE, 0xEE, 0xEE] + grid),
+        ]
     }
     let f = HEIFFile(bytes: bytes)
     #expect(f.payload(of: 2) == grid)
-    #expect(f.grid(of: 2) == ImageGrid(rows: 1, columns: 1, outputWidth: 300, outputHeight: 70_000, tiles: [1], largeFields: true))
+    #expect(
+        f.grid(of: 2)
+            == ImageGrid(rows: 1, columns: 1, outputWidth: 300, outputHeight: 70_000, tiles: [1], largeFields: true))
     #expect(f.findings.isEmpty, "\(f.findings)")
 }
 
 @Test(arguments: [0, 1])
 func irefSixteenAndThirtyTwoBitIDs(_ version: Int) {
     let bytes = fileWith(mdat: [1]) { off in
-        [V.hdlr, V.pitm(1), V.iinf([V.infe(1, "hvc1"), V.infe(2, "Exif"), V.infe(3, "hvc1")]),
+        [
+            V.hdlr, V.pitm(1), V.iinf([V.infe(1, "hvc1"), V.infe(2, "Exif"), V.infe(3, "hvc1")]),
             V.iloc([(1, 0, [(off, 1)]), (2, 0, [(off, 1)]), (3, 0, [(off, 1)])]),
             V.iref([("cdsc", 2, [1]), ("thmb", 3, [1]), ("auxl", 3, [1])], version: version),
-            V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false)]), (3, [(1, false)])]))]
+            V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false)]), (3, [(1, false)])])),
+        ]
     }
     let f = HEIFFile(bytes: bytes)
     #expect(f.irefVersion == UInt8(version))
@@ -92,9 +107,12 @@ func irefSixteenAndThirtyTwoBitIDs(_ version: Int) {
 func ipmaVersionsAndIndexWidths(_ layout: (Int, Bool)) {
     let (version, wide) = layout
     let bytes = fileWith(mdat: [1]) { off in
-        [V.hdlr, V.pitm(1), V.iinf([V.infe(1, "hvc1")]), V.iloc([(1, 0, [(off, 1)])]),
-            V.iprp([V.ispe(5, 6), V.box("irot", [3])],
-                V.ipma([(1, [(1, false), (2, true)])], version: version, wide: wide))]
+        [
+            V.hdlr, V.pitm(1), V.iinf([V.infe(1, "hvc1")]), V.iloc([(1, 0, [(off, 1)])]),
+            V.iprp(
+                [V.ispe(5, 6), V.box("irot", [3])],
+                V.ipma([(1, [(1, false), (2, true)])], version: version, wide: wide)),
+        ]
     }
     let f = HEIFFile(bytes: bytes)
     let props = f.properties(of: 1)

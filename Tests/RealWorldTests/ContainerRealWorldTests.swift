@@ -1,7 +1,7 @@
 import Foundation
 import HEIF
-import Testing
 import TestSupport
+import Testing
 
 /// The container layer over every HEIF/AVIF file in the real-world corpus, read in place.
 enum ContainerCorpus {
@@ -9,7 +9,8 @@ enum ContainerCorpus {
 
     /// Broken or truncated files: each must yield at least one error finding with a byte offset.
     static let broken: Set<String> = [
-        "exiv2_issue_1793_poc.heic", "libheif_fuzz_github_20.heic", "mei_NegativeArraySizeException.ItemInfoBox.init.heif",
+        "exiv2_issue_1793_poc.heic", "libheif_fuzz_github_20.heic",
+        "mei_NegativeArraySizeException.ItemInfoBox.init.heif",
         "pillowheif_corrupted.heic", "pillowheif_corrupted_Canon1DXIII.hif", "pillowheif_truncated.heic",
     ]
 
@@ -32,7 +33,9 @@ enum ContainerCorpus {
 }
 
 @Test func brokenCorpusFilesYieldFindingsWithOffsets() throws {
-    let files = try RealWorldCorpus.files(ContainerCorpus.extensions).filter { ContainerCorpus.broken.contains($0.lastPathComponent) }
+    let files = try RealWorldCorpus.files(ContainerCorpus.extensions).filter {
+        ContainerCorpus.broken.contains($0.lastPathComponent)
+    }
     #expect(files.count == ContainerCorpus.broken.count)
     for url in files {
         let f = try HEIFFile(contentsOf: url.path)
@@ -49,7 +52,8 @@ enum ContainerCorpus {
 }
 
 @Test func cleanCorpusFilesRebuildWithTheSameItemsAndPayloads() throws {
-    for url in try RealWorldCorpus.files(ContainerCorpus.extensions) where !ContainerCorpus.broken.contains(url.lastPathComponent) {
+    for url in try RealWorldCorpus.files(ContainerCorpus.extensions)
+    where !ContainerCorpus.broken.contains(url.lastPathComponent) {
         let f = try HEIFFile(contentsOf: url.path)
         let g = HEIFFile(bytes: HEIFBuilder(file: f).build())
         #expect(g.items.map(\.id) == f.items.map(\.id), "\(url.lastPathComponent)")
@@ -138,10 +142,16 @@ func inspectMatchesGolden(_ golden: String) throws {
 
 /// exiftool (the oracle) agrees on brands, handler, primary item and where the media data starts.
 @Test func containerFactsAgreeWithExiftool() throws {
-    let files = try RealWorldCorpus.files(ContainerCorpus.extensions).filter { !ContainerCorpus.broken.contains($0.lastPathComponent) }
+    let files = try RealWorldCorpus.files(ContainerCorpus.extensions).filter {
+        !ContainerCorpus.broken.contains($0.lastPathComponent)
+    }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-    p.arguments = ["-j", "-n", "-G1", "-MajorBrand", "-CompatibleBrands", "-HandlerType", "-MediaDataOffset", "-PrimaryItemReference"] + files.map(\.path)
+    p.arguments =
+        [
+            "-j", "-n", "-G1", "-MajorBrand", "-CompatibleBrands", "-HandlerType", "-MediaDataOffset",
+            "-PrimaryItemReference",
+        ] + files.map(\.path)
     let pipe = Pipe()
     p.standardOutput = pipe
     p.standardError = FileHandle.nullDevice
@@ -156,7 +166,9 @@ func inspectMatchesGolden(_ golden: String) throws {
         let f = try HEIFFile(contentsOf: path)
         let name = URL(fileURLWithPath: path).lastPathComponent
         #expect(row["QuickTime:MajorBrand"] as? String == f.brands?.major.description, "\(name)")
-        let compat = (row["QuickTime:CompatibleBrands"] as? [String]) ?? (row["QuickTime:CompatibleBrands"] as? String).map { [$0] }
+        let compat =
+            (row["QuickTime:CompatibleBrands"] as? [String])
+            ?? (row["QuickTime:CompatibleBrands"] as? String).map { [$0] }
         #expect(compat == f.brands?.compatible.map(\.description), "\(name)")
         #expect(row["QuickTime:HandlerType"] as? String == f.handler?.description, "\(name)")
         if let primary = row["Meta:PrimaryItemReference"] as? Int {

@@ -62,7 +62,8 @@ enum Source {
     static func jpegHasGainMap(_ b: [UInt8]) -> Bool {
         guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return false }
         let needles = [
-            "http://ns.adobe.com/hdr-gain-map/1.0/", "urn:iso:std:iso:ts:21496:-1", "http://ns.apple.com/HDRGainMap/1.0/",
+            "http://ns.adobe.com/hdr-gain-map/1.0/", "urn:iso:std:iso:ts:21496:-1",
+            "http://ns.apple.com/HDRGainMap/1.0/",
             "urn:com:apple:photo:2020:aux:hdrgainmap",
         ].map { Array($0.utf8) }
         // Gain-map signalling lives in the first APP segments and in the secondary image's header; scanning the whole

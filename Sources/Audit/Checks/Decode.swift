@@ -13,7 +13,8 @@ extension Checks {
         do {
             let img = try HeifDecoder.decodePrimary(ctx.output, format: .rgb8)
             ctx.decode.append(
-                DecodeResult(target: "primary", status: "ok", width: img.width, height: img.height, bitDepth: img.codedBitDepth))
+                DecodeResult(
+                    target: "primary", status: "ok", width: img.width, height: img.height, bitDepth: img.codedBitDepth))
             if thumbs { ctx.thumbnails.primary = thumbnail(img) }
         } catch {
             let whole = "\(error)"
@@ -22,7 +23,8 @@ extension Checks {
             {
                 ctx.decode.append(
                     DecodeResult(
-                        target: "primary", status: "ok", width: img.width, height: img.height, bitDepth: img.codedBitDepth,
+                        target: "primary", status: "ok", width: img.width, height: img.height,
+                        bitDepth: img.codedBitDepth,
                         message: "decoded re-wrapped; libheif refused the whole file: \(whole)"))
                 ctx.add(
                     "decode.primary-rewrapped", .info,

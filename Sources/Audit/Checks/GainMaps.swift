@@ -95,7 +95,9 @@ enum GainMapView {
     /// - Parameters:
     ///   - inspection: the GainMap module's inspection.
     ///   - policy: severities are judged after the policy, so a part fails on what the policy calls an error.
-    static func results(_ inspection: GainMapInspection, policy: Policy) -> (results: [GainMapResult], findings: [Finding]) {
+    static func results(_ inspection: GainMapInspection, policy: Policy) -> (
+        results: [GainMapResult], findings: [Finding]
+    ) {
         var results: [GainMapResult] = []
         var findings: [Finding] = []
         var seen = Set<Finding>()

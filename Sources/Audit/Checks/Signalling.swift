@@ -29,7 +29,8 @@ extension Checks {
                 colours = file.colours(of: tile)
             }
             if colours.isEmpty {
-                let why = hasGainMap ? "has a gain map" : "is HDR (\(file.bitDepth(of: primary.id) ?? 8)-bit, or clli/mdcv)"
+                let why =
+                    hasGainMap ? "has a gain map" : "is HDR (\(file.bitDepth(of: primary.id) ?? 8)-bit, or clli/mdcv)"
                 ctx.add(
                     "signalling.nclx-missing", .error,
                     "the output \(why) but its primary image has no colr (nclx or ICC): its transfer is undescribed",
@@ -37,7 +38,9 @@ extension Checks {
             }
         }
         for item in file.imageItems {
-            guard case .pixi(let bits)? = file.property("pixi", of: item.id), let declared = bits.first else { continue }
+            guard case .pixi(let bits)? = file.property("pixi", of: item.id), let declared = bits.first else {
+                continue
+            }
             var codedID = item.id
             if item.type == "grid", let t = file.derivedInputs(of: item.id).first { codedID = t }
             guard case .hvcC(let c)? = file.property("hvcC", of: codedID) else { continue }

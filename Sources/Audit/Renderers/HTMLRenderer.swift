@@ -36,7 +36,9 @@ public enum HTMLRenderer {
         h += card("passed", s.passed, "ok")
         h += card("failed", s.failed, s.failed > 0 ? "bad" : "")
         for sev in Severity.allCases {
-            h += card(sev.rawValue, s.findingsBySeverity[sev.rawValue] ?? 0, s.findingsBySeverity[sev.rawValue] ?? 0 > 0 ? "sev-\(sev.rawValue)" : "")
+            h += card(
+                sev.rawValue, s.findingsBySeverity[sev.rawValue] ?? 0,
+                s.findingsBySeverity[sev.rawValue] ?? 0 > 0 ? "sev-\(sev.rawValue)" : "")
         }
         h += card("complete gain maps", s.gainMapsComplete, "")
         if s.unmatchedOutputs > 0 { h += card("outputs without source", s.unmatchedOutputs, "") }
@@ -73,10 +75,13 @@ public enum HTMLRenderer {
             h += "<tr class=\"\(f.verdict.rawValue)\" data-verdict=\"\(f.verdict.rawValue)\">"
             h += "<td data-v=\"\(esc(f.name))\"><a href=\"#f\(i)\" data-open=\"f\(i)\">\(esc(f.name))</a></td>"
             h += "<td data-v=\"\(f.verdict.rawValue)\" class=\"verdict\">\(f.verdict.rawValue)</td>"
-            h += "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
+            h +=
+                "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
             h += "<td data-v=\"\(f.findings.count)\">\(f.findings.count)</td>"
-            h += "<td data-v=\"\(esc(codes.joined(separator: " ")))\">\(codes.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
-            h += "<td data-v=\"\(f.sizeRatio.map { String($0) } ?? "-1")\">\(f.sizeRatio.map { String(format: "%.3f", $0) } ?? "—")</td>"
+            h +=
+                "<td data-v=\"\(esc(codes.joined(separator: " ")))\">\(codes.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
+            h +=
+                "<td data-v=\"\(f.sizeRatio.map { String($0) } ?? "-1")\">\(f.sizeRatio.map { String(format: "%.3f", $0) } ?? "—")</td>"
             let gm = f.gainMaps.map { "\(esc($0.kind)) \($0.isComplete ? "✓" : "✗")" }.joined(separator: ", ")
             h += "<td data-v=\"\(esc(gm))\">\(gm.isEmpty ? "—" : gm)</td>"
             let dec = f.decode.map { "\(esc($0.target)) \(mark($0.status))" }.joined(separator: ", ")
@@ -116,18 +121,29 @@ public enum HTMLRenderer {
 
     static func detail(_ f: FileResult, index i: Int, gate: Severity) -> String {
         // The first file opens by default, so its thumbnails and diff are visible without a click.
-        var h = "<details id=\"f\(i)\" class=\"file \(f.verdict.rawValue)\"\(i == 0 ? " open" : "")><summary><b>\(esc(f.name))</b> — "
+        var h =
+            "<details id=\"f\(i)\" class=\"file \(f.verdict.rawValue)\"\(i == 0 ? " open" : "")><summary><b>\(esc(f.name))</b> — "
         h += "\(f.verdict.rawValue), \(f.findings.count) finding(s)</summary>\n<div class=\"body\">\n"
         h += "<table class=\"kv\">"
-        if let s = f.source { h += "<tr><th>source</th><td><code>\(esc(s))</code> \(f.sourceBytes.map { "(\($0) bytes)" } ?? "")</td></tr>" }
-        if let o = f.output { h += "<tr><th>output</th><td><code>\(esc(o))</code> \(f.outputBytes.map { "(\($0) bytes)" } ?? "")</td></tr>" }
+        if let s = f.source {
+            h +=
+                "<tr><th>source</th><td><code>\(esc(s))</code> \(f.sourceBytes.map { "(\($0) bytes)" } ?? "")</td></tr>"
+        }
+        if let o = f.output {
+            h +=
+                "<tr><th>output</th><td><code>\(esc(o))</code> \(f.outputBytes.map { "(\($0) bytes)" } ?? "")</td></tr>"
+        }
         if let r = f.sizeRatio { h += "<tr><th>size ratio</th><td>\(String(format: "%.4f", r))</td></tr>" }
         if let d = f.sha256 { h += "<tr><th>sha256</th><td><code>\(esc(d))</code></td></tr>" }
         h += "</table>\n"
         if let t = f.thumbnails, t.primary != nil || t.gainMap != nil {
             h += "<div class=\"thumbs\">"
-            if let p = t.primary, safeURI(p) { h += "<figure><img alt=\"primary\" src=\"\(p)\"><figcaption>primary</figcaption></figure>" }
-            if let g = t.gainMap, safeURI(g) { h += "<figure><img alt=\"gain map\" src=\"\(g)\"><figcaption>gain map</figcaption></figure>" }
+            if let p = t.primary, safeURI(p) {
+                h += "<figure><img alt=\"primary\" src=\"\(p)\"><figcaption>primary</figcaption></figure>"
+            }
+            if let g = t.gainMap, safeURI(g) {
+                h += "<figure><img alt=\"gain map\" src=\"\(g)\"><figcaption>gain map</figcaption></figure>"
+            }
             h += "</div>\n"
         }
         h += "<h4>Findings</h4>"
@@ -137,8 +153,10 @@ public enum HTMLRenderer {
             h += "<table><thead><tr><th>severity</th><th>code</th><th>message</th><th>evidence</th></tr></thead><tbody>"
             for x in f.findings {
                 let over = x.severity.fails(gate: gate) ? " over" : ""
-                h += "<tr class=\"sev-\(x.severity.rawValue)\(over)\"><td>\(x.severity.rawValue)</td><td><code>\(esc(x.code))</code></td>"
-                h += "<td>\(esc(x.message))</td><td>\(x.evidence.map { esc(EvidenceText.describe($0)) } ?? "")</td></tr>"
+                h +=
+                    "<tr class=\"sev-\(x.severity.rawValue)\(over)\"><td>\(x.severity.rawValue)</td><td><code>\(esc(x.code))</code></td>"
+                h +=
+                    "<td>\(esc(x.message))</td><td>\(x.evidence.map { esc(EvidenceText.describe($0)) } ?? "")</td></tr>"
             }
             h += "</tbody></table>\n"
         }
@@ -146,7 +164,8 @@ public enum HTMLRenderer {
         if f.gainMaps.isEmpty {
             h += "<p>none</p>\n"
         } else {
-            h += "<table><thead><tr><th>kind</th><th>item</th><th>description</th><th>metadata</th><th>data</th><th>colour space</th></tr></thead><tbody>"
+            h +=
+                "<table><thead><tr><th>kind</th><th>item</th><th>description</th><th>metadata</th><th>data</th><th>colour space</th></tr></thead><tbody>"
             for g in f.gainMaps {
                 h += "<tr><td>\(esc(g.kind))</td><td>\(g.item.map(String.init) ?? "—")</td>"
                 for p in [g.description, g.metadata, g.data, g.colourSpace] {
@@ -157,7 +176,8 @@ public enum HTMLRenderer {
             h += "</tbody></table>\n"
         }
         if !f.decode.isEmpty {
-            h += "<h4>Decode</h4><table><thead><tr><th>image</th><th>status</th><th>size</th><th>bits</th><th>message</th></tr></thead><tbody>"
+            h +=
+                "<h4>Decode</h4><table><thead><tr><th>image</th><th>status</th><th>size</th><th>bits</th><th>message</th></tr></thead><tbody>"
             for d in f.decode {
                 let size = (d.width != nil && d.height != nil) ? "\(d.width!)×\(d.height!)" : "—"
                 h += "<tr><td>\(esc(d.target))</td><td>\(mark(d.status)) \(esc(d.status))</td><td>\(size)</td>"
@@ -169,10 +189,13 @@ public enum HTMLRenderer {
         if f.metadata.isEmpty {
             h += "<p>no metadata compared</p>\n"
         } else {
-            h += "<table class=\"diff\"><thead><tr><th>field</th><th>status</th><th>source</th><th>output</th><th>note</th></tr></thead><tbody>"
+            h +=
+                "<table class=\"diff\"><thead><tr><th>field</th><th>status</th><th>source</th><th>output</th><th>note</th></tr></thead><tbody>"
             for r in f.metadata {
-                h += "<tr class=\"d-\(r.status.rawValue)\"><td><code>\(esc(r.field))</code></td><td>\(r.status.rawValue)</td>"
-                h += "<td>\(esc(r.source ?? "—"))</td><td>\(esc(r.output ?? "—"))</td><td>\(esc(r.note ?? ""))</td></tr>"
+                h +=
+                    "<tr class=\"d-\(r.status.rawValue)\"><td><code>\(esc(r.field))</code></td><td>\(r.status.rawValue)</td>"
+                h +=
+                    "<td>\(esc(r.source ?? "—"))</td><td>\(esc(r.output ?? "—"))</td><td>\(esc(r.note ?? ""))</td></tr>"
             }
             h += "</tbody></table>\n"
         }

@@ -10,11 +10,14 @@ public enum JUnitRenderer {
     /// - Returns: a UTF-8 XML document ending in a newline.
     public static func render(_ report: AuditReport) -> String {
         let gate = report.run.failOn
-        let tests = report.summary.files, failures = report.summary.failed
+        let tests = report.summary.files
+        let failures = report.summary.failed
         let time = String(format: "%.3f", report.run.durationSeconds)
         var x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        x += "<testsuites name=\"readback audit\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\">\n"
-        x += "  <testsuite name=\"readback audit\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\""
+        x +=
+            "<testsuites name=\"readback audit\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\">\n"
+        x +=
+            "  <testsuite name=\"readback audit\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\""
         x += " time=\"\(time)\" timestamp=\"\(esc(report.run.startedAt))\">\n"
         x += "    <properties>\n"
         x += "      <property name=\"schemaVersion\" value=\"\(report.schemaVersion)\"/>\n"
@@ -27,7 +30,8 @@ public enum JUnitRenderer {
             let failing = f.failures(failOn: gate)
             if !failing.isEmpty {
                 let codes = Array(Set(failing.map(\.code))).sorted().joined(separator: " ")
-                x += "      <failure type=\"\(esc(codes))\" message=\"\(failing.count) finding(s) at or above \(gate.rawValue): \(esc(codes))\">"
+                x +=
+                    "      <failure type=\"\(esc(codes))\" message=\"\(failing.count) finding(s) at or above \(gate.rawValue): \(esc(codes))\">"
                 x += esc(failing.map(line).joined(separator: "\n"))
                 x += "</failure>\n"
             }
@@ -59,7 +63,11 @@ public enum JUnitRenderer {
             case "'": o += "&apos;"
             case "\n", "\t", "\r": o.unicodeScalars.append(u)
             default:
-                if u.value < 0x20 || (0xFFFE...0xFFFF).contains(u.value) { o += "?" } else { o.unicodeScalars.append(u) }
+                if u.value < 0x20 || (0xFFFE...0xFFFF).contains(u.value) {
+                    o += "?"
+                } else {
+                    o.unicodeScalars.append(u)
+                }
             }
         }
         return o

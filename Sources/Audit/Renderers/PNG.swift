@@ -77,7 +77,8 @@ public enum PNG {
 
     /// Adler-32 (RFC 1950 §8.2).
     public static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for x in bytes {
             a = (a + UInt32(x)) % 65521
             b = (b + a) % 65521
@@ -113,20 +114,26 @@ public enum Thumbnailer {
     ///   - maxSide: the longest side of the thumbnail in pixels.
     /// - Returns: the data URI, or nil for empty or inconsistent input.
     public static func dataURI(_ pixels: Pixels, maxSide: Int = 160) -> String? {
-        let w = pixels.width, h = pixels.height, c = pixels.channels
+        let w = pixels.width
+        let h = pixels.height
+        let c = pixels.channels
         guard w > 0, h > 0, c > 0, maxSide > 0, pixels.samples.count >= w * h * c else { return nil }
         let scale = max(1.0, Double(max(w, h)) / Double(maxSide))
-        let tw = max(1, Int((Double(w) / scale).rounded())), th = max(1, Int((Double(h) / scale).rounded()))
+        let tw = max(1, Int((Double(w) / scale).rounded()))
+        let th = max(1, Int((Double(h) / scale).rounded()))
         let outC = c >= 3 ? 3 : 1
         let maxValue = Double((1 << max(1, min(16, pixels.bitDepth))) - 1)
         var out = [UInt8](repeating: 0, count: tw * th * outC)
         for ty in 0..<th {
-            let y0 = ty * h / th, y1 = max(y0 + 1, (ty + 1) * h / th)
+            let y0 = ty * h / th
+            let y1 = max(y0 + 1, (ty + 1) * h / th)
             for tx in 0..<tw {
-                let x0 = tx * w / tw, x1 = max(x0 + 1, (tx + 1) * w / tw)
+                let x0 = tx * w / tw
+                let x1 = max(x0 + 1, (tx + 1) * w / tw)
                 var sums = [Double](repeating: 0, count: outC)
                 // Sample at most 8×8 points per box: bounded work per thumbnail pixel whatever the image size.
-                let sy = max(1, (y1 - y0) / 8), sx = max(1, (x1 - x0) / 8)
+                let sy = max(1, (y1 - y0) / 8)
+                let sx = max(1, (x1 - x0) / 8)
                 var n = 0.0
                 var y = y0
                 while y < y1 {

@@ -56,7 +56,9 @@ struct AuditCommand: Subcommand {
         let mode: String
         var roots: [String: String] = [:]
         let pos = args.positionals
-        let src = args.value("sources"), out = args.value("outputs"), pairs = args.value("pairs")
+        let src = args.value("sources")
+        let out = args.value("outputs")
+        let pairs = args.value("pairs")
         switch (pos.count, src, out, pairs) {
         case (2, nil, nil, nil):
             mode = "pair"
@@ -73,7 +75,9 @@ struct AuditCommand: Subcommand {
         case (0, let s?, let o?, nil):
             mode = "directories"
             roots = ["sources": s, "outputs": o]
-            do { pairing = try Pairing.directories(sources: URL(fileURLWithPath: s), outputs: URL(fileURLWithPath: o)) } catch {
+            do {
+                pairing = try Pairing.directories(sources: URL(fileURLWithPath: s), outputs: URL(fileURLWithPath: o))
+            } catch {
                 throw IOFailure(error.message)
             }
         case (0, nil, let o?, nil):
@@ -83,7 +87,8 @@ struct AuditCommand: Subcommand {
         case (0, nil, nil, let p?):
             mode = "pairs-file"
             roots = ["pairs": p]
-            guard let data = FileManager.default.contents(atPath: p), let text = String(data: data, encoding: .utf8) else {
+            guard let data = FileManager.default.contents(atPath: p), let text = String(data: data, encoding: .utf8)
+            else {
                 throw IOFailure("\(p): cannot read the pairs file")
             }
             do {
@@ -101,7 +106,8 @@ struct AuditCommand: Subcommand {
         case (0, _, _, _?):
             throw UsageError("--pairs cannot be combined with --sources or --outputs")
         default:
-            throw UsageError("nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR")
+            throw UsageError(
+                "nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR")
         }
 
         var policy = Policy.builtIn
@@ -110,7 +116,9 @@ struct AuditCommand: Subcommand {
         }
         var baseline: AuditReport? = nil
         if let b = args.value("baseline") {
-            guard let data = FileManager.default.contents(atPath: b) else { throw IOFailure("\(b): cannot read the baseline") }
+            guard let data = FileManager.default.contents(atPath: b) else {
+                throw IOFailure("\(b): cannot read the baseline")
+            }
             do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
         }
         let reportDir = args.value("report").map { URL(fileURLWithPath: $0) }
@@ -121,7 +129,9 @@ struct AuditCommand: Subcommand {
         let quiet = args.has("quiet")
         let progress = Progress(console: console, quiet: quiet, failOn: failOn)
         let tool = ToolInfo(version: Readback.version)
-        let libraries = Readback.versionReport.filter { $0.0 != "readback" }.map { LibraryVersion(name: $0.0, version: $0.1) }
+        let libraries = Readback.versionReport.filter { $0.0 != "readback" }.map {
+            LibraryVersion(name: $0.0, version: $0.1)
+        }
         var report = Auditor.run(
             pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries,
             progress: { done, total, r in progress.update(done, total, r) })
@@ -154,9 +164,12 @@ struct AuditCommand: Subcommand {
         }.joined(separator: ", ")
         if sev.isEmpty { sev = "no findings" }
         let failed = s.failed > 0 ? console.color("\(s.failed) failed", "31") : "0 failed"
-        console.print("audited \(s.files) file(s): \(s.passed) passed, \(failed) (gate: \(r.run.failOn.rawValue)); \(sev)")
+        console.print(
+            "audited \(s.files) file(s): \(s.passed) passed, \(failed) (gate: \(r.run.failOn.rawValue)); \(sev)")
         if let b = r.baseline {
-            console.print("against baseline \(b.path): \(b.regressions.count) regression(s), \(b.improvements.count) improvement(s)")
+            console.print(
+                "against baseline \(b.path): \(b.regressions.count) regression(s), \(b.improvements.count) improvement(s)"
+            )
             for c in b.regressions { console.print("  regression: \(c.file): \(c.kind) \(c.subject)") }
             for c in b.improvements { console.print("  improvement: \(c.file): \(c.kind) \(c.subject)") }
         }
@@ -197,7 +210,9 @@ final class Progress: @unchecked Sendable {
         if !failing.isEmpty {
             printFailure(r, failing)
         } else if !quiet {
-            console.print("[\(done)/\(total)] \(r.name): pass\(r.findings.isEmpty ? "" : " (\(r.findings.count) finding(s) below the gate)")")
+            console.print(
+                "[\(done)/\(total)] \(r.name): pass\(r.findings.isEmpty ? "" : " (\(r.findings.count) finding(s) below the gate)")"
+            )
         }
     }
 

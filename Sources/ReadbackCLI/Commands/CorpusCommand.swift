@@ -48,7 +48,7 @@ struct CorpusCommand: Subcommand {
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
         guard let action = args.positionals.first else {
-            throw UsageError("corpus needs an action: generate or mutate")
+            throw UsageError("corpus needs an action: generate, mutate or remosaic")
         }
         switch action {
         case "generate":
@@ -98,6 +98,8 @@ struct CorpusCommand: Subcommand {
                 for r in results {
                     if let file = r.file {
                         console.print("wrote \(out.appendingPathComponent(file).path)  \(r.code)")
+                    } else if r.code == "output.missing" {
+                        console.print("no file for \(r.code) (by design): \(r.note)")
                     } else {
                         console.print("skipped \(r.code): \(r.note)")
                     }
@@ -136,13 +138,16 @@ struct CorpusCommand: Subcommand {
         let img = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
         guard img.channels == 3 else { throw NotBuiltYet(what: "remosaic of a monochrome image") }
         let maxV = Double((1 << img.bitDepth) - 1)
-        let isP3 = img.nclx?.primaries == 12 || (img.icc.map { String(decoding: $0.filter { $0 != 0 }, as: UTF8.self).contains("Display P3") } ?? false)
+        let isP3 =
+            img.nclx?.primaries == 12
+            || (img.icc.map { String(decoding: $0.filter { $0 != 0 }, as: UTF8.self).contains("Display P3") } ?? false)
         let p3ToSRGB: [Double] = [1.2249, -0.2247, 0, -0.0420, 1.0419, 0, -0.0197, -0.0786, 1.0979]
         func eotf(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
         var out = RGBImage(width: img.width, height: img.height)
         for i in 0..<(img.width * img.height) {
-            var c = RGB(eotf(Double(img.samples[3 * i]) / maxV), eotf(Double(img.samples[3 * i + 1]) / maxV),
-                        eotf(Double(img.samples[3 * i + 2]) / maxV))
+            var c = RGB(
+                eotf(Double(img.samples[3 * i]) / maxV), eotf(Double(img.samples[3 * i + 1]) / maxV),
+                eotf(Double(img.samples[3 * i + 2]) / maxV))
             if isP3 { c = ColorMath.apply3(p3ToSRGB, c) }
             out.pixels[3 * i] = Float(max(0, c.r))
             out.pixels[3 * i + 1] = Float(max(0, c.g))

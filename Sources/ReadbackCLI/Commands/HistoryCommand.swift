@@ -51,17 +51,28 @@ struct HistoryCommand: Subcommand {
             console.print("only one run recorded: nothing to compare yet")
             return .clean
         }
-        let newer = runs[0], older = runs[1]
+        let newer = runs[0]
+        let older = runs[1]
         let changes: (new: [History.FindingKey], fixed: [History.FindingKey])
-        do { changes = try history.changes(from: older.id, to: newer.id) } catch { throw IOFailure("\(path): \(error)") }
+        do { changes = try history.changes(from: older.id, to: newer.id) } catch {
+            throw IOFailure("\(path): \(error)")
+        }
         console.print("")
-        console.print("changes from run \(older.id) to run \(newer.id): \(changes.new.count) new finding(s), \(changes.fixed.count) fixed")
-        for k in changes.new { console.print("  new    \(k.severity) \(k.code)  \(k.file)\(k.subject.isEmpty ? "" : "  \(k.subject)")") }
-        for k in changes.fixed { console.print("  fixed  \(k.severity) \(k.code)  \(k.file)\(k.subject.isEmpty ? "" : "  \(k.subject)")") }
+        console.print(
+            "changes from run \(older.id) to run \(newer.id): \(changes.new.count) new finding(s), \(changes.fixed.count) fixed"
+        )
+        for k in changes.new {
+            console.print("  new    \(k.severity) \(k.code)  \(k.file)\(k.subject.isEmpty ? "" : "  \(k.subject)")")
+        }
+        for k in changes.fixed {
+            console.print("  fixed  \(k.severity) \(k.code)  \(k.file)\(k.subject.isEmpty ? "" : "  \(k.subject)")")
+        }
         return .clean
     }
 
-    private func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s.padding(toLength: n, withPad: " ", startingAt: 0) }
+    private func pad(_ s: String, _ n: Int) -> String {
+        s.count >= n ? s : s.padding(toLength: n, withPad: " ", startingAt: 0)
+    }
     private func lpad(_ v: Int, _ n: Int) -> String {
         let s = String(v)
         return s.count >= n ? s : String(repeating: " ", count: n - s.count) + s

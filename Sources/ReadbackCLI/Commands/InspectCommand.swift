@@ -30,7 +30,8 @@ struct InspectCommand: Subcommand {
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
         guard args.positionals.count == 1, let path = args.positionals.first else {
-            throw UsageError(args.positionals.isEmpty ? "missing FILE" : "inspect takes one FILE, got \(args.positionals.count)")
+            throw UsageError(
+                args.positionals.isEmpty ? "missing FILE" : "inspect takes one FILE, got \(args.positionals.count)")
         }
         let file = try HEIFFile(contentsOf: path)
         let view = Inspection(file: file, name: path, includeBoxes: args.has("boxes"))

@@ -1,0 +1,34 @@
+import Foundation
+import ReportModel
+import Testing
+import TestSupport
+
+@testable import Audit
+
+/// A JPEG carrying gain-map XMP (Adobe/Google `hdrgm`), as Ultra HDR and ISO 21496-1 JPEGs do: enough to know the
+/// source had a gain map.
+private func gainMapJPEG() -> [UInt8] {
+    let xmp = Array(
+        """
+        http://ns.adobe.com/xap/1.0/\0<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+        <rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0"/></rdf:RDF></x:xmpmeta>
+        """.utf8)
+    let len = xmp.count + 2
+    return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(len >> 8), UInt8(len & 0xFF)] + xmp + [0xFF, 0xD9]
+}
+
+@Test func gainMapJPEGSourceWithoutGainMapOutputIsCaught() throws {
+    var o = Constructed.Options()
+    o.appleGainMap = false
+    o.isoGainMap = false
+    let dir = Repo.temporaryDirectory("audit-jpeg")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = try Constructed.write(gainMapJPEG(), "IMG.jpg", in: dir)
+    let out = try Constructed.write(try Constructed.heic(o), "IMG.heic", in: dir)
+    let r = FileAuditor(options: AuditOptions(decode: false)).audit(AuditJob(name: "IMG.heic", source: src, output: out))
+    #expect(r.findings.contains { $0.code == "gainmap.missing" && $0.severity == .error })
+    // A plain JPEG source (no gain-map XMP) asks for nothing.
+    let plain = try Constructed.write([0xFF, 0xD8, 0xFF, 0xD9], "PLAIN.jpg", in: dir)
+    let r2 = FileAuditor(options: AuditOptions(decode: false)).audit(AuditJob(name: "IMG.heic", source: plain, output: out))
+    #expect(!r2.findings.contains { $0.code == "gainmap.missing" })
+}
