@@ -88,7 +88,7 @@ let package = Package(
             name: "RealWorldTests",
             dependencies: [
                 "HEIF", "Metadata", "MetadataIO", "GainMap", "Audit", "Converter", "ReportModel", "HeifCodec",
-                "RawDecoder", "TestSupport",
+                "RawDecoder", "Exiv2Bridge", "TestSupport",
             ]
         ),
     ],
