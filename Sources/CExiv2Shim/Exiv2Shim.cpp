@@ -2,7 +2,220 @@
 #include "CExiv2Shim.h"
 
 #include <exiv2/exiv2.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
+
+// ---------------------------------------------------------------------------------------------
+// Process-wide setup and locking (platform-notes §3).
+
+namespace {
+
+std::recursive_mutex &xmpMutex() {
+    static std::recursive_mutex m;
+    return m;
+}
+
+// Per-call capture of exiv2's LogMsg output (the handler is global; the buffer is per thread).
+thread_local std::string *tlsLog = nullptr;
+
+void logHandler(int level, const char *text) {
+    if (tlsLog == nullptr || text == nullptr) return;
+    std::string line(text);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (line.empty()) return;
+    if (!tlsLog->empty()) tlsLog->push_back('\n');
+    tlsLog->append(level >= Exiv2::LogMsg::error ? "error: " : "warning: ");
+    tlsLog->append(line);
+}
+
+void xmpLock(void *data, bool lock) {
+    auto *m = static_cast<std::recursive_mutex *>(data);
+    if (lock) m->lock(); else m->unlock();
+}
+
+void setupOnce() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        std::lock_guard<std::recursive_mutex> g(xmpMutex());
+        Exiv2::LogMsg::setLevel(Exiv2::LogMsg::warn);
+        Exiv2::LogMsg::setHandler(logHandler);
+        Exiv2::enableBMFF(true);
+        Exiv2::XmpParser::initialize(xmpLock, &xmpMutex());
+    });
+}
+
+struct LogCapture {
+    std::string text;
+    std::string *previous;
+    LogCapture() : previous(tlsLog) { tlsLog = &text; }
+    ~LogCapture() { tlsLog = previous; }
+};
+
+void setMessage(char *message, size_t cap, const std::string &text) {
+    if (message == nullptr || cap == 0) return;
+    size_t n = text.size() < cap - 1 ? text.size() : cap - 1;
+    std::memcpy(message, text.data(), n);
+    message[n] = '\0';
+}
+
+// Runs `body`, turning every exception into a status and a message.
+template <typename F>
+rb_exiv2_status guarded(char *message, size_t cap, F body) {
+    try {
+        setupOnce();
+        return body();
+    } catch (const Exiv2::AnyError &e) {
+        std::string what = e.what();
+        if (what.empty()) what = "exiv2 error " + std::to_string(e.code());
+        setMessage(message, cap, what);
+        return RB_EXIV2_ERROR;
+    } catch (const std::exception &e) {
+        setMessage(message, cap, std::string("exception: ") + e.what());
+        return RB_EXIV2_EXCEPTION;
+    } catch (...) {
+        setMessage(message, cap, "unknown exception");
+        return RB_EXIV2_EXCEPTION;
+    }
+}
+
+struct Entry {
+    rb_exiv2_family family;
+    std::string key, group, ifd, tagName, text;
+    std::vector<uint8_t> raw;
+    uint16_t tag = 0;
+    int32_t typeId = 0;
+    int64_t count = 0;
+    int32_t makernote = 0;
+};
+
+}  // namespace
+
+struct rb_exiv2_doc {
+    std::vector<Entry> entries;
+    std::string mime;
+    std::string warnings;
+    int byteOrder = 0;
+};
+
+struct rb_exiv2_blob {
+    std::string bytes;
+    std::string report;
+};
+
+namespace {
+
+// Value bytes in big-endian order; bounded so a hostile count cannot exhaust memory.
+std::vector<uint8_t> canonicalBytes(const Exiv2::Value &v) {
+    long size = v.size();
+    if (size <= 0 || size > (64L << 20)) return {};
+    std::vector<uint8_t> buf(static_cast<size_t>(size));
+    long n = v.copy(buf.data(), Exiv2::bigEndian);
+    if (n < 0) n = 0;
+    buf.resize(static_cast<size_t>(n) <= buf.size() ? static_cast<size_t>(n) : buf.size());
+    return buf;
+}
+
+std::string safeToString(const Exiv2::Metadatum &m) {
+    try {
+        return m.value().toString();
+    } catch (...) {
+        return std::string();
+    }
+}
+
+void addExif(rb_exiv2_doc &doc, const Exiv2::ExifData &ed) {
+    for (const auto &d : ed) {
+        Entry e;
+        e.family = RB_EXIV2_FAMILY_EXIF;
+        e.key = d.key();
+        e.group = d.groupName();
+        const char *ifd = d.ifdName();
+        e.ifd = ifd ? ifd : "";
+        e.tagName = d.tagName();
+        e.tag = d.tag();
+        e.typeId = static_cast<int32_t>(d.typeId());
+        e.count = d.count();
+        e.text = safeToString(d);
+        if (d.getValue().get() != nullptr) e.raw = canonicalBytes(d.value());
+        e.makernote = Exiv2::ExifTags::isMakerGroup(e.group) ? 1 : 0;
+        doc.entries.push_back(std::move(e));
+    }
+}
+
+void addIptc(rb_exiv2_doc &doc, const Exiv2::IptcData &id) {
+    for (const auto &d : id) {
+        Entry e;
+        e.family = RB_EXIV2_FAMILY_IPTC;
+        e.key = d.key();
+        e.group = d.groupName();
+        e.tagName = d.tagName();
+        e.tag = d.tag();
+        e.typeId = static_cast<int32_t>(d.typeId());
+        e.count = d.count();
+        e.text = safeToString(d);
+        if (d.getValue().get() != nullptr) e.raw = canonicalBytes(d.value());
+        doc.entries.push_back(std::move(e));
+    }
+}
+
+void addXmp(rb_exiv2_doc &doc, const Exiv2::XmpData &xd) {
+    for (const auto &d : xd) {
+        Entry e;
+        e.family = RB_EXIV2_FAMILY_XMP;
+        e.key = d.key();
+        e.group = d.groupName();
+        e.tagName = d.tagName();
+        e.typeId = static_cast<int32_t>(d.typeId());
+        e.count = d.count();
+        e.text = safeToString(d);
+        std::string items;
+        const Exiv2::Value &v = d.value();
+        if (d.typeId() == Exiv2::langAlt) {
+            const auto *la = dynamic_cast<const Exiv2::LangAltValue *>(&v);
+            if (la != nullptr) {
+                bool first = true;
+                for (const auto &kv : la->value_) {
+                    if (!first) items.push_back('\x1e');
+                    first = false;
+                    items += kv.first;
+                    items.push_back('\x1f');
+                    items += kv.second;
+                }
+            }
+        } else if (const auto *arr = dynamic_cast<const Exiv2::XmpArrayValue *>(&v)) {
+            // count() is the item count only for arrays; for XmpTextValue it is the byte length.
+            long n = arr->count();
+            for (long i = 0; i < n; ++i) {
+                if (i > 0) items.push_back('\x1e');
+                items += arr->toString(i);
+            }
+        } else {
+            items = v.toString();
+        }
+        e.raw.assign(items.begin(), items.end());
+        doc.entries.push_back(std::move(e));
+    }
+}
+
+int orderCode(Exiv2::ByteOrder bo) {
+    return bo == Exiv2::littleEndian ? 1 : bo == Exiv2::bigEndian ? 2 : 0;
+}
+
+// Opens and reads a file under the XMP lock (readMetadata parses embedded XMP).
+Exiv2::Image::AutoPtr openAndRead(const char *path) {
+    Exiv2::Image::AutoPtr image = Exiv2::ImageFactory::open(std::string(path));
+    if (image.get() == nullptr) throw Exiv2::Error(Exiv2::kerFileContainsUnknownImageType, path);
+    image->readMetadata();
+    return image;
+}
+
+}  // namespace
 
 extern "C" const char *rb_exiv2_version(void) {
     static std::string v;
@@ -12,4 +225,271 @@ extern "C" const char *rb_exiv2_version(void) {
         return "unknown";
     }
     return v.c_str();
+}
+
+extern "C" rb_exiv2_status rb_exiv2_read_file(const char *path, rb_exiv2_doc **out, char *message,
+                                              size_t message_cap) {
+    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    *out = nullptr;
+    return guarded(message, message_cap, [&]() -> rb_exiv2_status {
+        std::unique_ptr<rb_exiv2_doc> doc(new rb_exiv2_doc());
+        LogCapture log;
+        {
+            std::lock_guard<std::recursive_mutex> g(xmpMutex());
+            Exiv2::Image::AutoPtr image = openAndRead(path);
+            doc->mime = image->mimeType();
+            doc->byteOrder = orderCode(image->byteOrder());
+            addExif(*doc, image->exifData());
+            addIptc(*doc, image->iptcData());
+            addXmp(*doc, image->xmpData());
+        }
+        doc->warnings = log.text;
+        *out = doc.release();
+        return RB_EXIV2_OK;
+    });
+}
+
+extern "C" rb_exiv2_status rb_exiv2_decode_exif(const uint8_t *bytes, size_t size, rb_exiv2_doc **out,
+                                                char *message, size_t message_cap) {
+    if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    *out = nullptr;
+    return guarded(message, message_cap, [&]() -> rb_exiv2_status {
+        const uint8_t *p = bytes;
+        size_t n = size;
+        if (n >= 6 && std::memcmp(p, "Exif\0\0", 6) == 0) {
+            p += 6;
+            n -= 6;
+        }
+        if (n < 8 || !((p[0] == 'I' && p[1] == 'I' && p[2] == 0x2A && p[3] == 0) ||
+                       (p[0] == 'M' && p[1] == 'M' && p[2] == 0 && p[3] == 0x2A))) {
+            setMessage(message, message_cap, "no TIFF header (II*\\0 or MM\\0*) at the start of the Exif data");
+            return RB_EXIV2_ERROR;
+        }
+        std::unique_ptr<rb_exiv2_doc> doc(new rb_exiv2_doc());
+        LogCapture log;
+        Exiv2::ExifData ed;
+        Exiv2::ByteOrder bo = Exiv2::ExifParser::decode(ed, p, static_cast<uint32_t>(n));
+        doc->byteOrder = orderCode(bo);
+        addExif(*doc, ed);
+        doc->warnings = log.text;
+        *out = doc.release();
+        return RB_EXIV2_OK;
+    });
+}
+
+extern "C" rb_exiv2_status rb_exiv2_decode_xmp(const uint8_t *bytes, size_t size, rb_exiv2_doc **out,
+                                               char *message, size_t message_cap) {
+    if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    *out = nullptr;
+    return guarded(message, message_cap, [&]() -> rb_exiv2_status {
+        std::string packet(reinterpret_cast<const char *>(bytes), size);
+        // Some writers NUL-pad the packet; the XMP toolkit rejects trailing NULs.
+        while (!packet.empty() && packet.back() == '\0') packet.pop_back();
+        std::unique_ptr<rb_exiv2_doc> doc(new rb_exiv2_doc());
+        LogCapture log;
+        {
+            std::lock_guard<std::recursive_mutex> g(xmpMutex());
+            Exiv2::XmpData xd;
+            int rc = Exiv2::XmpParser::decode(xd, packet);
+            if (rc != 0) {
+                std::string why = log.text.empty() ? "the XMP toolkit rejected the packet" : log.text;
+                setMessage(message, message_cap, "XMP decode failed (" + std::to_string(rc) + "): " + why);
+                return RB_EXIV2_ERROR;
+            }
+            addXmp(*doc, xd);
+        }
+        doc->warnings = log.text;
+        *out = doc.release();
+        return RB_EXIV2_OK;
+    });
+}
+
+extern "C" void rb_exiv2_doc_free(rb_exiv2_doc *doc) { delete doc; }
+
+extern "C" size_t rb_exiv2_doc_count(const rb_exiv2_doc *doc) { return doc ? doc->entries.size() : 0; }
+
+extern "C" int rb_exiv2_doc_entry(const rb_exiv2_doc *doc, size_t index, rb_exiv2_entry *out) {
+    if (doc == nullptr || out == nullptr || index >= doc->entries.size()) return 0;
+    const Entry &e = doc->entries[index];
+    out->family = e.family;
+    out->key = e.key.c_str();
+    out->group = e.group.c_str();
+    out->ifd = e.ifd.c_str();
+    out->tag_name = e.tagName.c_str();
+    out->tag = e.tag;
+    out->type_id = e.typeId;
+    out->count = e.count;
+    out->raw = e.raw.empty() ? nullptr : e.raw.data();
+    out->raw_size = e.raw.size();
+    out->text = e.text.c_str();
+    out->makernote = e.makernote;
+    return 1;
+}
+
+extern "C" const char *rb_exiv2_doc_mime(const rb_exiv2_doc *doc) { return doc ? doc->mime.c_str() : ""; }
+extern "C" const char *rb_exiv2_doc_warnings(const rb_exiv2_doc *doc) { return doc ? doc->warnings.c_str() : ""; }
+extern "C" int rb_exiv2_doc_byte_order(const rb_exiv2_doc *doc) { return doc ? doc->byteOrder : 0; }
+
+extern "C" const uint8_t *rb_exiv2_blob_bytes(const rb_exiv2_blob *blob) {
+    return blob ? reinterpret_cast<const uint8_t *>(blob->bytes.data()) : nullptr;
+}
+extern "C" size_t rb_exiv2_blob_size(const rb_exiv2_blob *blob) { return blob ? blob->bytes.size() : 0; }
+extern "C" const char *rb_exiv2_blob_report(const rb_exiv2_blob *blob) { return blob ? blob->report.c_str() : ""; }
+extern "C" void rb_exiv2_blob_free(rb_exiv2_blob *blob) { delete blob; }
+
+namespace {
+
+bool isStructuralImageKey(const Exiv2::Exifdatum &d) {
+    const std::string group = d.groupName();
+    if (group.rfind("SubImage", 0) == 0) return true;
+    if (group.rfind("Image", 0) == 0 && group != "Image") return true;  // Image2, Image3, ... (raw IFDs)
+    if (group == "Thumbnail") return true;
+    if (group != "Image") return false;
+    uint16_t t = d.tag();
+    if (t >= 0xC612 && t <= 0xC7FF) return true;  // DNG tags incl. DNGPrivateData
+    switch (t) {
+        case 0x00FE:  // NewSubfileType
+        case 0x00FF:  // SubfileType
+        case 0x0100:  // ImageWidth
+        case 0x0101:  // ImageLength
+        case 0x0102:  // BitsPerSample
+        case 0x0103:  // Compression
+        case 0x0106:  // PhotometricInterpretation
+        case 0x0111:  // StripOffsets
+        case 0x0115:  // SamplesPerPixel
+        case 0x0116:  // RowsPerStrip
+        case 0x0117:  // StripByteCounts
+        case 0x011C:  // PlanarConfiguration
+        case 0x0142:  // TileWidth
+        case 0x0143:  // TileLength
+        case 0x0144:  // TileOffsets
+        case 0x0145:  // TileByteCounts
+        case 0x014A:  // SubIFDs
+        case 0x0201:  // JPEGInterchangeFormat
+        case 0x0202:  // JPEGInterchangeFormatLength
+        case 0x828D:  // CFARepeatPatternDim
+        case 0x828E:  // CFAPattern (TIFF/EP)
+        case 0x9217:  // SensingMethod (TIFF/EP copy in IFD0)
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width, uint32_t pixel_height,
+                                                    const char *software, int byte_order, rb_exiv2_blob **out,
+                                                    char *message, size_t message_cap) {
+    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    *out = nullptr;
+    return guarded(message, message_cap, [&]() -> rb_exiv2_status {
+        LogCapture log;
+        Exiv2::ExifData ed;
+        Exiv2::ByteOrder sourceOrder = Exiv2::invalidByteOrder;
+        {
+            std::lock_guard<std::recursive_mutex> g(xmpMutex());
+            Exiv2::Image::AutoPtr image = openAndRead(path);
+            ed = image->exifData();
+            sourceOrder = image->byteOrder();
+        }
+        Exiv2::ExifThumb(ed).erase();
+        for (auto it = ed.begin(); it != ed.end();) {
+            if (isStructuralImageKey(*it)) it = ed.erase(it); else ++it;
+        }
+        ed["Exif.Image.Orientation"] = uint16_t(1);
+        if (pixel_width > 0 && pixel_height > 0) {
+            ed["Exif.Photo.PixelXDimension"] = uint32_t(pixel_width);
+            ed["Exif.Photo.PixelYDimension"] = uint32_t(pixel_height);
+        }
+        if (software != nullptr) ed["Exif.Image.Software"] = std::string(software);
+        Exiv2::ByteOrder order = byte_order == 1   ? Exiv2::littleEndian
+                                 : byte_order == 2 ? Exiv2::bigEndian
+                                 : (sourceOrder == Exiv2::bigEndian ? Exiv2::bigEndian : Exiv2::littleEndian);
+        Exiv2::Blob blob;
+        Exiv2::ExifParser::encode(blob, nullptr, 0, order, ed);
+        std::unique_ptr<rb_exiv2_blob> result(new rb_exiv2_blob());
+        result->bytes.assign(blob.begin(), blob.end());
+
+        // Compare after encoding: encode enforces the 64 KB APP1 limit silently (platform-notes §3).
+        Exiv2::ExifData back;
+        if (!blob.empty()) Exiv2::ExifParser::decode(back, blob.data(), static_cast<uint32_t>(blob.size()));
+        std::map<std::string, long> after;
+        for (const auto &d : back) after.emplace(d.key(), d.size());
+        std::string report;
+        std::map<std::string, bool> seen;
+        for (const auto &d : ed) {
+            std::string key = d.key();
+            if (seen[key]) continue;
+            seen[key] = true;
+            auto it = after.find(key);
+            std::string line;
+            if (it == after.end()) {
+                line = "dropped " + key + " (" + std::to_string(d.size()) + " bytes)";
+            } else if (it->second < d.size()) {
+                line = "shrunk " + key + " from " + std::to_string(d.size()) + " to " + std::to_string(it->second) +
+                       " bytes";
+            }
+            if (!line.empty()) {
+                if (!report.empty()) report.push_back('\n');
+                report += line;
+            }
+        }
+        result->report = report;
+        *out = result.release();
+        return RB_EXIV2_OK;
+    });
+}
+
+extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *sidecar_path, uint32_t pixel_width,
+                                              uint32_t pixel_height, rb_exiv2_blob **out, char *message,
+                                              size_t message_cap) {
+    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    *out = nullptr;
+    return guarded(message, message_cap, [&]() -> rb_exiv2_status {
+        LogCapture log;
+        std::lock_guard<std::recursive_mutex> g(xmpMutex());
+        Exiv2::XmpData xd;
+        {
+            Exiv2::Image::AutoPtr image = openAndRead(path);
+            xd = image->xmpData();
+        }
+        if (sidecar_path != nullptr) {
+            Exiv2::Image::AutoPtr side = openAndRead(sidecar_path);
+            const Exiv2::XmpData &sd = side->xmpData();
+            static const char *merged[] = {"Xmp.xmp.Rating", "Xmp.xmp.Label", "Xmp.dc.subject", "Xmp.dc.description"};
+            for (const char *key : merged) {
+                auto sit = sd.findKey(Exiv2::XmpKey(key));
+                if (sit == sd.end()) continue;
+                auto dit = xd.findKey(Exiv2::XmpKey(key));
+                if (dit != xd.end()) xd.erase(dit);
+                xd.add(*sit);
+            }
+        }
+        auto oit = xd.findKey(Exiv2::XmpKey("Xmp.tiff.Orientation"));
+        if (oit != xd.end()) oit->setValue("1");
+        if (pixel_width > 0 && pixel_height > 0) {
+            auto setIfPresent = [&](const char *key, uint32_t v) {
+                auto it = xd.findKey(Exiv2::XmpKey(key));
+                if (it != xd.end()) it->setValue(std::to_string(v));
+            };
+            setIfPresent("Xmp.exif.PixelXDimension", pixel_width);
+            setIfPresent("Xmp.exif.PixelYDimension", pixel_height);
+            setIfPresent("Xmp.tiff.ImageWidth", pixel_width);
+            setIfPresent("Xmp.tiff.ImageLength", pixel_height);
+        }
+        std::unique_ptr<rb_exiv2_blob> result(new rb_exiv2_blob());
+        if (!xd.empty()) {
+            std::string packet;
+            int rc = Exiv2::XmpParser::encode(packet, xd, Exiv2::XmpParser::useCompactFormat |
+                                                              Exiv2::XmpParser::omitPacketWrapper);
+            if (rc != 0) {
+                setMessage(message, message_cap, "XMP encode failed (" + std::to_string(rc) + "): " + log.text);
+                return RB_EXIV2_ERROR;
+            }
+            result->bytes = packet;
+        }
+        *out = result.release();
+        return RB_EXIV2_OK;
+    });
 }

@@ -523,9 +523,10 @@ public enum Converter {
             file: file)
         let ch = computed.metadata.channel(0)
         let ha = computed.metadata.alternateHdrHeadroom.doubleValue
-        // Apple reads the same map linearly with one headroom: hdr = sdr·(1 + (H − 1)·g); H = 2^gain_map_max makes
-        // g = 0 and g = 1 agree exactly with the ISO reading (apple-heic-gainmap.md §5).
-        let appleH = max(1, exp2(ch.max.doubleValue))
+        // Apple's view carries the same headroom as the ISO view (libavif's Apple ↔ ISO mapping,
+        // apple-heic-gainmap.md §5: HDRGainMapHeadroom = 2^alternate_hdr_headroom), so the auditor's consistency check
+        // (log2(Apple headroom) ≈ alternate_hdr_headroom) holds for our own files.
+        let appleH = max(1, exp2(ha))
         let peak = hdrY.max() ?? 1
         var sum = 0.0
         for v in hdrY { sum += Double(v) }

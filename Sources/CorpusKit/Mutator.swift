@@ -174,6 +174,10 @@ public enum Mutator {
 }
 
 /// Edits of an Exif TIFF blob (CIPA DC-008 §4.6), written back in the blob's byte order.
+///
+/// The blob is re-laid out, so a MakerNote whose inner offsets count from the TIFF header (Canon, Nikon type 1)
+/// would point to the wrong bytes afterwards; MakerNotes with self-relative offsets (Apple, Nikon type 3, ours)
+/// survive. The mutations only need the fields they change.
 public enum ExifEdit {
     /// Where the TIFF header starts in a HEIF Exif item payload: after the 4-byte exif_tiff_header_offset and what
     /// it skips (ISO/IEC 23008-12 Annex A.2.1); nil when no TIFF header is there.

@@ -1,7 +1,240 @@
 internal import CExiv2Shim
 
+/// An exiv2 failure: the operation, the file (when there was one) and exiv2's own message.
+public struct Exiv2Error: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was being done ("read", "decode Exif", "decode XMP", "build Exif", "build XMP").
+    public let operation: String
+    /// The file involved, if any.
+    public let path: String?
+    /// exiv2's message (Exiv2::Error::what()) or the shim's description.
+    public let message: String
+
+    public init(operation: String, path: String?, message: String) {
+        self.operation = operation
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String {
+        if let path { return "\(path): \(operation): \(message)" }
+        return "\(operation): \(message)"
+    }
+}
+
+/// Which metadata family an entry belongs to.
+public enum Exiv2Family: Sendable, Equatable {
+    case exif, iptc, xmp
+}
+
+/// One metadata entry as exiv2 decoded it.
+public struct Exiv2Entry: Sendable, Equatable {
+    public let family: Exiv2Family
+    /// "Exif.Photo.DateTimeOriginal", "Xmp.xmp.Rating", "Iptc.Application2.Keywords".
+    public let key: String
+    /// exiv2 group ("Image", "Photo", "GPSInfo", "Canon", "xmp", ...).
+    public let group: String
+    /// exiv2 IFD name for Exif entries ("IFD0", "Exif", "GPSInfo", ...), "" otherwise.
+    public let ifd: String
+    /// exiv2's tag name; for XMP the property path.
+    public let tagName: String
+    /// Numeric tag (Exif/IPTC), 0 for XMP.
+    public let tag: UInt16
+    /// Exiv2::TypeId: TIFF types 1–13 for Exif; 0x10000… for XMP (text, alt, bag, seq, langAlt).
+    public let typeID: Int
+    /// Number of components.
+    public let count: Int
+    /// Exif/IPTC: value bytes in big-endian order. XMP: see `xmpItems`.
+    public let raw: [UInt8]
+    /// exiv2's string form of the value.
+    public let text: String
+    /// True for tags exiv2 decoded from inside a MakerNote.
+    public let isMakerNote: Bool
+
+    /// XMP items: each array element or, for lang-alt, "lang\u{1F}text".
+    public var xmpItems: [String] {
+        guard family == .xmp, !raw.isEmpty else { return [] }
+        return String(decoding: raw, as: UTF8.self).split(separator: "\u{1E}", omittingEmptySubsequences: false)
+            .map(String.init)
+    }
+}
+
+/// Everything exiv2 read from one file, Exif blob or XMP packet.
+public struct Exiv2Document: Sendable {
+    public let entries: [Exiv2Entry]
+    /// The MIME type exiv2 recognised, "" for memory decodes.
+    public let mimeType: String
+    /// Warnings exiv2 logged while reading.
+    public let warnings: [String]
+    /// Exif byte order: "II", "MM" or nil when unknown.
+    public let byteOrder: String?
+}
+
+/// A clean Exif TIFF blob for a HEIC and what encoding had to drop.
+public struct ExifBlob: Sendable {
+    /// The TIFF bytes, starting "II*\0" or "MM\0*".
+    public let bytes: [UInt8]
+    /// What ExifParser::encode dropped or shrank, one line each (empty when nothing was lost).
+    public let encodingLosses: [String]
+}
+
+/// Owns one shim doc handle; freed in deinit.
+private final class DocHandle {
+    let pointer: OpaquePointer
+    init(_ p: OpaquePointer) { pointer = p }
+    deinit { rb_exiv2_doc_free(pointer) }
+
+    func document() -> Exiv2Document {
+        let n = rb_exiv2_doc_count(pointer)
+        var entries: [Exiv2Entry] = []
+        entries.reserveCapacity(n)
+        var e = rb_exiv2_entry()
+        for i in 0..<n where rb_exiv2_doc_entry(pointer, i, &e) != 0 {
+            let family: Exiv2Family
+            switch e.family {
+            case RB_EXIV2_FAMILY_IPTC: family = .iptc
+            case RB_EXIV2_FAMILY_XMP: family = .xmp
+            default: family = .exif
+            }
+            let raw: [UInt8] =
+                e.raw == nil ? [] : Array(UnsafeBufferPointer(start: e.raw, count: e.raw_size))
+            entries.append(
+                Exiv2Entry(
+                    family: family, key: String(cString: e.key), group: String(cString: e.group),
+                    ifd: String(cString: e.ifd), tagName: String(cString: e.tag_name), tag: e.tag,
+                    typeID: Int(e.type_id), count: Int(e.count), raw: raw, text: String(cString: e.text),
+                    isMakerNote: e.makernote != 0))
+        }
+        let warnings = String(cString: rb_exiv2_doc_warnings(pointer)).split(separator: "\n").map(String.init)
+        let bo = rb_exiv2_doc_byte_order(pointer)
+        return Exiv2Document(
+            entries: entries, mimeType: String(cString: rb_exiv2_doc_mime(pointer)), warnings: warnings,
+            byteOrder: bo == 1 ? "II" : bo == 2 ? "MM" : nil)
+    }
+}
+
+/// Owns one shim blob handle; freed in deinit.
+private final class BlobHandle {
+    let pointer: OpaquePointer
+    init(_ p: OpaquePointer) { pointer = p }
+    deinit { rb_exiv2_blob_free(pointer) }
+    var bytes: [UInt8] {
+        let n = rb_exiv2_blob_size(pointer)
+        guard n > 0, let p = rb_exiv2_blob_bytes(pointer) else { return [] }
+        return Array(UnsafeBufferPointer(start: p, count: n))
+    }
+    var report: [String] { String(cString: rb_exiv2_blob_report(pointer)).split(separator: "\n").map(String.init) }
+}
+
 /// Safe Swift face over the exiv2 shim. Every C call of the shim goes through this module.
+/// All functions are safe to call from any thread (the shim serialises XMP work, platform-notes §3).
 public enum Exiv2 {
     /// exiv2's version, read from the library at run time (`Exiv2::versionString()`).
     public static var version: String { String(cString: rb_exiv2_version()) }
+
+    private static func call(
+        _ operation: String, path: String?, _ body: (UnsafeMutablePointer<CChar>, Int) -> rb_exiv2_status
+    ) throws(Exiv2Error) {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let status = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
+        guard status == RB_EXIV2_OK else {
+            var message = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            if message.isEmpty { message = status == RB_EXIV2_BAD_ARGUMENT ? "bad argument" : "failed" }
+            // One line: exiv2 messages sometimes carry newlines.
+            message = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
+            throw Exiv2Error(operation: operation, path: path, message: message)
+        }
+    }
+
+    /// Opens a file with exiv2 (`ImageFactory::open`, BMFF enabled) and reads its Exif, IPTC and XMP.
+    /// - Parameter path: the file.
+    /// - Returns: every entry exiv2 decoded, MakerNote tags included.
+    /// - Throws: `Exiv2Error` with exiv2's message.
+    public static func read(path: String) throws(Exiv2Error) -> Exiv2Document {
+        var handle: OpaquePointer?
+        try call("read", path: path) { rb_exiv2_read_file(path, &handle, $0, $1) }
+        guard let handle else { throw Exiv2Error(operation: "read", path: path, message: "no result") }
+        return DocHandle(handle).document()
+    }
+
+    /// Decodes an Exif TIFF blob from memory (`ExifParser::decode`); an "Exif\0\0" prefix is skipped.
+    /// - Throws: `Exiv2Error` when there is no TIFF header or exiv2 fails.
+    public static func decodeExif(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document {
+        var handle: OpaquePointer?
+        try call("decode Exif", path: nil) { msg, cap in
+            bytes.withUnsafeBufferPointer { b in
+                rb_exiv2_decode_exif(b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, &handle, msg, cap)
+            }
+        }
+        guard let handle else { throw Exiv2Error(operation: "decode Exif", path: nil, message: "no result") }
+        return DocHandle(handle).document()
+    }
+
+    /// Decodes an XMP packet from memory (`XmpParser::decode`, under the XMP lock).
+    /// - Throws: `Exiv2Error` when the XMP toolkit rejects the packet.
+    public static func decodeXMP(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document {
+        var handle: OpaquePointer?
+        try call("decode XMP", path: nil) { msg, cap in
+            bytes.withUnsafeBufferPointer { b in
+                rb_exiv2_decode_xmp(b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, &handle, msg, cap)
+            }
+        }
+        guard let handle else { throw Exiv2Error(operation: "decode XMP", path: nil, message: "no result") }
+        return DocHandle(handle).document()
+    }
+
+    /// Byte order for a built Exif blob.
+    public enum ByteOrder: Int32, Sendable { case keepSource = 0, littleEndian = 1, bigEndian = 2 }
+
+    /// Builds a clean Exif TIFF blob for a HEIC from a source file's Exif (platform-notes §3 "What worked").
+    ///
+    /// Removes the thumbnail, strip/tile/SubIFD/JPEGInterchangeFormat/CFA and image-structure tags, SubImage and
+    /// Image2+ groups and DNG tags 0xC612–0xC7FF; sets Orientation 1 (the pixels are written upright),
+    /// PixelXDimension/PixelYDimension and Software. Then encodes (`ExifParser::encode`) and compares after
+    /// encoding, because encode silently drops or shrinks entries to stay under 64 KB.
+    /// - Parameters:
+    ///   - path: the source file (any format exiv2 reads).
+    ///   - pixelWidth: the output's width (0 leaves the dimension tags alone).
+    ///   - pixelHeight: the output's height.
+    ///   - software: the Software string, or nil to keep the source's.
+    ///   - byteOrder: the blob's byte order.
+    /// - Returns: the blob and the encoding losses.
+    /// - Throws: `Exiv2Error` when the file cannot be read or encoding fails.
+    public static func buildHEICExif(
+        from path: String, pixelWidth: Int, pixelHeight: Int, software: String?, byteOrder: ByteOrder = .keepSource
+    ) throws(Exiv2Error) -> ExifBlob {
+        var handle: OpaquePointer?
+        let w = UInt32(clamping: pixelWidth)
+        let h = UInt32(clamping: pixelHeight)
+        try call("build Exif", path: path) { msg, cap in
+            if let software {
+                return rb_exiv2_build_heic_exif(path, w, h, software, byteOrder.rawValue, &handle, msg, cap)
+            }
+            return rb_exiv2_build_heic_exif(path, w, h, nil, byteOrder.rawValue, &handle, msg, cap)
+        }
+        guard let handle else { throw Exiv2Error(operation: "build Exif", path: path, message: "no result") }
+        let blob = BlobHandle(handle)
+        return ExifBlob(bytes: blob.bytes, encodingLosses: blob.report)
+    }
+
+    /// Builds an XMP packet from a file's XMP merged with its sidecar (rating, label, keywords, caption).
+    /// - Parameters:
+    ///   - path: the source file.
+    ///   - sidecar: the `.xmp` sidecar, or nil.
+    ///   - pixelWidth: output width; updates exif:PixelXDimension / tiff:ImageWidth when present (0: leave).
+    ///   - pixelHeight: output height.
+    /// - Returns: the packet bytes without a packet wrapper; empty when there is no XMP at all.
+    /// - Throws: `Exiv2Error` when a file cannot be read or the packet cannot be encoded.
+    public static func buildXMP(from path: String, sidecar: String?, pixelWidth: Int = 0, pixelHeight: Int = 0)
+        throws(Exiv2Error) -> [UInt8]
+    {
+        var handle: OpaquePointer?
+        let w = UInt32(clamping: pixelWidth)
+        let h = UInt32(clamping: pixelHeight)
+        try call("build XMP", path: path) { msg, cap in
+            if let sidecar { return rb_exiv2_build_xmp(path, sidecar, w, h, &handle, msg, cap) }
+            return rb_exiv2_build_xmp(path, nil, w, h, &handle, msg, cap)
+        }
+        guard let handle else { throw Exiv2Error(operation: "build XMP", path: path, message: "no result") }
+        return BlobHandle(handle).bytes
+    }
 }

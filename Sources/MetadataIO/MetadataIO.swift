@@ -1,2 +1,165 @@
+import Exiv2Bridge
+import Foundation
+import Metadata
+
+/// A file whose metadata could not be read: one line naming the file and the reason.
+public struct MetadataReadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        var r = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
+        // exiv2 sometimes names the file itself; name it once.
+        if r.hasPrefix(path + ": ") { r = String(r.dropFirst(path.count + 2)) }
+        self.reason = r
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
+
 /// Reads metadata from any file into the Metadata model.
-public enum MetadataIOModule {}
+///
+/// RAW, JPEG, TIFF and `.xmp` files are read with exiv2 (`Exiv2.read`); HEIF/AVIF files are read through the
+/// container layer, and their Exif and XMP items are decoded with exiv2 from memory. A sidecar next to the file
+/// (`IMG_1.CR2.xmp` or `IMG_1.xmp`) is merged in: its XMP fields win over the file's own.
+/// Safe to call from several threads at once (the exiv2 shim serialises XMP work).
+public enum MetadataIO {
+    /// Reads a file's metadata.
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - sidecars: merge an `.xmp` sidecar when one exists next to the file.
+    /// - Returns: the typed fields, MakerNote summary and orientation.
+    /// - Throws: `MetadataReadError` naming the file and the reason.
+    public static func read(_ url: URL, sidecars: Bool = true) throws(MetadataReadError) -> MetadataSet {
+        let path = url.path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw MetadataReadError(path: path, reason: "no such file")
+        }
+        guard !isDir.boolValue else { throw MetadataReadError(path: path, reason: "is a directory") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw MetadataReadError(path: path, reason: "cannot open for reading")
+        }
+        let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
+        try? handle.close()
+        guard !head.isEmpty else { throw MetadataReadError(path: path, reason: "empty file") }
+
+        var set: MetadataSet
+        if isHEIF(head) {
+            set = try HEIFMetadataReader.read(path: path)
+        } else {
+            set = try readWithExiv2(path: path)
+        }
+        if sidecars, url.pathExtension.lowercased() != "xmp", let side = sidecar(for: url) {
+            do {
+                let doc = try Exiv2.read(path: side.path)
+                let decoded = EntryDecoder.decode(doc.entries.map(rawEntry))
+                set = merging(sidecar: decoded.fields, into: set)
+                set.notes.append("sidecar: \(side.lastPathComponent)")
+            } catch {
+                set.notes.append("sidecar \(side.lastPathComponent) unreadable: \(error.message)")
+            }
+        }
+        return set
+    }
+
+    /// Reads a file's metadata by path (see `read(_:sidecars:)`).
+    public static func read(path: String, sidecars: Bool = true) throws(MetadataReadError) -> MetadataSet {
+        try read(URL(fileURLWithPath: path), sidecars: sidecars)
+    }
+
+    /// The `.xmp` sidecar of a file, trying `IMG_1.CR2.xmp` then `IMG_1.xmp` (either case of the extension).
+    public static func sidecar(for url: URL) -> URL? {
+        let dir = url.deletingLastPathComponent()
+        let name = url.lastPathComponent
+        let stem = url.deletingPathExtension().lastPathComponent
+        for candidate in ["\(name).xmp", "\(name).XMP", "\(stem).xmp", "\(stem).XMP"] {
+            let u = dir.appendingPathComponent(candidate)
+            if u.path != url.path, FileManager.default.fileExists(atPath: u.path) { return u }
+        }
+        return nil
+    }
+
+    /// Fields from a bare Exif TIFF blob ("II*\0"/"MM\0*", optionally after "Exif\0\0").
+    /// - Throws: `MetadataReadError` with `label` as the path.
+    public static func decodeExif(_ bytes: [UInt8], label: String = "<exif>") throws(MetadataReadError)
+        -> EntryDecoder.Decoded
+    {
+        do {
+            let doc = try Exiv2.decodeExif(bytes)
+            return EntryDecoder.decode(doc.entries.map(rawEntry), littleEndian: doc.byteOrder != "MM")
+        } catch {
+            throw MetadataReadError(path: label, reason: "Exif: \(error.message)")
+        }
+    }
+
+    /// Fields from an XMP packet.
+    /// - Throws: `MetadataReadError` with `label` as the path.
+    public static func decodeXMP(_ bytes: [UInt8], label: String = "<xmp>") throws(MetadataReadError)
+        -> EntryDecoder.Decoded
+    {
+        do {
+            let doc = try Exiv2.decodeXMP(bytes)
+            return EntryDecoder.decode(doc.entries.map(rawEntry))
+        } catch {
+            throw MetadataReadError(path: label, reason: "XMP: \(error.message)")
+        }
+    }
+
+    // MARK: internals
+
+    /// ISO BMFF with a HEIF/AVIF brand (not CR3's "crx ", which exiv2 reads as a RAW).
+    static func isHEIF(_ head: [UInt8]) -> Bool {
+        guard head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) else { return false }
+        let major = String(decoding: head[8..<12], as: UTF8.self)
+        if major == "crx " { return false }
+        let heifBrands: Set<String> = [
+            "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "mif2", "msf1", "avif", "avis", "avio", "MiHE",
+            "MiHB", "miaf",
+        ]
+        if heifBrands.contains(major) { return true }
+        // Compatible brands within the first 64 bytes.
+        var i = 16
+        while i + 4 <= head.count {
+            if heifBrands.contains(String(decoding: head[i..<(i + 4)], as: UTF8.self)) { return true }
+            i += 4
+        }
+        return false
+    }
+
+    static func readWithExiv2(path: String) throws(MetadataReadError) -> MetadataSet {
+        let doc: Exiv2Document
+        do {
+            doc = try Exiv2.read(path: path)
+        } catch {
+            throw MetadataReadError(path: path, reason: error.message)
+        }
+        let decoded = EntryDecoder.decode(doc.entries.map(rawEntry), littleEndian: doc.byteOrder != "MM")
+        return MetadataSet(
+            path: path, format: doc.mimeType, fields: decoded.fields, makerNote: decoded.makerNote,
+            orientation: OrientationInfo(), notes: doc.warnings)
+    }
+
+    /// Sidecar XMP fields win over the file's own XMP fields of the same key.
+    static func merging(sidecar: [Field], into set: MetadataSet) -> MetadataSet {
+        let sideKeys = Set(sidecar.map(\.key))
+        var out = MetadataSet(
+            path: set.path, format: set.format, fields: set.fields.filter { !sideKeys.contains($0.key) } + sidecar,
+            makerNote: set.makerNote, orientation: set.orientation, notes: set.notes)
+        out.orientation = set.orientation
+        return out
+    }
+
+    static func rawEntry(_ e: Exiv2Entry) -> RawEntry {
+        let family: RawEntry.Family
+        switch e.family {
+        case .exif: family = .exif
+        case .iptc: family = .iptc
+        case .xmp: family = .xmp
+        }
+        return RawEntry(
+            family: family, key: e.key, group: e.group, tagName: e.tagName, tag: e.tag, typeID: e.typeID,
+            count: e.count, raw: e.raw, text: e.text, isMakerNote: e.isMakerNote)
+    }
+}

@@ -82,3 +82,21 @@ import Testing
     #expect(exif[37500] == .undefined(DNGWriter.makerNote(seed: spec.seed)))
     #expect(ExifEdit.removeGPS(noGPS) == nil)
 }
+
+/// The mutator never traps on damaged input: truncations and byte flips of the good HEIC, and non-HEIF bytes.
+@Test func mutatorSurvivesDamagedInput() throws {
+    let good = try readBytes(corpusRoot.appendingPathComponent("heic/good.heic"))
+    var rng = SplitMix64(seed: 11)
+    var produced = 0
+    for n in stride(from: 0, to: good.count, by: max(1, good.count / 40)) {
+        produced += Mutator.mutations(of: Array(good.prefix(n))).filter { $0.bytes != nil }.count
+    }
+    for _ in 0..<40 {
+        var m = good
+        for _ in 0..<6 { m[Int(rng.next() % UInt64(m.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+        produced += Mutator.mutations(of: m).filter { $0.bytes != nil }.count
+    }
+    let junk = Mutator.mutations(of: Array("definitely not a HEIF file".utf8))
+    #expect(junk.allSatisfy { !$0.applied || $0.code == "output.missing" })
+    #expect(produced > 0)
+}

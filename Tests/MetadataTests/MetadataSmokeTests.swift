@@ -1,7 +1,8 @@
 import Testing
 @testable import Metadata
 
-// Placeholder until this module's issue lands: proves the target builds and links.
-@Test func metadataModuleLinks() {
-    #expect(String(describing: MetadataModule.self).isEmpty == false)
+@Test func rationalsCompareByValue() {
+    #expect(Rational(1, 100) == Rational(10, 1000))
+    #expect(Rational(-1, 3) == Rational(1, -3))
+    #expect(Rational(1, 3) != Rational(1, 4))
 }

@@ -97,11 +97,14 @@ let gainMapExpectations: [String: GainMapExpectation] = [
         codes: []),
 ]
 
-func heifCorpusFiles() throws -> [(URL, String)] {
+/// The HEIF/AVIF files of the corpus with the first 16 hex digits of their sha256, hashed once for all tests.
+private let heifCorpusListing: Result<[(URL, String)], any Error> = Result {
     try RealWorldCorpus.files(["heic", "heif", "hif", "avif"]).map {
         ($0, String(try SHA256.hex(fileAt: $0).prefix(16)))
     }
 }
+
+func heifCorpusFiles() throws -> [(URL, String)] { try heifCorpusListing.get() }
 
 @Test func everyCorpusGainMapGetsTheRightVerdictPerPart() throws {
     var seen: Set<String> = []

@@ -3,6 +3,10 @@
 // interop aborts on any exception and does not import Exiv2::ImageFactory. So every exiv2 call
 // lives in Exiv2Shim.cpp, every exception becomes a status plus a message, and only opaque
 // handles and plain C types cross this header.
+//
+// Thread safety: every call may be made from any thread. exiv2's XMP toolkit is not thread-safe
+// (platform-notes §3), so every call that can touch XMP (file reads, XMP decode/encode, the
+// builders) runs under one process-wide mutex; Exif decoding from memory runs unlocked.
 #ifndef CEXIV2SHIM_H
 #define CEXIV2SHIM_H
 
@@ -23,6 +27,84 @@ typedef enum {
 
 /// exiv2's run-time version string ("0.27.6"), read from the library (Exiv2::versionString()).
 const char *rb_exiv2_version(void);
+
+/// Which metadata family an entry belongs to.
+typedef enum {
+    RB_EXIV2_FAMILY_EXIF = 0,
+    RB_EXIV2_FAMILY_IPTC = 1,
+    RB_EXIV2_FAMILY_XMP = 2
+} rb_exiv2_family;
+
+/// Decoded metadata of one file, Exif blob or XMP packet (opaque; free with rb_exiv2_doc_free).
+typedef struct rb_exiv2_doc rb_exiv2_doc;
+
+/// One metadata entry. Every pointer is owned by the doc and valid until rb_exiv2_doc_free.
+typedef struct {
+    rb_exiv2_family family;
+    const char *key;        ///< "Exif.Photo.DateTimeOriginal", "Xmp.xmp.Rating", "Iptc.Application2.Keywords"
+    const char *group;      ///< exiv2 group: "Image", "Photo", "GPSInfo", "Canon", "xmp", "Application2"
+    const char *ifd;        ///< Exif only: exiv2's IFD name ("IFD0", "Exif", "GPSInfo", "Makernote", ...), else ""
+    const char *tag_name;   ///< exiv2's tag name ("DateTimeOriginal"); for XMP the property path
+    uint16_t tag;           ///< numeric tag (Exif/IPTC), 0 for XMP
+    int32_t type_id;        ///< Exiv2::TypeId (1 unsignedByte, 2 asciiString, 3 unsignedShort, 4 unsignedLong,
+                            ///< 5 unsignedRational, 7 undefined, 9 signedLong, 10 signedRational, ...;
+                            ///< XMP: 0x10000 xmpText, 0x10001 xmpAlt, 0x10002 xmpBag, 0x10003 xmpSeq, 0x10004 langAlt)
+    int64_t count;          ///< number of components
+    const uint8_t *raw;     ///< Exif/IPTC: the value bytes in big-endian order. XMP: the items, each
+                            ///< "text" or (langAlt) "lang\x1ftext", separated by \x1e.
+    size_t raw_size;
+    const char *text;       ///< exiv2's string value (Value::toString)
+    int32_t makernote;      ///< 1 when exiv2 decoded this entry from inside a MakerNote
+} rb_exiv2_entry;
+
+/// Opens a file by path with exiv2 (BMFF enabled) and reads its Exif, IPTC and XMP.
+/// @param out receives the doc on success.
+/// @return RB_EXIV2_OK, or an error status with `message` filled.
+rb_exiv2_status rb_exiv2_read_file(const char *path, rb_exiv2_doc **out, char *message, size_t message_cap);
+
+/// Decodes an Exif TIFF blob from memory ("II*\0"/"MM\0*", an optional "Exif\0\0" prefix is skipped).
+rb_exiv2_status rb_exiv2_decode_exif(const uint8_t *bytes, size_t size, rb_exiv2_doc **out, char *message,
+                                     size_t message_cap);
+
+/// Decodes an XMP packet from memory.
+rb_exiv2_status rb_exiv2_decode_xmp(const uint8_t *bytes, size_t size, rb_exiv2_doc **out, char *message,
+                                    size_t message_cap);
+
+void rb_exiv2_doc_free(rb_exiv2_doc *doc);
+size_t rb_exiv2_doc_count(const rb_exiv2_doc *doc);
+/// Copies entry `index` into `out`; returns 0 when `index` is out of range.
+int rb_exiv2_doc_entry(const rb_exiv2_doc *doc, size_t index, rb_exiv2_entry *out);
+/// The MIME type exiv2 recognised ("image/x-canon-cr2"), "" for memory decodes.
+const char *rb_exiv2_doc_mime(const rb_exiv2_doc *doc);
+/// Warnings exiv2 logged while reading (LogMsg, captured per call), one per line; "" when none.
+const char *rb_exiv2_doc_warnings(const rb_exiv2_doc *doc);
+/// Byte order of the Exif data: 1 little endian, 2 big endian, 0 unknown.
+int rb_exiv2_doc_byte_order(const rb_exiv2_doc *doc);
+
+/// A byte buffer produced by a builder (opaque; free with rb_exiv2_blob_free).
+typedef struct rb_exiv2_blob rb_exiv2_blob;
+const uint8_t *rb_exiv2_blob_bytes(const rb_exiv2_blob *blob);
+size_t rb_exiv2_blob_size(const rb_exiv2_blob *blob);
+/// What the builder had to drop or shrink, one line each ("dropped KEY (N bytes)",
+/// "shrunk KEY from A to B bytes"); "" when nothing was lost.
+const char *rb_exiv2_blob_report(const rb_exiv2_blob *blob);
+void rb_exiv2_blob_free(rb_exiv2_blob *blob);
+
+/// Builds a clean Exif TIFF blob for a HEIC from the Exif of the file at `path` (platform-notes §3):
+/// thumbnail, strips, tiles, SubIFDs, JPEGInterchangeFormat, CFA keys, SubImage/Image2+ groups, image-structure
+/// tags and DNG tags 0xC612–0xC7FF removed; Orientation 1; PixelX/YDimension set; Software set
+/// (when not NULL). `byte_order`: 0 keep the source's, 1 little endian, 2 big endian. The report lists
+/// what ExifParser::encode dropped or shrank (compared after encoding).
+rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width, uint32_t pixel_height,
+                                         const char *software, int byte_order, rb_exiv2_blob **out,
+                                         char *message, size_t message_cap);
+
+/// Builds an XMP packet from the XMP of the file at `path` merged with the sidecar at `sidecar_path`
+/// (NULL for none): the sidecar's xmp:Rating, xmp:Label, dc:subject and dc:description win.
+/// tiff:Orientation becomes 1 when present; pixel dimensions (when non-zero) update exif:PixelX/YDimension.
+/// An empty packet ("" size 0) means there was no XMP at all.
+rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *sidecar_path, uint32_t pixel_width,
+                                   uint32_t pixel_height, rb_exiv2_blob **out, char *message, size_t message_cap);
 
 #ifdef __cplusplus
 }

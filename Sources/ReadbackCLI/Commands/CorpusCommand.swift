@@ -48,7 +48,7 @@ struct CorpusCommand: Subcommand {
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
         guard let action = args.positionals.first else {
-            throw UsageError("corpus needs an action: generate or mutate")
+            throw UsageError("corpus needs an action: generate, mutate or remosaic")
         }
         switch action {
         case "generate":
@@ -98,6 +98,8 @@ struct CorpusCommand: Subcommand {
                 for r in results {
                     if let file = r.file {
                         console.print("wrote \(out.appendingPathComponent(file).path)  \(r.code)")
+                    } else if r.code == "output.missing" {
+                        console.print("no file for \(r.code) (by design): \(r.note)")
                     } else {
                         console.print("skipped \(r.code): \(r.note)")
                     }

@@ -1,0 +1,57 @@
+/// The diff's policy: how important each field is, tolerances, and what a conversion may drop or change.
+public struct MetadataPolicy: Sendable, Codable {
+    /// Criticality overrides by key; fields not listed use their table class.
+    public var criticality: [FieldKey: Criticality]
+    /// Fields (by key) whose loss is known and accepted.
+    public var knownLosses: Set<FieldKey>
+    /// Whole groups whose loss is known and accepted ("MakerNotes" stands for the MakerNote).
+    public var knownLossGroups: Set<String>
+    /// Fields a conversion is expected to rewrite (Software, pixel dimensions, ModifyDate of the XMP, ...).
+    public var expectedChanges: Set<FieldKey>
+    /// GPS coordinates compare as decimal degrees within this tolerance (1e-6° ≈ 0.1 m).
+    public var gpsToleranceDegrees: Double
+    /// Numbers in different representations (rational vs real) compare within this relative tolerance.
+    public var relativeTolerance: Double
+    /// The output's pixels were turned upright (so Orientation reset to 1 is an expected change). True for
+    /// Readback's converter, which renders upright and writes Orientation 1.
+    public var outputPixelsUpright: Bool
+    /// Groups that appear in outputs without being a problem (container-specific, added by any writer).
+    public var ignoredAddedGroups: Set<String>
+
+    public init(
+        criticality: [FieldKey: Criticality] = [:], knownLosses: Set<FieldKey> = [], knownLossGroups: Set<String> = [],
+        expectedChanges: Set<FieldKey> = [], gpsToleranceDegrees: Double = 1e-6, relativeTolerance: Double = 1e-6,
+        outputPixelsUpright: Bool = true, ignoredAddedGroups: Set<String> = []
+    ) {
+        self.criticality = criticality
+        self.knownLosses = knownLosses
+        self.knownLossGroups = knownLossGroups
+        self.expectedChanges = expectedChanges
+        self.gpsToleranceDegrees = gpsToleranceDegrees
+        self.relativeTolerance = relativeTolerance
+        self.outputPixelsUpright = outputPixelsUpright
+        self.ignoredAddedGroups = ignoredAddedGroups
+    }
+
+    /// The policy for RAW → HEIC: MakerNote loss is known (most converters drop it); Software, pixel dimensions
+    /// and the structural tags (thumbnail, strips, DNG) are expected to change.
+    public static let standard = MetadataPolicy(
+        knownLosses: [],
+        knownLossGroups: ["MakerNotes"],
+        expectedChanges: [
+            FieldKey(group: "IFD0", name: "Software"),
+            FieldKey(group: "ExifIFD", name: "ExifImageWidth"),
+            FieldKey(group: "ExifIFD", name: "ExifImageHeight"),
+            FieldKey(group: "XMP-xmp", name: "ModifyDate"),
+            FieldKey(group: "XMP-xmp", name: "MetadataDate"),
+            FieldKey(group: "XMP-xmp", name: "CreatorTool"),
+        ])
+
+    /// The class of a field under this policy.
+    public func criticality(of field: Field) -> Criticality { criticality[field.key] ?? field.criticality }
+
+    /// True when losing `key` is accepted by the policy.
+    public func isKnownLoss(_ key: FieldKey) -> Bool {
+        knownLosses.contains(key) || knownLossGroups.contains(key.group)
+    }
+}

@@ -1,2 +1,0 @@
-/// The Metadata module. See Package.swift for its layer.
-public enum MetadataModule {}

@@ -1,0 +1,69 @@
+import Exiv2Bridge
+import Foundation
+import HEIF
+import Metadata
+
+/// HEIF/AVIF metadata: the container layer finds the Exif and XMP items of the primary image (its `cdsc`
+/// references, ISO/IEC 23008-12 §8.11.1 and Annex A.2) and exiv2 decodes their bytes from memory. exiv2's own
+/// BMFF reading is not used: it disagrees with other readers on some files (Exiv2#2162). Orientation comes from
+/// the primary's `irot`/`imir` (authoritative in HEIF) plus the Exif Orientation.
+enum HEIFMetadataReader {
+    static func read(path: String) throws(MetadataReadError) -> MetadataSet {
+        let file: HEIFFile
+        do {
+            file = try HEIFFile(contentsOf: path)
+        } catch {
+            throw MetadataReadError(path: path, reason: error.reason)
+        }
+        guard let primary = file.primaryItemID, file.item(primary) != nil else {
+            let why = file.findings.first { $0.severity == .error }.map { "\($0.code): \($0.message)" }
+            throw MetadataReadError(path: path, reason: "not a readable HEIF file (no primary item" + (why.map { "; \($0)" } ?? "") + ")")
+        }
+        var notes: [String] = []
+        var fields: [Field] = []
+        var makerNote: MakerNoteInfo? = nil
+
+        // Every Exif and XMP item, those describing the primary first (as exiftool, which reads them all: a gain
+        // map's XMP, for one, describes the gain-map item). The first value of a field wins.
+        let described = Set(file.metadataItems(describing: primary))
+        func pick(_ all: [UInt32]) -> [UInt32] {
+            all.filter { described.contains($0) } + all.filter { !described.contains($0) }
+        }
+        for id in pick(file.exifItems) {
+            guard let tiff = file.exifTIFF(of: id) else {
+                notes.append("Exif item \(id): no TIFF header found in its payload")
+                continue
+            }
+            do {
+                let d = try MetadataIO.decodeExif(tiff, label: path)
+                fields += d.fields
+                if makerNote == nil { makerNote = d.makerNote }
+            } catch {
+                notes.append("Exif item \(id): \(error.reason)")
+            }
+        }
+        for id in pick(file.xmpItems) {
+            guard let packet = file.xmp(of: id) else {
+                notes.append("XMP item \(id): no payload")
+                continue
+            }
+            do {
+                fields += try MetadataIO.decodeXMP(packet, label: path).fields
+            } catch {
+                notes.append("XMP item \(id): \(error.reason)")
+            }
+        }
+        let hasTransform = file.properties(of: primary).contains {
+            switch $0.property {
+            case .irot, .imir: return true
+            default: return false
+            }
+        }
+        let orientation = OrientationInfo(
+            exif: nil, heifTransform: file.orientation(of: primary), hasTransform: hasTransform)
+        let brand = file.brands.map { "\($0.major)" } ?? "?"
+        return MetadataSet(
+            path: path, format: brand == "avif" || brand == "avis" ? "avif" : "heif", fields: fields,
+            makerNote: makerNote, orientation: orientation, notes: notes)
+    }
+}
