@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
         .testTarget(name: "HEIFTests", dependencies: ["HEIF", "TestSupport", "CorpusKit"]),
         .testTarget(
-            name: "MetadataTests", dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "TestSupport", "CorpusKit"]
+            name: "MetadataTests", dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "HEIF", "TestSupport", "CorpusKit"]
         ),
         .testTarget(name: "GainMapTests", dependencies: ["GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]),
         .testTarget(name: "CorpusTests", dependencies: ["CorpusKit", "RawDecoder", "TestSupport"]),
@@ -88,7 +88,7 @@ let package = Package(
             name: "RealWorldTests",
             dependencies: [
                 "HEIF", "Metadata", "MetadataIO", "GainMap", "Audit", "Converter", "ReportModel", "HeifCodec",
-                "RawDecoder", "TestSupport",
+                "RawDecoder", "Exiv2Bridge", "TestSupport",
             ]
         ),
     ],

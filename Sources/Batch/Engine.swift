@@ -216,7 +216,7 @@ public final class BatchEngine: Sendable {
             }
         }
         summary.skipped = skipped
-        summary.total = found.files.count
+        summary.total = found.files.count + found.problems.count
 
         // Verified items whose original is already gone (a run killed between the removal and its record).
         var alreadyGone: [ItemRecord] = []
@@ -562,7 +562,7 @@ public final class BatchEngine: Sendable {
         }
         let removeBytes = remove.reduce(Int64(0)) { $0 + $1.size }
         let estOut = ratio.map { Int64(Double(convertBytes) * $0) }
-        summary.total = found.files.count
+        summary.total = found.files.count + found.problems.count
         summary.skipped = skip.count
         summary.sourceBytes = convertBytes
         summary.outputBytes = estOut ?? 0

@@ -121,12 +121,14 @@ enum Trash {
                 guard errno == EEXIST else {
                     throw BatchError.io(path: infoPath, operation: "create trashinfo", errno: errno)
                 }
-                // Our own orphan (a run killed between writing the .trashinfo and the rename): same Path, no file
-                // in files/. Reuse it rather than leave an entry pointing at nothing.
+                // Our own orphan (a run killed between creating the .trashinfo and the rename): no file in files/,
+                // and our Path or none. Reuse it rather than leave an entry pointing at nothing.
                 let existing = (try? String(contentsOfFile: infoPath, encoding: .utf8)) ?? ""
+                // An info file with no Path line at all is one cut off between its creation and its write.
+                let lines = existing.split(separator: "\n")
                 let orphan =
                     (try FileOps.info(files + "/" + name)) == nil
-                    && existing.split(separator: "\n").contains { $0 == pathLine }
+                    && (lines.contains { $0 == pathLine } || !lines.contains { $0.hasPrefix("Path=") })
                 if orphan { fd = open(infoPath, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }
                 if fd < 0 {
                     n += 1

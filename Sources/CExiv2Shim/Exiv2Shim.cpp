@@ -370,6 +370,10 @@ bool isStructuralImageKey(const Exiv2::Exifdatum &d) {
         case 0x828D:  // CFARepeatPatternDim
         case 0x828E:  // CFAPattern (TIFF/EP)
         case 0x9217:  // SensingMethod (TIFF/EP copy in IFD0)
+        case 0x9216:  // TIFFEPStandardID
+        case 0x02BC:  // XMLPacket: XMP goes into its own item
+        case 0x83BB:  // IPTCNAA: IPTC has no place in a HEIC
+        case 0x8773:  // InterColorProfile: colour goes into colr
             return true;
         default:
             return false;
@@ -392,6 +396,29 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
             Exiv2::Image::AutoPtr image = openAndRead(path);
             ed = image->exifData();
             sourceOrder = image->byteOrder();
+        }
+        // RW2 keeps its IFD0 in exiv2's PanasonicRaw group, which a plain TIFF encode drops: move the standard
+        // IFD0 tags (same ids) to Exif.Image and the ISO to Exif.Photo, then drop the raw-only rest.
+        {
+            std::vector<std::pair<std::string, Exiv2::Exifdatum>> moved;
+            for (const auto &d : ed) {
+                if (d.groupName() != "PanasonicRaw") continue;
+                uint16_t t = d.tag();
+                std::string target;
+                if (t == 0x010F || t == 0x0110 || t == 0x0112 || t == 0x011A || t == 0x011B || t == 0x0128 ||
+                    t == 0x0131 || t == 0x0132 || t == 0x013B || t == 0x8298) {
+                    target = Exiv2::ExifKey(t, "Image").key();
+                } else if (t == 0x0017) {
+                    target = "Exif.Photo.ISOSpeedRatings";
+                }
+                if (!target.empty() && d.getValue().get() != nullptr) moved.emplace_back(target, d);
+            }
+            for (auto &m : moved) {
+                if (ed.findKey(Exiv2::ExifKey(m.first)) == ed.end()) ed.add(Exiv2::ExifKey(m.first), &m.second.value());
+            }
+            for (auto it = ed.begin(); it != ed.end();) {
+                if (it->groupName() == "PanasonicRaw") it = ed.erase(it); else ++it;
+            }
         }
         Exiv2::ExifThumb(ed).erase();
         for (auto it = ed.begin(); it != ed.end();) {
@@ -420,6 +447,7 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
         std::map<std::string, bool> seen;
         for (const auto &d : ed) {
             std::string key = d.key();
+            if (d.groupName() == "MakerNote") continue;  // exiv2's Offset/ByteOrder bookkeeping, rewritten on encode
             if (seen[key]) continue;
             seen[key] = true;
             auto it = after.find(key);

@@ -560,12 +560,31 @@ public enum Converter {
         return nil
     }
 
+    /// Exif (CIPA DC-008) rebuilt by exiv2 for the output: Orientation 1, new pixel dimensions, Software; and the
+    /// file's XMP merged with its sidecar. What exiv2 could not re-encode (e.g. an oversized MakerNote) is a known loss.
     private static func metadata(
         for source: URL, width: Int, height: Int, options: ConvertOptions, losses: inout [String]
     ) -> (exif: [UInt8]?, xmp: [UInt8]?) {
-        // EXIV2-PENDING: Exiv2.buildHEICExif / buildXMP land with the metadata branch.
-        losses.append("Exif and XMP not carried (metadata builder not available in this build)")
-        let exif: [UInt8]? = nil, xmp: [UInt8]? = nil
+        var exif: [UInt8]?
+        do {
+            let blob = try Exiv2.buildHEICExif(
+                from: source.path, pixelWidth: width, pixelHeight: height, software: options.software)
+            if !blob.bytes.isEmpty { exif = blob.bytes }  // a source without Exif loses nothing
+            losses += blob.encodingLosses.map { "Exif: \($0)" }
+        } catch {
+            losses.append("Exif not carried: \(error)")
+        }
+        var xmp: [UInt8]?
+        do {
+            let packet = try Exiv2.buildXMP(
+                from: source.path, sidecar: sidecar(for: source, options: options)?.path, pixelWidth: width,
+                pixelHeight: height)
+            if !packet.isEmpty { xmp = packet }
+        } catch {
+            losses.append("XMP not carried: \(error)")
+        }
+        // The XMP that Exif carried in tag 700 (XMLPacket) is written as the XMP item instead: not a loss.
+        if xmp != nil { losses.removeAll { $0.contains("Exif.Image.XMLPacket") } }
         return (exif, xmp)
     }
 

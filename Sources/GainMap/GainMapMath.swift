@@ -319,7 +319,7 @@ public enum GainMapMath {
     /// - Returns: (min, max); the plain extremes when the range is under two buckets.
     public static func minMaxWithoutOutliers(_ v: UnsafeBufferPointer<Float>, outlierFraction: Double) -> (Float, Float)
     {
-        guard var lo = v.first else { return (0, 0) }
+        guard var lo = v.first(where: { $0.isFinite }) else { return (0, 0) }
         var hi = lo
         for x in v where x.isFinite {
             if x < lo { lo = x }
@@ -357,6 +357,7 @@ public enum GainMapMath {
     }
 
     static func fixedFraction(_ x: Double, _ den: UInt32, roundingUp: Bool) -> Fraction {
+        guard x.isFinite else { return Fraction(0, 1) }
         let limit = Double(Int32.max) / Double(den)
         let v = Swift.min(Swift.max(x, -limit), limit) * Double(den)
         let n = Int32(roundingUp ? v.rounded(.up) : v.rounded(.down))
@@ -364,6 +365,7 @@ public enum GainMapMath {
     }
 
     static func fixedUFraction(_ x: Double, _ den: UInt32) -> UFraction {
+        guard x.isFinite else { return UFraction(0, 1) }
         let limit = Double(UInt32.max) / Double(den)
         let n = UInt32((Swift.min(Swift.max(x, 0), limit) * Double(den)).rounded())
         return reduced(Int64(n), UInt64(den)).map { UFraction(UInt32($0.0), UInt32($0.1)) } ?? UFraction(n, den)

@@ -91,7 +91,7 @@ public struct GainMapMetadata: Sendable, Hashable {
     }
 
     /// Byte length of the bare GainMapMetadata in the long (explicit-denominator) form: 61 or 141.
-    public var encodedByteCount: Int { 22 - 1 + 40 * channels.count }
+    public var encodedByteCount: Int { 2 + 2 + 1 + 4 * 4 + 40 * channels.count }
 }
 
 /// The `tmap` item body: ToneMapImage (ISO/IEC 23008-12:2024 AMD 1 §6.6.2.4.2) = u8 version + GainMapMetadata.

@@ -57,7 +57,7 @@ public enum FindingCode {
         ("ispe.missing", .error, "an image item has no ispe property (ISO/IEC 23008-12 §6.5.3.1)"),
         (
             "iloc.extentPastEOF", .error,
-            "an iloc extent ends past the end of the file or idat (offset of the extent data, or of the iloc entry when the data would start past the end)"
+            "an iloc extent ends past the end of the file or idat (offset where the extent data starts, which may itself lie past the end)"
         ),
         ("iloc.unsupported", .warning, "an iloc entry uses construction method 2 or an external data reference"),
         ("iloc.unknownItem", .warning, "an iloc entry for an item that iinf does not list"),

@@ -64,7 +64,7 @@ extension HEIFFile {
                     add(
                         "iloc.extentPastEOF",
                         "item \(id) extent \(s)+\(e.length) ends at \(absEnd), past the end of \(placeName) (\(areaEnd))",
-                        !o1 && absStart <= UInt64(fileSize) ? toInt(absStart) : loc.offset)
+                        o1 ? loc.offset : toInt(absStart) ?? loc.offset)
                     break
                 }
             }

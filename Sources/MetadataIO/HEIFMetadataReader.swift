@@ -23,17 +23,13 @@ enum HEIFMetadataReader {
         var fields: [Field] = []
         var makerNote: MakerNoteInfo? = nil
 
-        // Metadata items describing the primary first; other items only when the primary has none.
+        // Every Exif and XMP item, those describing the primary first (as exiftool, which reads them all: a gain
+        // map's XMP, for one, describes the gain-map item). The first value of a field wins.
         let described = Set(file.metadataItems(describing: primary))
-        func pick(_ all: [UInt32], _ what: String) -> [UInt32] {
-            let own = all.filter { described.contains($0) }
-            if own.isEmpty, !all.isEmpty {
-                notes.append("\(what) item \(all[0]) is not linked to the primary image by cdsc; read anyway")
-                return [all[0]]
-            }
-            return own
+        func pick(_ all: [UInt32]) -> [UInt32] {
+            all.filter { described.contains($0) } + all.filter { !described.contains($0) }
         }
-        for id in pick(file.exifItems, "Exif") {
+        for id in pick(file.exifItems) {
             guard let tiff = file.exifTIFF(of: id) else {
                 notes.append("Exif item \(id): no TIFF header found in its payload")
                 continue
@@ -46,7 +42,7 @@ enum HEIFMetadataReader {
                 notes.append("Exif item \(id): \(error.reason)")
             }
         }
-        for id in pick(file.xmpItems, "XMP") {
+        for id in pick(file.xmpItems) {
             guard let packet = file.xmp(of: id) else {
                 notes.append("XMP item \(id): no payload")
                 continue

@@ -76,8 +76,24 @@ import Testing
             try p.run()
             runs += 1
             // Kill at a random moment; the run after a natural finish is left alone and must have nothing to do.
+            // Two kills in three at a random moment; one in three the instant the removal step has removed a
+            // first original (the narrowest window: some originals gone, their records maybe not yet written).
+            let atRemoval = rng.next() % 3 == 0
             let delay = checkRun ? Double.infinity : rng.uniform(0.01, maxDelay)
-            while p.isRunning && Date().timeIntervalSince(t0) < delay { usleep(2_000) }
+            let present = Set(
+                names.filter { FileManager.default.fileExists(atPath: src.appendingPathComponent($0).path) })
+            while p.isRunning {
+                if atRemoval && !checkRun {
+                    if present.contains(where: {
+                        !FileManager.default.fileExists(atPath: src.appendingPathComponent($0).path)
+                    }) {
+                        break
+                    }
+                } else if Date().timeIntervalSince(t0) >= delay {
+                    break
+                }
+                usleep(1_000)
+            }
             if p.isRunning {
                 // Was the removal step under way? (an original gone while the process lives)
                 kill(p.processIdentifier, SIGKILL)

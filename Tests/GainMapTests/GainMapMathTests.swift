@@ -206,3 +206,21 @@ func syntheticPair(width: Int, height: Int) throws -> (LinearImage, LinearImage)
     #expect(gm.metadata.channels[0].min.doubleValue == 0.5 && gm.metadata.channels[0].max.doubleValue == 1)
     #expect(gm.quantized == [0, 255])
 }
+
+@Test func computeSurvivesNonFiniteSamples() throws {
+    var px = [Float](repeating: 0.5, count: 8 * 8 * 3)
+    px[3] = .nan
+    px[10] = .infinity
+    px[70] = -.infinity
+    let sdr = try LinearImage(width: 8, height: 8, channels: 3, pixels: px)
+    let hdr = try LinearImage(width: 8, height: 8, channels: 3, pixels: px.map { $0 * 2 })
+    var o = GainMapComputeOptions()
+    o.alternateHdrHeadroom = nil
+    o.baseHdrHeadroom = nil
+    for c in [1, 3] {
+        o.channels = c
+        let gm = try GainMapMath.compute(base: sdr, alternate: hdr, options: o)
+        #expect(GainMapValidation.validate(ToneMapImage(metadata: gm.metadata)).isEmpty, "\(gm.metadata)")
+        _ = try GainMapMath.apply(base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata, weight: 1)
+    }
+}

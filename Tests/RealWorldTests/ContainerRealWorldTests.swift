@@ -42,7 +42,10 @@ enum ContainerCorpus {
         let errors = f.findings.filter { $0.severity == .error }
         #expect(!errors.isEmpty)
         #expect(errors.contains { $0.offset != nil }, "\(url.lastPathComponent): \(errors)")
-        for e in errors { if let o = e.offset { #expect(o >= 0 && o <= f.bytes.count, "\(e)") } }
+        // Box offsets lie in the file; an iloc extent's offset is where its data should start, possibly past EOF.
+        for e in errors where e.code != "iloc.extentPastEOF" {
+            if let o = e.offset { #expect(o >= 0 && o <= f.bytes.count, "\(e)") }
+        }
     }
     let (_, t) = try ContainerCorpus.file("heic/pillowheif_truncated.heic")
     #expect(t.findings.map(\.code) == ["box.truncated", "iloc.extentPastEOF"])

@@ -167,7 +167,9 @@ public enum Diff {
             entries.append(DiffEntry(key: makerNoteKey, diffClass: known ? .knownLoss : .lost, criticality: .important, source: .text(s.description), output: nil))
             findings.append(MetadataFinding(code: known ? .knownLoss : .lost, criticality: .important, key: makerNoteKey, message: "MakerNote (\(s)) dropped" + (known ? " (known loss)" : "")))
         case (let s?, let o?):
-            let same = s.vendor == o.vendor && s.decodedTagCount == o.decodedTagCount && (s.blob == nil || o.blob == nil || s.blob!.length == o.blob!.length)
+            // Re-encoding may add bookkeeping tags (exiv2 writes a few Canon ones back); fewer tags is a loss.
+            let same = s.vendor == o.vendor && o.decodedTagCount >= s.decodedTagCount
+                && (s.blob == nil || o.blob == nil || s.blob!.length == o.blob!.length)
             entries.append(DiffEntry(key: makerNoteKey, diffClass: same ? .kept : .changed, criticality: .important, source: .text(s.description), output: .text(o.description)))
             if !same {
                 findings.append(MetadataFinding(code: .changed, criticality: .important, key: makerNoteKey, message: "MakerNote changed: \(s) → \(o)"))

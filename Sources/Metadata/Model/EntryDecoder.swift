@@ -137,7 +137,8 @@ public enum EntryDecoder {
         }
         let value = decodeExifValue(e, kind: def?.kind ?? .plain, littleEndian: littleEndian)
         let name = def?.name ?? e.tagName
-        let structural = def?.structural ?? !(["IFD0", "ExifIFD", "GPS", "InteropIFD"].contains(group!))
+        let structural = def?.structural
+            ?? (!(["IFD0", "ExifIFD", "GPS", "InteropIFD"].contains(group!)) || ExifTables.isStructuralIFD0Tag(e.tag))
         return Field(
             key: FieldKey(group: group!, name: name), tagID: e.tag, value: value,
             criticality: def?.criticality ?? .informational, structural: structural, inTable: def != nil,

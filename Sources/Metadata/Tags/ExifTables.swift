@@ -232,6 +232,13 @@ public enum ExifTables {
         ]
     }()
 
+    /// IFD0 tags outside the tables that describe the RAW container rather than the photo: DNG tags
+    /// 0xC612–0xC7FF (DNG 1.6 §6), TIFF/EP sensor tags, and the XMP/IPTC/ICC carriers (0x02BC, 0x83BB, 0x8773), whose
+    /// contents are compared in their own families. A RAW → HEIC conversion drops them on purpose.
+    public static func isStructuralIFD0Tag(_ id: UInt16) -> Bool {
+        (0xC612...0xC7FF).contains(id) || [0x02BC, 0x83BB, 0x8773, 0x9217, 0x828D, 0x828E, 0x9216].contains(id)
+    }
+
     /// Every Exif table.
     public static let all: [TagDefinition] = ifd0 + exifIFD + gps + interop + ifd1
 

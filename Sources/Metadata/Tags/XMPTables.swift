@@ -76,8 +76,12 @@ public enum XMPTables {
     }()
 
     /// The definition for a property in an XMP namespace prefix ("xmp", "Rating"), nil when not in the table.
+    /// Writers differ in the case of the first letter ("dc:Format" for "dc:format"); exiftool ignores it, so do we.
     public static func definition(prefix: String, property: String) -> TagDefinition? {
-        index["XMP-\(prefix)|\(property)"]
+        if let d = index["XMP-\(prefix)|\(property)"] { return d }
+        guard let f = property.first else { return nil }
+        let flipped = (f.isUppercase ? f.lowercased() : f.uppercased()) + property.dropFirst()
+        return index["XMP-\(prefix)|\(flipped)"]
     }
 
     /// exiftool's tag name for an XMP property: the first letter upper-cased ("subject" → "Subject").

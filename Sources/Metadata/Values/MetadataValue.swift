@@ -105,7 +105,7 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .integers(let v): return v.map(String.init).joined(separator: " ")
-        case .rationals(let v): return v.map(\.description).joined(separator: " ")
+        case .rationals(let v): return v.map(Self.display).joined(separator: " ")
         case .reals(let v): return v.map { Self.format($0) }.joined(separator: " ")
         case .text(let s): return s
         case .dateTime(let d): return d.description
@@ -122,6 +122,17 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible 
         case .reals(let v): return v
         default: return nil
         }
+    }
+
+    /// A rational for people: "1/250", "5.6", "48"; the exact fraction when it is short, else the decimal.
+    static func display(_ r: Rational) -> String {
+        let x = r.reduced
+        if x.denominator == 0 { return r.description }
+        if x.denominator == 1 { return String(x.numerator) }
+        if x.numerator.magnitude == 1 || (x.numerator.magnitude < 1000 && x.denominator < 1000 && x.numerator.magnitude < x.denominator) {
+            return x.description
+        }
+        return format(x.doubleValue)
     }
 
     static func format(_ d: Double) -> String {

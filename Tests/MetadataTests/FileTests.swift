@@ -1,0 +1,152 @@
+import Exiv2Bridge
+import Foundation
+import HEIF
+import Metadata
+import MetadataIO
+import Testing
+import TestSupport
+
+/// Writes `bytes` to a fresh temporary file and returns its URL.
+func temporaryFile(_ bytes: [UInt8], name: String) throws -> URL {
+    let dir = Repo.temporaryDirectory("readback-metadata")
+    let url = dir.appendingPathComponent(name)
+    try Data(bytes).write(to: url)
+    return url
+}
+
+/// Runs exiftool (the oracle) on one file: `exiftool -j -n -G1 -a`.
+func exiftool(_ url: URL) throws -> [String: Any] {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+    p.arguments = ["-j", "-n", "-G1", "-a", url.path]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    let array = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    return try #require(array.first)
+}
+
+/// A HEIC with one (fake-coded) primary image, the given transform properties and Exif.
+func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
+    var b = HEIFBuilder()
+    var props: [(Property, essential: Bool)] = [(.ispe(width: 64, height: 48), false)]
+    props += transform.map { ($0, true) }
+    let p = b.addCodedImage(properties: props, data: [0, 0, 0, 1, 0x26])
+    b.setPrimary(p)
+    b.addExif(tiff: exif, describing: [p])
+    return b.build()
+}
+
+@Test func tiffFileAgreesWithExiftool() throws {
+    let url = try temporaryFile(TIFFBuilder.camera(orientation: 6).build(), name: "cam.tif")
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let ours = try MetadataIO.read(url)
+    let theirs = try exiftool(url)
+    #expect(theirs["IFD0:Make"] as? String == ours["IFD0:Make"]?.value.description)
+    #expect((theirs["IFD0:Orientation"] as? NSNumber)?.intValue == 6)
+    #expect(ours.orientation.exif == 6)
+    #expect(theirs["ExifIFD:DateTimeOriginal"] as? String == ours["ExifIFD:DateTimeOriginal"]?.value.description)
+    #expect((theirs["ExifIFD:ExposureTime"] as? NSNumber)?.doubleValue == ours["ExifIFD:ExposureTime"]?.value.numbers?.first)
+    #expect((theirs["ExifIFD:ISO"] as? NSNumber)?.intValue == 400)
+    // exiftool keeps the trailing spaces; we compare after normalisation (trailing spaces are padding).
+    #expect((theirs["ExifIFD:LensModel"] as? String).map(MetadataValue.normalizeText) == ours["ExifIFD:LensModel"]?.value.description)
+    let lat = try #require((theirs["GPS:GPSLatitude"] as? NSNumber)?.doubleValue)
+    #expect(abs(lat - (ours.gpsPosition?.latitude ?? 0)) < 1e-9)
+}
+
+@Test func heicExifBlobBuilderResetsOrientationAndKeepsTheRest() throws {
+    let url = try temporaryFile(TIFFBuilder.camera(orientation: 6).build(), name: "cam.tif")
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let blob = try Exiv2.buildHEICExif(from: url.path, pixelWidth: 4000, pixelHeight: 6000, software: "Readback test")
+    #expect(blob.encodingLosses.isEmpty)
+    #expect(Array(blob.bytes.prefix(4)) == [0x49, 0x49, 0x2A, 0])
+    let out = try MetadataIO.decodeExif(blob.bytes)
+    let outSet = MetadataSet(path: "out", format: "exif", fields: out.fields, orientation: OrientationInfo(heifTransform: 1))
+    #expect(outSet["IFD0:Orientation"]?.value == .integers([1]))
+    #expect(outSet["IFD0:Software"]?.value == .text("Readback test"))
+    #expect(outSet["ExifIFD:ExifImageWidth"]?.value == .integers([4000]))
+    #expect(outSet["ExifIFD:ExifImageHeight"]?.value == .integers([6000]))
+    let src = try MetadataIO.read(url)
+    let d = Diff.compare(source: src, output: outSet, policy: .standard)
+    #expect(d.entries.first { $0.key.description == "IFD0:Orientation" }?.diffClass == .expectedChange)
+    #expect(d.entries.first { $0.key.description == "IFD0:Software" }?.diffClass == .expectedChange)
+    #expect(d.count(.lost) == 0)
+    #expect(d.count(.changed) == 0)
+    #expect(!d.hasSeriousLoss)
+    // exiftool reads the blob back the same way once it sits in a HEIC.
+    let h = try temporaryFile(heic(exif: blob.bytes, transform: []), name: "out.heic")
+    defer { try? FileManager.default.removeItem(at: h.deletingLastPathComponent()) }
+    let theirs = try exiftool(h)
+    #expect((theirs["IFD0:Orientation"] as? NSNumber)?.intValue == 1)
+    #expect(theirs["IFD0:Software"] as? String == "Readback test")
+    #expect(theirs["ExifIFD:DateTimeOriginal"] as? String == "2024:05:01 10:20:30")
+}
+
+@Test func heicWithIrotAndExifOrientationSixIsADoubleRotation() throws {
+    let src = try metadataSet(.camera(orientation: 6), label: "src")
+    // irot 3 quarter turns anticlockwise = EXIF 6, and the Exif still says 6.
+    let url = try temporaryFile(heic(exif: TIFFBuilder.camera(orientation: 6).build(), transform: [.irot(quarterTurns: 3)]), name: "rot.heic")
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let out = try MetadataIO.read(url)
+    #expect(out.format == "heif")
+    #expect(out.orientation.hasTransform)
+    #expect(out.orientation.heifTransform == 6)
+    #expect(out.orientation.exif == 6)
+    #expect(out["IFD0:Make"]?.value == .text("Canon"))
+    let d = Diff.compare(source: src, output: out, policy: .standard)
+    #expect(d.findings.contains { $0.code == .doubleRotation })
+    // exiftool sees both: the Exif Orientation and the irot as QuickTime Rotation.
+    let theirs = try exiftool(url)
+    #expect((theirs["IFD0:Orientation"] as? NSNumber)?.intValue == 6)
+
+    // The same transform with Exif Orientation 1: no hazard, the orientation is carried by irot.
+    let ok = try temporaryFile(heic(exif: TIFFBuilder.camera(orientation: 1).build(), transform: [.irot(quarterTurns: 3)]), name: "ok.heic")
+    defer { try? FileManager.default.removeItem(at: ok.deletingLastPathComponent()) }
+    let good = try MetadataIO.read(ok)
+    let d2 = Diff.compare(source: src, output: good, policy: .standard)
+    #expect(!d2.findings.contains { $0.code == .doubleRotation || $0.code == .orientationChanged })
+    #expect(d2.entries.first { $0.key.description == "IFD0:Orientation" }?.note == "orientation carried by irot/imir")
+}
+
+@Test func unreadableFilesGiveOneLineErrorsNamingTheFile() throws {
+    let junk = try temporaryFile(Array("not an image at all".utf8), name: "junk.cr2")
+    let empty = try temporaryFile([], name: "empty.nef")
+    let truncatedHEIF = try temporaryFile(Array(heic(exif: TIFFBuilder.camera().build(), transform: []).prefix(40)), name: "cut.heic")
+    defer {
+        for u in [junk, empty, truncatedHEIF] { try? FileManager.default.removeItem(at: u.deletingLastPathComponent()) }
+    }
+    for u in [junk, empty, truncatedHEIF] {
+        do {
+            _ = try MetadataIO.read(u)
+            Issue.record("\(u.lastPathComponent) read without error")
+        } catch {
+            #expect(error.description.hasPrefix(u.path + ": "))
+            #expect(!error.description.contains("\n"))
+        }
+    }
+    #expect(throws: MetadataReadError(path: "/nonexistent/x.dng", reason: "no such file")) {
+        try MetadataIO.read(path: "/nonexistent/x.dng")
+    }
+}
+
+@Test func sidecarsInBothNamingsAreMerged() throws {
+    let dir = Repo.temporaryDirectory("readback-sidecar")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let xmp = """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="4" xmp:Label="Red"/>
+        </rdf:RDF></x:xmpmeta>
+        """
+    for (image, sidecar) in [("a.tif", "a.tif.xmp"), ("b.tif", "b.xmp")] {
+        let img = dir.appendingPathComponent(image)
+        try Data(TIFFBuilder.camera().build()).write(to: img)
+        try Data(xmp.utf8).write(to: dir.appendingPathComponent(sidecar))
+        #expect(MetadataIO.sidecar(for: img)?.lastPathComponent == sidecar)
+        let s = try MetadataIO.read(img)
+        #expect(s["XMP-xmp:Rating"]?.value == .integers([4]))
+        #expect(s["XMP-xmp:Label"]?.value == .text("Red"))
+        #expect(s["IFD0:Make"]?.value == .text("Canon"))
+    }
+}
