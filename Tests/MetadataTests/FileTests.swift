@@ -150,3 +150,29 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
         #expect(s["IFD0:Make"]?.value == .text("Canon"))
     }
 }
+
+@Test func xmpPacketMergesTheSidecar() throws {
+    let dir = Repo.temporaryDirectory("readback-xmpbuild")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let img = dir.appendingPathComponent("c.tif")
+    try Data(TIFFBuilder.camera().build()).write(to: img)
+    let side = dir.appendingPathComponent("c.xmp")
+    try Data("""
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+         xmp:Rating="5" xmp:Label="Green"><dc:subject><rdf:Bag><rdf:li>alps</rdf:li><rdf:li>snow</rdf:li></rdf:Bag></dc:subject>
+        <dc:description><rdf:Alt><rdf:li xml:lang="x-default">Col du Galibier</rdf:li></rdf:Alt></dc:description>
+        <xmp:CreatorTool>ignored by the merge</xmp:CreatorTool></rdf:Description>
+        </rdf:RDF></x:xmpmeta>
+        """.utf8).write(to: side)
+    let packet = try Exiv2.buildXMP(from: img.path, sidecar: side.path)
+    let fields = try MetadataIO.decodeXMP(packet).fields
+    let s = MetadataSet(path: "xmp", format: "xmp", fields: fields)
+    #expect(s["XMP-xmp:Rating"]?.value == .integers([5]))
+    #expect(s["XMP-xmp:Label"]?.value == .text("Green"))
+    #expect(s["XMP-dc:Subject"]?.value == .strings(["alps", "snow"]))
+    #expect(s["XMP-dc:Description"]?.value == .text("Col du Galibier"))
+    #expect(s["XMP-xmp:CreatorTool"] == nil)
+    // No XMP anywhere: an empty packet.
+    #expect(try Exiv2.buildXMP(from: img.path, sidecar: nil).isEmpty)
+}

@@ -90,6 +90,10 @@ enum ExiftoolOracle {
             if case .integers(let i) = v { return i.count == n || i == [Int64(n)] }  // a length tag
             return false
         }
+        // exiftool prints "" for values it cannot convert (a 0/0 coordinate); so is ours, then.
+        if let s = theirs as? String, s.isEmpty, let n = v.numbers, !n.isEmpty {
+            return n.allSatisfy { !$0.isFinite }
+        }
         // GPS coordinates: decimal degrees.
         if field.key.name.hasSuffix("Latitude") || field.key.name.hasSuffix("Longitude"),
             let ours = MetadataSet.degrees(v), let t = numbers(theirs)?.first
