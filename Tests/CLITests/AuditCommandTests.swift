@@ -153,3 +153,27 @@ func auditUsageErrorsAreOneLineAndExit2(_ args: [String], _ first: String) {
     let nc = runCLI(["audit", "--outputs", out.path, "--no-history", "--no-decode"], env: ["NO_COLOR": "1"], tty: true)
     #expect(nc.out.contains("c.heic: FAIL\n"))
 }
+
+@Test func failOnAndPolicyMoveTheGate() throws {
+    let dir = Repo.temporaryDirectory("cli-gate")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out")
+    _ = try writeHEIC(out, "cut.heic", truncateBy: 100)
+    // An error by default…
+    #expect(runCLI(["audit", "--outputs", out.path, "--no-history", "--no-decode"]).code == .findings)
+    // …a warning under a policy, which passes the default gate and fails --fail-on warning.
+    let policy = dir.appendingPathComponent("lenient.policy")
+    try "severity container.* warning\n".write(to: policy, atomically: true, encoding: .utf8)
+    let lenient = runCLI(["audit", "--outputs", out.path, "--no-history", "--no-decode", "--policy", policy.path])
+    #expect(lenient.code == .clean)
+    #expect(lenient.out.contains("warning"))
+    let strict = runCLI([
+        "audit", "--outputs", out.path, "--no-history", "--no-decode", "--policy", policy.path, "--fail-on", "warning",
+    ])
+    #expect(strict.code == .findings)
+    // Turned off entirely: no finding at all.
+    try "severity container.* off\n".write(to: policy, atomically: true, encoding: .utf8)
+    let off = runCLI(["audit", "--outputs", out.path, "--no-history", "--no-decode", "--policy", policy.path, "--fail-on", "info"])
+    #expect(off.code == .clean)
+    #expect(off.out.contains("no findings"))
+}
