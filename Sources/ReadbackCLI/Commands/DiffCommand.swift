@@ -20,7 +20,7 @@ struct DiffCommand: Subcommand {
           added            only in OUT
           expected-change  Orientation reset to 1 because the pixels were turned upright, pixel dimensions,
                            Software, thumbnail, strip and DNG-structural tags
-          known-loss       lost, and the policy accepts it (the MakerNote)
+          known-loss       lost, and the policy accepts it (the MakerNote; IPTC, which HEIF cannot carry)
         Fields are critical (capture time and offset, GPS, make/model/lens, exposure time, f-number, ISO,
         focal length, orientation), important, or informational. For HEIF outputs the orientation is read from
         irot/imir (authoritative) as well as Exif; a transform together with Exif Orientation other than 1 is
