@@ -77,6 +77,9 @@ public struct Policy: Hashable, Sendable {
         ignore *:ThumbnailOffset
         ignore *:ThumbnailLength
         ignore *:ThumbnailImage
+        # Gain-map XMP (Apple HDRGainMap, apdi) belongs to the gain map; the gain-map check judges it.
+        ignore XMP-HDRGainMap:*
+        ignore XMP-apdi:*
         # Other converters drop the maker's private notes when they write HEIC.
         known-loss MakerNote*
         size-ratio 0.01 5

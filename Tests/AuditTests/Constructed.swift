@@ -60,7 +60,7 @@ enum Constructed {
         } else {
             primary = try code(.rgb8(width: w, height: h, samples: (0..<(w * h * 3)).map { UInt8(($0 * 7) % 256) }))
         }
-        let map = try code(.mono8(width: 32, height: 32, samples: (0..<(32 * 32)).map { UInt8(($0 * 3) % 256) }), chroma: .monochrome)
+        let map = try code(.mono8(width: w / 2, height: h / 2, samples: (0..<((w / 2) * (h / 2))).map { UInt8(($0 * 3) % 256) }), chroma: .monochrome)
         var brands: [FourCC] = ["mif1", "heic"]
         if o.isoGainMap { brands.append("tmap") }
         var b = HEIFBuilder(brands: Brands(major: "heic", compatible: brands))

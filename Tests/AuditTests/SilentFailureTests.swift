@@ -1,4 +1,5 @@
 import Foundation
+import CorpusKit
 import HEIF
 import ReportModel
 import Testing
@@ -153,4 +154,47 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     #expect(!codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))).contains("orientation.double-rotation"))
     // Pixels as stored in the source with Orientation 6 kept: fine.
     #expect(!codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(src))).contains("orientation.double-rotation"))
+}
+
+/// CorpusKit's Mutator turns one good HEIC into each silent failure, labelled with the code the auditor must raise;
+/// every one is caught, with that code, against the good file as source.
+@Test(arguments: Mutator.codes)
+func mutatorSilentFailuresAreCaught(_ code: String) throws {
+    var o = Constructed.Options()
+    o.width = 64
+    o.height = 48
+    o.exif = TinyTIFF.make(orientation: 1)
+    let good = try Constructed.heic(o)
+    let m = Mutator.mutate(HEIFFile(bytes: good), code: code)
+    #expect(m.applied, "\(code): \(m.note)")
+    let r = try auditBytes(source: good, output: m.bytes)
+    #expect(codes(r).contains(code), "\(code) not raised; got \(r.findings.map { "\($0.code): \($0.message)" })")
+    #expect(r.verdict(failOn: .error) == .fail)
+}
+
+@Test func gpsRemovedIsCaught() throws {
+    var src = Constructed.Options()
+    src.exif = TinyTIFF.make()
+    var out = src
+    out.exif = TinyTIFF.make(gps: nil)
+    let r = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))
+    let lost = r.findings.filter { $0.code == "metadata.lost" }
+    #expect(lost.contains { $0.evidence?.field?.hasPrefix("GPS:") == true && $0.severity == .error })
+    #expect(r.metadata.contains { $0.field.hasPrefix("GPS:GPSLatitude") && $0.status == .lost })
+    #expect(r.metadata.contains { $0.field == "IFD0:Make" && $0.status == .kept })
+}
+
+@Test func dateTimeOriginalChangedIsCaught() throws {
+    var src = Constructed.Options()
+    src.exif = TinyTIFF.make()
+    var out = src
+    out.exif = TinyTIFF.make(dateTimeOriginal: "2024:05:06 07:08:10")
+    let r = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))
+    let f = r.findings.first { $0.code == "metadata.changed" && $0.evidence?.field?.hasSuffix("DateTimeOriginal") == true }
+    #expect(f?.severity == .error)
+    #expect(f?.evidence?.expected?.contains("07:08:09") == true)
+    #expect(f?.evidence?.actual?.contains("07:08:10") == true)
+    // Identical metadata: nothing lost or changed.
+    let same = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(src))
+    #expect(!codes(same).contains("metadata.changed") && !codes(same).contains("metadata.lost"))
 }
