@@ -443,11 +443,17 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
         if (!blob.empty()) Exiv2::ExifParser::decode(back, blob.data(), static_cast<uint32_t>(blob.size()));
         std::map<std::string, long> after;
         for (const auto &d : back) after.emplace(d.key(), d.size());
+        // A decoded MakerNote is re-encoded from its tags; its byte size may change by padding. Judge it by its tags.
+        long makerBefore = 0, makerAfter = 0;
+        for (const auto &d : ed) if (Exiv2::ExifTags::isMakerGroup(d.groupName())) ++makerBefore;
+        for (const auto &d : back) if (Exiv2::ExifTags::isMakerGroup(d.groupName())) ++makerAfter;
         std::string report;
         std::map<std::string, bool> seen;
         for (const auto &d : ed) {
             std::string key = d.key();
             if (d.groupName() == "MakerNote") continue;  // exiv2's Offset/ByteOrder bookkeeping, rewritten on encode
+            if (Exiv2::ExifTags::isMakerGroup(d.groupName())) continue;  // counted below
+            if (key == "Exif.Photo.MakerNote" && makerBefore > 0 && makerAfter >= makerBefore) continue;
             if (seen[key]) continue;
             seen[key] = true;
             auto it = after.find(key);
@@ -462,6 +468,11 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
                 if (!report.empty()) report.push_back('\n');
                 report += line;
             }
+        }
+        if (makerAfter < makerBefore) {
+            if (!report.empty()) report.push_back('\n');
+            report += "dropped " + std::to_string(makerBefore - makerAfter) + " of " + std::to_string(makerBefore) +
+                      " MakerNote tags";
         }
         result->report = report;
         *out = result.release();

@@ -176,3 +176,15 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     // No XMP anywhere: an empty packet.
     #expect(try Exiv2.buildXMP(from: img.path, sidecar: nil).isEmpty)
 }
+
+@Test func exifBlobBuilderReportsWhatEncodeShrank() throws {
+    // exiv2's ExifParser::encode keeps the blob under the 64 KB JPEG APP1 limit by cutting large values
+    // (platform-notes §3): the builder must say so instead of losing them silently.
+    var b = TIFFBuilder.camera()
+    b.exif.append(.init(tag: 0x9286, value: .undefined(Array("ASCII\0\0\0".utf8) + [UInt8](repeating: 0x41, count: 70_000))))
+    let url = try temporaryFile(b.build(), name: "big.tif")
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let blob = try Exiv2.buildHEICExif(from: url.path, pixelWidth: 10, pixelHeight: 10, software: nil)
+    #expect(blob.bytes.count < 65_536)
+    #expect(blob.encodingLosses.contains { $0.contains("Exif.Photo.UserComment") }, "\(blob.encodingLosses)")
+}
