@@ -380,6 +380,33 @@ bool isStructuralImageKey(const Exiv2::Exifdatum &d) {
     }
 }
 
+/// Where the TIFF header of a JPEG's Exif APP1 starts ("Exif\0\0" then "II"/"MM"), or npos.
+size_t exifInJPEG(const uint8_t *p, size_t n) {
+    size_t limit = n < (1u << 20) ? n : (1u << 20);
+    for (size_t i = 0; i + 10 <= limit; ++i) {
+        if (std::memcmp(p + i, "Exif\0\0", 6) == 0 &&
+            ((p[i + 6] == 'I' && p[i + 7] == 'I') || (p[i + 6] == 'M' && p[i + 7] == 'M')))
+            return i + 6;
+    }
+    return std::string::npos;
+}
+
+void addRw2PreviewExif(Exiv2::ExifData &ed) {
+    auto it = ed.findKey(Exiv2::ExifKey(0x002E, "PanasonicRaw"));
+    if (it == ed.end() || it->getValue().get() == nullptr) return;
+    std::vector<uint8_t> jpeg(static_cast<size_t>(it->size()));
+    if (jpeg.empty()) return;
+    it->copy(jpeg.data(), Exiv2::bigEndian);
+    size_t at = exifInJPEG(jpeg.data(), jpeg.size());
+    if (at == std::string::npos) return;
+    Exiv2::ExifData preview;
+    Exiv2::ExifParser::decode(preview, jpeg.data() + at, static_cast<uint32_t>(jpeg.size() - at));
+    for (const auto &d : preview) {
+        if (d.groupName() != "Photo" || d.tag() == 0x927C) continue;  // its MakerNote is the source's own
+        if (ed.findKey(Exiv2::ExifKey(d.key())) == ed.end()) ed.add(d);
+    }
+}
+
 }  // namespace
 
 extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width, uint32_t pixel_height,
@@ -397,6 +424,9 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
             ed = image->exifData();
             sourceOrder = image->byteOrder();
         }
+        // RW2 keeps its Exif IFD in the embedded JPEG (PanasonicRaw 0x002E), and exiv2's reader drops part of it
+        // (Contrast, Saturation, ColorSpace, ...). Add the Exif-IFD tags the JPEG has and the source lacks.
+        addRw2PreviewExif(ed);
         // RW2 keeps its IFD0 in exiv2's PanasonicRaw group, which a plain TIFF encode drops: move the standard
         // IFD0 tags (same ids) to Exif.Image and the ISO to Exif.Photo, then drop the raw-only rest.
         {
@@ -443,11 +473,17 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
         if (!blob.empty()) Exiv2::ExifParser::decode(back, blob.data(), static_cast<uint32_t>(blob.size()));
         std::map<std::string, long> after;
         for (const auto &d : back) after.emplace(d.key(), d.size());
+        // A decoded MakerNote is re-encoded from its tags; its byte size may change by padding. Judge it by its tags.
+        long makerBefore = 0, makerAfter = 0;
+        for (const auto &d : ed) if (Exiv2::ExifTags::isMakerGroup(d.groupName())) ++makerBefore;
+        for (const auto &d : back) if (Exiv2::ExifTags::isMakerGroup(d.groupName())) ++makerAfter;
         std::string report;
         std::map<std::string, bool> seen;
         for (const auto &d : ed) {
             std::string key = d.key();
             if (d.groupName() == "MakerNote") continue;  // exiv2's Offset/ByteOrder bookkeeping, rewritten on encode
+            if (Exiv2::ExifTags::isMakerGroup(d.groupName())) continue;  // counted below
+            if (key == "Exif.Photo.MakerNote" && makerBefore > 0 && makerAfter >= makerBefore) continue;
             if (seen[key]) continue;
             seen[key] = true;
             auto it = after.find(key);
@@ -462,6 +498,11 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
                 if (!report.empty()) report.push_back('\n');
                 report += line;
             }
+        }
+        if (makerAfter < makerBefore) {
+            if (!report.empty()) report.push_back('\n');
+            report += "dropped " + std::to_string(makerBefore - makerAfter) + " of " + std::to_string(makerBefore) +
+                      " MakerNote tags";
         }
         result->report = report;
         *out = result.release();

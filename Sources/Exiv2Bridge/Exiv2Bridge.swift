@@ -183,7 +183,11 @@ public enum Exiv2 {
     }
 
     /// Byte order for a built Exif blob.
-    public enum ByteOrder: Int32, Sendable { case keepSource = 0, littleEndian = 1, bigEndian = 2 }
+    public enum ByteOrder: Int32, Sendable {
+        case keepSource = 0
+        case littleEndian = 1
+        case bigEndian = 2
+    }
 
     /// Builds a clean Exif TIFF blob for a HEIC from a source file's Exif (platform-notes §3 "What worked").
     ///

@@ -17,7 +17,8 @@ enum HEIFMetadataReader {
         }
         guard let primary = file.primaryItemID, file.item(primary) != nil else {
             let why = file.findings.first { $0.severity == .error }.map { "\($0.code): \($0.message)" }
-            throw MetadataReadError(path: path, reason: "not a readable HEIF file (no primary item" + (why.map { "; \($0)" } ?? "") + ")")
+            throw MetadataReadError(
+                path: path, reason: "not a readable HEIF file (no primary item" + (why.map { "; \($0)" } ?? "") + ")")
         }
         var notes: [String] = []
         var fields: [Field] = []

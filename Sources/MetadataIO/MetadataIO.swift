@@ -136,9 +136,35 @@ public enum MetadataIO {
             throw MetadataReadError(path: path, reason: error.message)
         }
         let decoded = EntryDecoder.decode(doc.entries.map(rawEntry), littleEndian: doc.byteOrder != "MM")
+        var fields = decoded.fields
+        // RW2 keeps its Exif IFD in the embedded JPEG (PanasonicRaw 0x002E, exiftool's JpgFromRaw); exiv2's RW2
+        // reader drops part of it, so read the JPEG's Exif ourselves and add the Exif-IFD fields that are missing.
+        if let preview = doc.entries.first(where: { $0.group == "PanasonicRaw" && $0.tag == 0x002E }),
+            let at = exifStart(inJPEG: preview.raw),
+            let extra = try? decodeExif(Array(preview.raw[at...]), label: path)
+        {
+            let have = Set(fields.map(\.key))
+            fields += extra.fields.filter { $0.key.group == "ExifIFD" && !have.contains($0.key) }
+        }
         return MetadataSet(
-            path: path, format: doc.mimeType, fields: decoded.fields, makerNote: decoded.makerNote,
+            path: path, format: doc.mimeType, fields: fields, makerNote: decoded.makerNote,
             orientation: OrientationInfo(), notes: doc.warnings)
+    }
+
+    /// Where the TIFF header of a JPEG's Exif APP1 starts ("Exif\0\0" then "II"/"MM"), within the first MB.
+    static func exifStart(inJPEG b: [UInt8]) -> Int? {
+        let sig: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+        let limit = min(b.count, 1 << 20)
+        var i = 0
+        while i + 10 <= limit {
+            if b[i] == 0x45, Array(b[i..<(i + 6)]) == sig,
+                (b[i + 6] == 0x49 && b[i + 7] == 0x49) || (b[i + 6] == 0x4D && b[i + 7] == 0x4D)
+            {
+                return i + 6
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// Sidecar XMP fields win over the file's own XMP fields of the same key.

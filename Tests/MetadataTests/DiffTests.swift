@@ -4,7 +4,9 @@ import MetadataIO
 import Testing
 
 /// A MetadataSet from a TIFF blob decoded with exiv2 from memory (the same path HEIF Exif items take).
-func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo = OrientationInfo()) throws -> MetadataSet {
+func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo = OrientationInfo()) throws
+    -> MetadataSet
+{
     let decoded = try MetadataIO.decodeExif(b.build(), label: label)
     return MetadataSet(
         path: label, format: "exif", fields: decoded.fields, makerNote: decoded.makerNote, orientation: orientation)
@@ -20,7 +22,9 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     #expect(s["ExifIFD:ISO"]?.value == .integers([400]))
     #expect(s["ExifIFD:ExifVersion"]?.value == .text("0232"))
     #expect(s["ExifIFD:LensModel"]?.value == .text("RF50mm F1.8 STM"))  // trailing spaces normalised
-    #expect(s["ExifIFD:DateTimeOriginal"]?.value == .dateTime(DateTimeValue(year: 2024, month: 5, day: 1, hour: 10, minute: 20, second: 30)))
+    #expect(
+        s["ExifIFD:DateTimeOriginal"]?.value
+            == .dateTime(DateTimeValue(year: 2024, month: 5, day: 1, hour: 10, minute: 20, second: 30)))
     #expect(s["ExifIFD:DateTimeOriginal"]?.criticality == .critical)
     #expect(s["GPS:GPSVersionID"]?.value == .integers([2, 3, 0, 0]))
     let pos = try #require(s.gpsPosition)
@@ -92,7 +96,8 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
 
 @Test func orientationResetOnUprightOutputIsExpected() throws {
     let src = try metadataSet(.camera(orientation: 6), label: "src")
-    let out = try metadataSet(.camera(orientation: 1), label: "out", orientation: OrientationInfo(heifTransform: 1, hasTransform: false))
+    let out = try metadataSet(
+        .camera(orientation: 1), label: "out", orientation: OrientationInfo(heifTransform: 1, hasTransform: false))
     let d = Diff.compare(source: src, output: out, policy: .standard)
     let e = try #require(d.entries.first { $0.key.description == "IFD0:Orientation" })
     #expect(e.diffClass == .expectedChange)
@@ -108,7 +113,8 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
 @Test func irotWithExifOrientationSixIsDoubleRotation() throws {
     let src = try metadataSet(.camera(orientation: 6), label: "src")
     // irot 90° anticlockwise ×3 = the EXIF 6 transform, and Exif Orientation still 6.
-    let out = try metadataSet(.camera(orientation: 6), label: "out", orientation: OrientationInfo(heifTransform: 6, hasTransform: true))
+    let out = try metadataSet(
+        .camera(orientation: 6), label: "out", orientation: OrientationInfo(heifTransform: 6, hasTransform: true))
     let d = Diff.compare(source: src, output: out, policy: .standard)
     #expect(d.findings.contains { $0.code == .doubleRotation && $0.criticality == .critical })
     #expect(d.hasSeriousLoss)
@@ -119,8 +125,10 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     #expect(MetadataValue.text("Canon\0\0\0").matches(.text("Canon  ")))
     #expect(!MetadataValue.text("Canon").matches(.text("Nikon")))
     #expect(MetadataValue.rationals([Rational(1, 3)]).matches(.reals([1.0 / 3]), relativeTolerance: 1e-9))
-    #expect(DateTimeValue(parsing: "2024-05-01T10:20:30.25+02:00")
-        == DateTimeValue(year: 2024, month: 5, day: 1, hour: 10, minute: 20, second: 30, subSecond: "25", offsetMinutes: 120))
+    #expect(
+        DateTimeValue(parsing: "2024-05-01T10:20:30.25+02:00")
+            == DateTimeValue(
+                year: 2024, month: 5, day: 1, hour: 10, minute: 20, second: 30, subSecond: "25", offsetMinutes: 120))
     #expect(DateTimeValue(parsing: "    :  :     :  :  ") == nil)
     #expect(EntryDecoder.xmpCoordinate("48,51.494N").map { abs($0 - 48.858233) < 1e-5 } == true)
     #expect(EntryDecoder.xmpCoordinate("2,17,40.2W").map { abs($0 + 2.2945) < 1e-6 } == true)
@@ -132,17 +140,21 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     // Same latitude as degrees+decimal minutes instead of d/m/s: 51'29.64" = 51.494'.
     a.gps[2] = .init(tag: 0x0002, value: .rational([(48, 1), (51, 1), (2964, 100)]))
     b.gps[2] = .init(tag: 0x0002, value: .rational([(48, 1), (51494, 1000), (0, 1)]))
-    let d = Diff.compare(source: try metadataSet(a, label: "a"), output: try metadataSet(b, label: "b"), policy: .standard)
+    let d = Diff.compare(
+        source: try metadataSet(a, label: "a"), output: try metadataSet(b, label: "b"), policy: .standard)
     #expect(d.entries.first { $0.key.description == "GPS:GPSLatitude" }?.diffClass == .kept)
     b.gps[2] = .init(tag: 0x0002, value: .rational([(48, 1), (52, 1), (0, 1)]))
-    let d2 = Diff.compare(source: try metadataSet(a, label: "a"), output: try metadataSet(b, label: "b"), policy: .standard)
+    let d2 = Diff.compare(
+        source: try metadataSet(a, label: "a"), output: try metadataSet(b, label: "b"), policy: .standard)
     #expect(d2.entries.first { $0.key.description == "GPS:GPSLatitude" }?.diffClass == .changed)
 }
 
 @Test func sha256KnownAnswers() {
     #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    #expect(SHA256.hex(Array(repeating: 0x61, count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    #expect(
+        SHA256.hex(Array(repeating: 0x61, count: 1000))
+            == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
 }
 
 @Test func badExifIsAnErrorNotACrash() {

@@ -3,8 +3,8 @@ import Foundation
 import HEIF
 import Metadata
 import MetadataIO
-import Testing
 import TestSupport
+import Testing
 
 /// Writes `bytes` to a fresh temporary file and returns its URL.
 func temporaryFile(_ bytes: [UInt8], name: String) throws -> URL {
@@ -48,10 +48,14 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     #expect((theirs["IFD0:Orientation"] as? NSNumber)?.intValue == 6)
     #expect(ours.orientation.exif == 6)
     #expect(theirs["ExifIFD:DateTimeOriginal"] as? String == ours["ExifIFD:DateTimeOriginal"]?.value.description)
-    #expect((theirs["ExifIFD:ExposureTime"] as? NSNumber)?.doubleValue == ours["ExifIFD:ExposureTime"]?.value.numbers?.first)
+    #expect(
+        (theirs["ExifIFD:ExposureTime"] as? NSNumber)?.doubleValue == ours["ExifIFD:ExposureTime"]?.value.numbers?.first
+    )
     #expect((theirs["ExifIFD:ISO"] as? NSNumber)?.intValue == 400)
     // exiftool keeps the trailing spaces; we compare after normalisation (trailing spaces are padding).
-    #expect((theirs["ExifIFD:LensModel"] as? String).map(MetadataValue.normalizeText) == ours["ExifIFD:LensModel"]?.value.description)
+    #expect(
+        (theirs["ExifIFD:LensModel"] as? String).map(MetadataValue.normalizeText)
+            == ours["ExifIFD:LensModel"]?.value.description)
     let lat = try #require((theirs["GPS:GPSLatitude"] as? NSNumber)?.doubleValue)
     #expect(abs(lat - (ours.gpsPosition?.latitude ?? 0)) < 1e-9)
 }
@@ -63,7 +67,8 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     #expect(blob.encodingLosses.isEmpty)
     #expect(Array(blob.bytes.prefix(4)) == [0x49, 0x49, 0x2A, 0])
     let out = try MetadataIO.decodeExif(blob.bytes)
-    let outSet = MetadataSet(path: "out", format: "exif", fields: out.fields, orientation: OrientationInfo(heifTransform: 1))
+    let outSet = MetadataSet(
+        path: "out", format: "exif", fields: out.fields, orientation: OrientationInfo(heifTransform: 1))
     #expect(outSet["IFD0:Orientation"]?.value == .integers([1]))
     #expect(outSet["IFD0:Software"]?.value == .text("Readback test"))
     #expect(outSet["ExifIFD:ExifImageWidth"]?.value == .integers([4000]))
@@ -87,7 +92,8 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
 @Test func heicWithIrotAndExifOrientationSixIsADoubleRotation() throws {
     let src = try metadataSet(.camera(orientation: 6), label: "src")
     // irot 3 quarter turns anticlockwise = EXIF 6, and the Exif still says 6.
-    let url = try temporaryFile(heic(exif: TIFFBuilder.camera(orientation: 6).build(), transform: [.irot(quarterTurns: 3)]), name: "rot.heic")
+    let url = try temporaryFile(
+        heic(exif: TIFFBuilder.camera(orientation: 6).build(), transform: [.irot(quarterTurns: 3)]), name: "rot.heic")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     let out = try MetadataIO.read(url)
     #expect(out.format == "heif")
@@ -102,7 +108,8 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     #expect((theirs["IFD0:Orientation"] as? NSNumber)?.intValue == 6)
 
     // The same transform with Exif Orientation 1: no hazard, the orientation is carried by irot.
-    let ok = try temporaryFile(heic(exif: TIFFBuilder.camera(orientation: 1).build(), transform: [.irot(quarterTurns: 3)]), name: "ok.heic")
+    let ok = try temporaryFile(
+        heic(exif: TIFFBuilder.camera(orientation: 1).build(), transform: [.irot(quarterTurns: 3)]), name: "ok.heic")
     defer { try? FileManager.default.removeItem(at: ok.deletingLastPathComponent()) }
     let good = try MetadataIO.read(ok)
     let d2 = Diff.compare(source: src, output: good, policy: .standard)
@@ -113,7 +120,8 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
 @Test func unreadableFilesGiveOneLineErrorsNamingTheFile() throws {
     let junk = try temporaryFile(Array("not an image at all".utf8), name: "junk.cr2")
     let empty = try temporaryFile([], name: "empty.nef")
-    let truncatedHEIF = try temporaryFile(Array(heic(exif: TIFFBuilder.camera().build(), transform: []).prefix(40)), name: "cut.heic")
+    let truncatedHEIF = try temporaryFile(
+        Array(heic(exif: TIFFBuilder.camera().build(), transform: []).prefix(40)), name: "cut.heic")
     defer {
         for u in [junk, empty, truncatedHEIF] { try? FileManager.default.removeItem(at: u.deletingLastPathComponent()) }
     }
@@ -157,14 +165,16 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     let img = dir.appendingPathComponent("c.tif")
     try Data(TIFFBuilder.camera().build()).write(to: img)
     let side = dir.appendingPathComponent("c.xmp")
-    try Data("""
+    try Data(
+        """
         <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
         <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"
          xmp:Rating="5" xmp:Label="Green"><dc:subject><rdf:Bag><rdf:li>alps</rdf:li><rdf:li>snow</rdf:li></rdf:Bag></dc:subject>
         <dc:description><rdf:Alt><rdf:li xml:lang="x-default">Col du Galibier</rdf:li></rdf:Alt></dc:description>
         <xmp:CreatorTool>ignored by the merge</xmp:CreatorTool></rdf:Description>
         </rdf:RDF></x:xmpmeta>
-        """.utf8).write(to: side)
+        """.utf8
+    ).write(to: side)
     let packet = try Exiv2.buildXMP(from: img.path, sidecar: side.path)
     let fields = try MetadataIO.decodeXMP(packet).fields
     let s = MetadataSet(path: "xmp", format: "xmp", fields: fields)
@@ -175,4 +185,17 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     #expect(s["XMP-xmp:CreatorTool"] == nil)
     // No XMP anywhere: an empty packet.
     #expect(try Exiv2.buildXMP(from: img.path, sidecar: nil).isEmpty)
+}
+
+@Test func exifBlobBuilderReportsWhatEncodeShrank() throws {
+    // exiv2's ExifParser::encode keeps the blob under the 64 KB JPEG APP1 limit by cutting large values
+    // (platform-notes §3): the builder must say so instead of losing them silently.
+    var b = TIFFBuilder.camera()
+    b.exif.append(
+        .init(tag: 0x9286, value: .undefined(Array("ASCII\0\0\0".utf8) + [UInt8](repeating: 0x41, count: 70_000))))
+    let url = try temporaryFile(b.build(), name: "big.tif")
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let blob = try Exiv2.buildHEICExif(from: url.path, pixelWidth: 10, pixelHeight: 10, software: nil)
+    #expect(blob.bytes.count < 65_536)
+    #expect(blob.encodingLosses.contains { $0.contains("Exif.Photo.UserComment") }, "\(blob.encodingLosses)")
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Metadata
 
 @Test func rationalsCompareByValue() {

@@ -19,7 +19,9 @@ struct TIFFBuilder {
     var gps: [Entry] = []
     var bigEndian = false
 
-    private func u16(_ v: UInt16) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    private func u16(_ v: UInt16) -> [UInt8] {
+        bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)]
+    }
     private func u32(_ v: UInt32) -> [UInt8] {
         let b = [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
         return bigEndian ? b : b.reversed()
@@ -27,7 +29,9 @@ struct TIFFBuilder {
 
     private func encode(_ v: Value) -> (type: UInt16, count: UInt32, bytes: [UInt8]) {
         switch v {
-        case .ascii(let s): let b = Array(s.utf8) + [0]; return (2, UInt32(b.count), b)
+        case .ascii(let s):
+            let b = Array(s.utf8) + [0]
+            return (2, UInt32(b.count), b)
         case .short(let a): return (3, UInt32(a.count), a.flatMap { u16($0) })
         case .long(let a): return (4, UInt32(a.count), a.flatMap { u32($0) })
         case .rational(let a): return (5, UInt32(a.count), a.flatMap { u32($0.0) + u32($0.1) })

@@ -154,7 +154,8 @@ enum ExiftoolOracle {
             for (ours, their) in ExiftoolOracle.crwAliases { if let v = theirs[their] { theirs[ours] = v } }
         }
         let stopped = ExiftoolOracle.stoppedEarly(theirs)
-        let ours = Dictionary(set.fields.filter(\.inTable).map { ($0.key.description, $0) }, uniquingKeysWith: { a, _ in a })
+        let ours = Dictionary(
+            set.fields.filter(\.inTable).map { ($0.key.description, $0) }, uniquingKeysWith: { a, _ in a })
         let theirKeys = Set(theirs.keys).intersection(ExiftoolOracle.tableKeys)
         for key in Set(ours.keys).union(theirKeys).subtracting(ExiftoolOracle.positionKeys).sorted() {
             compared += 1
@@ -183,7 +184,9 @@ enum ExiftoolOracle {
     // Fields exiftool could not read (it stopped on a broken directory) are listed, not counted.
     compared -= unverifiable.count
     let ratio = compared == 0 ? 0 : Double(agreed) / Double(compared)
-    print("metadata oracle: \(agreed)/\(compared) fields agree (\(String(format: "%.2f", ratio * 100))%), \(disagreements.count) disagree, \(unverifiable.count) unverifiable, \(errors.count) files unreadable")
+    print(
+        "metadata oracle: \(agreed)/\(compared) fields agree (\(String(format: "%.2f", ratio * 100))%), \(disagreements.count) disagree, \(unverifiable.count) unverifiable, \(errors.count) files unreadable"
+    )
     for d in disagreements { print("  disagree: \(d)") }
     for u in unverifiable { print("  unverifiable: \(u)") }
     for e in errors { print("  error: \(e)") }
@@ -199,7 +202,9 @@ enum ExiftoolOracle {
 /// The converter's Exif path on real files: build the clean HEIC blob from each readable source, decode it, and
 /// diff it against the source. No critical field may be lost or changed; what encode dropped is printed.
 @Test func heicExifBlobKeepsEveryCriticalFieldOfRealSources() throws {
-    let files = try RealWorldCorpus.files(["cr2", "cr3", "crw", "dng", "nef", "arw", "raf", "orf", "rw2", "mrw", "iiq", "jpg", "exv"])
+    let files = try RealWorldCorpus.files([
+        "cr2", "cr3", "crw", "dng", "nef", "arw", "raf", "orf", "rw2", "mrw", "iiq", "jpg", "exv",
+    ])
     var built = 0
     var problems: [String] = []
     for url in files {
@@ -213,13 +218,23 @@ enum ExiftoolOracle {
         }
         built += 1
         let d = try MetadataIO.decodeExif(blob.bytes, label: url.lastPathComponent)
-        let out = MetadataSet(path: "out", format: "exif", fields: d.fields, makerNote: d.makerNote, orientation: OrientationInfo(heifTransform: 1))
-        let diff = Diff.compare(source: MetadataSet(path: src.path, format: src.format, fields: src.fields.filter { !$0.key.group.hasPrefix("XMP") && $0.key.group != "IPTC" }, makerNote: src.makerNote), output: out, policy: .standard)
+        let out = MetadataSet(
+            path: "out", format: "exif", fields: d.fields, makerNote: d.makerNote,
+            orientation: OrientationInfo(heifTransform: 1))
+        let diff = Diff.compare(
+            source: MetadataSet(
+                path: src.path, format: src.format,
+                fields: src.fields.filter { !$0.key.group.hasPrefix("XMP") && $0.key.group != "IPTC" },
+                makerNote: src.makerNote), output: out, policy: .standard)
         for e in diff.entries where (e.diffClass == .lost || e.diffClass == .changed) && e.criticality == .critical {
-            problems.append("\(url.lastPathComponent): \(e.key) \(e.diffClass.rawValue): \(e.source?.description ?? "—") → \(e.output?.description ?? "—")")
+            problems.append(
+                "\(url.lastPathComponent): \(e.key) \(e.diffClass.rawValue): \(e.source?.description ?? "—") → \(e.output?.description ?? "—")"
+            )
         }
         for l in blob.encodingLosses { print("  encode: \(url.lastPathComponent): \(l)") }
-        print("  \(url.lastPathComponent): kept \(diff.count(.kept)), expected \(diff.count(.expectedChange)), lost \(diff.count(.lost)), changed \(diff.count(.changed)); MakerNote \(src.makerNote?.description ?? "none") → \(out.makerNote?.description ?? "none")")
+        print(
+            "  \(url.lastPathComponent): kept \(diff.count(.kept)), expected \(diff.count(.expectedChange)), lost \(diff.count(.lost)), changed \(diff.count(.changed)); MakerNote \(src.makerNote?.description ?? "none") → \(out.makerNote?.description ?? "none")"
+        )
     }
     for p in problems { print("  problem: \(p)") }
     #expect(built >= 20)
@@ -228,9 +243,15 @@ enum ExiftoolOracle {
 
 /// Reading is thread-safe: the whole corpus read on several threads at once gives the same fields as one thread.
 @Test func parallelReadsMatchSequentialReads() throws {
-    let files = try RealWorldCorpus.files(["heic", "hif", "avif", "jpg", "cr2", "cr3", "dng", "nef", "arw", "raf", "rw2", "exv", "xmp"])
+    let files = try RealWorldCorpus.files([
+        "heic", "hif", "avif", "jpg", "cr2", "cr3", "dng", "nef", "arw", "raf", "rw2", "exv", "xmp",
+    ])
     let sequential = files.map { (try? MetadataIO.read($0))?.fields.map { "\($0.key)=\($0.value)" } }
-    final class Box: @unchecked Sendable { var results: [[String]?]; let lock = NSLock(); init(_ n: Int) { results = Array(repeating: nil, count: n) } }
+    final class Box: @unchecked Sendable {
+        var results: [[String]?]
+        let lock = NSLock()
+        init(_ n: Int) { results = Array(repeating: nil, count: n) }
+    }
     let box = Box(files.count)
     DispatchQueue.concurrentPerform(iterations: files.count * 2) { i in
         let j = i % files.count

@@ -119,15 +119,28 @@ public enum Diff {
                     output.orientation.effective == source.orientation.effective
                         || (output.orientation.effective == 1 && policy.outputPixelsUpright)
                 {
-                    entries.append(DiffEntry(key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: nil, note: output.orientation.hasTransform ? "orientation carried by irot/imir" : "pixels made upright"))
+                    entries.append(
+                        DiffEntry(
+                            key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: nil,
+                            note: output.orientation.hasTransform
+                                ? "orientation carried by irot/imir" : "pixels made upright"))
                 } else if s.structural || policy.expectedChanges.contains(s.key) {
-                    entries.append(DiffEntry(key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: nil, note: "structural"))
+                    entries.append(
+                        DiffEntry(
+                            key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: nil,
+                            note: "structural"))
                 } else if policy.isKnownLoss(s.key) {
-                    entries.append(DiffEntry(key: s.key, diffClass: .knownLoss, criticality: crit, source: s.value, output: nil))
-                    findings.append(MetadataFinding(code: .knownLoss, criticality: crit, key: s.key, message: "\(s.key) dropped (known loss)"))
+                    entries.append(
+                        DiffEntry(key: s.key, diffClass: .knownLoss, criticality: crit, source: s.value, output: nil))
+                    findings.append(
+                        MetadataFinding(
+                            code: .knownLoss, criticality: crit, key: s.key, message: "\(s.key) dropped (known loss)"))
                 } else {
-                    entries.append(DiffEntry(key: s.key, diffClass: .lost, criticality: crit, source: s.value, output: nil))
-                    findings.append(MetadataFinding(code: .lost, criticality: crit, key: s.key, message: "\(s.key) lost (was \(s.value))"))
+                    entries.append(
+                        DiffEntry(key: s.key, diffClass: .lost, criticality: crit, source: s.value, output: nil))
+                    findings.append(
+                        MetadataFinding(
+                            code: .lost, criticality: crit, key: s.key, message: "\(s.key) lost (was \(s.value))"))
                 }
                 continue
             }
@@ -136,27 +149,41 @@ public enum Diff {
                 continue
             }
             if equal(s, o, policy: policy) {
-                entries.append(DiffEntry(key: s.key, diffClass: .kept, criticality: crit, source: s.value, output: o.value))
+                entries.append(
+                    DiffEntry(key: s.key, diffClass: .kept, criticality: crit, source: s.value, output: o.value))
             } else if s.structural || policy.expectedChanges.contains(s.key) {
-                entries.append(DiffEntry(key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: o.value, note: "structural"))
+                entries.append(
+                    DiffEntry(
+                        key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: o.value,
+                        note: "structural"))
             } else {
-                entries.append(DiffEntry(key: s.key, diffClass: .changed, criticality: crit, source: s.value, output: o.value))
-                findings.append(MetadataFinding(code: .changed, criticality: crit, key: s.key, message: "\(s.key) changed: \(s.value) → \(o.value)"))
+                entries.append(
+                    DiffEntry(key: s.key, diffClass: .changed, criticality: crit, source: s.value, output: o.value))
+                findings.append(
+                    MetadataFinding(
+                        code: .changed, criticality: crit, key: s.key,
+                        message: "\(s.key) changed: \(s.value) → \(o.value)"))
             }
         }
         for o in output.fields where !srcKeys.contains(o.key) {
             let crit = policy.criticality(of: o)
             if o.key == orientationKey {
-                entries.append(orientationEntry(source: source, output: output, s: nil, o: o, crit: crit, policy: policy))
+                entries.append(
+                    orientationEntry(source: source, output: output, s: nil, o: o, crit: crit, policy: policy))
                 continue
             }
             if o.structural || policy.expectedChanges.contains(o.key) {
-                entries.append(DiffEntry(key: o.key, diffClass: .expectedChange, criticality: crit, source: nil, output: o.value, note: "structural"))
+                entries.append(
+                    DiffEntry(
+                        key: o.key, diffClass: .expectedChange, criticality: crit, source: nil, output: o.value,
+                        note: "structural"))
                 continue
             }
             entries.append(DiffEntry(key: o.key, diffClass: .added, criticality: crit, source: nil, output: o.value))
             if !policy.ignoredAddedGroups.contains(o.key.group) {
-                findings.append(MetadataFinding(code: .added, criticality: .informational, key: o.key, message: "\(o.key) added: \(o.value)"))
+                findings.append(
+                    MetadataFinding(
+                        code: .added, criticality: .informational, key: o.key, message: "\(o.key) added: \(o.value)"))
             }
         }
 
@@ -164,40 +191,76 @@ public enum Diff {
         switch (source.makerNote, output.makerNote) {
         case (let s?, nil):
             let known = policy.isKnownLoss(makerNoteKey)
-            entries.append(DiffEntry(key: makerNoteKey, diffClass: known ? .knownLoss : .lost, criticality: .important, source: .text(s.description), output: nil))
-            findings.append(MetadataFinding(code: known ? .knownLoss : .lost, criticality: .important, key: makerNoteKey, message: "MakerNote (\(s)) dropped" + (known ? " (known loss)" : "")))
+            entries.append(
+                DiffEntry(
+                    key: makerNoteKey, diffClass: known ? .knownLoss : .lost, criticality: .important,
+                    source: .text(s.description), output: nil))
+            findings.append(
+                MetadataFinding(
+                    code: known ? .knownLoss : .lost, criticality: .important, key: makerNoteKey,
+                    message: "MakerNote (\(s)) dropped" + (known ? " (known loss)" : "")))
         case (let s?, let o?):
             // Re-encoding may add bookkeeping tags (exiv2 writes a few Canon ones back); fewer tags is a loss.
-            let same = s.vendor == o.vendor && o.decodedTagCount >= s.decodedTagCount
+            let same =
+                s.vendor == o.vendor && o.decodedTagCount >= s.decodedTagCount
                 && (s.blob == nil || o.blob == nil || s.blob!.length == o.blob!.length)
-            entries.append(DiffEntry(key: makerNoteKey, diffClass: same ? .kept : .changed, criticality: .important, source: .text(s.description), output: .text(o.description)))
+            entries.append(
+                DiffEntry(
+                    key: makerNoteKey, diffClass: same ? .kept : .changed, criticality: .important,
+                    source: .text(s.description), output: .text(o.description)))
             if !same {
-                findings.append(MetadataFinding(code: .changed, criticality: .important, key: makerNoteKey, message: "MakerNote changed: \(s) → \(o)"))
+                findings.append(
+                    MetadataFinding(
+                        code: .changed, criticality: .important, key: makerNoteKey,
+                        message: "MakerNote changed: \(s) → \(o)"))
             }
             if policy.isKnownLoss(makerNoteKey) {
-                findings.append(MetadataFinding(code: .knownLossNotHappened, criticality: .informational, key: makerNoteKey, message: "MakerNote survived although the policy lists it as a known loss"))
+                findings.append(
+                    MetadataFinding(
+                        code: .knownLossNotHappened, criticality: .informational, key: makerNoteKey,
+                        message: "MakerNote survived although the policy lists it as a known loss"))
             }
         case (nil, let o?):
-            entries.append(DiffEntry(key: makerNoteKey, diffClass: .added, criticality: .informational, source: nil, output: .text(o.description)))
+            entries.append(
+                DiffEntry(
+                    key: makerNoteKey, diffClass: .added, criticality: .informational, source: nil,
+                    output: .text(o.description)))
         case (nil, nil):
             break
         }
         for s in source.fields where policy.isKnownLoss(s.key) && outByKey[s.key] != nil && !s.structural {
-            findings.append(MetadataFinding(code: .knownLossNotHappened, criticality: .informational, key: s.key, message: "\(s.key) survived although the policy lists it as a known loss"))
+            findings.append(
+                MetadataFinding(
+                    code: .knownLossNotHappened, criticality: .informational, key: s.key,
+                    message: "\(s.key) survived although the policy lists it as a known loss"))
         }
 
         // Orientation findings.
-        let so = source.orientation, oo = output.orientation
+        let so = source.orientation
+        let oo = output.orientation
         if oo.doubleRotationHazard {
-            findings.append(MetadataFinding(code: .doubleRotation, criticality: .critical, key: orientationKey, message: "output has an irot/imir transform (orientation \(oo.heifTransform ?? 1)) and Exif Orientation \(oo.exif ?? 1): readers that apply both rotate twice"))
+            findings.append(
+                MetadataFinding(
+                    code: .doubleRotation, criticality: .critical, key: orientationKey,
+                    message:
+                        "output has an irot/imir transform (orientation \(oo.heifTransform ?? 1)) and Exif Orientation \(oo.exif ?? 1): readers that apply both rotate twice"
+                ))
         }
-        let srcEff = so.effective, outEff = oo.effective
+        let srcEff = so.effective
+        let outEff = oo.effective
         if srcEff != outEff && !(outEff == 1 && policy.outputPixelsUpright) {
-            findings.append(MetadataFinding(code: .orientationChanged, criticality: .critical, key: orientationKey, message: "effective orientation changed: source \(srcEff), output \(outEff)"))
+            findings.append(
+                MetadataFinding(
+                    code: .orientationChanged, criticality: .critical, key: orientationKey,
+                    message: "effective orientation changed: source \(srcEff), output \(outEff)"))
         }
 
         entries.sort { $0.key < $1.key }
-        findings.sort { ($0.criticality, $0.code.rawValue, $0.key?.description ?? "") < ($1.criticality, $1.code.rawValue, $1.key?.description ?? "") }
+        findings.sort {
+            ($0.criticality, $0.code.rawValue, $0.key?.description ?? "") < (
+                $1.criticality, $1.code.rawValue, $1.key?.description ?? ""
+            )
+        }
         return MetadataDiff(
             entries: entries, findings: findings, sourceOrientation: so, outputOrientation: oo,
             sourceMakerNote: source.makerNote, outputMakerNote: output.makerNote)
@@ -214,16 +277,22 @@ public enum Diff {
         let outExif = output.orientation.exif ?? 1
         let srcEff = source.orientation.effective
         if outExif == 1 && (output.orientation.effective == srcEff || policy.outputPixelsUpright) {
-            let note = output.orientation.hasTransform && output.orientation.effective == srcEff
+            let note =
+                output.orientation.hasTransform && output.orientation.effective == srcEff
                 ? "orientation carried by irot/imir" : "pixels made upright"
-            return DiffEntry(key: o.key, diffClass: .expectedChange, criticality: crit, source: s?.value, output: o.value, note: note)
+            return DiffEntry(
+                key: o.key, diffClass: .expectedChange, criticality: crit, source: s?.value, output: o.value, note: note
+            )
         }
-        return DiffEntry(key: o.key, diffClass: s == nil ? .added : .changed, criticality: crit, source: s?.value, output: o.value)
+        return DiffEntry(
+            key: o.key, diffClass: s == nil ? .added : .changed, criticality: crit, source: s?.value, output: o.value)
     }
 
     /// Field equality after normalisation, with the GPS tolerance for coordinates.
     static func equal(_ a: Field, _ b: Field, policy: MetadataPolicy) -> Bool {
-        let isCoordinate = a.key.group == "GPS" && ["GPSLatitude", "GPSLongitude", "GPSDestLatitude", "GPSDestLongitude"].contains(a.key.name)
+        let isCoordinate =
+            a.key.group == "GPS"
+            && ["GPSLatitude", "GPSLongitude", "GPSDestLatitude", "GPSDestLongitude"].contains(a.key.name)
             || a.key.group == "XMP-exif" && ["GPSLatitude", "GPSLongitude"].contains(a.key.name)
         if isCoordinate, let x = MetadataSet.degrees(a.value), let y = MetadataSet.degrees(b.value) {
             return abs(x - y) <= policy.gpsToleranceDegrees

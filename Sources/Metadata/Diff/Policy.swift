@@ -33,11 +33,12 @@ public struct MetadataPolicy: Sendable, Codable {
         self.ignoredAddedGroups = ignoredAddedGroups
     }
 
-    /// The policy for RAW → HEIC: MakerNote loss is known (most converters drop it); Software, pixel dimensions
-    /// and the structural tags (thumbnail, strips, DNG) are expected to change.
+    /// The policy for RAW → HEIC: MakerNote loss is known (most converters drop it), and so is IPTC (HEIF has no
+    /// place for an IPTC-IIM block; keywords and captions travel as XMP dc:subject/dc:description); Software, pixel
+    /// dimensions and the structural tags (thumbnail, strips, DNG) are expected to change.
     public static let standard = MetadataPolicy(
         knownLosses: [],
-        knownLossGroups: ["MakerNotes"],
+        knownLossGroups: ["MakerNotes", "IPTC"],
         expectedChanges: [
             FieldKey(group: "IFD0", name: "Software"),
             FieldKey(group: "ExifIFD", name: "ExifImageWidth"),

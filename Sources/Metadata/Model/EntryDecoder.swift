@@ -137,7 +137,8 @@ public enum EntryDecoder {
         }
         let value = decodeExifValue(e, kind: def?.kind ?? .plain, littleEndian: littleEndian)
         let name = def?.name ?? e.tagName
-        let structural = def?.structural
+        let structural =
+            def?.structural
             ?? (!(["IFD0", "ExifIFD", "GPS", "InteropIFD"].contains(group!)) || ExifTables.isStructuralIFD0Tag(e.tag))
         return Field(
             key: FieldKey(group: group!, name: name), tagID: e.tag, value: value,
@@ -185,7 +186,10 @@ public enum EntryDecoder {
         case .ucs2:
             var units: [UInt16] = []
             var i = 0
-            while i + 1 < b.count { units.append(UInt16(b[i]) | UInt16(b[i + 1]) << 8); i += 2 }
+            while i + 1 < b.count {
+                units.append(UInt16(b[i]) | UInt16(b[i + 1]) << 8)
+                i += 2
+            }
             return .text(MetadataValue.normalizeText(String(decoding: units, as: UTF16.self)))
         case .byteList:
             if e.typeID == 1 || e.typeID == 7 || e.typeID == 6 { return .integers(b.map { Int64($0) }) }
@@ -205,10 +209,14 @@ public enum EntryDecoder {
             let v = ints(b, width: 4, signed: e.typeID == 10)
             var r: [Rational] = []
             var i = 0
-            while i + 1 < v.count { r.append(Rational(v[i], v[i + 1])); i += 2 }
+            while i + 1 < v.count {
+                r.append(Rational(v[i], v[i + 1]))
+                i += 2
+            }
             return .rationals(r)
         case 11:
-            return .reals(ints(b, width: 4, signed: false).map { Double(Float(bitPattern: UInt32(truncatingIfNeeded: $0))) })
+            return .reals(
+                ints(b, width: 4, signed: false).map { Double(Float(bitPattern: UInt32(truncatingIfNeeded: $0))) })
         case 12:
             return .reals(ints(b, width: 8, signed: false).map { Double(bitPattern: UInt64(bitPattern: $0)) })
         case 2:
@@ -230,10 +238,17 @@ public enum EntryDecoder {
             var i = 0
             // UCS-2 in the Exif byte order; a BOM wins.
             var le = littleEndian
-            if body.count >= 2, body[0] == 0xFF, body[1] == 0xFE { le = true; i = 2 }
-            if body.count >= 2, body[0] == 0xFE, body[1] == 0xFF { le = false; i = 2 }
+            if body.count >= 2, body[0] == 0xFF, body[1] == 0xFE {
+                le = true
+                i = 2
+            }
+            if body.count >= 2, body[0] == 0xFE, body[1] == 0xFF {
+                le = false
+                i = 2
+            }
             while i + 1 < body.count {
-                units.append(le ? UInt16(body[i]) | UInt16(body[i + 1]) << 8 : UInt16(body[i]) << 8 | UInt16(body[i + 1]))
+                units.append(
+                    le ? UInt16(body[i]) | UInt16(body[i + 1]) << 8 : UInt16(body[i]) << 8 | UInt16(body[i + 1]))
                 i += 2
             }
             return MetadataValue.normalizeText(String(decoding: units, as: UTF16.self))
@@ -251,8 +266,11 @@ public enum EntryDecoder {
         let prefix = String(parts[1])
         let path = String(parts[2])
         let def = XMPTables.definition(prefix: prefix, property: path)
-        let items = e.raw.isEmpty ? [] : String(decoding: e.raw, as: UTF8.self)
-            .split(separator: "\u{1E}", omittingEmptySubsequences: false).map(String.init)
+        let items =
+            e.raw.isEmpty
+            ? []
+            : String(decoding: e.raw, as: UTF8.self)
+                .split(separator: "\u{1E}", omittingEmptySubsequences: false).map(String.init)
         let value: MetadataValue
         switch e.typeID {
         case 0x10009:  // langAlt: x-default first, language tags dropped

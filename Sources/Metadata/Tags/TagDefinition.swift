@@ -96,7 +96,8 @@ public struct FieldKey: Sendable, Hashable, Codable, Comparable, CustomStringCon
     public var description: String { "\(group):\(name)" }
 
     public static func < (a: FieldKey, b: FieldKey) -> Bool {
-        let ga = groupRank(a.group), gb = groupRank(b.group)
+        let ga = groupRank(a.group)
+        let gb = groupRank(b.group)
         if ga != gb { return ga < gb }
         if a.group != b.group { return a.group < b.group }
         return a.name < b.name

@@ -33,9 +33,14 @@ public struct DateTimeValue: Sendable, Hashable, Codable, CustomStringConvertibl
         year: Int, month: Int, day: Int, hour: Int? = nil, minute: Int? = nil, second: Int? = nil,
         subSecond: String? = nil, offsetMinutes: Int? = nil
     ) {
-        self.year = year; self.month = month; self.day = day
-        self.hour = hour; self.minute = minute; self.second = second
-        self.subSecond = subSecond; self.offsetMinutes = offsetMinutes
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.subSecond = subSecond
+        self.offsetMinutes = offsetMinutes
     }
 
     /// Parses "YYYY:MM:DD HH:MM:SS[.fff][±HH:MM|Z]" or "YYYY-MM-DDTHH:MM[:SS[.fff]][±HH:MM|Z]" (and date-only forms).
@@ -45,19 +50,35 @@ public struct DateTimeValue: Sendable, Hashable, Codable, CustomStringConvertibl
         func num(_ r: Range<Int>) -> Int? {
             guard r.upperBound <= s.count else { return nil }
             var v = 0
-            for i in r { guard s[i] >= 48, s[i] <= 57 else { return nil }; v = v * 10 + Int(s[i] - 48) }
+            for i in r {
+                guard s[i] >= 48, s[i] <= 57 else { return nil }
+                v = v * 10 + Int(s[i] - 48)
+            }
             return v
         }
         guard let y = num(0..<4) else { return nil }
-        var m = 1, d = 1
-        if s.count >= 7 { guard let mm = num(5..<7) else { return nil }; m = mm }
-        if s.count >= 10 { guard let dd = num(8..<10) else { return nil }; d = dd }
-        year = y; month = m; day = d
+        var m = 1
+        var d = 1
+        if s.count >= 7 {
+            guard let mm = num(5..<7) else { return nil }
+            m = mm
+        }
+        if s.count >= 10 {
+            guard let dd = num(8..<10) else { return nil }
+            d = dd
+        }
+        year = y
+        month = m
+        day = d
         guard s.count > 10 else { return }
         guard s[10] == 0x20 || s[10] == 0x54, let h = num(11..<13), let mi = num(14..<16) else { return nil }
-        hour = h; minute = mi
+        hour = h
+        minute = mi
         var i = 16
-        if i < s.count, s[i] == 0x3A, let sec = num(17..<19) { second = sec; i = 19 }
+        if i < s.count, s[i] == 0x3A, let sec = num(17..<19) {
+            second = sec
+            i = 19
+        }
         if i < s.count, s[i] == 0x2E {
             var j = i + 1
             while j < s.count, s[j] >= 48, s[j] <= 57 { j += 1 }
@@ -65,8 +86,9 @@ public struct DateTimeValue: Sendable, Hashable, Codable, CustomStringConvertibl
             i = j
         }
         if i < s.count {
-            if s[i] == 0x5A { offsetMinutes = 0 }
-            else if s[i] == 0x2B || s[i] == 0x2D, let oh = num((i + 1)..<(i + 3)) {
+            if s[i] == 0x5A {
+                offsetMinutes = 0
+            } else if s[i] == 0x2B || s[i] == 0x2D, let oh = num((i + 1)..<(i + 3)) {
                 let om = num((i + 4)..<(i + 6)) ?? 0
                 offsetMinutes = (s[i] == 0x2D ? -1 : 1) * (oh * 60 + om)
             }
@@ -75,7 +97,10 @@ public struct DateTimeValue: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// Exif form "YYYY:MM:DD HH:MM:SS", with ".fff" and "±HH:MM" appended when present.
     public var description: String {
-        func p(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        func p(_ v: Int, _ w: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
         var out = "\(p(year, 4)):\(p(month, 2)):\(p(day, 2))"
         if let hour, let minute { out += " \(p(hour, 2)):\(p(minute, 2)):\(p(second ?? 0, 2))" }
         if let subSecond, !subSecond.isEmpty { out += ".\(subSecond)" }
@@ -129,7 +154,9 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible 
         let x = r.reduced
         if x.denominator == 0 { return r.description }
         if x.denominator == 1 { return String(x.numerator) }
-        if x.numerator.magnitude == 1 || (x.numerator.magnitude < 1000 && x.denominator < 1000 && x.numerator.magnitude < x.denominator) {
+        if x.numerator.magnitude == 1
+            || (x.numerator.magnitude < 1000 && x.denominator < 1000 && x.numerator.magnitude < x.denominator)
+        {
             return x.description
         }
         return format(x.doubleValue)

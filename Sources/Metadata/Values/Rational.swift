@@ -15,16 +15,22 @@ public struct Rational: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The fraction in lowest terms with a positive denominator.
     public var reduced: Rational {
         if denominator == 0 { return Rational(numerator == 0 ? 0 : (numerator > 0 ? 1 : -1), 0) }
-        var a = numerator.magnitude, b = denominator.magnitude
+        var a = numerator.magnitude
+        var b = denominator.magnitude
         while b != 0 { (a, b) = (b, a % b) }
         let g = Int64(a == 0 ? 1 : a)
-        var n = numerator / g, d = denominator / g
-        if d < 0 { n = -n; d = -d }
+        var n = numerator / g
+        var d = denominator / g
+        if d < 0 {
+            n = -n
+            d = -d
+        }
         return Rational(n, d)
     }
 
     public static func == (l: Rational, r: Rational) -> Bool {
-        let a = l.reduced, b = r.reduced
+        let a = l.reduced
+        let b = r.reduced
         return a.numerator == b.numerator && a.denominator == b.denominator
     }
 

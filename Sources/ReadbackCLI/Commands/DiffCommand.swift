@@ -20,7 +20,7 @@ struct DiffCommand: Subcommand {
           added            only in OUT
           expected-change  Orientation reset to 1 because the pixels were turned upright, pixel dimensions,
                            Software, thumbnail, strip and DNG-structural tags
-          known-loss       lost, and the policy accepts it (the MakerNote)
+          known-loss       lost, and the policy accepts it (the MakerNote; IPTC, which HEIF cannot carry)
         Fields are critical (capture time and offset, GPS, make/model/lens, exposure time, f-number, ISO,
         focal length, orientation), important, or informational. For HEIF outputs the orientation is read from
         irot/imir (authoritative) as well as Exif; a transform together with Exif Orientation other than 1 is
@@ -52,7 +52,10 @@ struct DiffCommand: Subcommand {
         if args.has("json") {
             console.print(try Self.json(diff, source: args.positionals[0], output: args.positionals[1]))
         } else {
-            console.print(Self.table(diff, source: args.positionals[0], output: args.positionals[1], all: args.has("all"), console: console))
+            console.print(
+                Self.table(
+                    diff, source: args.positionals[0], output: args.positionals[1], all: args.has("all"),
+                    console: console))
         }
         return diff.hasSeriousLoss ? .findings : .clean
     }
@@ -78,7 +81,11 @@ struct DiffCommand: Subcommand {
         let source: String?
         let output: String?
         let note: String?
-        enum CodingKeys: String, CodingKey { case key, diffClass = "class", criticality, source, output, note }
+        enum CodingKeys: String, CodingKey {
+            case key
+            case diffClass = "class"
+            case criticality, source, output, note
+        }
     }
 
     static func json(_ d: MetadataDiff, source: String, output: String) throws -> String {
@@ -91,11 +98,13 @@ struct DiffCommand: Subcommand {
         let doc = JSONDocument(
             schemaVersion: schemaVersion, source: source, output: output,
             entries: d.entries.map {
-                JSONEntry(key: $0.key.description, diffClass: $0.diffClass.rawValue, criticality: $0.criticality.rawValue,
-                          source: $0.source?.description, output: $0.output?.description, note: $0.note)
+                JSONEntry(
+                    key: $0.key.description, diffClass: $0.diffClass.rawValue, criticality: $0.criticality.rawValue,
+                    source: $0.source?.description, output: $0.output?.description, note: $0.note)
             },
             findings: d.findings, counts: counts, sourceOrientation: d.sourceOrientation,
-            outputOrientation: d.outputOrientation, sourceMakerNote: d.sourceMakerNote, outputMakerNote: d.outputMakerNote)
+            outputOrientation: d.outputOrientation, sourceMakerNote: d.sourceMakerNote,
+            outputMakerNote: d.outputMakerNote)
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try enc.encode(doc), as: UTF8.self)
@@ -122,8 +131,10 @@ struct DiffCommand: Subcommand {
         let critical = d.entries.filter { bad.contains($0.diffClass) && $0.criticality == .critical }
         lines.append("Critical fields lost or changed: \(critical.isEmpty ? "none" : String(critical.count))")
         lines += critical.map(row)
-        let rest = d.entries.filter { $0.diffClass != .kept && !(bad.contains($0.diffClass) && $0.criticality == .critical) }
-            .sorted { ($0.criticality, $0.diffClass.rawValue, $0.key) < ($1.criticality, $1.diffClass.rawValue, $1.key) }
+        let rest = d.entries.filter {
+            $0.diffClass != .kept && !(bad.contains($0.diffClass) && $0.criticality == .critical)
+        }
+        .sorted { ($0.criticality, $0.diffClass.rawValue, $0.key) < ($1.criticality, $1.diffClass.rawValue, $1.key) }
         if !rest.isEmpty {
             lines.append("")
             lines.append("Other differences:")
@@ -141,7 +152,9 @@ struct DiffCommand: Subcommand {
             lines += d.findings.map { "  \($0.code.rawValue) [\($0.criticality.rawValue)] \($0.message)" }
         }
         lines.append("")
-        lines.append("Orientation: source \(d.sourceOrientation.effective) (Exif \(d.sourceOrientation.exif.map(String.init) ?? "—")), output \(d.outputOrientation.effective) (Exif \(d.outputOrientation.exif.map(String.init) ?? "—")\(d.outputOrientation.hasTransform ? ", irot/imir" : ""))")
+        lines.append(
+            "Orientation: source \(d.sourceOrientation.effective) (Exif \(d.sourceOrientation.exif.map(String.init) ?? "—")), output \(d.outputOrientation.effective) (Exif \(d.outputOrientation.exif.map(String.init) ?? "—")\(d.outputOrientation.hasTransform ? ", irot/imir" : ""))"
+        )
         lines.append("")
         let header = "class".padding(toLength: 16, withPad: " ", startingAt: 0) + "critical  important  informational"
         lines.append(header)
