@@ -198,3 +198,20 @@ func mutatorSilentFailuresAreCaught(_ code: String) throws {
     let same = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(src))
     #expect(!codes(same).contains("metadata.changed") && !codes(same).contains("metadata.lost"))
 }
+
+/// An nclx the source had and the output lost is caught even when an ICC profile remains (the converter's own files
+/// carry both; a tool that drops the nclx leaves HDR-aware readers without CICP).
+@Test func nclxLostAgainstTheSourceIsCaughtEvenWithAnICC() throws {
+    let good = try Constructed.heic()
+    var b = HEIFBuilder(file: HEIFFile(bytes: good))
+    let p = try #require(HEIFFile(bytes: good).primaryItemID)
+    let props = b.entries.first { $0.item.id == p }!.properties.filter { $0.property.type != "colr" }
+    b.setProperties(
+        of: p, props.map { ($0.property, essential: $0.essential) } + [(.colrICC(type: "prof", profile: [0, 0, 0, 0]), false)])
+    let r = try auditBytes(source: good, output: b.build())
+    let f = r.findings.first { $0.code == "signalling.nclx-missing" }
+    #expect(f?.severity == .error)
+    #expect(f?.evidence?.expected == "nclx 1/13/6")
+    // Without a source, an ICC describes the transfer: nothing to say.
+    #expect(!codes(try auditBytes(source: nil, output: b.build())).contains("signalling.nclx-missing"))
+}

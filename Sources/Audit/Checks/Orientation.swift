@@ -18,7 +18,9 @@ extension Checks {
             guard srcShown.0 != srcShown.1 else { return }
             let storedUpright = (outSize.0 > outSize.1) == (srcShown.0 > srcShown.1)
             let asksQuarterTurn = (5...8).contains(t) || (t == 1 && (5...8).contains(e ?? 1))
-            if storedUpright && asksQuarterTurn {
+            if storedUpright && asksQuarterTurn,
+                !ctx.findings.contains(where: { $0.code == "orientation.double-rotation" })
+            {
                 let how = t != 1 ? "irot/imir (orientation \(t))" : "Exif Orientation \(e ?? 1)"
                 ctx.add(
                     "orientation.double-rotation", .error,

@@ -37,6 +37,19 @@ extension Checks {
                     Evidence(expected: "colr nclx or ICC", actual: "none", item: primary.id))
             }
         }
+        // Against a HEIF source: an nclx the source's primary had and the output's primary lost (an ICC may
+        // remain, but readers that key HDR handling on CICP lose the transfer).
+        if let src = ctx.sourceHEIF, let sp = src.primaryItemID, let n = nclx(src, sp), nclx(file, primary.id) == nil,
+            !ctx.findings.contains(where: { $0.code == "signalling.nclx-missing" })
+        {
+            ctx.add(
+                "signalling.nclx-missing", .error,
+                "the source's primary has an nclx colr (\(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients)); the output's primary has none",
+                Evidence(
+                    expected: "nclx \(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients)",
+                    actual: "none",
+                    item: primary.id))
+        }
         for item in file.imageItems {
             guard case .pixi(let bits)? = file.property("pixi", of: item.id), let declared = bits.first else {
                 continue
@@ -51,5 +64,16 @@ extension Checks {
                     Evidence(expected: "\(c.bitDepthLuma)", actual: "\(declared)", item: item.id))
             }
         }
+    }
+
+    /// The nclx of an image item, or of a grid's first tile when the grid has none.
+    static func nclx(_ f: HEIFFile, _ item: UInt32) -> NCLX? {
+        func own(_ id: UInt32) -> NCLX? {
+            for p in f.colours(of: id) { if case .colrNCLX(let n) = p { return n } }
+            return nil
+        }
+        if let n = own(item) { return n }
+        if f.item(item)?.type == "grid", let t = f.derivedInputs(of: item).first { return own(t) }
+        return nil
     }
 }
