@@ -638,7 +638,7 @@ def bench_convert(rb, floor, work, results, settings):
             shutil.rmtree(d, ignore_errors=True)
 
         sides.append(Side(
-            "dcraw-pipeline", f"dcraw_emu -w | PNG | heif-enc -q {q} (preset slow) + exiftool -tagsFromFile",
+            "dcraw-pipeline", f"dcraw_emu -w → PNG → heif-enc -q {q} (preset slow) + exiftool -tagsFromFile",
             lambda d: ["sh", "-c", pipe, "sh", dng, d, CONVERT_IM, q], check=output_check(floor, expect_pixels=px),
             cleanup=keep_last,
             unavailable=f"not installed: {', '.join(missing)}" if missing else None))
