@@ -318,6 +318,24 @@ public enum Converter {
             hdr: try LinearImage(width: img.width, height: img.height, channels: 3, pixels: hdr), decision: decision)
     }
 
+    /// The exact frame `convert` encodes as the primary of a RAW: decode (LibRaw, upright) + SDR render at
+    /// `options.bitDepth` in `options.colorSpace`, before HEVC. For fidelity measurements against the encoded output.
+    /// - Parameters:
+    ///   - source: a RAW (see `rawExtensions`).
+    ///   - options: colour space and bit depth are used (the HDR mode does not change the SDR base).
+    /// - Returns: interleaved RGB, `.rgb8` for 8-bit or `.rgb16` (10-bit codes) for 10-bit, at the upright size.
+    /// - Throws: `ConvertError` naming the file and the reason.
+    public static func renderedFrame(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> HeifPixels {
+        let name = source.lastPathComponent
+        if let p = options.validationProblem() { throw ConvertError(file: name, reason: p) }
+        guard rawExtensions.contains(source.pathExtension.lowercased()) else {
+            throw ConvertError(file: name, reason: "renderedFrame needs a RAW input, got '.\(source.pathExtension)'")
+        }
+        let (meta, img) = try decodeRAW(source)
+        let r = Renderer(meta: meta, space: options.colorSpace)
+        return r.render(img, bitDepth: options.bitDepth, luminancePlanes: false).pixels
+    }
+
     private static func convertRAW(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
         let name = source.lastPathComponent
         var clock = Stopwatch()

@@ -1,0 +1,51 @@
+import Converter
+import Foundation
+import HeifCodec
+import Testing
+
+/// `Converter.renderedFrame` returns the upright frame the converter encodes, not a constant image.
+@Test(arguments: [8, 10])
+func renderedFrameIsUprightAndNotConstant(depth: Int) throws {
+    var o = TestDNG.Options()
+    o.orientation = 6  // stored 256×192 → upright 192×256
+    let f = try Fixture("frame\(depth).dng", options: o, highlights: false)
+    defer { f.cleanup() }
+    var opts = ConvertOptions()
+    opts.bitDepth = depth
+    let frame = try Converter.renderedFrame(of: f.url, options: opts)
+    #expect(frame.width == 192 && frame.height == 256)
+    switch frame {
+    case .rgb8(let w, let h, let s):
+        #expect(depth == 8)
+        #expect(s.count == w * h * 3)
+        #expect(Set(s).count > 10, "frame is (nearly) constant")
+    case .rgb16(let w, let h, let bits, let s):
+        #expect(depth == 10 && bits == 10)
+        #expect(s.count == w * h * 3)
+        #expect(Set(s).count > 10, "frame is (nearly) constant")
+        #expect(s.max()! <= 1023)
+    case .mono8:
+        Issue.record("expected RGB, got mono")
+    }
+}
+
+/// The frame matches the converter's output within the codec's error (it is what the primary encodes).
+@Test func renderedFrameMatchesTheDecodedPrimary() throws {
+    let f = try Fixture("frame-vs-out.dng", highlights: false)
+    defer { f.cleanup() }
+    var opts = ConvertOptions()
+    opts.quality = 90
+    let frame = try Converter.renderedFrame(of: f.url, options: opts)
+    let out = try Converter.convert(source: f.url, options: opts)
+    let dec = try HeifDecoder.decodePrimary(out.bytes, format: .rgb8)
+    guard case .rgb8(let w, let h, let s) = frame else {
+        Issue.record("expected rgb8")
+        return
+    }
+    #expect(dec.width == w && dec.height == h)
+    #expect(dec.samples.count == s.count)
+    var sum = 0
+    for i in 0..<min(s.count, dec.samples.count) { sum += abs(Int(s[i]) - Int(dec.samples[i])) }
+    let mean = Double(sum) / Double(max(1, s.count))
+    #expect(mean < 2.0, "mean abs diff \(mean)")
+}
