@@ -35,11 +35,12 @@ let package = Package(
         .target(name: "Store", dependencies: ["CSQLite"]),
 
         // 3. Pure Swift cores.
+        .target(name: "Digest"),
         .target(name: "HEIF"),
-        .target(name: "Metadata"),
+        .target(name: "Metadata", dependencies: ["Digest"]),
         .target(name: "GainMap", dependencies: ["HEIF"]),
         .target(name: "ReportModel"),
-        .target(name: "CorpusKit", dependencies: ["HEIF", "Metadata", "GainMap"]),
+        .target(name: "CorpusKit", dependencies: ["Digest", "HEIF", "Metadata", "GainMap"]),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
         .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge"]),
@@ -47,7 +48,8 @@ let package = Package(
         .target(
             name: "Audit",
             dependencies: [
-                "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel", "HeifCodec", "Exiv2Bridge", "Store",
+                "Digest", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel", "HeifCodec", "Exiv2Bridge",
+                "Store",
             ]
         ),
         .target(
@@ -56,7 +58,7 @@ let package = Package(
         ),
 
         // 5. Batch.
-        .target(name: "Batch", dependencies: ["Converter", "Audit", "Store", "ReportModel"]),
+        .target(name: "Batch", dependencies: ["Digest", "Converter", "Audit", "Store", "ReportModel"]),
 
         // 6–7. CLI.
         .target(
@@ -73,22 +75,23 @@ let package = Package(
 
         // Tests: one target per module, goldens and fixtures beside each.
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
+        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "HEIFTests", dependencies: ["HEIF", "TestSupport", "CorpusKit"]),
         .testTarget(
             name: "MetadataTests", dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "HEIF", "TestSupport", "CorpusKit"]
         ),
         .testTarget(name: "GainMapTests", dependencies: ["GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]),
-        .testTarget(name: "CorpusTests", dependencies: ["CorpusKit", "RawDecoder", "TestSupport"]),
+        .testTarget(name: "CorpusTests", dependencies: ["CorpusKit", "Digest", "RawDecoder", "TestSupport"]),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "Audit", "CorpusKit", "TestSupport"]),
         .testTarget(name: "AuditTests", dependencies: ["Audit", "CorpusKit", "ReportModel", "TestSupport"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "Store", "CorpusKit", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Digest", "Store", "CorpusKit", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "TestSupport"]),
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
                 "HEIF", "Metadata", "MetadataIO", "GainMap", "Audit", "Converter", "ReportModel", "HeifCodec",
-                "RawDecoder", "Exiv2Bridge", "TestSupport",
+                "RawDecoder", "Exiv2Bridge", "Digest", "TestSupport",
             ]
         ),
     ],

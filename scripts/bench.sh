@@ -5,4 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-.build/release/readback}
 mkdir -p Reports
+# The ladder tool writes Readback's exact pre-encode frame, which the floor then encodes (docs/bench.md).
+if grep -q '"readback-ladder"' Package.swift; then
+  swift build -c release --product readback-ladder
+fi
 exec python3 scripts/bench.py "$bin"

@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// Everything a batch run needs, decoded from `readback convert`'s arguments.

@@ -1,4 +1,5 @@
 import Foundation
+import HEIF
 
 /// Apple's HEIC HDR gain map (iOS 14.1+): an 8-bit luminance auxiliary image with a URN, XMP on it, and
 /// MakerNote tags. Layout and formulas: Apple "Applying Apple HDR effect to your photos"; libavif avifjpeg.c;
@@ -248,8 +249,7 @@ public struct AppleMakerNote: Sendable, Hashable {
     public static func parse(_ blob: [UInt8]) -> AppleMakerNote? {
         guard blob.count >= 16, Array(blob[0..<10]) == signature else { return nil }
         var note = AppleMakerNote(hdrHeadroom: nil, hdrGain: nil)
-        var r = BEReader(blob)
-        r.pos = 14
+        var r = ByteReader(blob, from: 14, to: blob.count)
         guard let count = r.u16() else { return nil }
         for _ in 0..<Swift.min(Int(count), 1000) {
             guard let tag = r.u16(), let type = r.u16(), let n = r.u32(), let valueOrOffset = r.u32() else { break }
@@ -257,8 +257,7 @@ public struct AppleMakerNote: Sendable, Hashable {
             let v: Double?
             switch type {
             case 5, 10:  // RATIONAL / SRATIONAL: 8 bytes, always at an offset
-                var vr = BEReader(blob)
-                vr.pos = Int(valueOrOffset)
+                var vr = ByteReader(blob, from: Int(valueOrOffset), to: blob.count)
                 if let num = vr.u32(), let den = vr.u32(), den != 0 {
                     v =
                         type == 10

@@ -1,3 +1,5 @@
+import HEIF
+
 /// The result of reading a `tmap` body: what could be parsed and everything wrong with it.
 public struct ToneMapDecoding: Sendable, Hashable {
     /// The parsed body; nil only for an empty body.
@@ -26,31 +28,6 @@ public enum GainMapError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Big-endian bounded reader over a byte array; every read returns nil past the end.
-struct BEReader {
-    let bytes: [UInt8]
-    var pos: Int = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    var remaining: Int { bytes.count - pos }
-    mutating func u8() -> UInt8? {
-        guard pos < bytes.count else { return nil }
-        defer { pos += 1 }
-        return bytes[pos]
-    }
-    mutating func u16() -> UInt16? {
-        guard remaining >= 2 else { return nil }
-        defer { pos += 2 }
-        return UInt16(bytes[pos]) << 8 | UInt16(bytes[pos + 1])
-    }
-    mutating func u32() -> UInt32? {
-        guard remaining >= 4 else { return nil }
-        defer { pos += 4 }
-        return UInt32(bytes[pos]) << 24 | UInt32(bytes[pos + 1]) << 16 | UInt32(bytes[pos + 2]) << 8
-            | UInt32(bytes[pos + 3])
-    }
-    mutating func s32() -> Int32? { u32().map { Int32(bitPattern: $0) } }
-}
-
 extension ToneMapImage {
     /// Reads a `tmap` item body (ISO/IEC 23008-12 AMD 1 ToneMapImage; ISO 21496-1 C.2.2) and validates it.
     ///
@@ -68,7 +45,7 @@ extension ToneMapImage {
 
     /// Parses without judging; returns nil for an empty body.
     static func parse(_ body: [UInt8]) -> ToneMapImage? {
-        var r = BEReader(body)
+        var r = ByteReader(body)
         guard let version = r.u8() else { return nil }
         func stop(_ layout: Layout, required: Int, meta: GainMapMetadata? = nil) -> ToneMapImage {
             ToneMapImage(

@@ -1,43 +1,9 @@
+import Digest
 import Foundation
 import Store
 import Testing
 
 @testable import Batch
-
-@Test func sha256MatchesKnownVectorsAndSha256sum() throws {
-    #expect(SHA256.hex(of: [UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-    #expect(SHA256.hex(of: Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    #expect(
-        SHA256.hex(of: Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-    // Streaming across odd chunk sizes equals one shot.
-    let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 3) }
-    var s = SHA256()
-    var i = 0
-    for step in [1, 63, 64, 65, 127, 3000] where i < bytes.count {
-        let end = min(bytes.count, i + step)
-        s.update(Array(bytes[i..<end]))
-        i = end
-    }
-    s.update(Array(bytes[i...]))
-    let streamed = SHA256.hexString(s.finalize())
-    #expect(streamed == SHA256.hex(of: bytes))
-    // sha256sum (coreutils) is the oracle for a file.
-    let dir = try scratchDirectory()
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let file = dir.appendingPathComponent("x.bin")
-    try Data(bytes).write(to: file)
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    p.arguments = [file.path]
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    p.waitUntilExit()
-    let oracle = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64)
-    #expect(try SHA256.hex(ofFileAt: file.path) == String(oracle))
-    #expect(streamed == String(oracle))
-}
 
 @Test func discoveryFindsRawFilesRecursivelyAndMirrorsPaths() throws {
     let lib = try Library(files: [

@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 import TestSupport
 import Testing
@@ -56,10 +57,3 @@ import Testing
     #expect(total < 3_000_000, "committed corpus is \(total) bytes")
 }
 
-/// FIPS 180-4 test vectors.
-@Test func sha256KnownVectors() {
-    #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-    #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    let long = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
-    #expect(SHA256.hex(long) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-}

@@ -149,14 +149,6 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     #expect(d2.entries.first { $0.key.description == "GPS:GPSLatitude" }?.diffClass == .changed)
 }
 
-@Test func sha256KnownAnswers() {
-    #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-    #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    #expect(
-        SHA256.hex(Array(repeating: 0x61, count: 1000))
-            == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
-}
-
 @Test func badExifIsAnErrorNotACrash() {
     #expect(throws: MetadataReadError.self) { try MetadataIO.decodeExif([1, 2, 3], label: "junk") }
     // A valid header with a hostile IFD offset and count.

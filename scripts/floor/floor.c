@@ -5,6 +5,8 @@
  * auditor's full-decode mode) and a PSNR/SSIM comparison of a HEIC against a PPM (fidelity of a peer pipeline).
  *
  *   floor encode IN.raw OUT.heic [-q Q] [-p PRESET] [-c 420|444] [-d 8|10] [--ppm OUT.ppm] [--fidelity]
+ *                [--frame FRAME.ppm]     encode FRAME (the exact frame Readback encodes, from `readback-ladder frame`)
+ *                                        instead of the helper's own render; LibRaw still decodes IN (timed)
  *   floor decode-loop FILE...            decode each file's primary and its gain-map aux images (RGB 8-bit)
  *   floor compare A.heic B.ppm           PSNR (RGB) and SSIM (luma, 8x8 blocks) of A's primary against B
  *   floor stat A.heic                    size, coded colourspace and mean level of A's primary (is it a photo?)
@@ -109,7 +111,7 @@ static int read_ppm8(const char *path, rgb8 *out) {
 
 static int cmd_encode(int argc, char **argv) {
   if (argc < 4) die("usage", "floor encode IN OUT.heic [-q Q] [-p PRESET] [-c 420|444] [-d 8|10] [--ppm F] [--fidelity]");
-  const char *in = argv[2], *outp = argv[3], *preset = "medium", *chroma = "420", *ppm = NULL;
+  const char *in = argv[2], *outp = argv[3], *preset = "medium", *chroma = "420", *ppm = NULL, *frame = NULL;
   int quality = 90, depth = 8, fid = 0;
   for (int i = 4; i < argc; i++) {
     if (!strcmp(argv[i], "-q") && i + 1 < argc) quality = atoi(argv[++i]);
@@ -118,6 +120,7 @@ static int cmd_encode(int argc, char **argv) {
     else if (!strcmp(argv[i], "-d") && i + 1 < argc) depth = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ppm") && i + 1 < argc) ppm = argv[++i];
     else if (!strcmp(argv[i], "--fidelity")) fid = 1;
+    else if (!strcmp(argv[i], "--frame") && i + 1 < argc) frame = argv[++i];
     else die("encode", "unknown option");
   }
   /* 1. LibRaw: open, unpack, demosaic (AHD, camera WB, linear 16-bit sRGB primaries), make the memory image. */
@@ -148,6 +151,29 @@ static int cmd_encode(int argc, char **argv) {
   int stride = 0;
   uint8_t *dst = heif_image_get_plane(img, heif_channel_interleaved, &stride);
   int maxo = (1 << (hi ? depth : 8)) - 1;
+  if (frame) {
+    /* Readback's own pre-encode frame (P6; maxval 255, or 1023 big-endian for 10-bit): the same pixels, so the
+       encoder does the same work on both sides. Outside the floor's timer, like the render below. */
+    FILE *f = fopen(frame, "rb");
+    int fw = 0, fh = 0, maxv = 0;
+    if (!f || fscanf(f, "P6 %d %d %d", &fw, &fh, &maxv) != 3) die(frame, "not a binary PPM");
+    fgetc(f);
+    if (fw != w || fh != h) die(frame, "frame size differs from LibRaw's (orientation or crop?)");
+    if ((maxv > 255) != hi) die(frame, "frame bit depth does not match -d");
+    size_t rowb = (size_t)w * 3 * (hi ? 2 : 1);
+    uint8_t *row = malloc(rowb);
+    for (int y = 0; y < h; y++) {
+      if (fread(row, 1, rowb, f) != rowb) die(frame, "truncated");
+      if (hi) {
+        uint16_t *d = (uint16_t *)(dst + (size_t)y * stride);
+        for (int x = 0; x < w * 3; x++) d[x] = (uint16_t)((row[2 * x] << 8) | row[2 * x + 1]);
+      } else {
+        memcpy(dst + (size_t)y * stride, row, rowb);
+      }
+    }
+    free(row);
+    fclose(f);
+  }
   /* Exposure: the 99.5th percentile of the linear values maps to 0.9 of white, so the encoder sees a normally
      exposed picture (as any converter's render would be), not a dark linear frame. Outside the floor's timer. */
   const uint16_t *src = (const uint16_t *)m->data;
@@ -171,7 +197,7 @@ static int cmd_encode(int argc, char **argv) {
     v = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055;
     lut[i] = (uint16_t)lrint(v * maxo);
   }
-  for (int y = 0; y < h; y++) {
+  for (int y = 0; y < h && !frame; y++) {
     const uint16_t *s = src + (size_t)y * w * 3;
     if (hi) {
       uint16_t *d = (uint16_t *)(dst + (size_t)y * stride);
@@ -242,8 +268,9 @@ static int cmd_encode(int argc, char **argv) {
   heif_image_release(img);
   printf("{\"width\":%d,\"height\":%d,\"read_unpack_s\":%.4f,\"demosaic_s\":%.4f,\"decode_demosaic_s\":%.4f,"
          "\"render_s\":%.4f,\"encode_s\":%.4f,\"write_s\":%.4f,\"floor_s\":%.4f,\"quality\":%d,\"preset\":\"%s\","
-         "\"chroma\":\"%s\",\"depth\":%d",
-         w, h, t1 - t0, t2 - t1, t2 - t0, t3 - t2, t4 - t3, t5 - t4, (t2 - t0) + (t4 - t3), quality, preset, chroma, depth);
+         "\"chroma\":\"%s\",\"depth\":%d,\"frame\":\"%s\"",
+         w, h, t1 - t0, t2 - t1, t2 - t0, t3 - t2, t4 - t3, t5 - t4, (t2 - t0) + (t4 - t3), quality, preset, chroma, depth,
+         frame ? "readback" : "floor-render");
   if (fid) printf(",\"psnr\":%.3f,\"ssim\":%.5f", psnr, ssim);
   printf("}\n");
   free(lut);

@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// A binary value reduced to its length and SHA-256 (large or opaque values: MakerNote, UserComment blobs, ...).

@@ -1,27 +1,30 @@
 import Foundation
 
-/// A minimal DNG writer for tests only (TIFF/EP + DNG 1.4 tags, uncompressed 16-bit).
+/// A minimal DNG writer for tests only (TIFF/EP + DNG 1.4 tags, uncompressed 16-bit), shared by the converter
+/// and batch tests.
 ///
 /// Camera space is linear sRGB (ColorMatrix1 = XYZ→linear-sRGB, D65), AsShotNeutral 1/1/1, so a scene
 /// value `v` (0…1 of white) is written as `black + v·(white − black)`.
-enum TestDNG {
-    struct Options {
-        var width = 256
-        var height = 192
+public enum TestDNG {
+    public struct Options {
+        public var width = 256
+        public var height = 192
         /// Bayer RGGB CFA (true) or LinearRaw 3 samples per pixel (false).
-        var bayer = true
-        var orientation: UInt16 = 1
-        var black: UInt16 = 512
-        var white: UInt16 = 16383
-        var make = "Readback"
-        var model = "TestCam 1"
-        var baselineExposure: Double? = nil
+        public var bayer = true
+        public var orientation: UInt16 = 1
+        public var black: UInt16 = 512
+        public var white: UInt16 = 16383
+        public var make = "Readback"
+        public var model = "TestCam 1"
+        public var baselineExposure: Double? = nil
         /// Write an Exif IFD and a GPS IFD with the values in `TestDNG.exifValues`.
-        var exif = true
+        public var exif = true
+
+        public init() {}
     }
 
     /// The capture metadata written when `Options.exif` is set (exiftool -n values).
-    static let exifValues: [String: String] = [
+    public static let exifValues: [String: String] = [
         "Make": "Readback", "Model": "TestCam 1", "LensModel": "Readback 35mm F1.4 Test",
         "DateTimeOriginal": "2024:05:17 14:03:27", "SubSecTimeOriginal": "123", "OffsetTimeOriginal": "+02:00",
         "ExposureTime": "0.004", "FNumber": "2.8", "ISO": "400", "FocalLength": "35",
@@ -29,7 +32,7 @@ enum TestDNG {
     ]
 
     /// Writes a DNG whose linear scene RGB (fractions of the white level) at (x, y) is `scene(x, y)`.
-    static func make(_ o: Options, scene: (Int, Int) -> (Double, Double, Double)) -> [UInt8] {
+    public static func make(_ o: Options, scene: (Int, Int) -> (Double, Double, Double)) -> [UInt8] {
         let spp = o.bayer ? 1 : 3
         var pix = [UInt8]()
         pix.reserveCapacity(o.width * o.height * spp * 2)

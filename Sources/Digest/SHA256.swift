@@ -1,6 +1,8 @@
 import Foundation
 
-/// SHA-256 (FIPS 180-4), streaming, in pure Swift: the fingerprint that tells a batch whether a source changed.
+/// SHA-256 (FIPS 180-4), streaming, in pure Swift: Foundation on Linux has none. The one implementation every
+/// layer uses — the batch's source fingerprints, the audit report's file digests, the corpus manifest, and the
+/// hashes of binary metadata values.
 public struct SHA256: Sendable {
     private var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
@@ -107,18 +109,33 @@ public struct SHA256: Sendable {
         }
     }
 
-    /// The digest of `bytes` as lowercase hex.
-    public static func hex<C: ContiguousBytes>(of bytes: C) -> String {
+    /// Pads, finishes and returns the digest as 64 lowercase hex digits.
+    public mutating func hexDigest() -> String { Self.hexString(finalize()) }
+
+    /// The 32-byte digest of `bytes`.
+    public static func digest<C: ContiguousBytes>(_ bytes: C) -> [UInt8] {
         var s = SHA256()
         s.update(bytes)
-        return hexString(s.finalize())
+        return s.finalize()
     }
 
-    /// The digest of the file at `path` as lowercase hex, read in 1 MiB chunks (never followed through a symlink).
-    /// - Throws: `BatchError.io` when the file cannot be opened or read.
-    public static func hex(ofFileAt path: String) throws -> String {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw BatchError.io(path: path, operation: "open", errno: errno) }
+    /// The digest of `bytes` as lowercase hex.
+    public static func hex<C: ContiguousBytes>(_ bytes: C) -> String { hexString(digest(bytes)) }
+
+    /// A file that could not be hashed: the path, the system call that failed and its errno.
+    public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var path: String
+        public var operation: String
+        public var errno: Int32
+        public var description: String { "\(path): cannot \(operation): \(String(cString: strerror(errno)))" }
+    }
+
+    /// The digest of the file at `path` as lowercase hex, read in 1 MiB chunks (bounded memory).
+    /// - Parameter followSymlinks: false refuses a symlink at `path` (O_NOFOLLOW), as the batch does for sources.
+    /// - Throws: `FileError` when the file cannot be opened or read.
+    public static func hex(fileAtPath path: String, followSymlinks: Bool = true) throws -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
         defer { close(fd) }
         var s = SHA256()
         let chunk = 1 << 20
@@ -128,15 +145,19 @@ public struct SHA256: Sendable {
             let n = read(fd, buf.baseAddress, chunk)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw BatchError.io(path: path, operation: "read", errno: errno)
+                throw FileError(path: path, operation: "read", errno: errno)
             }
             if n == 0 { break }
             s.update(UnsafeRawBufferPointer(rebasing: buf[0..<n]))
         }
-        return hexString(s.finalize())
+        return s.hexDigest()
     }
 
-    static func hexString(_ d: [UInt8]) -> String {
+    /// The digest of the file at `url` as lowercase hex (see `hex(fileAtPath:followSymlinks:)`).
+    public static func hex(fileAt url: URL) throws -> String { try hex(fileAtPath: url.path) }
+
+    /// Lowercase hex of `d`.
+    public static func hexString(_ d: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(d.count * 2)
