@@ -2,6 +2,7 @@ import Converter
 import Foundation
 import HeifCodec
 import Testing
+import TestSupport
 
 /// `Converter.renderedFrame` returns the upright frame the converter encodes, not a constant image.
 @Test(arguments: [8, 10])
