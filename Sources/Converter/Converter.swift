@@ -66,6 +66,14 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public var software: String = "Readback \(readbackVersion)"
     /// XMP sidecar; nil = `<source>.xmp` or `<source minus extension>.xmp` when one exists.
     public var sidecar: URL?
+    /// Tile side in pixels for the primary and a gain map larger than one tile: each tile is an independent hidden
+    /// `hvc1` item of a `grid` (ISO/IEC 23008-12 §6.6.2.3), coded in parallel. 0 = one untiled image. Must be 0 or a
+    /// multiple of 64 (x265's CTU) in 64…4096. An image that fits in one tile is always coded untiled.
+    ///
+    /// Why 512 (Apple's tile size): see `Converter.defaultTileSize`.
+    public var tileSize: Int = Converter.defaultTileSize
+    /// Encoder threads coding tiles at once; 0 = one per core.
+    public var encodeWorkers: Int = 0
 
     public init() {}
 
@@ -78,6 +86,10 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
         if !HeifEncodeSettings.presets.contains(speed) {
             return "speed must be one of \(HeifEncodeSettings.presets.joined(separator: ", ")), got '\(speed)'"
         }
+        if tileSize != 0 && (tileSize < 64 || tileSize > 4096 || tileSize % 64 != 0) {
+            return "tile size must be 0 (untiled) or a multiple of 64 in 64…4096, got \(tileSize)"
+        }
+        if encodeWorkers < 0 || encodeWorkers > 256 { return "encode workers must be 0 (one per core) … 256, got \(encodeWorkers)" }
         return nil
     }
 }
@@ -138,6 +150,8 @@ public struct ConversionResult: Sendable, Codable, Equatable {
     public var inputBytes: Int
     public var outputBytes: Int
     public var options: ConvertOptions
+    /// Tiles of the primary `grid` (0 = one untiled image).
+    public var primaryTiles: Int = 0
 
     /// output ÷ input bytes.
     public var sizeRatio: Double { inputBytes > 0 ? Double(outputBytes) / Double(inputBytes) : 0 }
@@ -283,14 +297,6 @@ public enum Converter {
 
     // MARK: - RAW
 
-    private static func decodeRAW(_ source: URL, halfSize: Bool = false) throws -> (RawMetadata, LinearImage16) {
-        do {
-            return try RawDecoder.decode(source, options: RawDecodeOptions(halfSize: halfSize, workingSpace: .proPhoto))
-        } catch let e as RawDecodeError {
-            throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
-        }
-    }
-
     /// The SDR and HDR renditions of a RAW as linear planar images (what `convert` encodes), and the HDR decision.
     /// - Parameters:
     ///   - source: the RAW.
@@ -298,14 +304,15 @@ public enum Converter {
     /// - Returns: both renditions at full size.
     /// - Throws: `ConvertError`.
     public static func renditions(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> Renditions {
-        let (meta, img) = try decodeRAW(source)
-        let r = Renderer(meta: meta, space: options.colorSpace)
-        let decision = r.decide(img, kind: meta.isLinearDNG ? .linearDNG : .mosaicRAW, hdr: options.hdr)
+        let (decision, pass, _) = try openPass(source, options: options, gainMap: { _ in false })
+        guard let img = pass.frame else { throw ConvertError(file: source.lastPathComponent, reason: "no frame") }
+        let r = pass.renderer
         let n = img.width * img.height
         var sdr = [Float](repeating: 0, count: n * 3), hdr = [Float](repeating: 0, count: n * 3)
-        let src = img.pixels
+        var row = [UInt16](repeating: 0, count: 3 * img.width)
         for i in 0..<n {
-            let p = src.withUnsafeBufferPointer { r.pixel($0, i) }
+            if i % img.width == 0 { row.withUnsafeMutableBufferPointer { img.copyRow(i / img.width, into: $0) } }
+            let p = row.withUnsafeBufferPointer { r.pixel($0, i % img.width) }
             hdr[i] = p.rgb.0
             hdr[n + i] = p.rgb.1
             hdr[2 * n + i] = p.rgb.2
@@ -319,10 +326,11 @@ public enum Converter {
     }
 
     /// The exact frame `convert` encodes as the primary of a RAW: decode (LibRaw, upright) + SDR render at
-    /// `options.bitDepth` in `options.colorSpace`, before HEVC. For fidelity measurements against the encoded output.
+    /// `options.bitDepth` in `options.colorSpace`, before HEVC (the same render pass, untiled). For fidelity
+    /// measurements against the encoded output.
     /// - Parameters:
     ///   - source: a RAW (see `rawExtensions`).
-    ///   - options: colour space and bit depth are used (the HDR mode does not change the SDR base).
+    ///   - options: colour space and bit depth are used (the HDR mode and tiling do not change the SDR base).
     /// - Returns: interleaved RGB, `.rgb8` for 8-bit or `.rgb16` (10-bit codes) for 10-bit, at the upright size.
     /// - Throws: `ConvertError` naming the file and the reason.
     public static func renderedFrame(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> HeifPixels {
@@ -331,47 +339,95 @@ public enum Converter {
         guard rawExtensions.contains(source.pathExtension.lowercased()) else {
             throw ConvertError(file: name, reason: "renderedFrame needs a RAW input, got '.\(source.pathExtension)'")
         }
-        let (meta, img) = try decodeRAW(source)
+        let (_, pass, _) = try openPass(source, options: options, gainMap: { _ in false })
+        return renderWhole(pass)
+    }
+
+    /// The default tile size, 512 px (Apple's), chosen by measurement on this 2-core machine (24 MP generated chart,
+    /// q75, conversion alone, release build; numbers in the issue-11 report):
+    /// - memory: untiled, the full 8/10-bit frame, libheif's copy and x265's full-size picture buffers coexist (peak
+    ///   RSS 544 MB); tiled, LibRaw's buffer plus one band of tiles (340–357 MB), under the issue's bound of 3× the
+    ///   decoded 16-bit frame (432 MB);
+    /// - size: +0.8 % bytes at veryfast/medium (intra prediction restarts at tile edges), +2.6 % at ultrafast;
+    /// - speed: equal within noise at medium on 2 cores (x265 already uses both cores on one picture); the tiles let
+    ///   the band-by-band render overlap the encode, and scale with cores where x265's own threading does not.
+    public static let defaultTileSize = 512
+
+    /// Decodes `source` in place (LibRaw's buffer, no copies), takes the HDR decision on it and prepares the render
+    /// pass; the pass holds the only reference to the frame.
+    private static func openPass(
+        _ source: URL, options: ConvertOptions, gainMap: (HDRDecision) -> Bool
+    ) throws -> (HDRDecision, RenderPass, RawMetadata) {
+        let (meta, frame): (RawMetadata, RawFrame)
+        do {
+            (meta, frame) = try RawDecoder.decodeInPlace(source, options: RawDecodeOptions(workingSpace: .proPhoto))
+        } catch let e as RawDecodeError {
+            throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
+        }
         let r = Renderer(meta: meta, space: options.colorSpace)
-        return r.render(img, bitDepth: options.bitDepth, luminancePlanes: false).pixels
+        let decision = r.decide(frame, kind: meta.isLinearDNG ? .linearDNG : .mosaicRAW, hdr: options.hdr)
+        let pass = RenderPass(frame: frame, renderer: r, bitDepth: options.bitDepth, gainMap: gainMap(decision))
+        return (decision, pass, meta)
+    }
+
+    /// Renders every row of `pass` into one full-size buffer and releases the frame.
+    private static func renderWhole(_ pass: RenderPass) -> HeifPixels {
+        let w = pass.width, h = pass.height, n = w * h * 3
+        defer { pass.releaseFrame() }
+        if pass.bitDepth == 8 {
+            var buf = [UInt8](repeating: 0, count: n)
+            buf.withUnsafeMutableBytes { pass.render(rows: 0, h, into: $0.baseAddress!) }
+            return .rgb8(width: w, height: h, samples: buf)
+        }
+        var buf = [UInt16](repeating: 0, count: n)
+        buf.withUnsafeMutableBytes { pass.render(rows: 0, h, into: $0.baseAddress!) }
+        return .rgb16(width: w, height: h, bitDepth: 10, samples: buf)
     }
 
     private static func convertRAW(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
         let name = source.lastPathComponent
         var clock = Stopwatch()
-        // Decode and render in one scope so the 16-bit frame is freed before encoding.
-        let (meta, decision, width, height, kind, rendered0): (RawMetadata, HDRDecision, Int, Int, InputKind, Renderer.Output) =
-            try {
-                let (meta, img) = try decodeRAW(source)
-                clock.lap("decode")
-                let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
-                let r = Renderer(meta: meta, space: options.colorSpace)
-                let decision = r.decide(img, kind: kind, hdr: options.hdr)
-                let rendered = r.render(img, bitDepth: options.bitDepth, luminancePlanes: decision.gainMap)
-                clock.lap("render")
-                return (meta, decision, img.width, img.height, kind, rendered)
-            }()
-        var rendered = rendered0
+        let (decision, pass, meta) = try openPass(source, options: options, gainMap: \.gainMap)
+        clock.lap("decode")
+        let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
+        let width = pass.width, height = pass.height
 
-        var parts = EncodedParts()
-        var summary: GainMapSummary?
-        if decision.gainMap, let sdrY = rendered.sdrLuminance, let hdrY = rendered.hdrLuminance {
-            rendered.sdrLuminance = nil
-            rendered.hdrLuminance = nil
-            let (gm, s) = try makeGainMap(
-                sdrY: sdrY, hdrY: hdrY, width: width, height: height, options: options, file: name)
-            parts.gainMap = gm
-            summary = s
-            clock.lap("gainmap")
-        }
+        // Primary: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw is freed.
         let settings = HeifEncodeSettings(
             quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
             nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
             icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil)
-        parts.primary = try encodeItem(rendered.pixels, settings: settings, file: name)
+        var parts = EncodedParts()
+        let layout = try TileLayout.make(width: width, height: height, tileSize: options.tileSize, file: name)
+        var renderSeconds = 0.0
+        if let layout {
+            let tiles = try encodeGrid(
+                layout: layout, channels: 3, bitDepth: options.bitDepth, settings: settings, options: options,
+                file: name
+            ) { y0, y1, band in
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                pass.render(rows: y0, y1, into: band)
+                renderSeconds += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+            }
+            pass.releaseFrame()
+            parts.primary = .grid(layout, tiles)
+        } else {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let pixels = renderWhole(pass)
+            renderSeconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+            parts.primary = .single(try encodeItem(pixels, settings: settings, file: name))
+        }
         clock.lap("encode")
+        clock.move(renderSeconds, from: "encode", to: "render")
 
-        if options.thumbnail, let t = rendered.thumbnail {
+        var summary: GainMapSummary?
+        if pass.gainMap {
+            let (gm, s) = try makeGainMap(pass, options: options, file: name)
+            parts.gainMap = gm
+            summary = s
+            clock.lap("gainmap")
+        }
+        if options.thumbnail, let t = pass.thumbnail() {
             parts.thumbnail = try encodeItem(
                 t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: settings.nclx), file: name)
         }
@@ -383,11 +439,57 @@ public enum Converter {
         clock.lap("assemble")
         clock.total()
 
-        let result = ConversionResult(
+        var result = ConversionResult(
             source: name, inputKind: kind, width: width, height: height, make: meta.make, model: meta.model,
             hdr: decision, gainMap: summary, knownLosses: losses, timings: clock.laps, inputBytes: meta.fileSize,
             outputBytes: bytes.count, options: options)
+        result.primaryTiles = layout?.count ?? 0
         return ConvertedImage(bytes: bytes, result: result)
+    }
+
+    /// Codes an image as tiles in parallel: `fill(y0, y1, band)` writes rows y0 ..< y1 (one tile row; interleaved
+    /// samples, `UInt8` at 8 bits, `UInt16` otherwise) into the band buffer, then the band's tiles (edge-replicated
+    /// at the right and bottom) go to a pool of encoder threads while the next band is filled.
+    /// - Returns: the coded tiles in raster order.
+    /// - Throws: `ConvertError` from any tile.
+    static func encodeGrid(
+        layout: TileLayout, channels: Int, bitDepth: Int, settings: HeifEncodeSettings, options: ConvertOptions,
+        file: String, fill: (Int, Int, UnsafeMutableRawPointer) -> Void
+    ) throws -> [CodedItem] {
+        let workers = options.encodeWorkers > 0 ? options.encodeWorkers : ProcessInfo.processInfo.activeProcessorCount
+        let tileSettings = settings.forTiles(threadsPerWorker: workers > 1 ? 1 : nil)
+        let pool = TileEncodePool(workers: workers, capacity: layout.columns) { px in
+            try encodeItem(px, settings: tileSettings, file: file)
+        }
+        let w = layout.width, tw = layout.tileWidth, th = layout.tileHeight
+        let bytesPerSample = bitDepth == 8 ? 1 : 2
+        let band = UnsafeMutableRawPointer.allocate(byteCount: w * th * channels * bytesPerSample, alignment: 16)
+        defer { band.deallocate() }
+        do {
+            for row in 0..<layout.rows {
+                let y0 = row * th, y1 = min(layout.height, y0 + th)
+                fill(y0, y1, band)
+                for c in 0..<layout.columns {
+                    let px: HeifPixels
+                    if bitDepth == 8 {
+                        let s = cutTile(
+                            UnsafePointer(band.assumingMemoryBound(to: UInt8.self)), width: w, bandRows: y1 - y0,
+                            x0: c * tw, tileWidth: tw, tileHeight: th, channels: channels)
+                        px = channels == 1 ? .mono8(width: tw, height: th, samples: s) : .rgb8(width: tw, height: th, samples: s)
+                    } else {
+                        let s = cutTile(
+                            UnsafePointer(band.assumingMemoryBound(to: UInt16.self)), width: w, bandRows: y1 - y0,
+                            x0: c * tw, tileWidth: tw, tileHeight: th, channels: channels)
+                        px = .rgb16(width: tw, height: th, bitDepth: bitDepth, samples: s)
+                    }
+                    try pool.submit(row * layout.columns + c, px)
+                }
+            }
+        } catch {
+            pool.abandon()
+            throw error
+        }
+        return try pool.finish(count: layout.count)
     }
 
     // MARK: - HEIC (already rendered → flat SDR)
@@ -434,7 +536,25 @@ public enum Converter {
         let settings = HeifEncodeSettings(
             quality: options.quality, bitDepth: depth, chroma: options.chroma, preset: options.speed, nclx: nclx,
             icc: decoded.icc)
-        parts.primary = try encodeItem(pixels, settings: settings, file: name)
+        let layout = try TileLayout.make(
+            width: decoded.width, height: decoded.height, tileSize: options.tileSize, file: name)
+        if let layout {
+            let tiles = try encodeGrid(
+                layout: layout, channels: 3, bitDepth: depth, settings: settings, options: options, file: name
+            ) { y0, y1, band in
+                let n = (y1 - y0) * decoded.width * 3
+                switch pixels {
+                case .rgb8(_, _, let s):
+                    s.withUnsafeBytes { band.copyMemory(from: $0.baseAddress! + y0 * decoded.width * 3, byteCount: n) }
+                case .rgb16(_, _, _, let s):
+                    s.withUnsafeBytes { band.copyMemory(from: $0.baseAddress! + y0 * decoded.width * 6, byteCount: 2 * n) }
+                case .mono8: break
+                }
+            }
+            parts.primary = .grid(layout, tiles)
+        } else {
+            parts.primary = .single(try encodeItem(pixels, settings: settings, file: name))
+        }
         clock.lap("encode")
         let md = metadata(
             for: source, width: decoded.width, height: decoded.height, options: options, losses: &losses)
@@ -451,10 +571,11 @@ public enum Converter {
                 : "already-rendered input: flat SDR",
             measuredHeadroomStops: 0,
             fractionAboveOneStop: 0, clipHeadroomStops: 0)
-        let result = ConversionResult(
+        var result = ConversionResult(
             source: name, inputKind: .renderedHEIF, width: decoded.width, height: decoded.height, make: "", model: "",
             hdr: decision, gainMap: nil, knownLosses: losses, timings: clock.laps, inputBytes: inputBytes.count,
             outputBytes: bytes.count, options: options)
+        result.primaryTiles = layout?.count ?? 0
         return ConvertedImage(bytes: bytes, result: result)
     }
 
@@ -468,15 +589,21 @@ public enum Converter {
         var height: Int
     }
 
+    /// A coded image: one item, or the tiles of a grid in raster order.
+    enum CodedImage {
+        case single(CodedItem)
+        case grid(TileLayout, [CodedItem])
+    }
+
     struct EncodedParts {
-        var primary: CodedItem?
-        var gainMap: (item: CodedItem, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double)?
+        var primary: CodedImage?
+        var gainMap: (image: CodedImage, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double)?
         var thumbnail: CodedItem?
     }
 
     /// Encodes with libheif into a small HEIF in memory and takes its primary's hvcC, ispe, colr, pixi and
     /// bitstream with the HEIF parser.
-    private static func encodeItem(_ pixels: HeifPixels, settings: HeifEncodeSettings, file: String) throws -> CodedItem {
+    static func encodeItem(_ pixels: HeifPixels, settings: HeifEncodeSettings, file: String) throws -> CodedItem {
         let small: [UInt8]
         do { small = try HeifEncoder.encode(pixels, settings: settings) } catch let e as HeifError {
             throw ConvertError(file: file, reason: "HEVC encoding failed: \(e.description)")
@@ -504,65 +631,83 @@ public enum Converter {
         return CodedItem(properties: props, data: data, width: pixels.width, height: pixels.height)
     }
 
-    private static func makeGainMap(
-        sdrY: [Float], hdrY: [Float], width: Int, height: Int, options: ConvertOptions, file: String
-    ) throws -> (
-        (item: CodedItem, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double),
+    /// Computes the gain map from the render pass's cell statistics and codes it (a grid when larger than one tile).
+    ///
+    /// `GainMapMath.compute` at downscale 2 averages log2((Y_hdr + k_hdr)/(Y_sdr + k_sdr)) over 2×2 cells; the pass
+    /// accumulated exactly those means while rendering, so no full-size luminance planes exist. They are handed to
+    /// `compute` at downscale 1 as a base of 1 − k_sdr and an alternate of 2^mean − k_hdr (the ratio it takes back is
+    /// 2^mean), with the alternate headroom it would have measured on the full-size plane (log2 of the HDR peak).
+    private static func makeGainMap(_ pass: RenderPass, options: ConvertOptions, file: String) throws -> (
+        (image: CodedImage, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double),
         GainMapSummary
     ) {
         var o = GainMapComputeOptions()
         o.channels = 1
-        o.downscale = 2
+        o.downscale = 1
         o.baseHdrHeadroom = 0
-        o.alternateHdrHeadroom = nil
+        o.alternateHdrHeadroom = max(0, log2(Double(max(pass.hdrPeak, 1e-6))))
+        let kb = Float(o.baseOffset.doubleValue), ka = Float(o.alternateOffset.doubleValue)
+        let cw = pass.cellWidth, ch = pass.cellHeight
         let computed: ComputedGainMap
         do {
-            let base = try LinearImage(width: width, height: height, channels: 1, pixels: sdrY)
-            let alt = try LinearImage(width: width, height: height, channels: 1, pixels: hdrY)
+            let base = LinearImage(width: cw, height: ch, channels: 1, repeating: 1 - kb)
+            let alt = try LinearImage(width: cw, height: ch, channels: 1, pixels: pass.cellMeans().map { exp2($0) - ka })
             computed = try GainMapMath.compute(base: base, alternate: alt, options: o)
         } catch {
             throw ConvertError(file: file, reason: "gain map: \(error)")
         }
-        // An even-sized map codes without padding or `clap` (the gain-map item carries no transforms): replicate the
-        // last column/row when the half-size map is odd; the map is stretched by < 1 map pixel over the image.
         var (gw, gh, q) = (computed.width, computed.height, computed.quantized)
-        if gw % 2 == 1 || gh % 2 == 1 {
-            let ew = gw + gw % 2, eh = gh + gh % 2
-            var padded = [UInt8](repeating: 0, count: ew * eh)
-            for y in 0..<eh {
-                let sy = min(y, gh - 1)
-                for x in 0..<ew { padded[y * ew + x] = q[sy * gw + min(x, gw - 1)] }
+        let gmSettings = HeifEncodeSettings(quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap)
+        let image: CodedImage
+        let bytes: Int
+        if let layout = try TileLayout.make(width: gw, height: gh, tileSize: options.tileSize, file: file) {
+            let tiles = try q.withUnsafeBytes { src in
+                try encodeGrid(
+                    layout: layout, channels: 1, bitDepth: 8, settings: gmSettings, options: options, file: file
+                ) { y0, y1, band in
+                    band.copyMemory(from: src.baseAddress! + y0 * layout.width, byteCount: (y1 - y0) * layout.width)
+                }
             }
-            (gw, gh, q) = (ew, eh, padded)
+            image = .grid(layout, tiles)
+            bytes = tiles.reduce(0) { $0 + $1.data.count }
+        } else {
+            // An even-sized map codes without padding or `clap` (the gain-map item carries no transforms): replicate
+            // the last column/row when the half-size map is odd; the map is stretched by < 1 map pixel over the image.
+            if gw % 2 == 1 || gh % 2 == 1 {
+                let ew = gw + gw % 2, eh = gh + gh % 2
+                var padded = [UInt8](repeating: 0, count: ew * eh)
+                for y in 0..<eh {
+                    let sy = min(y, gh - 1)
+                    for x in 0..<ew { padded[y * ew + x] = q[sy * gw + min(x, gw - 1)] }
+                }
+                (gw, gh, q) = (ew, eh, padded)
+            }
+            let item = try encodeItem(.mono8(width: gw, height: gh, samples: q), settings: gmSettings, file: file)
+            image = .single(item)
+            bytes = item.data.count
         }
-        let item = try encodeItem(
-            .mono8(width: gw, height: gh, samples: q),
-            settings: HeifEncodeSettings(quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap),
-            file: file)
-        let ch = computed.metadata.channel(0)
+        let chMeta = computed.metadata.channel(0)
         let ha = computed.metadata.alternateHdrHeadroom.doubleValue
         // Apple's view carries the same headroom as the ISO view (libavif's Apple ↔ ISO mapping,
         // apple-heic-gainmap.md §5: HDRGainMapHeadroom = 2^alternate_hdr_headroom), so the auditor's consistency check
         // (log2(Apple headroom) ≈ alternate_hdr_headroom) holds for our own files.
         let appleH = max(1, exp2(ha))
-        let peak = hdrY.max() ?? 1
-        var sum = 0.0
-        for v in hdrY { sum += Double(v) }
+        let mean = pass.hdrSum / Double(max(1, pass.width * pass.height))
         let clli = (
-            UInt16(clamping: Int((Double(peak) * 203).rounded())),
-            UInt16(clamping: Int((sum / Double(max(1, hdrY.count)) * 203).rounded()))
+            UInt16(clamping: Int((Double(pass.hdrPeak) * 203).rounded())), UInt16(clamping: Int((mean * 203).rounded()))
         )
         let summary = GainMapSummary(
-            width: gw, height: gh, gainMin: ch.min.doubleValue, gainMax: ch.max.doubleValue,
-            alternateHeadroom: ha, appleHeadroom: appleH, bytes: item.data.count)
+            width: gw, height: gh, gainMin: chMeta.min.doubleValue, gainMax: chMeta.max.doubleValue,
+            alternateHeadroom: ha, appleHeadroom: appleH, bytes: bytes)
         // The alternate rendition: the base's primaries, shown through PQ on an HDR display (never coded, only described).
         let alternate = AlternateRendition(
             nclx: NCLX(
                 colourPrimaries: options.colorSpace == .displayP3 ? 12 : 1, transferCharacteristics: 16,
                 matrixCoefficients: 0, fullRange: true),
             bitsPerChannel: [10, 10, 10], contentLightLevel: clli.0 > 0 ? (clli.0, clli.1) : nil)
-        return ((item, computed.metadata, alternate, appleH), summary)
+        return ((image, computed.metadata, alternate, appleH), summary)
     }
+
 
     // MARK: - Metadata
 
@@ -608,26 +753,70 @@ public enum Converter {
 
     // MARK: - Assembly
 
+    /// Adds a coded image: one `hvc1` item, or a `grid` over hidden tiles whose `colr` and `pixi` it repeats (as
+    /// Apple's grids do; libheif 1.15 takes a grid's colour from the grid item, platform-notes §2).
+    private static func addImage(
+        _ image: CodedImage, to b: inout HEIFBuilder, hidden: Bool, name: String, extra: [(Property, essential: Bool)] = []
+    ) -> UInt32 {
+        switch image {
+        case .single(let item):
+            return b.addCodedImage(type: "hvc1", properties: item.properties + extra, data: item.data, hidden: hidden, name: name)
+        case .grid(let layout, let tiles):
+            let gridProps = (tiles.first?.properties ?? []).filter { $0.0.type == "colr" || $0.0.type == "pixi" }
+            return b.addGrid(
+                columns: layout.columns, rows: layout.rows, outputWidth: UInt32(layout.width),
+                outputHeight: UInt32(layout.height), tiles: tiles.map { ($0.properties, $0.data) },
+                properties: gridProps.map { ($0.0, false) } + extra, hidden: hidden, name: name
+            ).grid
+        }
+    }
+
     private static func assemble(
         _ parts: EncodedParts, exif: [UInt8]?, xmp: [UInt8]?, width: Int, height: Int, file: String
     ) throws -> [UInt8] {
         guard let primary = parts.primary else { throw ConvertError(file: file, reason: "no primary image encoded") }
         var b = HEIFBuilder(brands: Brands(major: "heic", compatible: ["mif1", "heic", "miaf"]))
-        let p = b.addCodedImage(type: "hvc1", properties: primary.properties, data: primary.data, name: "Image")
+        let p = addImage(primary, to: &b, hidden: false, name: "Image")
         b.setPrimary(p)
         if let gm = parts.gainMap {
-            let hvcC = gm.item.properties[0].0
+            // GainMapWriter writes the map as one coded item (tmap, altr, Apple auxl/auxC/XMP around it). For a grid
+            // it is given the first tile's hvcC and the full map size, and the item is then turned into the grid:
+            // type `grid`, ImageGrid payload in idat, no hvcC, dimg → the tiles; every reference to it stays.
+            let first: CodedItem
+            let size: (Int, Int)
+            switch gm.image {
+            case .single(let item):
+                first = item
+                size = (item.width, item.height)
+            case .grid(let layout, let tiles):
+                first = tiles[0]
+                size = (layout.width, layout.height)
+            }
             var nclx = NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)
-            for (prop, _) in gm.item.properties { if case .colrNCLX(let n) = prop { nclx = n } }
+            for (prop, _) in first.properties { if case .colrNCLX(let n) = prop { nclx = n } }
             let coded = CodedGainMapImage(
-                codecConfiguration: hvcC, data: gm.item.data, width: UInt32(gm.item.width),
-                height: UInt32(gm.item.height), bitsPerChannel: [8], nclx: nclx)
+                codecConfiguration: first.properties[0].0, data: first.data, width: UInt32(size.0),
+                height: UInt32(size.1), bitsPerChannel: [8], nclx: nclx)
+            let written: WrittenGainMap
             do {
-                try GainMapWriter.add(
+                written = try GainMapWriter.add(
                     to: &b, baseItemID: p, gainMap: coded, metadata: gm.metadata, alternate: gm.alternate,
                     appleHeadroom: gm.appleHeadroom)
             } catch {
                 throw ConvertError(file: file, reason: "gain map could not be written: \(error)")
+            }
+            if case .grid(let layout, let tiles) = gm.image {
+                let g = written.gainMapItemID
+                let ids = tiles.map { b.addCodedImage(type: "hvc1", properties: $0.properties, data: $0.data, hidden: true) }
+                b.updateItem(g) { $0.type = "grid" }
+                b.removeProperties("hvcC", of: g)
+                b.replacePayload(
+                    of: g,
+                    with: ImageGrid.payload(
+                        rows: layout.rows, columns: layout.columns, outputWidth: UInt32(layout.width),
+                        outputHeight: UInt32(layout.height)),
+                    storage: .idat)
+                b.addReference(type: "dimg", from: g, to: ids)
             }
         }
         if let t = parts.thumbnail {
@@ -639,6 +828,7 @@ public enum Converter {
         return b.build()
     }
 }
+
 
 // MARK: - Timing
 
@@ -653,20 +843,16 @@ struct Stopwatch {
         last = now
     }
 
+    /// Moves `seconds` from one lap to another (a stage that ran inside another one's wall time).
+    mutating func move(_ seconds: Double, from: String, to: String) {
+        laps[from, default: 0] -= seconds
+        laps[to, default: 0] += seconds
+    }
+
     mutating func total() { laps["total"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
 }
 
 // MARK: - Rendering
-
-/// Buffers shared by the render bands; each band touches only its own rows.
-private struct BandPointers: @unchecked Sendable {
-    let src: UnsafeBufferPointer<UInt16>
-    let lut: UnsafeBufferPointer<UInt16>
-    let sy: UnsafeMutableBufferPointer<Float>
-    let hy: UnsafeMutableBufferPointer<Float>
-    let o8: UnsafeMutableBufferPointer<UInt8>
-    let o16: UnsafeMutableBufferPointer<UInt16>
-}
 
 /// LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB, SDR tone curve, statistics.
 struct Renderer {
@@ -721,18 +907,17 @@ struct Renderer {
     }
 
     /// Measures the captured headroom on a subsample and applies the policy.
-    func decide(_ img: LinearImage16, kind: InputKind, hdr: HDRMode) -> HDRDecision {
+    func decide(_ img: any LinearFrame, kind: InputKind, hdr: HDRMode) -> HDRDecision {
         let step = max(1, Int((Double(img.width * img.height) / 250_000).squareRoot()))
         var ys: [Float] = []
         ys.reserveCapacity((img.width / step + 1) * (img.height / step + 1))
         var above = 0
-        img.pixels.withUnsafeBufferPointer { src in
-            for y in stride(from: 0, to: img.height, by: step) {
-                for x in stride(from: 0, to: img.width, by: step) {
-                    let p = pixel(src, y * img.width + x)
-                    ys.append(p.y)
-                    if p.y > 2 { above += 1 }
-                }
+        for y in stride(from: 0, to: img.height, by: step) {
+            for x in stride(from: 0, to: img.width, by: step) {
+                let v = img.pixel(x: x, y: y)
+                let p = [v.0, v.1, v.2].withUnsafeBufferPointer { pixel($0, 0) }
+                ys.append(p.y)
+                if p.y > 2 { above += 1 }
             }
         }
         ys.sort()
@@ -764,111 +949,8 @@ struct Renderer {
         return d
     }
 
-    struct Output {
-        var pixels: HeifPixels
-        var sdrLuminance: [Float]?
-        var hdrLuminance: [Float]?
-        var thumbnail: HeifPixels?
-    }
-
     /// sRGB transfer (IEC 61966-2-1), the transfer of both Display P3 and sRGB.
     static func srgbEncode(_ v: Float) -> Float {
         v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
-    }
-
-    /// Renders the SDR base as 8- or 10-bit interleaved RGB (sRGB transfer), optionally the two luminance planes
-    /// for the gain map, and an 8-bit thumbnail (≤ 320 px on the long side).
-    func render(_ img: LinearImage16, bitDepth: Int, luminancePlanes: Bool) -> Output {
-        let w = img.width, h = img.height, n = w * h
-        let maxCode = Float(bitDepth == 10 ? 1023 : 255)
-        // 65536-entry LUT: linear [0,1] → code.
-        var lut = [UInt16](repeating: 0, count: 65536)
-        for i in 0..<65536 {
-            lut[i] = UInt16((Self.srgbEncode(Float(i) / 65535) * maxCode).rounded())
-        }
-        var sdrY: [Float] = luminancePlanes ? [Float](repeating: 0, count: n) : []
-        var hdrY: [Float] = luminancePlanes ? [Float](repeating: 0, count: n) : []
-        var out8: [UInt8] = bitDepth == 8 ? [UInt8](repeating: 0, count: n * 3) : []
-        var out16: [UInt16] = bitDepth == 10 ? [UInt16](repeating: 0, count: n * 3) : []
-        // Row bands in parallel; each band writes only its own rows.
-        let bands = max(1, min(h, ProcessInfo.processInfo.activeProcessorCount * 4))
-        lut.withUnsafeBufferPointer { lutP in
-            img.pixels.withUnsafeBufferPointer { src in
-                sdrY.withUnsafeMutableBufferPointer { sy in
-                    hdrY.withUnsafeMutableBufferPointer { hy in
-                        out8.withUnsafeMutableBufferPointer { o8 in
-                            out16.withUnsafeMutableBufferPointer { o16 in
-                                let ptrs = BandPointers(src: src, lut: lutP, sy: sy, hy: hy, o8: o8, o16: o16)
-                                DispatchQueue.concurrentPerform(iterations: bands) { band in
-                                    let (src, lutP, sy, hy, o8, o16) = (ptrs.src, ptrs.lut, ptrs.sy, ptrs.hy, ptrs.o8, ptrs.o16)
-                                    let y0 = band * h / bands, y1 = (band + 1) * h / bands
-                                    for i in (y0 * w)..<(y1 * w) {
-                                        let p = pixel(src, i)
-                                        let s = p.scale
-                                        let ri = Int(min(1, p.rgb.0 * s) * 65535 + 0.5)
-                                        let gi = Int(min(1, p.rgb.1 * s) * 65535 + 0.5)
-                                        let bi = Int(min(1, p.rgb.2 * s) * 65535 + 0.5)
-                                        if bitDepth == 8 {
-                                            o8[3 * i] = UInt8(truncatingIfNeeded: lutP[ri])
-                                            o8[3 * i + 1] = UInt8(truncatingIfNeeded: lutP[gi])
-                                            o8[3 * i + 2] = UInt8(truncatingIfNeeded: lutP[bi])
-                                        } else {
-                                            o16[3 * i] = lutP[ri]
-                                            o16[3 * i + 1] = lutP[gi]
-                                            o16[3 * i + 2] = lutP[bi]
-                                        }
-                                        if luminancePlanes {
-                                            sy[i] = p.y * s
-                                            hy[i] = p.y
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let pixels: HeifPixels =
-            bitDepth == 8
-            ? .rgb8(width: w, height: h, samples: out8) : .rgb16(width: w, height: h, bitDepth: 10, samples: out16)
-        // Thumbnail: box-filtered from the 8-bit (or 10-bit) output.
-        var thumb: HeifPixels?
-        let f = max(1, Int((Double(max(w, h)) / 320).rounded(.up)))
-        if f > 1 {
-            let tw = w / f, th = h / f
-            if tw >= 8 && th >= 8 {
-                var t = [UInt8](repeating: 0, count: tw * th * 3)
-                let div = Float(f * f) * (bitDepth == 10 ? 4 : 1)
-                for ty in 0..<th {
-                    for tx in 0..<tw {
-                        var acc: (Float, Float, Float) = (0, 0, 0)
-                        for yy in 0..<f {
-                            let row = (ty * f + yy) * w + tx * f
-                            for xx in 0..<f {
-                                let j = 3 * (row + xx)
-                                if bitDepth == 8 {
-                                    acc.0 += Float(out8[j])
-                                    acc.1 += Float(out8[j + 1])
-                                    acc.2 += Float(out8[j + 2])
-                                } else {
-                                    acc.0 += Float(out16[j])
-                                    acc.1 += Float(out16[j + 1])
-                                    acc.2 += Float(out16[j + 2])
-                                }
-                            }
-                        }
-                        let k = 3 * (ty * tw + tx)
-                        t[k] = UInt8(min(255, (acc.0 / div).rounded()))
-                        t[k + 1] = UInt8(min(255, (acc.1 / div).rounded()))
-                        t[k + 2] = UInt8(min(255, (acc.2 / div).rounded()))
-                    }
-                }
-                thumb = .rgb8(width: tw, height: th, samples: t)
-            }
-        }
-        return Output(
-            pixels: pixels, sdrLuminance: luminancePlanes ? sdrY : nil, hdrLuminance: luminancePlanes ? hdrY : nil,
-            thumbnail: thumb)
     }
 }

@@ -159,6 +159,40 @@ public struct HEIFBuilder: Sendable {
         return id
     }
 
+    /// Adds a `grid` derived image (ISO/IEC 23008-12 §6.6.2.3) over coded tiles: the tiles as hidden items in raster
+    /// order, the ImageGrid payload (16-bit output sizes, 32-bit when either exceeds 65535) in idat, `ispe` of the
+    /// output size first, then `properties`, and one `dimg` grid → tiles. Identical tile properties (e.g. one
+    /// `hvcC` for equal encoder settings) are stored once in `ipco` by `build()`.
+    /// - Parameters:
+    ///   - columns: tiles per row, 1…256.
+    ///   - rows: tile rows, 1…256.
+    ///   - outputWidth: the grid's width (≤ columns × tile width; the right tiles' padding is cropped).
+    ///   - outputHeight: the grid's height (≤ rows × tile height).
+    ///   - tileType: the tiles' item type.
+    ///   - tiles: rows × columns tiles, row by row: their properties (codec configuration essential, `ispe` of the
+    ///     tile size) and bitstreams.
+    ///   - properties: the grid's own properties besides `ispe` (colr, pixi, auxC, …).
+    ///   - hidden: the grid's infe hidden flag (true for a gain-map grid).
+    ///   - name: the grid's item name.
+    /// - Returns: the grid id and the tile ids in raster order.
+    @discardableResult
+    public mutating func addGrid(
+        columns: Int, rows: Int, outputWidth: UInt32, outputHeight: UInt32, tileType: FourCC = "hvc1",
+        tiles: [(properties: [(Property, essential: Bool)], data: [UInt8])],
+        properties: [(Property, essential: Bool)], hidden: Bool = false, name: String = ""
+    ) -> (grid: UInt32, tiles: [UInt32]) {
+        precondition((1...256).contains(columns) && (1...256).contains(rows), "grid rows and columns must be 1…256")
+        precondition(tiles.count == rows * columns, "a grid needs rows × columns tiles")
+        let ids = tiles.map { addCodedImage(type: tileType, properties: $0.properties, data: $0.data, hidden: true) }
+        let payload = ImageGrid.payload(
+            rows: rows, columns: columns, outputWidth: outputWidth, outputHeight: outputHeight)
+        let grid = addDerivedImage(
+            type: "grid", payload: payload, inputs: ids,
+            properties: [(.ispe(width: outputWidth, height: outputHeight), false)] + properties, hidden: hidden,
+            storage: .idat, name: name)
+        return (grid, ids)
+    }
+
     /// Adds an Exif item: the 4-byte exif_tiff_header_offset (0) and the bare TIFF bytes (ISO/IEC 23008-12 A.2.1),
     /// with `cdsc` references to `describing`.
     /// - Parameters:

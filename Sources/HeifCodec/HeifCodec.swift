@@ -71,6 +71,9 @@ public struct HeifEncodeSettings: Sendable, Equatable {
     public var nclx: Nclx
     /// Optional ICC profile written as a second `colr` (`prof`) box.
     public var icc: [UInt8]?
+    /// x265 worker threads of this encoder (`x265:pools`, one frame thread); nil = x265's default (a pool with one
+    /// thread per core). Set 1 when several encoders run side by side, one per core.
+    public var threads: Int? = nil
 
     public init(
         quality: Int = 78, bitDepth: Int = 8, chroma: HeifChroma = .yuv420, preset: String = "medium",
@@ -219,6 +222,12 @@ public enum HeifEncoder {
         }
         try check(heif_encoder_set_parameter_string(enc.ptr, "preset", settings.preset), "set preset")
         try check(heif_encoder_set_parameter_string(enc.ptr, "tune", settings.tune), "set tune")
+        if let t = settings.threads {
+            guard t >= 1 && t <= 256 else { throw HeifError(operation: "set threads", message: "threads must be 1…256, got \(t)") }
+            // Passed through to x265_param_parse (libheif forwards "x265:<name>"; unknown names are ignored there).
+            try check(heif_encoder_set_parameter_string(enc.ptr, "x265:pools", "\(t)"), "set x265 pools")
+            try check(heif_encoder_set_parameter_string(enc.ptr, "x265:frame-threads", "1"), "set x265 frame-threads")
+        }
         if case .mono8 = pixels {
         } else {
             let chroma = settings.chroma == .monochrome ? "420" : settings.chroma.rawValue

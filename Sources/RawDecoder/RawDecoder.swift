@@ -243,6 +243,75 @@ public final class RawDecoder {
         return LinearImage16(width: w, height: h, pixels: pixels, workingSpace: options.workingSpace)
     }
 
+    /// Demosaics like `render(_:)` but returns a view of LibRaw's own processed buffer (`imgdata.image`, 4 × 16 bits
+    /// per pixel) instead of a copy: no `dcraw_make_mem_image` (a second full frame) and no Swift copy (a third).
+    /// The values are the ones `render(_:)` returns: with gamma 1/1, `no_auto_bright` and `bright` 1, LibRaw's
+    /// output curve (`gamma_curve(1, 1, 2, 0x10000)`) is the identity, and the orientation is applied here with
+    /// LibRaw's `flip_index` arithmetic. The frame keeps this decoder (and its raw buffer) alive until released.
+    /// - Parameter options: working space, half size, orientation.
+    /// - Returns: the upright frame, readable from any thread.
+    /// - Throws: `RawDecodeError`.
+    public func renderInPlace(_ options: RawDecodeOptions = RawDecodeOptions()) throws -> RawFrame {
+        precondition(unpacked, "call open(_:) first")
+        handle.pointee.params.gamm.0 = 1
+        handle.pointee.params.gamm.1 = 1
+        handle.pointee.params.no_auto_bright = 1
+        handle.pointee.params.bright = 1
+        handle.pointee.params.output_bps = 16
+        handle.pointee.params.use_camera_wb = 1
+        handle.pointee.params.highlight = 0
+        handle.pointee.params.adjust_maximum_thr = 0
+        handle.pointee.params.output_color = options.workingSpace.rawValue
+        handle.pointee.params.user_flip = options.applyOrientation ? -1 : 0
+        handle.pointee.params.half_size = options.halfSize ? 1 : 0
+        let rc = libraw_dcraw_process(handle)
+        if rc != 0 { throw libraw("libraw_dcraw_process", rc) }
+        if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
+        let d = handle.pointee
+        // After dcraw_process the image is sizes.width × sizes.height (pre_interpolate sets height = iheight for
+        // half size); copy_mem_image reads it with iwidth = width, as here.
+        let iw = Int(d.sizes.width), ih = Int(d.sizes.height)
+        guard let image = d.image, iw > 0, ih > 0, d.idata.colors == 3 else {
+            throw RawDecodeError(
+                file: fileName,
+                reason: .unexpectedOutput("no processed image (\(d.idata.colors) colours, \(iw)×\(ih))"))
+        }
+        guard iw * ih <= Self.maxPixels, Int(d.sizes.iwidth) == iw, Int(d.sizes.iheight) == ih else {
+            throw RawDecodeError(
+                file: fileName,
+                reason: .unexpectedOutput(
+                    "processed size \(iw)×\(ih) differs from the image buffer \(d.sizes.iwidth)×\(d.sizes.iheight)"))
+        }
+        let flip = Int(d.sizes.flip)
+        // LibRaw's flip_index(row, col) for the output position (row, col).
+        func index(_ row: Int, _ col: Int) -> Int {
+            var (r, c) = (row, col)
+            if flip & 4 != 0 { swap(&r, &c) }
+            if flip & 2 != 0 { r = ih - 1 - r }
+            if flip & 1 != 0 { c = iw - 1 - c }
+            return r * iw + c
+        }
+        let (ow, oh) = flip & 4 != 0 ? (ih, iw) : (iw, ih)
+        let origin = index(0, 0)
+        let colStep = ow > 1 ? index(0, 1) - origin : 1
+        let rowStep = oh > 1 ? index(1, 0) - origin : iw
+        let base = UnsafeRawPointer(image).assumingMemoryBound(to: UInt16.self)
+        return RawFrame(
+            owner: self, base: base, width: ow, height: oh, origin: origin, colStep: colStep, rowStep: rowStep,
+            workingSpace: options.workingSpace)
+    }
+
+    /// Convenience: open, check and render `url` in place (see `renderInPlace(_:)`).
+    /// - Returns: metadata and the frame (which owns the decoder).
+    /// - Throws: `RawDecodeError`.
+    public static func decodeInPlace(_ url: URL, options: RawDecodeOptions = RawDecodeOptions()) throws -> (
+        RawMetadata, RawFrame
+    ) {
+        let d = RawDecoder()
+        let m = try d.open(url)
+        return (m, try d.renderInPlace(options))
+    }
+
     /// Convenience: open, check and render `url` with a fresh decoder.
     /// - Returns: metadata and the linear image.
     /// - Throws: `RawDecodeError`.
@@ -358,5 +427,69 @@ public final class RawDecoder {
         if of > 0.01 {
             throw RawDecodeError(file: fileName, reason: .samplesOverWhite(fraction: of, whiteLevel: whiteLevel))
         }
+    }
+}
+
+/// A demosaiced linear 16-bit RGB frame read in place from LibRaw's processed buffer, upright. It owns the decoder:
+/// LibRaw's memory (raw buffer + 4 × 16-bit image) is freed when the last reference to the frame goes.
+/// Reads never modify the buffer, so any thread may read any rows concurrently.
+public final class RawFrame: @unchecked Sendable {
+    /// Upright width and height.
+    public let width: Int
+    public let height: Int
+    public let workingSpace: RawWorkingSpace
+    private let owner: RawDecoder
+    private let base: UnsafePointer<UInt16>
+    /// Pixel index (4 samples each) of output (0, 0), and the steps for one output column and one output row.
+    private let origin: Int
+    private let colStep: Int
+    private let rowStep: Int
+
+    fileprivate init(
+        owner: RawDecoder, base: UnsafePointer<UInt16>, width: Int, height: Int, origin: Int, colStep: Int,
+        rowStep: Int, workingSpace: RawWorkingSpace
+    ) {
+        self.owner = owner
+        self.base = base
+        self.width = width
+        self.height = height
+        self.origin = origin
+        self.colStep = colStep
+        self.rowStep = rowStep
+        self.workingSpace = workingSpace
+    }
+
+    /// The R, G, B samples at upright (x, y); 65535 = the sensor's white level.
+    @inline(__always)
+    public func pixel(x: Int, y: Int) -> (UInt16, UInt16, UInt16) {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel outside the frame")
+        let p = base + 4 * (origin + y * rowStep + x * colStep)
+        return (p[0], p[1], p[2])
+    }
+
+    /// Copies upright row `y` as interleaved RGB (3 × width samples) into `dst`.
+    /// - Parameters:
+    ///   - y: the row, 0 ..< height.
+    ///   - dst: room for at least 3 × width samples.
+    public func copyRow(_ y: Int, into dst: UnsafeMutableBufferPointer<UInt16>) {
+        precondition(y >= 0 && y < height && dst.count >= 3 * width, "row outside the frame or buffer too small")
+        var p = base + 4 * (origin + y * rowStep)
+        let step = 4 * colStep
+        for x in 0..<width {
+            dst[3 * x] = p[0]
+            dst[3 * x + 1] = p[1]
+            dst[3 * x + 2] = p[2]
+            p += step
+        }
+    }
+
+    /// The whole frame copied into a `LinearImage16` (3 × width × height samples).
+    public func copy() -> LinearImage16 {
+        let n = 3 * width
+        let pixels = [UInt16](unsafeUninitializedCapacity: n * height) { buf, count in
+            for y in 0..<height { copyRow(y, into: UnsafeMutableBufferPointer(rebasing: buf[(y * n)..<((y + 1) * n)])) }
+            count = n * height
+        }
+        return LinearImage16(width: width, height: height, pixels: pixels, workingSpace: workingSpace)
     }
 }

@@ -186,3 +186,47 @@ func orientationRoundTripsThroughIrotImir(_ exif: Int) {
         #expect(c.arrays.count == 1 && c.arrays[0].nalType == 32 && c.arrays[0].units == [[0x40, 0x01, 0x0C, 0x01]])
     }
 }
+
+// MARK: - Grids
+
+@Test func addGridWritesAnImageGridWithHiddenTilesAndOneSharedConfig() throws {
+    var b = HEIFBuilder()
+    let cfg = Samples.hvcC()
+    let tiles = (0..<6).map { i in
+        (properties: [(cfg, essential: true), (Property.ispe(width: 512, height: 512), essential: false)],
+            data: [0, 0, 0, 2, 0x26, UInt8(i)])
+    }
+    let (grid, ids) = b.addGrid(
+        columns: 3, rows: 2, outputWidth: 1100, outputHeight: 700, tiles: tiles,
+        properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)])
+    b.setPrimary(grid)
+    let f = HEIFFile(bytes: b.build())
+    #expect(!f.hasErrors, "\(f.findings)")
+    #expect(f.primaryItemID == grid)
+    let g = try #require(f.grid(of: grid))
+    #expect(g.rows == 2 && g.columns == 3 && g.outputWidth == 1100 && g.outputHeight == 700 && !g.largeFields)
+    #expect(g.tiles == ids)
+    #expect(f.payload(of: grid) == [0, 0, 1, 2, 0x04, 0x4C, 0x02, 0xBC])
+    #expect(f.properties(of: grid).first?.property == .ispe(width: 1100, height: 700))
+    #expect(f.property("pixi", of: grid) == .pixi(bitsPerChannel: [8, 8, 8]))
+    let indices = Set(ids.compactMap { f.properties(of: $0).first { $0.property.type == "hvcC" }?.index })
+    #expect(indices.count == 1)
+    for (k, t) in ids.enumerated() {
+        #expect(f.item(t)?.hidden == true)
+        #expect(f.payload(of: t) == [0, 0, 0, 2, 0x26, UInt8(k)])
+    }
+}
+
+@Test func addGridUses32BitSizesOver65535() throws {
+    var b = HEIFBuilder()
+    let cfg = Samples.hvcC()
+    let tiles = (0..<2).map { _ in
+        (properties: [(cfg, essential: true), (Property.ispe(width: 40000, height: 64), essential: false)],
+            data: [UInt8](repeating: 1, count: 4))
+    }
+    let (grid, _) = b.addGrid(columns: 2, rows: 1, outputWidth: 70000, outputHeight: 60, tiles: tiles, properties: [])
+    let f = HEIFFile(bytes: b.build())
+    let g = try #require(f.grid(of: grid))
+    #expect(g.largeFields && g.outputWidth == 70000 && g.outputHeight == 60)
+    #expect(f.payload(of: grid) == [0, 1, 0, 1, 0, 1, 0x11, 0x70, 0, 0, 0, 60])
+}

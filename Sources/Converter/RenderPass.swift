@@ -1,0 +1,210 @@
+import Foundation
+import GainMap
+import HeifCodec
+import RawDecoder
+
+/// Read access to a linear 16-bit upright RGB frame (LibRaw's buffer in place, or a copy).
+protocol LinearFrame: AnyObject, Sendable {
+    var width: Int { get }
+    var height: Int { get }
+    func pixel(x: Int, y: Int) -> (UInt16, UInt16, UInt16)
+    func copyRow(_ y: Int, into dst: UnsafeMutableBufferPointer<UInt16>)
+}
+
+extension RawFrame: LinearFrame {}
+
+/// A streaming render of a frame, band by band: the SDR base as 8/10-bit interleaved RGB rows for the encoder, and,
+/// accumulated on the way, what the gain map and the thumbnail need — so no full-size float plane and no full-size
+/// output copy exist when the image is tiled.
+///
+/// Gain map: per 2×2 cell the sum of log2((Y_hdr + k) / (Y_sdr + k)) with k = GainMapComputeOptions' offsets (what
+/// `GainMapMath.compute` averages at downscale 2), the HDR peak and mean luminance. Thumbnail: box sums of the output
+/// codes over f×f blocks (f = ⌈long side / 320⌉).
+///
+/// `render(rows:into:)` may be called for consecutive bands only (from one thread); it uses all cores inside.
+final class RenderPass: @unchecked Sendable {
+    let renderer: Renderer
+    private(set) var frame: (any LinearFrame)?
+    let width: Int
+    let height: Int
+    let bitDepth: Int
+    private let lut: [UInt16]
+
+    let gainMap: Bool
+    /// Gain-map cells: ⌈w/2⌉ × ⌈h/2⌉.
+    let cellWidth: Int
+    let cellHeight: Int
+    private let cells: UnsafeMutablePointer<Float>
+    private let offsetBase: Float
+    private let offsetAlternate: Float
+    private(set) var hdrPeak: Float = 0
+    private(set) var hdrSum: Double = 0
+
+    let thumbFactor: Int
+    let thumbWidth: Int
+    let thumbHeight: Int
+    private var thumbSums: [Float]
+    private var nextRow = 0
+
+    init(frame: any LinearFrame, renderer: Renderer, bitDepth: Int, gainMap: Bool) {
+        self.frame = frame
+        self.renderer = renderer
+        width = frame.width
+        height = frame.height
+        self.bitDepth = bitDepth
+        let maxCode = Float(bitDepth == 10 ? 1023 : 255)
+        lut = (0..<65536).map { UInt16((Renderer.srgbEncode(Float($0) / 65535) * maxCode).rounded()) }
+        self.gainMap = gainMap
+        cellWidth = gainMap ? (width + 1) / 2 : 0
+        cellHeight = gainMap ? (height + 1) / 2 : 0
+        cells = .allocate(capacity: max(1, cellWidth * cellHeight))
+        cells.initialize(repeating: 0, count: max(1, cellWidth * cellHeight))
+        let o = GainMapComputeOptions()
+        offsetBase = Float(o.baseOffset.doubleValue)
+        offsetAlternate = Float(o.alternateOffset.doubleValue)
+        let f = max(1, Int((Double(max(width, height)) / 320).rounded(.up)))
+        let tw = width / f, th = height / f
+        let thumb = f > 1 && tw >= 8 && th >= 8
+        thumbFactor = f
+        thumbWidth = thumb ? tw : 0
+        thumbHeight = thumb ? th : 0
+        thumbSums = [Float](repeating: 0, count: thumb ? tw * th * 3 : 0)
+    }
+
+    deinit { cells.deallocate() }
+
+    /// Drops the frame (LibRaw's buffers go with the last reference) once every row is rendered.
+    func releaseFrame() { frame = nil }
+
+    /// Renders rows `y0 ..< y1` (the next band; `y0` even) into `out`: interleaved RGB, `width × 3` samples a row,
+    /// `UInt8` for 8-bit, `UInt16` (10-bit codes) for 10-bit.
+    func render(rows y0: Int, _ y1: Int, into out: UnsafeMutableRawPointer) {
+        precondition(y0 == nextRow && y1 > y0 && y1 <= height && y0 % 2 == 0, "bands must be consecutive and start even")
+        guard let frame else { preconditionFailure("frame already released") }
+        nextRow = y1
+        let w = width, cw = cellWidth, depth = bitDepth
+        let chunk = 16  // even, so a gain-map cell row never spans two chunks
+        let chunks = (y1 - y0 + chunk - 1) / chunk
+        var peaks = [Float](repeating: 0, count: chunks)
+        var sums = [Double](repeating: 0, count: chunks)
+        let r = renderer, gm = gainMap, kb = offsetBase, ka = offsetAlternate
+        let cellPtr = UnsafeMutableSendable(cells)
+        lut.withUnsafeBufferPointer { lutP in
+            peaks.withUnsafeMutableBufferPointer { pk in
+                sums.withUnsafeMutableBufferPointer { sm in
+                    let shared = (
+                        lut: UnsafeSendable(lutP), pk: UnsafeMutableSendable(pk.baseAddress!),
+                        sm: UnsafeMutableSendable(sm.baseAddress!), out: UnsafeMutableSendable(out)
+                    )
+                    DispatchQueue.concurrentPerform(iterations: chunks) { k in
+                        let lut = shared.lut.value
+                        var row = [UInt16](repeating: 0, count: 3 * w)
+                        var peak: Float = 0
+                        var sum = 0.0
+                        let ys = y0 + k * chunk, ye = min(y1, ys + chunk)
+                        row.withUnsafeMutableBufferPointer { rb in
+                            for y in ys..<ye {
+                                frame.copyRow(y, into: rb)
+                                let src = UnsafeBufferPointer(rb)
+                                let o = y - y0
+                                let o8 = shared.out.value.assumingMemoryBound(to: UInt8.self) + o * 3 * w
+                                let o16 = shared.out.value.assumingMemoryBound(to: UInt16.self) + o * 3 * w
+                                let cellRow = cellPtr.value + (y / 2) * cw
+                                var rowSum: Float = 0
+                                for x in 0..<w {
+                                    let p = r.pixel(src, x)
+                                    let s = p.scale
+                                    let ri = lut[Int(min(1, p.rgb.0 * s) * 65535 + 0.5)]
+                                    let gi = lut[Int(min(1, p.rgb.1 * s) * 65535 + 0.5)]
+                                    let bi = lut[Int(min(1, p.rgb.2 * s) * 65535 + 0.5)]
+                                    if depth == 8 {
+                                        o8[3 * x] = UInt8(truncatingIfNeeded: ri)
+                                        o8[3 * x + 1] = UInt8(truncatingIfNeeded: gi)
+                                        o8[3 * x + 2] = UInt8(truncatingIfNeeded: bi)
+                                    } else {
+                                        o16[3 * x] = ri
+                                        o16[3 * x + 1] = gi
+                                        o16[3 * x + 2] = bi
+                                    }
+                                    if gm {
+                                        let sdrY = p.y * s, hdrY = p.y
+                                        cellRow[x / 2] += log2(max((hdrY + ka) / max(sdrY + kb, 1e-9), 1e-9))
+                                        peak = max(peak, hdrY)
+                                        rowSum += hdrY
+                                    }
+                                }
+                                sum += Double(rowSum)
+                            }
+                        }
+                        shared.pk.value[k] = peak
+                        shared.sm.value[k] = sum
+                    }
+                }
+            }
+        }
+        if gm {
+            hdrPeak = max(hdrPeak, peaks.max() ?? 0)
+            hdrSum += sums.reduce(0, +)
+        }
+        accumulateThumbnail(rows: y0, y1, out)
+    }
+
+    private func accumulateThumbnail(rows y0: Int, _ y1: Int, _ out: UnsafeMutableRawPointer) {
+        guard thumbWidth > 0 else { return }
+        let f = thumbFactor, tw = thumbWidth, w = width
+        thumbSums.withUnsafeMutableBufferPointer { acc in
+            for y in y0..<y1 where y / f < thumbHeight {
+                let base = (y / f) * tw * 3
+                let o = (y - y0) * 3 * w
+                for x in 0..<(tw * f) {
+                    let k = base + (x / f) * 3
+                    if bitDepth == 8 {
+                        let p = out.assumingMemoryBound(to: UInt8.self) + o + 3 * x
+                        acc[k] += Float(p[0])
+                        acc[k + 1] += Float(p[1])
+                        acc[k + 2] += Float(p[2])
+                    } else {
+                        let p = out.assumingMemoryBound(to: UInt16.self) + o + 3 * x
+                        acc[k] += Float(p[0])
+                        acc[k + 1] += Float(p[1])
+                        acc[k + 2] += Float(p[2])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The 8-bit thumbnail (≤ 320 px on the long side), nil for images too small to need one.
+    func thumbnail() -> HeifPixels? {
+        guard thumbWidth > 0 else { return nil }
+        let div = Float(thumbFactor * thumbFactor) * (bitDepth == 10 ? 4 : 1)
+        let t = thumbSums.map { UInt8(min(255, ($0 / div).rounded())) }
+        return .rgb8(width: thumbWidth, height: thumbHeight, samples: t)
+    }
+
+    /// The mean log2 ratio per gain-map cell (edge cells average fewer pixels), row by row.
+    func cellMeans() -> [Float] {
+        let cw = cellWidth, ch = cellHeight
+        var out = [Float](repeating: 0, count: cw * ch)
+        for gy in 0..<ch {
+            let rows = min(2, height - 2 * gy)
+            for gx in 0..<cw {
+                let n = rows * min(2, width - 2 * gx)
+                out[gy * cw + gx] = cells[gy * cw + gx] / Float(n)
+            }
+        }
+        return out
+    }
+}
+
+/// A pointer handed to `concurrentPerform` iterations that write disjoint parts.
+struct UnsafeMutableSendable<P>: @unchecked Sendable {
+    let value: P
+    init(_ v: P) { value = v }
+}
+
+/// A read-only buffer handed to `concurrentPerform` iterations.
+struct UnsafeSendable<P>: @unchecked Sendable {
+    let value: P
+    init(_ v: P) { value = v }
+}
