@@ -14,6 +14,10 @@ import HeifCodec
 //       --merge keeps the TSV's other rows and replaces only the (image, preset, quality) rows measured now.
 //   readback-ladder choose [TSV]
 //       Prints the rule's choices from a TSV, without encoding anything.
+//   readback-ladder shipped RAW... [--quality Q] [--speed PRESET] [--target NAME] [--crop WxH]
+//       Converts each RAW with Converter.convert (everything `readback convert` writes: tiling, gain map, metadata),
+//       decodes the file's primary with libheif and measures the same crop against the float render: the fidelity
+//       users get, as opposed to the ladder's bare encodes.
 //   readback-ladder frame SRC OUT.ppm [--depth 8|10]
 //       Writes the exact frame `readback convert` encodes as its primary (Converter.renderedFrame) as binary PPM:
 //       P6, maxval 255 (8-bit) or 1023 with 16-bit big-endian samples (10-bit). Default depth: the converter's.
@@ -265,6 +269,54 @@ func run(_ raws: [String], options: [String: String]) throws {
     try summarize(Ladder.parse(text))
 }
 
+// MARK: - shipped
+
+func shipped(_ raws: [String], options: [String: String]) throws {
+    var cropW = 2048, cropH = 1536
+    if let c = options["crop"] {
+        let parts = c.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64), got '\(c)'") }
+        (cropW, cropH) = (parts[0], parts[1])
+    }
+    var o = ConvertOptions()
+    if let t = options["target"] {
+        guard let target = EncodingTarget(rawValue: t) else {
+            fail("--target takes \(EncodingTarget.allCases.map(\.rawValue).joined(separator: "|")), got '\(t)'")
+        }
+        target.apply(to: &o)
+    }
+    if let q = options["quality"] {
+        guard let v = Int(q), (0...100).contains(v) else { fail("--quality takes 0…100, got '\(q)'") }
+        o.quality = v
+    }
+    if let s = options["speed"] { o.speed = s }
+    o.bitDepth = 8
+    if let problem = o.validationProblem() { fail(problem) }
+    guard !raws.isEmpty else { fail("shipped needs at least one RAW") }
+    print("preset \(o.speed), quality \(o.quality), 8-bit \(o.chroma.rawValue)")
+    for path in raws {
+        let p = try prepare(path, cropW: cropW, cropH: cropH)
+        let t0 = now()
+        let out = try Converter.convert(source: URL(fileURLWithPath: path), options: o)
+        let seconds = now() - t0
+        let dec = try HeifDecoder.decodePrimary(out.bytes, format: .rgb8)
+        guard dec.width == p.fullWidth, dec.height == p.fullHeight, dec.channels == 3 else {
+            throw Failure("\(p.name): decoded \(dec.width)×\(dec.height), rendered \(p.fullWidth)×\(p.fullHeight)")
+        }
+        var crop = [UInt16](repeating: 0, count: p.width * p.height * 3)
+        for r in 0..<p.height {
+            let src = ((p.cropY + r) * dec.width + p.cropX) * 3
+            for k in 0..<(p.width * 3) { crop[r * p.width * 3 + k] = dec.samples[src + k] }
+        }
+        let m = try measure(p, decoded: crop)
+        print(
+            String(
+                format: "%@: %d bytes (%.3f bit/px over %dx%d, %.3f× the RAW), convert %.2f s; crop SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB",
+                p.name, out.bytes.count, Double(out.bytes.count * 8) / Double(p.fullWidth * p.fullHeight), p.fullWidth,
+                p.fullHeight, out.result.sizeRatio, seconds, m.ssim.mean, m.ssim.worstBlock, m.psnrY))
+    }
+}
+
 // MARK: - choose
 
 func summarize(_ rows: [LadderRow]) throws {
@@ -298,7 +350,7 @@ func summarize(_ rows: [LadderRow]) throws {
 
 let argv = CommandLine.arguments
 guard argv.count >= 2 else {
-    fail("usage: readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets ..] [--qualities ..] [--merge] | choose [TSV] | frame SRC OUT.ppm [--depth 8|10]")
+    fail("usage: readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets ..] [--qualities ..] [--merge] | shipped RAW... [--target NAME] [--quality Q] [--speed PRESET] | choose [TSV] | frame SRC OUT.ppm [--depth 8|10]")
 }
 let (positionals, options) = parse(argv[2...])
 do {
@@ -313,12 +365,14 @@ do {
         try writeFrame(source: positionals[0], out: positionals[1], depth: depth)
     case "run":
         try run(positionals, options: options)
+    case "shipped":
+        try shipped(positionals, options: options)
     case "choose":
         let path = positionals.first ?? "docs/quality-ladder.tsv"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fail("\(path): cannot read") }
         try summarize(Ladder.parse(text))
     default:
-        fail("unknown mode '\(argv[1])': run, choose or frame")
+        fail("unknown mode '\(argv[1])': run, shipped, choose or frame")
     }
 } catch {
     fail("\(error)")
