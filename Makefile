@@ -86,7 +86,7 @@ fuzz: deps
 bench: bench-deps release
 	./scripts/bench.sh $(RELEASE_BIN)
 
-# The quality ladder (docs/quality-ladder.md): the 24 MP chart (generated if missing), two real photos from the
+# The quality ladder (docs/quality-ladder.md): the 24 MP chart (`make corpus-large`, or generated here if missing), two real photos from the
 # corpus remosaiced into DNGs under Corpus/large/ (git-ignored, never committed) and the real DNG, read in place.
 LADDER_BIN := .build/release/readback-ladder
 LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit-o1.dng
@@ -96,7 +96,9 @@ LADDER_PHOTOS := iphone15pro-gainmap:photoprism_iphone_15_pro iphone13pro-pug:pi
 
 ladder: release
 	$(SWIFT) build -c release --product readback-ladder
-	@[ -f $(LADDER_CHART) ] || $(RELEASE_BIN) corpus generate --out Corpus --large
+	@# Missing chart: generated into a temp folder, so the committed Corpus/ is left alone.
+	@[ -f $(LADDER_CHART) ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
+	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART)) $(LADDER_CHART); }
 	@for p in $(LADDER_PHOTOS); do \
 	  n=$${p%%:*}; h=$${p#*:}; \
 	  [ -f Corpus/large/remosaic-$$n.dng ] || \
