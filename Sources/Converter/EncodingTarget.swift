@@ -44,7 +44,8 @@ public enum EncodingTarget: String, Sendable, CaseIterable, Codable {
     /// One line for `--help`: the requirement and the setting.
     public var summary: String {
         let t = threshold
-        return "\(rawValue): SSIM-Y mean ≥ \(t.minMean), every 64×64 block ≥ \(t.minWorst) → preset \(preset), quality \(quality)"
+        return
+            "\(rawValue): SSIM-Y mean ≥ \(t.minMean), every 64×64 block ≥ \(t.minWorst) → preset \(preset), quality \(quality)"
     }
 
     /// Sets `options.speed` and `options.quality` to this target's values.

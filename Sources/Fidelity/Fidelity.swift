@@ -27,7 +27,8 @@ public struct Plane: Sendable, Equatable {
     /// - Throws: `FidelityError.sizeMismatch` when `values.count != width * height`.
     public init(width: Int, height: Int, values: [Float]) throws {
         guard width > 0, height > 0, values.count == width * height else {
-            throw FidelityError.sizeMismatch("plane \(width)×\(height) needs \(max(0, width * height)) samples, got \(values.count)")
+            throw FidelityError.sizeMismatch(
+                "plane \(width)×\(height) needs \(max(0, width * height)) samples, got \(values.count)")
         }
         self.width = width
         self.height = height
@@ -71,14 +72,18 @@ public enum Luma {
     ///   - maxCode: the code of full scale.
     /// - Returns: the luma plane in [0, 1].
     /// - Throws: `FidelityError.sizeMismatch` when the sample count is wrong.
-    public static func plane<T: BinaryInteger>(rgb samples: [T], width: Int, height: Int, maxCode: Int) throws -> Plane {
+    public static func plane<T: BinaryInteger>(rgb samples: [T], width: Int, height: Int, maxCode: Int) throws -> Plane
+    {
         guard samples.count == 3 * width * height else {
-            throw FidelityError.sizeMismatch("RGB \(width)×\(height) needs \(3 * width * height) samples, got \(samples.count)")
+            throw FidelityError.sizeMismatch(
+                "RGB \(width)×\(height) needs \(3 * width * height) samples, got \(samples.count)")
         }
         let s = 1 / Double(maxCode)
         var out = [Float](repeating: 0, count: width * height)
         for i in 0..<(width * height) {
-            let r = Double(samples[3 * i]), g = Double(samples[3 * i + 1]), b = Double(samples[3 * i + 2])
+            let r = Double(samples[3 * i])
+            let g = Double(samples[3 * i + 1])
+            let b = Double(samples[3 * i + 2])
             out[i] = Float((weights.0 * r + weights.1 * g + weights.2 * b) * s)
         }
         return try Plane(width: width, height: height, values: out)
@@ -88,11 +93,14 @@ public enum Luma {
     /// - Throws: `FidelityError.sizeMismatch` when the sample count is wrong.
     public static func plane(rgb samples: [Float], width: Int, height: Int) throws -> Plane {
         guard samples.count == 3 * width * height else {
-            throw FidelityError.sizeMismatch("RGB \(width)×\(height) needs \(3 * width * height) samples, got \(samples.count)")
+            throw FidelityError.sizeMismatch(
+                "RGB \(width)×\(height) needs \(3 * width * height) samples, got \(samples.count)")
         }
         var out = [Float](repeating: 0, count: width * height)
         for i in 0..<(width * height) {
-            let r = Double(samples[3 * i]), g = Double(samples[3 * i + 1]), b = Double(samples[3 * i + 2])
+            let r = Double(samples[3 * i])
+            let g = Double(samples[3 * i + 1])
+            let b = Double(samples[3 * i + 2])
             out[i] = Float(weights.0 * r + weights.1 * g + weights.2 * b)
         }
         return try Plane(width: width, height: height, values: out)
@@ -165,7 +173,8 @@ public enum SSIM {
     public static func compare(
         _ reference: Reference, _ distorted: Plane, dataRange: Double = 1, blockSize: Int = defaultBlockSize
     ) throws -> SSIMResult {
-        let w = reference.plane.width, h = reference.plane.height
+        let w = reference.plane.width
+        let h = reference.plane.height
         guard distorted.width == w, distorted.height == h else {
             throw FidelityError.sizeMismatch("SSIM of \(distorted.width)×\(distorted.height) against \(w)×\(h)")
         }
@@ -177,24 +186,32 @@ public enum SSIM {
         var xy = [Double](repeating: 0, count: w * h)
         for i in 0..<(w * h) { xy[i] = Double(x[i]) * y[i] }
         let uxy = filterValid(xy, w, h)
-        let c1 = (k1 * dataRange) * (k1 * dataRange), c2 = (k2 * dataRange) * (k2 * dataRange)
-        let mw = w - 2 * radius, mh = h - 2 * radius
+        let c1 = (k1 * dataRange) * (k1 * dataRange)
+        let c2 = (k2 * dataRange) * (k2 * dataRange)
+        let mw = w - 2 * radius
+        let mh = h - 2 * radius
         var map = [Double](repeating: 0, count: mw * mh)
         var sum = 0.0
         for i in 0..<(mw * mh) {
-            let ux = reference.mu[i], uyv = uy[i]
+            let ux = reference.mu[i]
+            let uyv = uy[i]
             let vx = reference.muSq[i] - ux * ux
             let vy = uyy[i] - uyv * uyv
             let vxy = uxy[i] - ux * uyv
-            let a1 = 2 * ux * uyv + c1, a2 = 2 * vxy + c2
-            let b1 = ux * ux + uyv * uyv + c1, b2 = vx + vy + c2
+            let a1 = 2 * ux * uyv + c1
+            let a2 = 2 * vxy + c2
+            let b1 = ux * ux + uyv * uyv + c1
+            let b2 = vx + vy + c2
             let s = (a1 * a2) / (b1 * b2)
             map[i] = s
             sum += s
         }
         // Worst block: full blocks only, tiled from the map's top-left; a map smaller than a block is one block.
-        let bx = mw / blockSize, by = mh / blockSize
-        var worst = Double.infinity, wx = 0, wy = 0
+        let bx = mw / blockSize
+        let by = mh / blockSize
+        var worst = Double.infinity
+        var wx = 0
+        var wy = 0
         if bx == 0 || by == 0 {
             worst = sum / Double(mw * mh)
         } else {
@@ -221,14 +238,17 @@ public enum SSIM {
 
     /// Separable Gaussian filtering, "valid" part only: (w − 10) × (h − 10) outputs.
     static func filterValid(_ src: [Double], _ w: Int, _ h: Int) -> [Double] {
-        let k = kernel, n = k.count
-        let mw = w - n + 1, mh = h - n + 1
+        let k = kernel
+        let n = k.count
+        let mw = w - n + 1
+        let mh = h - n + 1
         var tmp = [Double](repeating: 0, count: mw * h)
         src.withUnsafeBufferPointer { s in
             k.withUnsafeBufferPointer { kk in
                 tmp.withUnsafeMutableBufferPointer { t in
                     for y in 0..<h {
-                        let row = y * w, orow = y * mw
+                        let row = y * w
+                        let orow = y * mw
                         for x in 0..<mw {
                             var acc = 0.0
                             for j in 0..<n { acc += kk[j] * s[row + x + j] }
@@ -245,7 +265,8 @@ public enum SSIM {
                     for y in 0..<mh {
                         let orow = y * mw
                         for j in 0..<n {
-                            let kj = kk[j], trow = (y + j) * mw
+                            let kj = kk[j]
+                            let trow = (y + j) * mw
                             for x in 0..<mw { o[orow + x] += kj * t[trow + x] }
                         }
                     }

@@ -41,7 +41,8 @@ func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 /// Splits `args` into positionals and `--name value` options (every option here takes a value, except --merge).
 func parse(_ args: ArraySlice<String>) -> (positionals: [String], options: [String: String]) {
-    var pos: [String] = [], opts: [String: String] = [:]
+    var pos: [String] = []
+    var opts: [String: String] = [:]
     var i = args.startIndex
     while i < args.endIndex {
         let a = args[i]
@@ -114,8 +115,10 @@ func prepare(_ path: String, cropW: Int, cropH: Int) throws -> Prepared {
     let frame = try Converter.renderedFrame(of: url, options: o)
     guard case .rgb8(let fw, let fh, let samples) = frame else { throw Failure("\(path): expected an 8-bit frame") }
     // Even sizes and offsets, so 4:2:0 chroma sites line up with the full frame's.
-    let w = min(cropW, fw) & ~1, h = min(cropH, fh) & ~1
-    let x0 = ((fw - w) / 2) & ~1, y0 = ((fh - h) / 2) & ~1
+    let w = min(cropW, fw) & ~1
+    let h = min(cropH, fh) & ~1
+    let x0 = ((fw - w) / 2) & ~1
+    let y0 = ((fh - h) / 2) & ~1
     var crop = [UInt8](repeating: 0, count: w * h * 3)
     for r in 0..<h {
         let src = ((y0 + r) * fw + x0) * 3
@@ -130,7 +133,8 @@ func prepare(_ path: String, cropW: Int, cropH: Int) throws -> Prepared {
     rend.sdr.pixels.withUnsafeBufferPointer { p in
         for r in 0..<h {
             for c in 0..<w {
-                let i = (y0 + r) * fw + x0 + c, j = 3 * (r * w + c)
+                let i = (y0 + r) * fw + x0 + c
+                let j = 3 * (r * w + c)
                 ref[j] = srgbEncode(p[i])
                 ref[j + 1] = srgbEncode(p[n + i])
                 ref[j + 2] = srgbEncode(p[2 * n + i])
@@ -190,14 +194,16 @@ func x265Version() -> String {
 func cpuModel() -> String {
     guard let t = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown" }
     for line in t.split(separator: "\n") where line.hasPrefix("model name") {
-        return line.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        return line.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) }
+            ?? "unknown"
     }
     return "unknown"
 }
 
 func run(_ raws: [String], options: [String: String]) throws {
     let out = options["out"] ?? "docs/quality-ladder.tsv"
-    var cropW = 2048, cropH = 1536
+    var cropW = 2048
+    var cropH = 1536
     if let c = options["crop"] {
         let parts = c.split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64), got '\(c)'") }
@@ -207,12 +213,13 @@ func run(_ raws: [String], options: [String: String]) throws {
     for p in presets where !HeifEncodeSettings.presets.contains(p) {
         fail("unknown preset '\(p)'; presets: \(HeifEncodeSettings.presets.joined(separator: ", "))")
     }
-    let qualities = try options["qualities"].map { s in
-        try s.split(separator: ",").map { q -> Int in
-            guard let v = Int(q), (0...100).contains(v) else { throw Failure("--qualities: '\(q)' is not 0…100") }
-            return v
-        }
-    } ?? allQualities
+    let qualities =
+        try options["qualities"].map { s in
+            try s.split(separator: ",").map { q -> Int in
+                guard let v = Int(q), (0...100).contains(v) else { throw Failure("--qualities: '\(q)' is not 0…100") }
+                return v
+            }
+        } ?? allQualities
     guard !raws.isEmpty else { fail("run needs at least one RAW") }
 
     var kept: [LadderRow] = []
@@ -229,7 +236,8 @@ func run(_ raws: [String], options: [String: String]) throws {
         guard case .rgb8(_, _, let frameSamples) = p.frame else { throw Failure("unreachable") }
         let q = try measure(p, decoded: frameSamples.map { UInt16($0) })
         let note = String(
-            format: "# image %@: %dx%d, crop %dx%d at (%d,%d); 8-bit frame alone (no HEVC): SSIM-Y mean %.6f worst %.6f, PSNR-Y %.2f dB",
+            format:
+                "# image %@: %dx%d, crop %dx%d at (%d,%d); 8-bit frame alone (no HEVC): SSIM-Y mean %.6f worst %.6f, PSNR-Y %.2f dB",
             p.name, p.fullWidth, p.fullHeight, p.width, p.height, p.cropX, p.cropY, q.ssim.mean, q.ssim.worstBlock,
             q.psnrY)
         comments.removeAll { $0.hasPrefix("# image \(p.name):") }
@@ -272,7 +280,8 @@ func run(_ raws: [String], options: [String: String]) throws {
 // MARK: - shipped
 
 func shipped(_ raws: [String], options: [String: String]) throws {
-    var cropW = 2048, cropH = 1536
+    var cropW = 2048
+    var cropH = 1536
     if let c = options["crop"] {
         let parts = c.split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64), got '\(c)'") }
@@ -311,7 +320,8 @@ func shipped(_ raws: [String], options: [String: String]) throws {
         let m = try measure(p, decoded: crop)
         print(
             String(
-                format: "%@: %d bytes (%.3f bit/px over %dx%d, %.3f× the RAW), convert %.2f s; crop SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB",
+                format:
+                    "%@: %d bytes (%.3f bit/px over %dx%d, %.3f× the RAW), convert %.2f s; crop SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB",
                 p.name, out.bytes.count, Double(out.bytes.count * 8) / Double(p.fullWidth * p.fullHeight), p.fullWidth,
                 p.fullHeight, out.result.sizeRatio, seconds, m.ssim.mean, m.ssim.worstBlock, m.psnrY))
     }
@@ -325,23 +335,30 @@ func summarize(_ rows: [LadderRow]) throws {
     let base = rows.filter { $0.preset == "medium" && $0.quality == 75 }
     let baseBpp = base.isEmpty ? nil : base.map(\.bitsPerPixel).reduce(0, +) / Double(base.count)
     let baseSpm = base.isEmpty ? nil : base.map(\.secondsPerMegapixel).reduce(0, +) / Double(base.count)
-    for (name, t) in [("visually-lossless", Ladder.visuallyLossless), ("archival", Ladder.archival), ("small", Ladder.small)] {
+    for (name, t) in [
+        ("visually-lossless", Ladder.visuallyLossless), ("archival", Ladder.archival), ("small", Ladder.small),
+    ] {
         guard let c = Ladder.choose(rows, threshold: t) else {
             print("\(name): no setting meets mean ≥ \(t.minMean), worst ≥ \(t.minWorst) on every image")
             continue
         }
         var line = String(
-            format: "%@ (mean ≥ %.3f, worst ≥ %.3f): preset %@ q%d — %.3f bpp (%.2f MB per 24 MP), %.3f s/MP, lowest mean %.5f, lowest worst %.5f",
+            format:
+                "%@ (mean ≥ %.3f, worst ≥ %.3f): preset %@ q%d — %.3f bpp (%.2f MB per 24 MP), %.3f s/MP, lowest mean %.5f, lowest worst %.5f",
             name, t.minMean, t.minWorst, c.preset, c.quality, c.meanBitsPerPixel, c.meanBitsPerPixel * 24e6 / 8e6,
             c.meanSecondsPerMegapixel, c.lowestMean, c.lowestWorst)
         if let baseBpp, let baseSpm {
-            line += String(format: "; vs medium q75: size ×%.2f, encode time ×%.2f", c.meanBitsPerPixel / baseBpp,
-                           c.meanSecondsPerMegapixel / baseSpm)
+            line += String(
+                format: "; vs medium q75: size ×%.2f, encode time ×%.2f", c.meanBitsPerPixel / baseBpp,
+                c.meanSecondsPerMegapixel / baseSpm)
         }
         print(line)
         for r in rows where r.preset == c.preset && r.quality == c.quality {
-            print(String(format: "    %@: %.3f bpp, SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB, %.2f s", r.image, r.bitsPerPixel,
-                         r.ssimMean, r.ssimWorst, r.psnrY, r.encodeSeconds))
+            print(
+                String(
+                    format: "    %@: %.3f bpp, SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB, %.2f s", r.image,
+                    r.bitsPerPixel,
+                    r.ssimMean, r.ssimWorst, r.psnrY, r.encodeSeconds))
         }
     }
 }
@@ -350,7 +367,9 @@ func summarize(_ rows: [LadderRow]) throws {
 
 let argv = CommandLine.arguments
 guard argv.count >= 2 else {
-    fail("usage: readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets ..] [--qualities ..] [--merge] | shipped RAW... [--target NAME] [--quality Q] [--speed PRESET] | choose [TSV] | frame SRC OUT.ppm [--depth 8|10]")
+    fail(
+        "usage: readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets ..] [--qualities ..] [--merge] | shipped RAW... [--target NAME] [--quality Q] [--speed PRESET] | choose [TSV] | frame SRC OUT.ppm [--depth 8|10]"
+    )
 }
 let (positionals, options) = parse(argv[2...])
 do {

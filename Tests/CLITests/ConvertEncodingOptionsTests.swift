@@ -26,7 +26,10 @@ func convertOptions(_ args: [String]) throws -> ConversionOptions {
 @Test func badEncodingValuesAreOneLineUsageErrors() throws {
     let r = runCLI(["convert", "x.dng", "--out", NSTemporaryDirectory(), "--speed", "warp"])
     #expect(r.code == .usageOrIO)
-    #expect(r.err.hasPrefix("readback convert: --speed takes one of ultrafast|superfast|veryfast|faster|fast|medium|slow|slower|veryslow|placebo, not 'warp'"))
+    #expect(
+        r.err.hasPrefix(
+            "readback convert: --speed takes one of ultrafast|superfast|veryfast|faster|fast|medium|slow|slower|veryslow|placebo, not 'warp'"
+        ))
     for bad in [["--target", "tiny"], ["--chroma", "422"], ["--quality", "101"], ["--depth", "12"]] {
         #expect(throws: UsageError.self) { try convertOptions(bad) }
     }

@@ -21,7 +21,9 @@ func committedLadder() throws -> [LadderRow] {
     for image in images {
         for p in presets {
             for q in qualities {
-                #expect(rows.filter { $0.image == image && $0.preset == p && $0.quality == q }.count == 1, "\(image) \(p) q\(q)")
+                #expect(
+                    rows.filter { $0.image == image && $0.preset == p && $0.quality == q }.count == 1,
+                    "\(image) \(p) q\(q)")
             }
         }
     }
@@ -34,7 +36,8 @@ func committedLadder() throws -> [LadderRow] {
 @Test func defaultsAndTargetsAreWhatTheRulePicksFromTheCommittedData() throws {
     let rows = try committedLadder()
     for target in EncodingTarget.allCases {
-        let choice = try #require(Ladder.choose(rows, threshold: target.threshold), "\(target.rawValue): nothing passes")
+        let choice = try #require(
+            Ladder.choose(rows, threshold: target.threshold), "\(target.rawValue): nothing passes")
         #expect(choice.preset == target.preset, "\(target.rawValue)")
         #expect(choice.quality == target.quality, "\(target.rawValue)")
     }
@@ -46,7 +49,9 @@ func committedLadder() throws -> [LadderRow] {
     #expect(o.speed == EncodingTarget.archival.preset && o.quality == EncodingTarget.archival.quality)
 }
 
-func row(_ image: String, _ preset: String, _ q: Int, bytes: Int, seconds: Double, mean: Double, worst: Double) -> LadderRow {
+func row(_ image: String, _ preset: String, _ q: Int, bytes: Int, seconds: Double, mean: Double, worst: Double)
+    -> LadderRow
+{
     LadderRow(
         image: image, width: 100, height: 100, preset: preset, quality: q, bytes: bytes, encodeSeconds: seconds,
         ssimMean: mean, ssimWorst: worst, psnrY: 50, psnrRGB: 50)

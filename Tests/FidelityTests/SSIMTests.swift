@@ -17,7 +17,8 @@ func basePlane(_ w: Int, _ h: Int) throws -> Plane {
     var v = [Float](repeating: 0, count: w * h)
     for r in 0..<h {
         for c in 0..<w {
-            v[r * w + c] = Float(0.5 + 0.25 * sin(0.21 * Double(c)) * cos(0.17 * Double(r)) + 0.1 * Double((r * 7 + c * 13) % 17) / 17)
+            v[r * w + c] = Float(
+                0.5 + 0.25 * sin(0.21 * Double(c)) * cos(0.17 * Double(r)) + 0.1 * Double((r * 7 + c * 13) % 17) / 17)
         }
     }
     return try Plane(width: w, height: h, values: v)
@@ -81,7 +82,8 @@ func noisy(_ x: Plane, seed: UInt32, amp: Double, region: (Int, Int, Int, Int)? 
 
 @Test func lumaUsesBT709WeightsOnCodes() throws {
     // One pixel each of pure R, G, B and white at 8 bits, and a 10-bit mid grey.
-    let p = try Luma.plane(rgb: [UInt8]([255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255]), width: 4, height: 1, maxCode: 255)
+    let p = try Luma.plane(
+        rgb: [UInt8]([255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255]), width: 4, height: 1, maxCode: 255)
     #expect(abs(Double(p.values[0]) - 0.2126) < 1e-6)
     #expect(abs(Double(p.values[1]) - 0.7152) < 1e-6)
     #expect(abs(Double(p.values[2]) - 0.0722) < 1e-6)
@@ -97,6 +99,8 @@ func noisy(_ x: Plane, seed: UInt32, amp: Double, region: (Int, Int, Int, Int)? 
     #expect(throws: FidelityError.self) { try SSIM.compare(small, small) }
     #expect(throws: FidelityError.self) { try PSNR.decibels([1, 2], [1]) }
     #expect(throws: FidelityError.self) { try Plane(width: 3, height: 3, values: [0]) }
-    #expect(throws: FidelityError.self) { try Luma.plane(rgb: [UInt8](repeating: 0, count: 5), width: 1, height: 2, maxCode: 255) }
+    #expect(throws: FidelityError.self) {
+        try Luma.plane(rgb: [UInt8](repeating: 0, count: 5), width: 1, height: 2, maxCode: 255)
+    }
     #expect(throws: FidelityError.self) { try x.cropped(x: 90, y: 0, width: 10, height: 10) }
 }
