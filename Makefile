@@ -15,7 +15,7 @@ DEBUG_BIN := .build/debug/readback
 # The real-world corpus; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
 
-.PHONY: all deps bench-deps build release test test-real demo corpus corpus-large lint fuzz bench clean help
+.PHONY: all deps bench-deps build release test test-real demo corpus corpus-large lint fuzz bench ladder clean help
 
 all: build
 
@@ -25,6 +25,7 @@ help:
 	@echo "make test-real  audit the real-world corpus (CORPUS=$(CORPUS)) against committed expectations"
 	@echo "make corpus     regenerate Corpus/ deterministically"
 	@echo "make bench      side-by-side benchmarks against peer tools"
+	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~10 min on 2 cores)"
 	@echo "make fuzz       run the HEIF parser fuzzer (libFuzzer)"
 	@echo "make lint       swift format lint"
 
@@ -84,6 +85,27 @@ fuzz: deps
 
 bench: bench-deps release
 	./scripts/bench.sh $(RELEASE_BIN)
+
+# The quality ladder (docs/quality-ladder.md): the 24 MP chart (`make corpus-large`, or generated here if missing), two real photos from the
+# corpus remosaiced into DNGs under Corpus/large/ (git-ignored, never committed) and the real DNG, read in place.
+LADDER_BIN := .build/release/readback-ladder
+LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit-o1.dng
+LADDER_REAL := $(CORPUS)/raw/photoprism_canon_eos_6d.dng
+# name-in-the-ladder:corpus-HEIC pairs (the iPhone 15 Pro one carries an Apple gain map, applied by remosaic).
+LADDER_PHOTOS := iphone15pro-gainmap:photoprism_iphone_15_pro iphone13pro-pug:pillowheif_pug_iPhone13Pro
+
+ladder: release
+	$(SWIFT) build -c release --product readback-ladder
+	@# Missing chart: generated into a temp folder, so the committed Corpus/ is left alone.
+	@[ -f $(LADDER_CHART) ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
+	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART)) $(LADDER_CHART); }
+	@for p in $(LADDER_PHOTOS); do \
+	  n=$${p%%:*}; h=$${p#*:}; \
+	  [ -f Corpus/large/remosaic-$$n.dng ] || \
+	  $(RELEASE_BIN) corpus remosaic $(CORPUS)/heic/$$h.heic --out Corpus/large/remosaic-$$n.dng || exit 2; \
+	done
+	$(LADDER_BIN) run $(LADDER_CHART) $(foreach p,$(LADDER_PHOTOS),Corpus/large/remosaic-$(firstword $(subst :, ,$(p))).dng) \
+	  $(LADDER_REAL) --out docs/quality-ladder.tsv
 
 clean:
 	rm -rf .build Reports

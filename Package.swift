@@ -3,7 +3,7 @@
 // Layers (bottom to top; a layer never imports one above it):
 //   1. C system libraries          CHeif, CRaw, CSQLite, CExiv2Shim
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store
-//   3. pure Swift cores (no C)     HEIF, Metadata, GainMap, ReportModel, CorpusKit
+//   3. pure Swift cores (no C)     HEIF, Metadata, GainMap, ReportModel, CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
@@ -16,6 +16,8 @@ let package = Package(
     products: [
         .executable(name: "readback", targets: ["readback"]),
         .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
+        // The quality ladder (issue 11): `make ladder`; `readback-ladder frame` feeds the benchmark's floor.
+        .executable(name: "readback-ladder", targets: ["QualityLadder"]),
     ],
     targets: [
         // 1. C system libraries
@@ -41,6 +43,8 @@ let package = Package(
         .target(name: "GainMap", dependencies: ["HEIF"]),
         .target(name: "ReportModel"),
         .target(name: "CorpusKit", dependencies: ["Digest", "HEIF", "Metadata", "GainMap"]),
+        // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
+        .target(name: "Fidelity"),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
         .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge"]),
@@ -54,7 +58,9 @@ let package = Package(
         ),
         .target(
             name: "Converter",
-            dependencies: ["HEIF", "Metadata", "MetadataIO", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge"]
+            dependencies: [
+                "HEIF", "Metadata", "MetadataIO", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity",
+            ]
         ),
 
         // 5. Batch.
@@ -72,6 +78,8 @@ let package = Package(
 
         // Fuzzing entry point: `swift build --product FuzzHEIF --sanitize=fuzzer` (see Makefile `fuzz`).
         .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF", "GainMap"]),
+        // Quality ladder: encodes rendered RAWs at every preset × quality and measures them (docs/quality-ladder.md).
+        .executableTarget(name: "QualityLadder", dependencies: ["Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
 
         // Tests: one target per module, goldens and fixtures beside each.
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
@@ -86,6 +94,7 @@ let package = Package(
         .testTarget(name: "AuditTests", dependencies: ["Audit", "CorpusKit", "ReportModel", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Digest", "Store", "CorpusKit", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "TestSupport"]),
+        .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
         .testTarget(
             name: "RealWorldTests",

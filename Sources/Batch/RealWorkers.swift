@@ -63,6 +63,8 @@ public struct RAWConverter: ItemConverter {
         var c = ConvertOptions()
         if let q = o.quality { c.quality = q }
         if let d = o.depth { c.bitDepth = d }
+        if let s = o.speed { c.speed = s }
+        if let ch = o.chroma { c.chroma = ch == "444" ? .yuv444 : .yuv420 }
         c.hdr = o.hdr == .off ? .off : .auto
         return c
     }

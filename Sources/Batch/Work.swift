@@ -9,11 +9,17 @@ public struct ConversionOptions: Sendable, Equatable {
     /// Bit depth of the primary image, 8 or 10 (`nil`: the converter's default).
     public var depth: Int?
     public var hdr: HDR
+    /// x265 preset, e.g. "medium" (`nil`: the converter's default).
+    public var speed: String?
+    /// Chroma subsampling of the primary, "420" or "444" (`nil`: the converter's default).
+    public var chroma: String?
 
-    public init(quality: Int? = nil, depth: Int? = nil, hdr: HDR = .auto) {
+    public init(quality: Int? = nil, depth: Int? = nil, hdr: HDR = .auto, speed: String? = nil, chroma: String? = nil) {
         self.quality = quality
         self.depth = depth
         self.hdr = hdr
+        self.speed = speed
+        self.chroma = chroma
     }
 }
 

@@ -36,22 +36,24 @@ public enum OutputColorSpace: String, Sendable, Codable, CaseIterable {
     case sRGB = "srgb"
 }
 
-/// Conversion options. Defaults: quality 75 at x265 preset `medium`, 8-bit 4:2:0, Display P3, HDR auto.
+/// Conversion options. Defaults: quality 65 at x265 preset `ultrafast`, 8-bit 4:2:0, Display P3, HDR auto.
 ///
-/// Why q75/medium: x265 CRF = (100 − q)/2, so q75 = CRF 12.5, well inside x265's visually-lossless range
-/// (CRF ≤ 18); platform-notes §1 measured 24 MP at medium: q90 11.7 MB / 10.5 s, q75 8.6 MB / 10.0 s,
-/// q50 1.4 MB / 4.8 s. `slow` costs 2.2× the time for identical size; `fast`/`faster` gave identical output to
-/// `medium`. q75 keeps the primary ≈ 25 % smaller than q90 at the same speed.
+/// Why q65/ultrafast: the quality ladder's "visually lossless" pick (docs/quality-ladder.md, data in
+/// docs/quality-ladder.tsv; `EncodingTarget.visuallyLossless`, checked against the data by FidelityTests): the
+/// smallest and fastest (preset, quality) whose decoded luma keeps mean SSIM ≥ 0.99 and every 64×64 block ≥ 0.97
+/// against the float render on every ladder image (24 MP chart, two remosaiced iPhone photos, a real Canon DNG).
+/// Measured there: 1.11 bits/pixel (≈ 3.3 MB per 24 MP), lowest mean SSIM-Y 0.9907, lowest block 0.9806; against
+/// medium q75, 0.40× the size and 0.22× the encode time.
 public struct ConvertOptions: Sendable, Equatable, Codable {
     /// libheif quality 0–100.
-    public var quality: Int = 75
+    public var quality: Int = 65
     /// 8 or 10.
     public var bitDepth: Int = 8
     /// "420" or "444".
     public var chroma: HeifChroma = .yuv420
     public var hdr: HDRMode = .auto
     /// x265 preset (ultrafast … placebo).
-    public var speed: String = "medium"
+    public var speed: String = "ultrafast"
     public var colorSpace: OutputColorSpace = .displayP3
     /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
     public var icc: Bool = true

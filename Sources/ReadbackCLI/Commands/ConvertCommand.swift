@@ -1,5 +1,7 @@
 import Batch
+import Converter
 import Foundation
+import HeifCodec
 
 /// `readback convert`: RAW → HEIC for files and folders, every output read back and audited, resumable, with opt-in
 /// removal of verified originals.
@@ -24,6 +26,14 @@ struct ConvertCommand: Subcommand {
         done. A partial result (a field or the gain map not carried, known losses aside) keeps its original and
         says why. A crash at any moment leaves every original in place; the next run finishes the removal.
 
+        Encoding: HEVC (x265 through libheif) at preset \(Self.defaults.speed), quality \(Self.defaults.quality), \(Self.defaults.bitDepth)-bit, \(Self.defaults.chroma == .yuv444 ? "4:4:4" : "4:2:0")
+        unless options say otherwise. That is the quality ladder's visually-lossless setting
+        (docs/quality-ladder.md): of all presets and qualities measured on a 24 MP chart, two real photos and a
+        real DNG, the smallest and fastest whose decoded luma keeps a mean SSIM of at least 0.99, and no 64×64
+        block under 0.97, against the 16-bit render on every image. Quality Q is x265 CRF (100 − Q)/2.
+        --target picks a measured setting by name; --quality or --speed given with it win over its values:
+        \(EncodingTarget.allCases.map { "  " + $0.summary }.joined(separator: "\n"))
+
         Exit status: 0 every file clean (or skipped), 1 some file failed or kept its original, 2 usage or I/O error
         (a missing SRC, disk full, store in use). A disk-full error stops the run: nothing is removed and no
         half-written file is left under a final name.
@@ -31,10 +41,22 @@ struct ConvertCommand: Subcommand {
         Example:
           readback convert ~/Pictures/2024 --out ~/Pictures/2024-heic --jobs 2 --remove-originals trash
         """
+    /// The converter's defaults, printed in the help (scripts/bench.py reads them back from it).
+    static let defaults = ConvertOptions()
+
     let options: [OptionSpec] = [
         .value("out", "DIR", "Output folder (created if needed). Required."),
-        .value("quality", "Q", "Encoder quality 0–100 (default: the converter's default)."),
-        .value("depth", "8|10", "Bit depth of the primary image (default: the converter's choice)."),
+        .value("quality", "Q", "Encoder quality 0–100, x265 CRF = (100 − Q)/2 (default: \(defaults.quality))."),
+        .value(
+            "speed", "PRESET",
+            "x265 preset, fastest first: \(HeifEncodeSettings.presets.joined(separator: "|")) (default: \(defaults.speed))."
+        ),
+        .value(
+            "target", "NAME",
+            "\(EncodingTarget.allCases.map(\.rawValue).joined(separator: "|")): set preset and quality to the setting measured for that fidelity (see above)."
+        ),
+        .value("chroma", "420|444", "Chroma subsampling of the primary image (default: \(defaults.chroma.rawValue))."),
+        .value("depth", "8|10", "Bit depth of the primary image (default: \(defaults.bitDepth))."),
         .value("hdr", "auto|off", "auto: carry the HDR gain map when the source has one (default); off: SDR only."),
         .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1.5 GB each)."),
         .value("db", "PATH", "State database (default: DIR/.readback/state.db); a lock file sits beside it."),
@@ -50,9 +72,7 @@ struct ConvertCommand: Subcommand {
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
         guard !args.positionals.isEmpty else { throw UsageError("give at least one SRC file or folder") }
         guard let out = args.value("out") else { throw UsageError("--out DIR is required") }
-        let quality = try args.int("quality", in: 0...100)
-        let depth = try args.choice("depth", ["8", "10"]).flatMap { Int($0) }
-        let hdr = try args.choice("hdr", ["auto", "off"]).flatMap(ConversionOptions.HDR.init(rawValue:)) ?? .auto
+        let conversion = try Self.conversionOptions(args)
         let jobs = try args.int("jobs", in: 1...64)
         if args.has("quiet") && args.has("json") { throw UsageError("--quiet and --json cannot be combined") }
         // The only place a RemovalPermit is made: from the flag's value.
@@ -67,7 +87,7 @@ struct ConvertCommand: Subcommand {
             args.has("json") ? .json : args.has("quiet") ? .quiet : console.isTTY ? .tty : .plain
         let config = BatchConfiguration(
             sources: args.positionals, outputRoot: out, databasePath: args.value("db"),
-            options: ConversionOptions(quality: quality, depth: depth, hdr: hdr), jobs: jobs,
+            options: conversion, jobs: jobs,
             dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment)
         let (converter, verifier) = RealWorkers.make()
         let engine = BatchEngine(
@@ -76,6 +96,23 @@ struct ConvertCommand: Subcommand {
         let s = engine.runBlocking()
         Self.printSummary(s, style: style, console: console)
         return ExitCode(rawValue: s.exitStatus) ?? .usageOrIO
+    }
+
+    /// The encoding options of a command line: --target first, then explicit --quality/--speed over its values.
+    /// - Throws: `UsageError` (one line) for a value out of range or not among the choices.
+    static func conversionOptions(_ args: ParsedArguments) throws(UsageError) -> ConversionOptions {
+        var quality = try args.int("quality", in: 0...100)
+        var speed = try args.choice("speed", HeifEncodeSettings.presets)
+        if let raw = try args.choice("target", EncodingTarget.allCases.map(\.rawValue)),
+            let t = EncodingTarget(rawValue: raw)
+        {
+            quality = quality ?? t.quality
+            speed = speed ?? t.preset
+        }
+        let chroma = try args.choice("chroma", ["420", "444"])
+        let depth = try args.choice("depth", ["8", "10"]).flatMap { Int($0) }
+        let hdr = try args.choice("hdr", ["auto", "off"]).flatMap(ConversionOptions.HDR.init(rawValue:)) ?? .auto
+        return ConversionOptions(quality: quality, depth: depth, hdr: hdr, speed: speed, chroma: chroma)
     }
 
     /// The closing line (or JSON object) of a run.
