@@ -459,9 +459,11 @@ public enum Converter {
         file: String, fill: (Int, Int, UnsafeMutableRawPointer) -> Void
     ) throws -> [CodedItem] {
         let workers = options.encodeWorkers > 0 ? options.encodeWorkers : ProcessInfo.processInfo.activeProcessorCount
-        let tileSettings = settings.forTiles(threadsPerWorker: workers > 1 ? 1 : nil)
+        // One x265 pool thread per encoder when several encoders share the cores (x265's default pool has a thread
+        // per core in every encoder).
+        let threads: Int? = workers > 1 ? 1 : nil
         let pool = TileEncodePool(workers: workers, capacity: layout.columns) { px in
-            try encodeItem(px, settings: tileSettings, file: file)
+            try encodeItem(px, settings: settings, threads: threads, file: file)
         }
         let w = layout.width, tw = layout.tileWidth, th = layout.tileHeight
         let bytesPerSample = bitDepth == 8 ? 1 : 2
@@ -605,9 +607,11 @@ public enum Converter {
 
     /// Encodes with libheif into a small HEIF in memory and takes its primary's hvcC, ispe, colr, pixi and
     /// bitstream with the HEIF parser.
-    static func encodeItem(_ pixels: HeifPixels, settings: HeifEncodeSettings, file: String) throws -> CodedItem {
+    static func encodeItem(
+        _ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int? = nil, file: String
+    ) throws -> CodedItem {
         let small: [UInt8]
-        do { small = try HeifEncoder.encode(pixels, settings: settings) } catch let e as HeifError {
+        do { small = try HeifEncoder.encode(pixels, settings: settings, threads: threads) } catch let e as HeifError {
             throw ConvertError(file: file, reason: "HEVC encoding failed: \(e.description)")
         }
         let f = HEIFFile(bytes: small)

@@ -167,13 +167,3 @@ func cutTile<T: FixedWidthInteger>(
         n = rowSamples * tileHeight
     }
 }
-
-extension HeifEncodeSettings {
-    /// The settings for tiles coded by several workers at once: `threadsPerWorker` x265 pool threads each
-    /// (nil keeps x265's default, one pool thread per core in every encoder).
-    func forTiles(threadsPerWorker: Int?) -> HeifEncodeSettings {
-        var s = self
-        s.threads = threadsPerWorker
-        return s
-    }
-}

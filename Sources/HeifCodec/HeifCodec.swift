@@ -71,9 +71,6 @@ public struct HeifEncodeSettings: Sendable, Equatable {
     public var nclx: Nclx
     /// Optional ICC profile written as a second `colr` (`prof`) box.
     public var icc: [UInt8]?
-    /// x265 worker threads of this encoder (`x265:pools`, one frame thread); nil = x265's default (a pool with one
-    /// thread per core). Set 1 when several encoders run side by side, one per core.
-    public var threads: Int? = nil
 
     public init(
         quality: Int = 78, bitDepth: Int = 8, chroma: HeifChroma = .yuv420, preset: String = "medium",
@@ -200,6 +197,18 @@ public enum HeifEncoder {
     /// - Returns: the HEIF file bytes.
     /// - Throws: `HeifError` with libheif's message.
     public static func encode(_ pixels: HeifPixels, settings: HeifEncodeSettings) throws -> [UInt8] {
+        try encode(pixels, settings: settings, threads: nil)
+    }
+
+    /// Encodes like `encode(_:settings:)` with a bounded x265 thread pool.
+    /// - Parameters:
+    ///   - pixels: the image.
+    ///   - settings: quality, depth, chroma, preset, tune, colour signalling.
+    ///   - threads: x265 worker threads of this encoder (`x265:pools`, one frame thread); nil = x265's default (a
+    ///     pool with one thread per core). Use 1 when several encoders run side by side, one per core.
+    /// - Returns: the HEIF file bytes.
+    /// - Throws: `HeifError` with libheif's message.
+    public static func encode(_ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int?) throws -> [UInt8] {
         let w = pixels.width, h = pixels.height
         guard w > 0, h > 0, w <= 65535, h <= 65535 else {
             throw HeifError(operation: "encode", message: "invalid size \(w)×\(h)")
@@ -222,7 +231,7 @@ public enum HeifEncoder {
         }
         try check(heif_encoder_set_parameter_string(enc.ptr, "preset", settings.preset), "set preset")
         try check(heif_encoder_set_parameter_string(enc.ptr, "tune", settings.tune), "set tune")
-        if let t = settings.threads {
+        if let t = threads {
             guard t >= 1 && t <= 256 else { throw HeifError(operation: "set threads", message: "threads must be 1…256, got \(t)") }
             // Passed through to x265_param_parse (libheif forwards "x265:<name>"; unknown names are ignored there).
             try check(heif_encoder_set_parameter_string(enc.ptr, "x265:pools", "\(t)"), "set x265 pools")
