@@ -345,14 +345,17 @@ public enum Converter {
         return renderWhole(pass)
     }
 
-    /// The default tile size, 512 px (Apple's), chosen by measurement on this 2-core machine (24 MP generated chart,
-    /// q75, conversion alone, release build; numbers in the issue-11 report):
-    /// - memory: untiled, the full 8/10-bit frame, libheif's copy and x265's full-size picture buffers coexist (peak
-    ///   RSS 544 MB); tiled, LibRaw's buffer plus one band of tiles (340–357 MB), under the issue's bound of 3× the
-    ///   decoded 16-bit frame (432 MB);
-    /// - size: +0.8 % bytes at veryfast/medium (intra prediction restarts at tile edges), +2.6 % at ultrafast;
-    /// - speed: equal within noise at medium on 2 cores (x265 already uses both cores on one picture); the tiles let
-    ///   the band-by-band render overlap the encode, and scale with cores where x265's own threading does not.
+    /// The default tile size, 512 px (Apple's), chosen by measurement on this 2-core machine (release build,
+    /// conversion alone, `--jobs 1`; commands and full table in the issue-11 report):
+    /// - memory: untiled, the full 8/10-bit frame, libheif's copy and x265's full-size picture buffers coexist; tiled,
+    ///   LibRaw's buffer plus one band of tiles. Peak RSS, 24 MP chart: 502–544 MB untiled vs 333–357 MB tiled (8-bit;
+    ///   10-bit 786 vs 363 MB); 50 MP: 995 vs 621 MB — tiled stays under the issue's bound of 3× the decoded 16-bit
+    ///   frame (432 / 900 MB), untiled does not. 1024-px tiles: 381 MB at 24 MP;
+    /// - size: +0.8–1.0 % bytes on photographic content (12 MP remosaiced iPhone photos at ultrafast q65; 24 MP chart at
+    ///   veryfast/medium q75), +10 % on the synthetic chart at ultrafast q65, where the whole picture is only 0.11
+    ///   bit/pixel and every tile restarts its entropy coder and prediction (1024 px: +0.6 % / +6 %);
+    /// - speed: equal within noise (x265 already keeps both cores busy on one picture): 24 MP chart ultrafast q65
+    ///   3.36–3.57 s untiled, 3.32–3.52 s tiled; medium q75 11.57 vs 11.56 s.
     public static let defaultTileSize = 512
 
     /// Decodes `source` in place (LibRaw's buffer, no copies), takes the HDR decision on it and prepares the render

@@ -269,18 +269,13 @@ public final class RawDecoder {
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
         let d = handle.pointee
         // After dcraw_process the image is sizes.width × sizes.height (pre_interpolate sets height = iheight for
-        // half size); copy_mem_image reads it with iwidth = width, as here.
+        // half size; fuji_rotate and stretch set width/height to the new buffer); copy_mem_image reads it with
+        // iwidth = width and iheight = height, as here.
         let iw = Int(d.sizes.width), ih = Int(d.sizes.height)
-        guard let image = d.image, iw > 0, ih > 0, d.idata.colors == 3 else {
+        guard let image = d.image, iw > 0, ih > 0, iw * ih <= Self.maxPixels, d.idata.colors == 3 else {
             throw RawDecodeError(
                 file: fileName,
                 reason: .unexpectedOutput("no processed image (\(d.idata.colors) colours, \(iw)×\(ih))"))
-        }
-        guard iw * ih <= Self.maxPixels, Int(d.sizes.iwidth) == iw, Int(d.sizes.iheight) == ih else {
-            throw RawDecodeError(
-                file: fileName,
-                reason: .unexpectedOutput(
-                    "processed size \(iw)×\(ih) differs from the image buffer \(d.sizes.iwidth)×\(d.sizes.iheight)"))
         }
         let flip = Int(d.sizes.flip)
         // LibRaw's flip_index(row, col) for the output position (row, col).
