@@ -65,6 +65,7 @@ public struct RAWConverter: ItemConverter {
         if let d = o.depth { c.bitDepth = d }
         if let s = o.speed { c.speed = s }
         if let ch = o.chroma { c.chroma = ch == "444" ? .yuv444 : .yuv420 }
+        if let t = o.tileSize { c.tileSize = t }
         c.hdr = o.hdr == .off ? .off : .auto
         return c
     }

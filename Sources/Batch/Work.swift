@@ -13,13 +13,19 @@ public struct ConversionOptions: Sendable, Equatable {
     public var speed: String?
     /// Chroma subsampling of the primary, "420" or "444" (`nil`: the converter's default).
     public var chroma: String?
+    /// Tile side of the primary in pixels, 0 = untiled (`nil`: the converter's default).
+    public var tileSize: Int?
 
-    public init(quality: Int? = nil, depth: Int? = nil, hdr: HDR = .auto, speed: String? = nil, chroma: String? = nil) {
+    public init(
+        quality: Int? = nil, depth: Int? = nil, hdr: HDR = .auto, speed: String? = nil, chroma: String? = nil,
+        tileSize: Int? = nil
+    ) {
         self.quality = quality
         self.depth = depth
         self.hdr = hdr
         self.speed = speed
         self.chroma = chroma
+        self.tileSize = tileSize
     }
 }
 

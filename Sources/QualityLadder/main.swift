@@ -14,7 +14,7 @@ import HeifCodec
 //       --merge keeps the TSV's other rows and replaces only the (image, preset, quality) rows measured now.
 //   readback-ladder choose [TSV]
 //       Prints the rule's choices from a TSV, without encoding anything.
-//   readback-ladder shipped RAW... [--quality Q] [--speed PRESET] [--target NAME] [--crop WxH]
+//   readback-ladder shipped RAW... [--quality Q] [--speed PRESET] [--target NAME] [--tile-size N] [--crop WxH]
 //       Converts each RAW with Converter.convert (everything `readback convert` writes: tiling, gain map, metadata),
 //       decodes the file's primary with libheif and measures the same crop against the float render: the fidelity
 //       users get, as opposed to the ladder's bare encodes.
@@ -299,10 +299,14 @@ func shipped(_ raws: [String], options: [String: String]) throws {
         o.quality = v
     }
     if let s = options["speed"] { o.speed = s }
+    if let t = options["tile-size"] {
+        guard let v = Int(t) else { fail("--tile-size takes a number, got '\(t)'") }
+        o.tileSize = v
+    }
     o.bitDepth = 8
     if let problem = o.validationProblem() { fail(problem) }
     guard !raws.isEmpty else { fail("shipped needs at least one RAW") }
-    print("preset \(o.speed), quality \(o.quality), 8-bit \(o.chroma.rawValue)")
+    print("preset \(o.speed), quality \(o.quality), 8-bit \(o.chroma.rawValue), tile size \(o.tileSize)")
     for path in raws {
         let p = try prepare(path, cropW: cropW, cropH: cropH)
         let t0 = now()

@@ -18,9 +18,11 @@ func convertOptions(_ args: [String]) throws -> ConversionOptions {
     let c = try convertOptions(["--target", "visually-lossless", "--speed", "slow", "--chroma", "444", "--depth", "10"])
     #expect(c.quality == EncodingTarget.visuallyLossless.quality && c.speed == "slow")
     #expect(c.chroma == "444" && c.depth == 10)
+    #expect(try convertOptions(["--tile-size", "0"]).tileSize == 0)
+    #expect(try convertOptions(["--tile-size", "1024"]).tileSize == 1024)
     // Nothing given: the converter's defaults apply (nil here, filled in by RealWorkers).
     let d = try convertOptions([])
-    #expect(d.quality == nil && d.speed == nil && d.chroma == nil && d.depth == nil)
+    #expect(d.quality == nil && d.speed == nil && d.chroma == nil && d.depth == nil && d.tileSize == nil)
 }
 
 @Test func badEncodingValuesAreOneLineUsageErrors() throws {
@@ -30,7 +32,10 @@ func convertOptions(_ args: [String]) throws -> ConversionOptions {
         r.err.hasPrefix(
             "readback convert: --speed takes one of ultrafast|superfast|veryfast|faster|fast|medium|slow|slower|veryslow|placebo, not 'warp'"
         ))
-    for bad in [["--target", "tiny"], ["--chroma", "422"], ["--quality", "101"], ["--depth", "12"]] {
+    for bad in [
+        ["--target", "tiny"], ["--chroma", "422"], ["--quality", "101"], ["--depth", "12"], ["--tile-size", "100"],
+        ["--tile-size", "8192"],
+    ] {
         #expect(throws: UsageError.self) { try convertOptions(bad) }
     }
 }

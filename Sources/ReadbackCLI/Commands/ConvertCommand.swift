@@ -57,6 +57,10 @@ struct ConvertCommand: Subcommand {
         ),
         .value("chroma", "420|444", "Chroma subsampling of the primary image (default: \(defaults.chroma.rawValue))."),
         .value("depth", "8|10", "Bit depth of the primary image (default: \(defaults.bitDepth))."),
+        .value(
+            "tile-size", "N",
+            "Code the primary as a grid of N×N tiles encoded in parallel; 0 = one untiled image; N a multiple of 64 up to 4096 (default: \(defaults.tileSize))."
+        ),
         .value("hdr", "auto|off", "auto: carry the HDR gain map when the source has one (default); off: SDR only."),
         .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1.5 GB each)."),
         .value("db", "PATH", "State database (default: DIR/.readback/state.db); a lock file sits beside it."),
@@ -112,7 +116,12 @@ struct ConvertCommand: Subcommand {
         let chroma = try args.choice("chroma", ["420", "444"])
         let depth = try args.choice("depth", ["8", "10"]).flatMap { Int($0) }
         let hdr = try args.choice("hdr", ["auto", "off"]).flatMap(ConversionOptions.HDR.init(rawValue:)) ?? .auto
-        return ConversionOptions(quality: quality, depth: depth, hdr: hdr, speed: speed, chroma: chroma)
+        let tile = try args.int("tile-size", in: 0...4096)
+        if let tile, tile % 64 != 0 {
+            throw UsageError("--tile-size takes 0 (untiled) or a multiple of 64 up to 4096, not '\(tile)'")
+        }
+        return ConversionOptions(
+            quality: quality, depth: depth, hdr: hdr, speed: speed, chroma: chroma, tileSize: tile)
     }
 
     /// The closing line (or JSON object) of a run.
