@@ -1,0 +1,66 @@
+import Foundation
+import HEIF
+import HeifCodec
+import Testing
+
+@testable import Converter
+
+private struct Boom: Error {}
+
+private func fakeItem(_ px: HeifPixels) -> Converter.CodedItem {
+    guard case .mono8(let w, let h, let s) = px else { return Converter.CodedItem(properties: [], data: [], width: 0, height: 0) }
+    return Converter.CodedItem(properties: [], data: [s[0]], width: w, height: h)
+}
+
+/// Results come back in submission order whatever order the workers finish in.
+@Test func tilePoolReturnsTilesInSubmissionOrder() throws {
+    let pool = TileEncodePool(workers: 3, capacity: 2) { px in
+        guard case .mono8(_, _, let s) = px else { throw Boom() }
+        usleep(UInt32((7 - Int(s[0]) % 7) * 300))  // later tiles finish sooner
+        return fakeItem(px)
+    }
+    for i in 0..<40 { try pool.submit(i, .mono8(width: 1, height: 1, samples: [UInt8(i)])) }
+    let out = try pool.finish(count: 40)
+    #expect(out.map { Int($0.data[0]) } == Array(0..<40))
+}
+
+/// A failing tile stops the pool: the error reaches the producer (submit or finish), nothing hangs.
+@Test func tilePoolPropagatesTheFirstError() {
+    let pool = TileEncodePool(workers: 2, capacity: 1) { px in
+        guard case .mono8(_, _, let s) = px, s[0] != 5 else { throw Boom() }
+        return fakeItem(px)
+    }
+    var thrown = false
+    do {
+        for i in 0..<30 { try pool.submit(i, .mono8(width: 1, height: 1, samples: [UInt8(i)])) }
+        _ = try pool.finish(count: 30)
+    } catch is Boom {
+        thrown = true
+        pool.abandon()
+    } catch {
+        Issue.record("unexpected error \(error)")
+    }
+    #expect(thrown)
+}
+
+@Test func tileLayoutCoversTheImageWithEqualTiles() throws {
+    #expect(try TileLayout.make(width: 6000, height: 4000, tileSize: 0, file: "x") == nil)
+    #expect(try TileLayout.make(width: 512, height: 300, tileSize: 512, file: "x") == nil)
+    let a = try #require(try TileLayout.make(width: 6000, height: 4000, tileSize: 512, file: "x"))
+    #expect(a.columns == 12 && a.rows == 8 && a.tileWidth == 512 && a.tileHeight == 512)
+    let b = try #require(try TileLayout.make(width: 1030, height: 40, tileSize: 512, file: "x"))
+    #expect(b.columns == 3 && b.rows == 1 && b.tileWidth == 512 && b.tileHeight == 64)
+    let c = try #require(try TileLayout.make(width: 513, height: 129, tileSize: 512, file: "x"))
+    #expect(c.columns == 2 && c.rows == 1 && c.tileHeight == 192)
+    #expect(throws: ConvertError.self) { try TileLayout.make(width: 64 * 257, height: 64, tileSize: 64, file: "x") }
+}
+
+/// Edge tiles repeat the last column and row into their padding.
+@Test func cutTileReplicatesEdges() {
+    // A 5×2 band, one channel: values 10·row + column.
+    let band: [UInt8] = [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
+    let t = band.withUnsafeBufferPointer {
+        cutTile($0.baseAddress!, width: 5, bandRows: 2, x0: 3, tileWidth: 4, tileHeight: 3, channels: 1)
+    }
+    #expect(t == [3, 4, 4, 4, 13, 14, 14, 14, 13, 14, 14, 14])
+}
