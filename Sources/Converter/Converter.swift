@@ -84,14 +84,18 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
         if !(0...100).contains(quality) { return "quality must be 0…100, got \(quality)" }
         if bitDepth != 8 && bitDepth != 10 { return "depth must be 8 or 10, got \(bitDepth)" }
         if chroma == .monochrome { return "chroma must be 420 or 444" }
-        if !HeifEncodeSettings.presets.contains(gainMapSpeed) { return "gain-map speed '\(gainMapSpeed)' is not an x265 preset" }
+        if !HeifEncodeSettings.presets.contains(gainMapSpeed) {
+            return "gain-map speed '\(gainMapSpeed)' is not an x265 preset"
+        }
         if !HeifEncodeSettings.presets.contains(speed) {
             return "speed must be one of \(HeifEncodeSettings.presets.joined(separator: ", ")), got '\(speed)'"
         }
         if tileSize != 0 && (tileSize < 64 || tileSize > 4096 || tileSize % 64 != 0) {
             return "tile size must be 0 (untiled) or a multiple of 64 in 64…4096, got \(tileSize)"
         }
-        if encodeWorkers < 0 || encodeWorkers > 256 { return "encode workers must be 0 (one per core) … 256, got \(encodeWorkers)" }
+        if encodeWorkers < 0 || encodeWorkers > 256 {
+            return "encode workers must be 0 (one per core) … 256, got \(encodeWorkers)"
+        }
         return nil
     }
 }
@@ -227,7 +231,8 @@ public enum Converter {
         if rawExtensions.contains(ext) { return try convertRAW(source, options) }
         if heifExtensions.contains(ext) { return try convertHEIF(source, options) }
         if unsupportedRendered.contains(ext) {
-            throw ConvertError(file: name, reason: "unsupported input: .\(ext) decoding is not built in (RAW and HEIC only)")
+            throw ConvertError(
+                file: name, reason: "unsupported input: .\(ext) decoding is not built in (RAW and HEIC only)")
         }
         throw ConvertError(file: name, reason: "unsupported input: unknown extension '.\(ext)'")
     }
@@ -310,7 +315,8 @@ public enum Converter {
         guard let img = pass.frame else { throw ConvertError(file: source.lastPathComponent, reason: "no frame") }
         let r = pass.renderer
         let n = img.width * img.height
-        var sdr = [Float](repeating: 0, count: n * 3), hdr = [Float](repeating: 0, count: n * 3)
+        var sdr = [Float](repeating: 0, count: n * 3)
+        var hdr = [Float](repeating: 0, count: n * 3)
         var row = [UInt16](repeating: 0, count: 3 * img.width)
         for i in 0..<n {
             if i % img.width == 0 { row.withUnsafeMutableBufferPointer { img.copyRow(i / img.width, into: $0) } }
@@ -346,16 +352,16 @@ public enum Converter {
     }
 
     /// The default tile size, 512 px (Apple's), chosen by measurement on this 2-core machine (release build,
-    /// conversion alone, `--jobs 1`; commands and full table in the issue-11 report):
+    /// conversion alone; full table and commands in docs/tiling.md):
     /// - memory: untiled, the full 8/10-bit frame, libheif's copy and x265's full-size picture buffers coexist; tiled,
     ///   LibRaw's buffer plus one band of tiles. Peak RSS, 24 MP chart: 502–544 MB untiled vs 333–357 MB tiled (8-bit;
     ///   10-bit 786 vs 363 MB); 50 MP: 995 vs 621 MB — tiled stays under the issue's bound of 3× the decoded 16-bit
     ///   frame (432 / 900 MB), untiled does not. 1024-px tiles: 381 MB at 24 MP;
     /// - size: +0.8–1.0 % bytes on photographic content (12 MP remosaiced iPhone photos at ultrafast q65; 24 MP chart at
     ///   veryfast/medium q75), +10 % on the synthetic chart at ultrafast q65, where the whole picture is only 0.11
-    ///   bit/pixel and every tile restarts its entropy coder and prediction (1024 px: +0.6 % / +6 %);
-    /// - speed: equal within noise (x265 already keeps both cores busy on one picture): 24 MP chart ultrafast q65
-    ///   3.36–3.57 s untiled, 3.32–3.52 s tiled; medium q75 11.57 vs 11.56 s.
+    ///   bit/pixel and every tile restarts its entropy coder and prediction (1024 px: +0.6 % / +6 % but 381 MB);
+    /// - speed: equal or up to 3 % faster (x265 already keeps both cores busy on one picture): 24 MP chart ultrafast
+    ///   q65 3.32–3.52 s untiled, 3.25–3.37 s tiled; medium q75 11.57 vs 11.56 s.
     public static let defaultTileSize = 512
 
     /// Decodes `source` in place (LibRaw's buffer, no copies), takes the HDR decision on it and prepares the render
@@ -377,7 +383,9 @@ public enum Converter {
 
     /// Renders every row of `pass` into one full-size buffer and releases the frame.
     private static func renderWhole(_ pass: RenderPass) -> HeifPixels {
-        let w = pass.width, h = pass.height, n = w * h * 3
+        let w = pass.width
+        let h = pass.height
+        let n = w * h * 3
         defer { pass.releaseFrame() }
         if pass.bitDepth == 8 {
             var buf = [UInt8](repeating: 0, count: n)
@@ -395,7 +403,8 @@ public enum Converter {
         let (decision, pass, meta) = try openPass(source, options: options, gainMap: \.gainMap)
         clock.lap("decode")
         let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
-        let width = pass.width, height = pass.height
+        let width = pass.width
+        let height = pass.height
 
         // Primary: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw is freed.
         let settings = HeifEncodeSettings(
@@ -468,13 +477,16 @@ public enum Converter {
         let pool = TileEncodePool(workers: workers, capacity: layout.columns) { px in
             try encodeItem(px, settings: settings, threads: threads, file: file)
         }
-        let w = layout.width, tw = layout.tileWidth, th = layout.tileHeight
+        let w = layout.width
+        let tw = layout.tileWidth
+        let th = layout.tileHeight
         let bytesPerSample = bitDepth == 8 ? 1 : 2
         let band = UnsafeMutableRawPointer.allocate(byteCount: w * th * channels * bytesPerSample, alignment: 16)
         defer { band.deallocate() }
         do {
             for row in 0..<layout.rows {
-                let y0 = row * th, y1 = min(layout.height, y0 + th)
+                let y0 = row * th
+                let y1 = min(layout.height, y0 + th)
                 fill(y0, y1, band)
                 for c in 0..<layout.columns {
                     let px: HeifPixels
@@ -482,7 +494,9 @@ public enum Converter {
                         let s = cutTile(
                             UnsafePointer(band.assumingMemoryBound(to: UInt8.self)), width: w, bandRows: y1 - y0,
                             x0: c * tw, tileWidth: tw, tileHeight: th, channels: channels)
-                        px = channels == 1 ? .mono8(width: tw, height: th, samples: s) : .rgb8(width: tw, height: th, samples: s)
+                        px =
+                            channels == 1
+                            ? .mono8(width: tw, height: th, samples: s) : .rgb8(width: tw, height: th, samples: s)
                     } else {
                         let s = cutTile(
                             UnsafePointer(band.assumingMemoryBound(to: UInt16.self)), width: w, bandRows: y1 - y0,
@@ -526,8 +540,11 @@ public enum Converter {
             }
         }
         // Keep the source's colour signalling: its nclx, else (ICC only) an 'unspecified' nclx so the ICC governs.
-        let nclx = decoded.nclx ?? (decoded.icc != nil ? Nclx(primaries: 2, transfer: 2, matrix: 6, fullRange: true) : .sRGB)
-        if decoded.nclx == nil && decoded.icc == nil { losses.append("source had no colour signalling; written as sRGB") }
+        let nclx =
+            decoded.nclx ?? (decoded.icc != nil ? Nclx(primaries: 2, transfer: 2, matrix: 6, fullRange: true) : .sRGB)
+        if decoded.nclx == nil && decoded.icc == nil {
+            losses.append("source had no colour signalling; written as sRGB")
+        }
         let pixels: HeifPixels
         var depth = 8
         if decoded.bitDepth > 8 {
@@ -535,7 +552,8 @@ public enum Converter {
             let shift = decoded.bitDepth - 10
             pixels = .rgb16(
                 width: decoded.width, height: decoded.height, bitDepth: 10,
-                samples: shift >= 0 ? decoded.samples.map { $0 >> UInt16(shift) } : decoded.samples.map { $0 << UInt16(-shift) })
+                samples: shift >= 0
+                    ? decoded.samples.map { $0 >> UInt16(shift) } : decoded.samples.map { $0 << UInt16(-shift) })
         } else {
             pixels = .rgb8(width: decoded.width, height: decoded.height, samples: decoded.samples.map { UInt8($0) })
         }
@@ -554,7 +572,9 @@ public enum Converter {
                 case .rgb8(_, _, let s):
                     s.withUnsafeBytes { band.copyMemory(from: $0.baseAddress! + y0 * decoded.width * 3, byteCount: n) }
                 case .rgb16(_, _, _, let s):
-                    s.withUnsafeBytes { band.copyMemory(from: $0.baseAddress! + y0 * decoded.width * 6, byteCount: 2 * n) }
+                    s.withUnsafeBytes {
+                        band.copyMemory(from: $0.baseAddress! + y0 * decoded.width * 6, byteCount: 2 * n)
+                    }
                 case .mono8: break
                 }
             }
@@ -604,7 +624,8 @@ public enum Converter {
 
     struct EncodedParts {
         var primary: CodedImage?
-        var gainMap: (image: CodedImage, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double)?
+        var gainMap:
+            (image: CodedImage, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double)?
         var thumbnail: CodedItem?
     }
 
@@ -655,18 +676,22 @@ public enum Converter {
         o.downscale = 1
         o.baseHdrHeadroom = 0
         o.alternateHdrHeadroom = max(0, log2(Double(max(pass.hdrPeak, 1e-6))))
-        let kb = Float(o.baseOffset.doubleValue), ka = Float(o.alternateOffset.doubleValue)
-        let cw = pass.cellWidth, ch = pass.cellHeight
+        let kb = Float(o.baseOffset.doubleValue)
+        let ka = Float(o.alternateOffset.doubleValue)
+        let cw = pass.cellWidth
+        let ch = pass.cellHeight
         let computed: ComputedGainMap
         do {
             let base = LinearImage(width: cw, height: ch, channels: 1, repeating: 1 - kb)
-            let alt = try LinearImage(width: cw, height: ch, channels: 1, pixels: pass.cellMeans().map { exp2($0) - ka })
+            let alt = try LinearImage(
+                width: cw, height: ch, channels: 1, pixels: pass.cellMeans().map { exp2($0) - ka })
             computed = try GainMapMath.compute(base: base, alternate: alt, options: o)
         } catch {
             throw ConvertError(file: file, reason: "gain map: \(error)")
         }
         var (gw, gh, q) = (computed.width, computed.height, computed.quantized)
-        let gmSettings = HeifEncodeSettings(quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap)
+        let gmSettings = HeifEncodeSettings(
+            quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap)
         let image: CodedImage
         let bytes: Int
         if let layout = try TileLayout.make(width: gw, height: gh, tileSize: options.tileSize, file: file) {
@@ -683,7 +708,8 @@ public enum Converter {
             // An even-sized map codes without padding or `clap` (the gain-map item carries no transforms): replicate
             // the last column/row when the half-size map is odd; the map is stretched by < 1 map pixel over the image.
             if gw % 2 == 1 || gh % 2 == 1 {
-                let ew = gw + gw % 2, eh = gh + gh % 2
+                let ew = gw + gw % 2
+                let eh = gh + gh % 2
                 var padded = [UInt8](repeating: 0, count: ew * eh)
                 for y in 0..<eh {
                     let sy = min(y, gh - 1)
@@ -716,7 +742,6 @@ public enum Converter {
             bitsPerChannel: [10, 10, 10], contentLightLevel: clli.0 > 0 ? (clli.0, clli.1) : nil)
         return ((image, computed.metadata, alternate, appleH), summary)
     }
-
 
     // MARK: - Metadata
 
@@ -765,11 +790,13 @@ public enum Converter {
     /// Adds a coded image: one `hvc1` item, or a `grid` over hidden tiles whose `colr` and `pixi` it repeats (as
     /// Apple's grids do; libheif 1.15 takes a grid's colour from the grid item, platform-notes §2).
     private static func addImage(
-        _ image: CodedImage, to b: inout HEIFBuilder, hidden: Bool, name: String, extra: [(Property, essential: Bool)] = []
+        _ image: CodedImage, to b: inout HEIFBuilder, hidden: Bool, name: String,
+        extra: [(Property, essential: Bool)] = []
     ) -> UInt32 {
         switch image {
         case .single(let item):
-            return b.addCodedImage(type: "hvc1", properties: item.properties + extra, data: item.data, hidden: hidden, name: name)
+            return b.addCodedImage(
+                type: "hvc1", properties: item.properties + extra, data: item.data, hidden: hidden, name: name)
         case .grid(let layout, let tiles):
             let gridProps = (tiles.first?.properties ?? []).filter { $0.0.type == "colr" || $0.0.type == "pixi" }
             return b.addGrid(
@@ -816,7 +843,9 @@ public enum Converter {
             }
             if case .grid(let layout, let tiles) = gm.image {
                 let g = written.gainMapItemID
-                let ids = tiles.map { b.addCodedImage(type: "hvc1", properties: $0.properties, data: $0.data, hidden: true) }
+                let ids = tiles.map {
+                    b.addCodedImage(type: "hvc1", properties: $0.properties, data: $0.data, hidden: true)
+                }
                 b.updateItem(g) { $0.type = "grid" }
                 b.removeProperties("hvcC", of: g)
                 b.replacePayload(
@@ -829,7 +858,8 @@ public enum Converter {
             }
         }
         if let t = parts.thumbnail {
-            let th = b.addCodedImage(type: "hvc1", properties: t.properties, data: t.data, hidden: false, name: "Thumbnail")
+            let th = b.addCodedImage(
+                type: "hvc1", properties: t.properties, data: t.data, hidden: false, name: "Thumbnail")
             b.addReference(type: "thmb", from: th, to: [p])
         }
         if let exif { _ = b.addExif(tiff: exif, describing: [p]) }
@@ -837,7 +867,6 @@ public enum Converter {
         return b.build()
     }
 }
-
 
 // MARK: - Timing
 
@@ -892,7 +921,9 @@ struct Renderer {
     /// One pixel: linear output RGB (HDR rendition, ≥ 0), its luminance and the SDR scale (SDR = rgb · scale).
     @inline(__always)
     func pixel(_ px: UnsafeBufferPointer<UInt16>, _ i: Int) -> (rgb: (Float, Float, Float), y: Float, scale: Float) {
-        let r0 = Float(px[3 * i]) * scale, g0 = Float(px[3 * i + 1]) * scale, b0 = Float(px[3 * i + 2]) * scale
+        let r0 = Float(px[3 * i]) * scale
+        let g0 = Float(px[3 * i + 1]) * scale
+        let b0 = Float(px[3 * i + 2]) * scale
         let r = max(0, m.0 * r0 + m.1 * g0 + m.2 * b0)
         let g = max(0, m.3 * r0 + m.4 * g0 + m.5 * b0)
         let b = max(0, m.6 * r0 + m.7 * g0 + m.8 * b0)
@@ -936,7 +967,8 @@ struct Renderer {
         var d = HDRDecision(
             gainMap: false, reason: "", measuredHeadroomStops: headroom, fractionAboveOneStop: frac,
             clipHeadroomStops: clipStops)
-        let measured = String(format: "headroom %.2f stops, %.3f%% of pixels > 1 stop over SDR white", headroom, frac * 100)
+        let measured = String(
+            format: "headroom %.2f stops, %.3f%% of pixels > 1 stop over SDR white", headroom, frac * 100)
         switch (hdr, kind) {
         case (.off, _):
             d.reason = "HDR off by option: flat SDR (\(measured))"

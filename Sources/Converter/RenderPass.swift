@@ -63,7 +63,8 @@ final class RenderPass: @unchecked Sendable {
         offsetBase = Float(o.baseOffset.doubleValue)
         offsetAlternate = Float(o.alternateOffset.doubleValue)
         let f = max(1, Int((Double(max(width, height)) / 320).rounded(.up)))
-        let tw = width / f, th = height / f
+        let tw = width / f
+        let th = height / f
         let thumb = f > 1 && tw >= 8 && th >= 8
         thumbFactor = f
         thumbWidth = thumb ? tw : 0
@@ -79,15 +80,21 @@ final class RenderPass: @unchecked Sendable {
     /// Renders rows `y0 ..< y1` (the next band; `y0` even) into `out`: interleaved RGB, `width × 3` samples a row,
     /// `UInt8` for 8-bit, `UInt16` (10-bit codes) for 10-bit.
     func render(rows y0: Int, _ y1: Int, into out: UnsafeMutableRawPointer) {
-        precondition(y0 == nextRow && y1 > y0 && y1 <= height && y0 % 2 == 0, "bands must be consecutive and start even")
+        precondition(
+            y0 == nextRow && y1 > y0 && y1 <= height && y0 % 2 == 0, "bands must be consecutive and start even")
         guard let frame else { preconditionFailure("frame already released") }
         nextRow = y1
-        let w = width, cw = cellWidth, depth = bitDepth
+        let w = width
+        let cw = cellWidth
+        let depth = bitDepth
         let chunk = 16  // even, so a gain-map cell row never spans two chunks
         let chunks = (y1 - y0 + chunk - 1) / chunk
         var peaks = [Float](repeating: 0, count: chunks)
         var sums = [Double](repeating: 0, count: chunks)
-        let r = renderer, gm = gainMap, kb = offsetBase, ka = offsetAlternate
+        let r = renderer
+        let gm = gainMap
+        let kb = offsetBase
+        let ka = offsetAlternate
         let cellPtr = UnsafeMutableSendable(cells)
         lut.withUnsafeBufferPointer { lutP in
             peaks.withUnsafeMutableBufferPointer { pk in
@@ -101,7 +108,8 @@ final class RenderPass: @unchecked Sendable {
                         var row = [UInt16](repeating: 0, count: 3 * w)
                         var peak: Float = 0
                         var sum = 0.0
-                        let ys = y0 + k * chunk, ye = min(y1, ys + chunk)
+                        let ys = y0 + k * chunk
+                        let ye = min(y1, ys + chunk)
                         row.withUnsafeMutableBufferPointer { rb in
                             for y in ys..<ye {
                                 frame.copyRow(y, into: rb)
@@ -127,7 +135,8 @@ final class RenderPass: @unchecked Sendable {
                                         o16[3 * x + 2] = bi
                                     }
                                     if gm {
-                                        let sdrY = p.y * s, hdrY = p.y
+                                        let sdrY = p.y * s
+                                        let hdrY = p.y
                                         cellRow[x / 2] += log2(max((hdrY + ka) / max(sdrY + kb, 1e-9), 1e-9))
                                         peak = max(peak, hdrY)
                                         rowSum += hdrY
@@ -151,7 +160,9 @@ final class RenderPass: @unchecked Sendable {
 
     private func accumulateThumbnail(rows y0: Int, _ y1: Int, _ out: UnsafeMutableRawPointer) {
         guard thumbWidth > 0 else { return }
-        let f = thumbFactor, tw = thumbWidth, w = width
+        let f = thumbFactor
+        let tw = thumbWidth
+        let w = width
         thumbSums.withUnsafeMutableBufferPointer { acc in
             for y in y0..<y1 where y / f < thumbHeight {
                 let base = (y / f) * tw * 3
@@ -184,7 +195,8 @@ final class RenderPass: @unchecked Sendable {
 
     /// The mean log2 ratio per gain-map cell (edge cells average fewer pixels), row by row.
     func cellMeans() -> [Float] {
-        let cw = cellWidth, ch = cellHeight
+        let cw = cellWidth
+        let ch = cellHeight
         var out = [Float](repeating: 0, count: cw * ch)
         for gy in 0..<ch {
             let rows = min(2, height - 2 * gy)

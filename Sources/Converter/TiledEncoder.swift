@@ -26,12 +26,16 @@ struct TileLayout: Equatable {
     static func make(width: Int, height: Int, tileSize: Int, file: String) throws -> TileLayout? {
         guard tileSize > 0, width > tileSize || height > tileSize else { return nil }
         func align(_ v: Int) -> Int { max(64, (v + 63) / 64 * 64) }
-        let tw = min(tileSize, align(width)), th = min(tileSize, align(height))
-        let cols = (width + tw - 1) / tw, rows = (height + th - 1) / th
+        let tw = min(tileSize, align(width))
+        let th = min(tileSize, align(height))
+        let cols = (width + tw - 1) / tw
+        let rows = (height + th - 1) / th
         guard cols <= 256, rows <= 256 else {
             throw ConvertError(
                 file: file,
-                reason: "\(width)×\(height) needs a \(cols)×\(rows) grid of \(tileSize) px tiles; at most 256×256 (use a larger tile size)")
+                reason:
+                    "\(width)×\(height) needs a \(cols)×\(rows) grid of \(tileSize) px tiles; at most 256×256 (use a larger tile size)"
+            )
         }
         return TileLayout(width: width, height: height, tileWidth: tw, tileHeight: th, columns: cols, rows: rows)
     }

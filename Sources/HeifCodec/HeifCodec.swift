@@ -209,7 +209,8 @@ public enum HeifEncoder {
     /// - Returns: the HEIF file bytes.
     /// - Throws: `HeifError` with libheif's message.
     public static func encode(_ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int?) throws -> [UInt8] {
-        let w = pixels.width, h = pixels.height
+        let w = pixels.width
+        let h = pixels.height
         guard w > 0, h > 0, w <= 65535, h <= 65535 else {
             throw HeifError(operation: "encode", message: "invalid size \(w)×\(h)")
         }
@@ -232,7 +233,9 @@ public enum HeifEncoder {
         try check(heif_encoder_set_parameter_string(enc.ptr, "preset", settings.preset), "set preset")
         try check(heif_encoder_set_parameter_string(enc.ptr, "tune", settings.tune), "set tune")
         if let t = threads {
-            guard t >= 1 && t <= 256 else { throw HeifError(operation: "set threads", message: "threads must be 1…256, got \(t)") }
+            guard t >= 1 && t <= 256 else {
+                throw HeifError(operation: "set threads", message: "threads must be 1…256, got \(t)")
+            }
             // Passed through to x265_param_parse (libheif forwards "x265:<name>"; unknown names are ignored there).
             try check(heif_encoder_set_parameter_string(enc.ptr, "x265:pools", "\(t)"), "set x265 pools")
             try check(heif_encoder_set_parameter_string(enc.ptr, "x265:frame-threads", "1"), "set x265 frame-threads")
@@ -363,7 +366,8 @@ public enum HeifDecoder {
     public static func decodePrimary(_ bytes: [UInt8], format: HeifDecodeFormat = .rgb8) throws -> HeifDecodedImage {
         let ctx = try Context()
         try bytes.withUnsafeBytes { b in
-            try check(heif_context_read_from_memory(ctx.ptr, b.baseAddress, b.count, nil), "heif_context_read_from_memory")
+            try check(
+                heif_context_read_from_memory(ctx.ptr, b.baseAddress, b.count, nil), "heif_context_read_from_memory")
         }
         var hPtr: OpaquePointer?
         try check(heif_context_get_primary_image_handle(ctx.ptr, &hPtr), "get primary image")
@@ -429,7 +433,8 @@ public enum HeifDecoder {
                 if wide {
                     let r = UnsafeRawPointer(row)
                     for i in 0..<(w * ch) {
-                        o[y * w * ch + i] = UInt16(littleEndian: r.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
+                        o[y * w * ch + i] = UInt16(
+                            littleEndian: r.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
                     }
                 } else {
                     for i in 0..<(w * ch) { o[y * w * ch + i] = UInt16(row[i]) }

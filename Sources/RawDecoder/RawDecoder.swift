@@ -220,9 +220,12 @@ public final class RawDecoder {
         if rc != 0 { throw libraw("libraw_dcraw_process", rc) }
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
         rc = 0
-        guard let img = libraw_dcraw_make_mem_image(handle, &rc) else { throw libraw("libraw_dcraw_make_mem_image", rc) }
+        guard let img = libraw_dcraw_make_mem_image(handle, &rc) else {
+            throw libraw("libraw_dcraw_make_mem_image", rc)
+        }
         defer { libraw_dcraw_clear_mem(img) }
-        let w = Int(img.pointee.width), h = Int(img.pointee.height)
+        let w = Int(img.pointee.width)
+        let h = Int(img.pointee.height)
         guard img.pointee.type == LIBRAW_IMAGE_BITMAP, img.pointee.colors == 3, img.pointee.bits == 16,
             Int(img.pointee.data_size) == w * h * 6
         else {
@@ -271,7 +274,8 @@ public final class RawDecoder {
         // After dcraw_process the image is sizes.width × sizes.height (pre_interpolate sets height = iheight for
         // half size; fuji_rotate and stretch set width/height to the new buffer); copy_mem_image reads it with
         // iwidth = width and iheight = height, as here.
-        let iw = Int(d.sizes.width), ih = Int(d.sizes.height)
+        let iw = Int(d.sizes.width)
+        let ih = Int(d.sizes.height)
         guard let image = d.image, iw > 0, ih > 0, iw * ih <= Self.maxPixels, d.idata.colors == 3 else {
             throw RawDecodeError(
                 file: fileName,
@@ -376,7 +380,8 @@ public final class RawDecoder {
     /// and rejects frames LibRaw "decoded" from absent data: constant, mostly zero, or mostly above white.
     private func checkRawSamples(whiteLevel: Int) throws {
         let d = handle.pointee
-        let rw = Int(d.sizes.raw_width), rh = Int(d.sizes.raw_height)
+        let rw = Int(d.sizes.raw_width)
+        let rh = Int(d.sizes.raw_height)
         let pitchSamples: Int
         let channels: Int
         let base: UnsafePointer<UInt16>
@@ -397,8 +402,11 @@ public final class RawDecoder {
         }
         // An evenly spread grid of up to 256×256 positions over the whole buffer.
         let steps = 256
-        var n = 0, zeros = 0, over = 0
-        var lo = Int.max, hi = Int.min
+        var n = 0
+        var zeros = 0
+        var over = 0
+        var lo = Int.max
+        var hi = Int.min
         let usedChannels = channels == 4 ? 3 : channels
         for sy in 0..<steps {
             let y = min(rh - 1, sy * rh / steps + rh / (2 * steps))

@@ -1,7 +1,7 @@
 import Foundation
 import RawDecoder
-import Testing
 import TestSupport
+import Testing
 
 /// `RawDecoder.renderInPlace` reads LibRaw's processed buffer directly; it must give exactly what
 /// `dcraw_make_mem_image` gives (`render`), for every orientation (flip arithmetic), half size, and both a Bayer and

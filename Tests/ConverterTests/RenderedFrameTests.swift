@@ -1,8 +1,8 @@
 import Converter
 import Foundation
 import HeifCodec
-import Testing
 import TestSupport
+import Testing
 
 /// `Converter.renderedFrame` returns the upright frame the converter encodes, not a constant image.
 @Test(arguments: [8, 10])

@@ -8,7 +8,9 @@ import Testing
 private struct Boom: Error {}
 
 private func fakeItem(_ px: HeifPixels) -> Converter.CodedItem {
-    guard case .mono8(let w, let h, let s) = px else { return Converter.CodedItem(properties: [], data: [], width: 0, height: 0) }
+    guard case .mono8(let w, let h, let s) = px else {
+        return Converter.CodedItem(properties: [], data: [], width: 0, height: 0)
+    }
     return Converter.CodedItem(properties: [], data: [s[0]], width: w, height: h)
 }
 

@@ -5,8 +5,8 @@ import GainMap
 import HEIF
 import HeifCodec
 import ReportModel
-import Testing
 import TestSupport
+import Testing
 
 // Tiled (grid) encoding: the same generated RAW coded untiled and as 512² tiles must decode to the same pixels
 // within the codec's error, in libheif 1.15 and through our reader, and the grid must be laid out as
@@ -17,7 +17,8 @@ import TestSupport
 func tiledScene(width w: Int, height h: Int, highlights: Bool) -> (Int, Int) -> (Double, Double, Double) {
     { x, y in
         if highlights {
-            let dx = Double(x) - Double(w) * 0.7, dy = Double(y) - Double(h) * 0.4
+            let dx = Double(x) - Double(w) * 0.7
+            let dy = Double(y) - Double(h) * 0.4
             let r = Double(min(w, h)) / 6
             if dx * dx + dy * dy < r * r { return (1.0, 1.0, 1.0) }
         }
@@ -47,7 +48,8 @@ struct TiledPair: Sendable {
         var o = TestDNG.Options()
         o.width = width
         o.height = height
-        try Data(TestDNG.make(o, scene: tiledScene(width: width, height: height, highlights: highlights))).write(to: dng)
+        try Data(TestDNG.make(o, scene: tiledScene(width: width, height: height, highlights: highlights))).write(
+            to: dng)
         var c = ConvertOptions()
         c.quality = quality
         c.bitDepth = depth
@@ -70,7 +72,8 @@ enum SharedPair {
 
 /// Mean and maximum absolute difference of two sample arrays.
 func difference(_ a: [UInt16], _ b: [UInt16]) -> (mean: Double, max: Int) {
-    var sum = 0, mx = 0
+    var sum = 0
+    var mx = 0
     for i in 0..<min(a.count, b.count) {
         let d = abs(Int(a[i]) - Int(b[i]))
         sum += d
@@ -105,7 +108,8 @@ let tiledVsUntiledMaxBound = 12
         return
     }
     let f = frame.map(UInt16.init)
-    let dt = difference(t.samples, f), du = difference(u.samples, f)
+    let dt = difference(t.samples, f)
+    let du = difference(u.samples, f)
     #expect(dt.mean < 2.5 && du.mean < 2.5, "tiled \(dt), untiled \(du) against the rendered frame")
 }
 
@@ -115,7 +119,8 @@ func assembleThroughOurReader(_ file: HEIFFile, grid id: UInt32, format: HeifDec
 ) {
     let g = try #require(file.grid(of: id))
     #expect(g.tiles.count == g.rows * g.columns)
-    let w = Int(g.outputWidth), h = Int(g.outputHeight)
+    let w = Int(g.outputWidth)
+    let h = Int(g.outputHeight)
     var out: [UInt16] = []
     var channels = 0
     for (k, tile) in g.tiles.enumerated() {
@@ -127,7 +132,8 @@ func assembleThroughOurReader(_ file: HEIFFile, grid id: UInt32, format: HeifDec
         }
         let ispe = try #require(file.imageSize(of: tile))
         #expect(img.width == Int(ispe.width) && img.height == Int(ispe.height))
-        let x0 = (k % g.columns) * img.width, y0 = (k / g.columns) * img.height
+        let x0 = (k % g.columns) * img.width
+        let y0 = (k / g.columns) * img.height
         for y in 0..<img.height where y0 + y < h {
             for x in 0..<img.width where x0 + x < w {
                 for c in 0..<channels {
@@ -170,7 +176,8 @@ func assembleThroughOurReader(_ file: HEIFFile, grid id: UInt32, format: HeifDec
     #expect(file.property("pixi", of: p) == .pixi(bitsPerChannel: [8, 8, 8]))
     // Metadata and thumbnail point at the grid.
     let uf = HEIFFile(bytes: pair.untiled.bytes)
-    #expect(file.metadataItems(describing: p).count == uf.metadataItems(describing: try #require(uf.primaryItemID)).count)
+    #expect(
+        file.metadataItems(describing: p).count == uf.metadataItems(describing: try #require(uf.primaryItemID)).count)
     #expect(file.metadataItems(describing: p).contains { file.item($0)?.type == "Exif" })
     #expect(file.thumbnails(of: p).count == 1)
 
@@ -213,7 +220,8 @@ func assembleThroughOurReader(_ file: HEIFFile, grid id: UInt32, format: HeifDec
         #expect(file.imageSize(of: t).map { [$0.width, $0.height] } == [512, 384])
     }
     // Same metadata as the untiled run (the same render pass statistics), and the maps agree within the codec error.
-    let ts = try #require(pair.tiled.result.gainMap), us = try #require(pair.untiled.result.gainMap)
+    let ts = try #require(pair.tiled.result.gainMap)
+    let us = try #require(pair.untiled.result.gainMap)
     #expect(ts.gainMin == us.gainMin && ts.gainMax == us.gainMax && ts.alternateHeadroom == us.alternateHeadroom)
     let ours = try assembleThroughOurReader(file, grid: gm)
     let uf = HEIFFile(bytes: pair.untiled.bytes)
@@ -243,7 +251,9 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
     let serious = r.findings.filter { $0.severity >= .warning }
     #expect(serious.isEmpty, "\(serious.map { "\($0.code): \($0.message)" })")
     let primary = try #require(r.decode.first { $0.target == "primary" })
-    #expect(primary.status == "ok" && primary.width == pair.tiled.result.width && primary.height == pair.tiled.result.height)
+    #expect(
+        primary.status == "ok" && primary.width == pair.tiled.result.width && primary.height == pair.tiled.result.height
+    )
     #expect(r.decode.contains { $0.target == "gainmap" && $0.status == "ok" })
     #expect(!r.gainMaps.isEmpty)
     let incomplete = r.gainMaps.filter { !$0.isComplete }

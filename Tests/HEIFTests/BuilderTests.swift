@@ -193,8 +193,10 @@ func orientationRoundTripsThroughIrotImir(_ exif: Int) {
     var b = HEIFBuilder()
     let cfg = Samples.hvcC()
     let tiles = (0..<6).map { i in
-        (properties: [(cfg, essential: true), (Property.ispe(width: 512, height: 512), essential: false)],
-            data: [0, 0, 0, 2, 0x26, UInt8(i)])
+        (
+            properties: [(cfg, essential: true), (Property.ispe(width: 512, height: 512), essential: false)],
+            data: [0, 0, 0, 2, 0x26, UInt8(i)]
+        )
     }
     let (grid, ids) = b.addGrid(
         columns: 3, rows: 2, outputWidth: 1100, outputHeight: 700, tiles: tiles,
@@ -221,8 +223,10 @@ func orientationRoundTripsThroughIrotImir(_ exif: Int) {
     var b = HEIFBuilder()
     let cfg = Samples.hvcC()
     let tiles = (0..<2).map { _ in
-        (properties: [(cfg, essential: true), (Property.ispe(width: 40000, height: 64), essential: false)],
-            data: [UInt8](repeating: 1, count: 4))
+        (
+            properties: [(cfg, essential: true), (Property.ispe(width: 40000, height: 64), essential: false)],
+            data: [UInt8](repeating: 1, count: 4)
+        )
     }
     let (grid, _) = b.addGrid(columns: 2, rows: 1, outputWidth: 70000, outputHeight: 60, tiles: tiles, properties: [])
     let f = HEIFFile(bytes: b.build())
