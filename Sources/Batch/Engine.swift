@@ -92,12 +92,14 @@ public final class BatchEngine: Sendable {
         (outputRoot as NSString).appendingPathComponent(".readback/state.db")
     }
 
-    /// Jobs from cores and available memory: a 50 MP RAW needs about 1.5 GB in flight.
+    /// Jobs from cores and available memory. Measured with the streaming tiled converter (docs/tiling.md): a 24 MP
+    /// RAW peaks at 0.37 GB and a 50 MP RAW at 0.63 GB per job, read-back audit included; 1 GB per job leaves room
+    /// for 10-bit output and sensors up to about 80 MP.
     public static func defaultJobs(
         cores: Int = ProcessInfo.processInfo.activeProcessorCount,
         availableMemory: Int64? = BatchEngine.availableMemory()
     ) -> Int {
-        let perJob: Int64 = 1_500_000_000
+        let perJob: Int64 = 1_000_000_000
         let byMemory = availableMemory.map { Int(max(1, $0 / perJob)) } ?? cores
         return max(1, min(cores, byMemory))
     }

@@ -62,7 +62,7 @@ struct ConvertCommand: Subcommand {
             "Code the primary as a grid of N×N tiles encoded in parallel; 0 = one untiled image; N a multiple of 64 up to 4096 (default: \(defaults.tileSize))."
         ),
         .value("hdr", "auto|off", "auto: carry the HDR gain map when the source has one (default); off: SDR only."),
-        .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1.5 GB each)."),
+        .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1 GB each)."),
         .value("db", "PATH", "State database (default: DIR/.readback/state.db); a lock file sits beside it."),
         .flag("dry-run", "Show what would be converted, skipped and removed, with a size estimate; touch nothing."),
         .flag("quiet", "Print only errors and the final summary."),
