@@ -356,8 +356,10 @@ public final class BatchEngine: Sendable {
             guard let now = try FileOps.info(f.path), now.isRegular else {
                 throw BatchError.refused(path: f.path, reason: "source vanished or is no longer a regular file")
             }
-            let hash = try await offload { try SHA256.hex(ofFileAt: f.path) }
-            try await ledger.markConverting(id: item.id, size: now.size, mtimeNs: now.mtimeNs, hash: hash)
+            try await ledger.markConverting(id: item.id, size: now.size, mtimeNs: now.mtimeNs)
+            // The source's fingerprint is taken while the converter runs (LibRaw's single-threaded decode leaves a
+            // core idle); it is first needed when the written output is recorded.
+            async let fingerprint = offload { try SHA256.hex(ofFileAt: f.path) }
             try FileOps.makeDirectories((f.outputPath as NSString).deletingLastPathComponent)
             let t = FileOps.tempPath(for: f.outputPath)
             temp = t
@@ -372,9 +374,10 @@ public final class BatchEngine: Sendable {
             guard let written = try FileOps.info(t), written.isRegular, written.size > 0 else {
                 throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
             }
+            let hash = try await fingerprint
             try FileOps.publish(temp: t, final: f.outputPath)
             temp = nil
-            try await ledger.markWritten(id: item.id)
+            try await ledger.markWritten(id: item.id, hash: hash)
 
             // Read back and audit the file as it now is under its final name.
             let verifier = self.verifier

@@ -223,18 +223,24 @@ actor Ledger {
         }
     }
 
-    func markConverting(id: Int64, size: Int64, mtimeNs: Int64, hash: String) throws {
+    /// Starts an attempt: the source's size and mtime now; its hash is cleared until `markWritten` records it.
+    func markConverting(id: Int64, size: Int64, mtimeNs: Int64) throws {
         try w { () throws(SQLiteError) in
             try db.run(
                 """
-                UPDATE items SET state = 'converting', size = ?, mtime_ns = ?, hash = ?, attempts = attempts + 1,
+                UPDATE items SET state = 'converting', size = ?, mtime_ns = ?, hash = NULL, attempts = attempts + 1,
                     batch_id = ?, updated_at = ? WHERE id = ?
-                """, [size, mtimeNs, hash, batchID, Self.now, id])
+                """, [size, mtimeNs, batchID, Self.now, id])
         }
     }
 
-    func markWritten(id: Int64) throws {
-        try set(id: id, state: .written, error: nil)
+    /// The output is published under its final name; `hash` is the source's SHA-256 taken during the conversion.
+    func markWritten(id: Int64, hash: String) throws {
+        try w { () throws(SQLiteError) in
+            try db.run(
+                "UPDATE items SET state = 'written', hash = ?, error = NULL, updated_at = ? WHERE id = ?",
+                [hash, Self.now, id])
+        }
     }
 
     private func set(id: Int64, state: ItemState, error: String?) throws {

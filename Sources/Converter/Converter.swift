@@ -61,9 +61,10 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public var thumbnail: Bool = true
     /// Quality of the gain-map stream.
     public var gainMapQuality: Int = 90
-    /// x265 preset of the gain-map stream: the map is smooth, so a fast preset costs little fidelity and keeps the
-    /// HDR overhead small next to the primary's encode.
-    public var gainMapSpeed: String = "veryfast"
+    /// x265 preset of the gain-map stream: the map is smooth, so the fastest preset costs no measurable fidelity
+    /// (gain map at full weight against the HDR rendition, ConverterTests: mean 0.0171 stops with ultrafast and with
+    /// veryfast, p99 0.248 both) and encodes the 24 MP chart's 3000×2000 map in ≈ 0.11 s instead of ≈ 0.34 s.
+    public var gainMapSpeed: String = "ultrafast"
     /// Exif Software value.
     public var software: String = "Readback \(readbackVersion)"
     /// XMP sidecar; nil = `<source>.xmp` or `<source minus extension>.xmp` when one exists.
