@@ -10,7 +10,7 @@ installed or cannot do the job, gives a "not available" row with the reason inst
     scripts/bench.py [READBACK_BIN]        (scripts/bench.sh compiles the floor helper and calls this)
 
 Knobs (environment; docs/bench.md has the full list): BENCH_QUICK=1 (tiny inputs, 3 rounds: a smoke test, not a
-measurement), BENCH_PAIRS, BENCH_SIZES (megapixels, default "24"; "24,50" adds the 50 MP RAW), BENCH_SCALE (default
+measurement), BENCH_PAIRS, BENCH_SIZES (megapixels, default "24,50": the RAW sizes issue 11 names), BENCH_SCALE (default
 "100,1000,10000"), BENCH_META_COPIES, BENCH_INFO_FILES, BENCH_DECODE_FILES, BENCH_REF_ROUNDS, BENCH_CORPUS,
 BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_UPDATE_README=1, BENCH_FLOOR,
 BENCH_ONLY=audit|convert.
@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV = os.environ
 QUICK = ENV.get("BENCH_QUICK") == "1"
 PAIRS = int(ENV.get("BENCH_PAIRS", "3" if QUICK else "5"))
-SIZES = [float(s) for s in ENV.get("BENCH_SIZES", "2" if QUICK else "24").split(",") if s.strip()]
+SIZES = [float(s) for s in ENV.get("BENCH_SIZES", "2" if QUICK else "24,50").split(",") if s.strip()]
 SCALE = [int(s) for s in ENV.get("BENCH_SCALE", "100,300" if QUICK else "100,1000,10000").split(",") if s.strip()]
 META_COPIES = int(ENV.get("BENCH_META_COPIES", "2" if QUICK else "10"))
 INFO_FILES = int(ENV.get("BENCH_INFO_FILES", "6" if QUICK else "20"))
