@@ -198,17 +198,15 @@ public final class RawDecoder {
         return metadata(path: path)
     }
 
-    /// Demosaics and renders the opened file into linear 16-bit RGB (`gamma 1/1`, `no_auto_bright`,
-    /// camera white balance, `output_bps 16`, `adjust_maximum_thr 0` so the scale never depends on content).
-    /// 65535 corresponds to the sensor's white level.
-    /// - Parameter options: working space, half size, orientation.
-    /// - Returns: the image, upright when `options.applyOrientation`.
-    /// - Throws: `RawDecodeError`.
-    public func render(_ options: RawDecodeOptions = RawDecodeOptions()) throws -> LinearImage16 {
+    /// Sets the linear-output parameters both renders share and runs `libraw_dcraw_process`: gamma 1/1,
+    /// `no_auto_bright`, `bright` 1, 16 bits, camera white balance, highlights clipped, `adjust_maximum_thr` 0.
+    /// - Throws: `RawDecodeError` for a LibRaw error or a data error the datastream reported.
+    private func demosaic(_ options: RawDecodeOptions) throws {
         precondition(unpacked, "call open(_:) first")
         handle.pointee.params.gamm.0 = 1
         handle.pointee.params.gamm.1 = 1
         handle.pointee.params.no_auto_bright = 1
+        handle.pointee.params.bright = 1
         handle.pointee.params.output_bps = 16
         handle.pointee.params.use_camera_wb = 1
         handle.pointee.params.highlight = 0
@@ -216,10 +214,20 @@ public final class RawDecoder {
         handle.pointee.params.output_color = options.workingSpace.rawValue
         handle.pointee.params.user_flip = options.applyOrientation ? -1 : 0
         handle.pointee.params.half_size = options.halfSize ? 1 : 0
-        var rc = libraw_dcraw_process(handle)
+        let rc = libraw_dcraw_process(handle)
         if rc != 0 { throw libraw("libraw_dcraw_process", rc) }
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
-        rc = 0
+    }
+
+    /// Demosaics and renders the opened file into linear 16-bit RGB (`gamma 1/1`, `no_auto_bright`,
+    /// camera white balance, `output_bps 16`, `adjust_maximum_thr 0` so the scale never depends on content).
+    /// 65535 corresponds to the sensor's white level.
+    /// - Parameter options: working space, half size, orientation.
+    /// - Returns: the image, upright when `options.applyOrientation`.
+    /// - Throws: `RawDecodeError`.
+    public func render(_ options: RawDecodeOptions = RawDecodeOptions()) throws -> LinearImage16 {
+        try demosaic(options)
+        var rc: Int32 = 0
         guard let img = libraw_dcraw_make_mem_image(handle, &rc) else {
             throw libraw("libraw_dcraw_make_mem_image", rc)
         }
@@ -255,21 +263,7 @@ public final class RawDecoder {
     /// - Returns: the upright frame, readable from any thread.
     /// - Throws: `RawDecodeError`.
     public func renderInPlace(_ options: RawDecodeOptions = RawDecodeOptions()) throws -> RawFrame {
-        precondition(unpacked, "call open(_:) first")
-        handle.pointee.params.gamm.0 = 1
-        handle.pointee.params.gamm.1 = 1
-        handle.pointee.params.no_auto_bright = 1
-        handle.pointee.params.bright = 1
-        handle.pointee.params.output_bps = 16
-        handle.pointee.params.use_camera_wb = 1
-        handle.pointee.params.highlight = 0
-        handle.pointee.params.adjust_maximum_thr = 0
-        handle.pointee.params.output_color = options.workingSpace.rawValue
-        handle.pointee.params.user_flip = options.applyOrientation ? -1 : 0
-        handle.pointee.params.half_size = options.halfSize ? 1 : 0
-        let rc = libraw_dcraw_process(handle)
-        if rc != 0 { throw libraw("libraw_dcraw_process", rc) }
-        if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
+        try demosaic(options)
         let d = handle.pointee
         // After dcraw_process the image is sizes.width × sizes.height (pre_interpolate sets height = iheight for
         // half size; fuji_rotate and stretch set width/height to the new buffer); copy_mem_image reads it with
