@@ -79,14 +79,16 @@ let package = Package(
         // Fuzzing entry point: `swift build --product FuzzHEIF --sanitize=fuzzer` (see Makefile `fuzz`).
         .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF", "GainMap"]),
         // Quality ladder: encodes rendered RAWs at every preset × quality and measures them (docs/quality-ladder.md).
-        .executableTarget(name: "QualityLadder", dependencies: ["Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
+        .executableTarget(
+            name: "QualityLadder", dependencies: ["Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
 
         // Tests: one target per module, goldens and fixtures beside each.
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "HEIFTests", dependencies: ["HEIF", "TestSupport", "CorpusKit"]),
         .testTarget(
-            name: "MetadataTests", dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "HEIF", "TestSupport", "CorpusKit"]
+            name: "MetadataTests",
+            dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "HEIF", "TestSupport", "CorpusKit"]
         ),
         .testTarget(name: "GainMapTests", dependencies: ["GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]),
         .testTarget(name: "CorpusTests", dependencies: ["CorpusKit", "Digest", "RawDecoder", "TestSupport"]),

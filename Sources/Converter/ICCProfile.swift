@@ -80,7 +80,8 @@ enum ICCProfile {
         let size = dataStart + data.count
         var h: [UInt8] = be32(UInt32(size)) + [0, 0, 0, 0] + [4, 0x30, 0, 0] + sig("mntr") + sig("RGB ") + sig("XYZ ")
         h += [0x07, 0xEA, 0, 11, 0, 30, 0, 0, 0, 0, 0, 0]  // 2026-11-30 00:00:00
-        h += sig("acsp") + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        h +=
+            sig("acsp") + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
         h += be32(0) + s15(0.9642) + s15(1.0) + s15(0.8249) + [0, 0, 0, 0]
         h += [UInt8](repeating: 0, count: 16) + [UInt8](repeating: 0, count: 28)
         precondition(h.count == 128)

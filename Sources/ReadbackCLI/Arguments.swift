@@ -5,8 +5,11 @@
 
 /// One declared option of a command.
 public struct OptionSpec: Sendable {
-    public enum Kind: Sendable { case flag, value(placeholder: String) }
-    public let name: String          // without the leading "--"
+    public enum Kind: Sendable {
+        case flag
+        case value(placeholder: String)
+    }
+    public let name: String  // without the leading "--"
     public let kind: Kind
     public let help: String
     public let repeatable: Bool
@@ -42,7 +45,8 @@ public struct ParsedArguments: Sendable {
     public func int(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let raw = value(name) else { return nil }
         guard let v = Int(raw), range.contains(v) else {
-            throw UsageError("--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(raw)'")
+            throw UsageError(
+                "--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(raw)'")
         }
         return v
     }

@@ -75,12 +75,13 @@ extension Subcommand {
         if !options.isEmpty {
             lines.append("")
             lines.append("Options:")
-            let rendered = options.map { spec -> (String, String) in
-                switch spec.kind {
-                case .flag: return ("--\(spec.name)", spec.help)
-                case .value(let p): return ("--\(spec.name) \(p)", spec.help)
-                }
-            } + [("-h, --help", "Show this help.")]
+            let rendered =
+                options.map { spec -> (String, String) in
+                    switch spec.kind {
+                    case .flag: return ("--\(spec.name)", spec.help)
+                    case .value(let p): return ("--\(spec.name) \(p)", spec.help)
+                    }
+                } + [("-h, --help", "Show this help.")]
             let width = min(28, rendered.map(\.0.count).max() ?? 0)
             for (left, help) in rendered {
                 if left.count > width {

@@ -1,4 +1,4 @@
-import ReadbackCLI
 import Foundation
+import ReadbackCLI
 
 exit(Readback.run(arguments: Array(CommandLine.arguments.dropFirst()), console: .standard()).rawValue)

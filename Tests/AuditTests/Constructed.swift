@@ -30,7 +30,10 @@ enum Constructed {
         return Coded(hvcC: cfg, data: data, width: size.width, height: size.height)
     }
 
-    struct Failure: Error, CustomStringConvertible { let what: String; var description: String { what } }
+    struct Failure: Error, CustomStringConvertible {
+        let what: String
+        var description: String { what }
+    }
 
     /// What to put in (or leave out of) the file.
     struct Options {
@@ -51,7 +54,8 @@ enum Constructed {
 
     /// A HEIC with a 64×64 primary, an Apple gain map (auxl + auxC + XMP) and an ISO tmap over the same map.
     static func heic(_ o: Options = Options()) throws -> [UInt8] {
-        let w = o.width, h = o.height
+        let w = o.width
+        let h = o.height
         let primary: Coded
         if o.tenBit {
             primary = try code(
@@ -60,11 +64,15 @@ enum Constructed {
         } else {
             primary = try code(.rgb8(width: w, height: h, samples: (0..<(w * h * 3)).map { UInt8(($0 * 7) % 256) }))
         }
-        let map = try code(.mono8(width: w / 2, height: h / 2, samples: (0..<((w / 2) * (h / 2))).map { UInt8(($0 * 3) % 256) }), chroma: .monochrome)
+        let map = try code(
+            .mono8(width: w / 2, height: h / 2, samples: (0..<((w / 2) * (h / 2))).map { UInt8(($0 * 3) % 256) }),
+            chroma: .monochrome)
         var brands: [FourCC] = ["mif1", "heic"]
         if o.isoGainMap { brands.append("tmap") }
         var b = HEIFBuilder(brands: Brands(major: "heic", compatible: brands))
-        var pprops: [(Property, essential: Bool)] = [(primary.hvcC, true), (.ispe(width: primary.width, height: primary.height), false)]
+        var pprops: [(Property, essential: Bool)] = [
+            (primary.hvcC, true), (.ispe(width: primary.width, height: primary.height), false),
+        ]
         if o.primaryColr { pprops.append((.colrNCLX(sdrNCLX), false)) }
         if let bits = o.pixi { pprops.append((.pixi(bitsPerChannel: [bits, bits, bits]), false)) }
         let p = b.addCodedImage(properties: pprops, data: primary.data)
@@ -75,7 +83,11 @@ enum Constructed {
             properties: [
                 (map.hvcC, true), (.ispe(width: map.width, height: map.height), false),
                 (.pixi(bitsPerChannel: [8]), false),
-                (.colrNCLX(NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)), false),
+                (
+                    .colrNCLX(
+                        NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)),
+                    false
+                ),
                 (.auxC(urn: HEIFFile.appleGainMapURN, subtype: []), true),
             ], data: map.data, hidden: true)
         if o.appleGainMap {
@@ -120,44 +132,76 @@ enum Constructed {
 /// A minimal big-endian TIFF/Exif writer for test fixtures (CIPA DC-008 §4.6): IFD0 with Make, Model,
 /// Orientation and pointers to the Exif and GPS IFDs.
 enum TinyTIFF {
-    enum Value { case ascii(String), short(UInt16), rational([(UInt32, UInt32)]), byte([UInt8]) }
+    enum Value {
+        case ascii(String)
+        case short(UInt16)
+        case rational([(UInt32, UInt32)])
+        case byte([UInt8])
+    }
 
     static func make(
         orientation: UInt16 = 1, dateTimeOriginal: String? = "2024:05:06 07:08:09",
         gps: (lat: Double, lon: Double)? = (48.8584, 2.2945)
     ) -> [UInt8] {
-        var ifd0: [(UInt16, Value)] = [(0x010F, .ascii("Readback")), (0x0110, .ascii("TestCam 1")), (0x0112, .short(orientation))]
+        var ifd0: [(UInt16, Value)] = [
+            (0x010F, .ascii("Readback")), (0x0110, .ascii("TestCam 1")), (0x0112, .short(orientation)),
+        ]
         var exif: [(UInt16, Value)] = []
         if let d = dateTimeOriginal { exif.append((0x9003, .ascii(d))) }
         var gpsIFD: [(UInt16, Value)] = []
         if let g = gps {
             func dms(_ v: Double) -> [(UInt32, UInt32)] {
-                let a = abs(v), d = floor(a), m = floor((a - d) * 60), s = ((a - d) * 60 - m) * 60
+                let a = abs(v)
+                let d = floor(a)
+                let m = floor((a - d) * 60)
+                let s = ((a - d) * 60 - m) * 60
                 return [(UInt32(d), 1), (UInt32(m), 1), (UInt32((s * 10000).rounded()), 10000)]
             }
             gpsIFD = [
-                (0x0000, .byte([2, 3, 0, 0])), (0x0001, .ascii(g.lat >= 0 ? "N" : "S")), (0x0002, .rational(dms(g.lat))),
+                (0x0000, .byte([2, 3, 0, 0])), (0x0001, .ascii(g.lat >= 0 ? "N" : "S")),
+                (0x0002, .rational(dms(g.lat))),
                 (0x0003, .ascii(g.lon >= 0 ? "E" : "W")), (0x0004, .rational(dms(g.lon))),
             ]
         }
         // Layout: header (8) | IFD0 | Exif IFD | GPS IFD | data area.
         func ifdSize(_ n: Int) -> Int { 2 + 12 * n + 4 }
         let n0 = ifd0.count + (exif.isEmpty ? 0 : 1) + (gpsIFD.isEmpty ? 0 : 1)
-        let off0 = 8, offE = off0 + ifdSize(n0), offG = offE + (exif.isEmpty ? 0 : ifdSize(exif.count))
+        let off0 = 8
+        let offE = off0 + ifdSize(n0)
+        let offG = offE + (exif.isEmpty ? 0 : ifdSize(exif.count))
         var dataOff = offG + (gpsIFD.isEmpty ? 0 : ifdSize(gpsIFD.count))
         var out: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8]
         var data: [UInt8] = []
         func u16(_ v: UInt16, _ o: inout [UInt8]) { o += [UInt8(v >> 8), UInt8(v & 0xFF)] }
-        func u32(_ v: UInt32, _ o: inout [UInt8]) { o += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: UInt32, _ o: inout [UInt8]) {
+            o += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
         func entry(_ tag: UInt16, _ v: Value, _ o: inout [UInt8]) {
             u16(tag, &o)
             var payload: [UInt8] = []
-            let type: UInt16, count: UInt32
+            let type: UInt16
+            let count: UInt32
             switch v {
-            case .ascii(let s): type = 2; payload = Array(s.utf8) + [0]; count = UInt32(payload.count)
-            case .short(let x): type = 3; u16(x, &payload); payload += [0, 0]; count = 1
-            case .byte(let b): type = 1; payload = b; count = UInt32(b.count)
-            case .rational(let r): type = 5; for (n, d) in r { u32(n, &payload); u32(d, &payload) }; count = UInt32(r.count)
+            case .ascii(let s):
+                type = 2
+                payload = Array(s.utf8) + [0]
+                count = UInt32(payload.count)
+            case .short(let x):
+                type = 3
+                u16(x, &payload)
+                payload += [0, 0]
+                count = 1
+            case .byte(let b):
+                type = 1
+                payload = b
+                count = UInt32(b.count)
+            case .rational(let r):
+                type = 5
+                for (n, d) in r {
+                    u32(n, &payload)
+                    u32(d, &payload)
+                }
+                count = UInt32(r.count)
             }
             u16(type, &o)
             u32(count, &o)
@@ -175,9 +219,14 @@ enum TinyTIFF {
             all.sort { $0.0 < $1.0 }
             u16(UInt16(all.count), &out)
             for (tag, v) in all {
-                if let v { entry(tag, v, &out) } else {
+                if let v {
+                    entry(tag, v, &out)
+                } else {
                     let p = pointers.first { $0.0 == tag }!.1
-                    u16(tag, &out); u16(4, &out); u32(1, &out); u32(UInt32(p), &out)
+                    u16(tag, &out)
+                    u16(4, &out)
+                    u32(1, &out)
+                    u32(UInt32(p), &out)
                 }
             }
             u32(0, &out)

@@ -12,24 +12,30 @@ enum FixedReport {
                 outputBytes: 3_000_000, sha256: String(repeating: "ab", count: 32),
                 findings: [
                     Finding(
-                        code: "metadata.lost", severity: .error, message: "GPS:GPSLatitude is in the source but not in the output",
+                        code: "metadata.lost", severity: .error,
+                        message: "GPS:GPSLatitude is in the source but not in the output",
                         evidence: Evidence(expected: "48.8584", field: "GPS:GPSLatitude")),
                     Finding(
-                        code: "metadata.known-loss", severity: .knownLoss, message: "ExifIFD:MakerNote lost (known loss)",
+                        code: "metadata.known-loss", severity: .knownLoss,
+                        message: "ExifIFD:MakerNote lost (known loss)",
                         evidence: Evidence(field: "ExifIFD:MakerNote")),
                     Finding(
-                        code: "gainmap.missing", severity: .error, message: "the source has a gain map; the output has none <&>"),
+                        code: "gainmap.missing", severity: .error,
+                        message: "the source has a gain map; the output has none <&>"),
                 ],
                 metadata: [
                     DiffRow(field: "IFD0:Make", status: .kept, source: "Canon", output: "Canon"),
                     DiffRow(field: "GPS:GPSLatitude", status: .lost, source: "48.8584", output: nil),
                     DiffRow(field: "ExifIFD:MakerNote", status: .knownLoss, source: "(4096 bytes)", output: nil),
-                    DiffRow(field: "IFD0:Orientation", status: .expected, source: "6", output: "1", note: "pixels rotated"),
+                    DiffRow(
+                        field: "IFD0:Orientation", status: .expected, source: "6", output: "1", note: "pixels rotated"),
                 ],
                 gainMaps: [],
                 decode: [DecodeResult(target: "primary", status: "ok", width: 6000, height: 4000, bitDepth: 10)],
                 thumbnails: Thumbnails(
-                    primary: Thumbnailer.dataURI(Pixels(width: 4, height: 2, channels: 3, bitDepth: 8, samples: Array(repeating: 200, count: 24))),
+                    primary: Thumbnailer.dataURI(
+                        Pixels(width: 4, height: 2, channels: 3, bitDepth: 8, samples: Array(repeating: 200, count: 24))
+                    ),
                     gainMap: nil)),
             FileResult(
                 name: "b/IMG_0002.heic", source: "b/IMG_0002.heic", output: "b/IMG_0002.heic", sourceBytes: 2_000_000,
@@ -41,8 +47,10 @@ enum FixedReport {
                         evidence: Evidence(field: "ExifIFD:MakerNote"))
                 ],
                 gainMaps: [
-                    GainMapResult(kind: "iso", item: 7, description: .pass, metadata: .pass, data: .pass, colourSpace: .pass),
-                    GainMapResult(kind: "apple", item: 5, description: .pass, metadata: .fail, data: .pass, colourSpace: .absent),
+                    GainMapResult(
+                        kind: "iso", item: 7, description: .pass, metadata: .pass, data: .pass, colourSpace: .pass),
+                    GainMapResult(
+                        kind: "apple", item: 5, description: .pass, metadata: .fail, data: .pass, colourSpace: .absent),
                 ],
                 decode: [
                     DecodeResult(target: "primary", status: "ok", width: 4032, height: 3024, bitDepth: 8),
@@ -50,9 +58,12 @@ enum FixedReport {
                 ]),
             FileResult(
                 name: "c/IMG_0003.dng", source: "c/IMG_0003.dng", sourceBytes: 100,
-                findings: [Finding(code: "output.missing", severity: .error, message: "no output was found for this source")]),
+                findings: [
+                    Finding(code: "output.missing", severity: .error, message: "no output was found for this source")
+                ]),
             FileResult(
-                name: "d/broken.heic", output: "d/broken.heic", outputBytes: 5000, sha256: String(repeating: "ef", count: 32),
+                name: "d/broken.heic", output: "d/broken.heic", outputBytes: 5000,
+                sha256: String(repeating: "ef", count: 32),
                 findings: [
                     Finding(
                         code: "container.truncated", severity: .error, message: "mdat runs past the end of the file",

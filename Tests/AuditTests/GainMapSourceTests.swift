@@ -1,7 +1,7 @@
 import Foundation
 import ReportModel
-import Testing
 import TestSupport
+import Testing
 
 @testable import Audit
 
@@ -25,10 +25,12 @@ private func gainMapJPEG() -> [UInt8] {
     defer { try? FileManager.default.removeItem(at: dir) }
     let src = try Constructed.write(gainMapJPEG(), "IMG.jpg", in: dir)
     let out = try Constructed.write(try Constructed.heic(o), "IMG.heic", in: dir)
-    let r = FileAuditor(options: AuditOptions(decode: false)).audit(AuditJob(name: "IMG.heic", source: src, output: out))
+    let r = FileAuditor(options: AuditOptions(decode: false)).audit(
+        AuditJob(name: "IMG.heic", source: src, output: out))
     #expect(r.findings.contains { $0.code == "gainmap.missing" && $0.severity == .error })
     // A plain JPEG source (no gain-map XMP) asks for nothing.
     let plain = try Constructed.write([0xFF, 0xD8, 0xFF, 0xD9], "PLAIN.jpg", in: dir)
-    let r2 = FileAuditor(options: AuditOptions(decode: false)).audit(AuditJob(name: "IMG.heic", source: plain, output: out))
+    let r2 = FileAuditor(options: AuditOptions(decode: false)).audit(
+        AuditJob(name: "IMG.heic", source: plain, output: out))
     #expect(!r2.findings.contains { $0.code == "gainmap.missing" })
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ReportModel
-import Testing
 import TestSupport
+import Testing
 
 @testable import Audit
 
@@ -10,7 +10,8 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
     p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"] + args
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     p.standardOutput = out
     p.standardError = err
     try p.run()
@@ -100,7 +101,8 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     let dir = Repo.temporaryDirectory("audit-html-neg")
     defer { try? FileManager.default.removeItem(at: dir) }
     let page = dir.appendingPathComponent("bad.html")
-    try "<html><body><script>undefinedFunction();</script></body></html>".write(to: page, atomically: true, encoding: .utf8)
+    try "<html><body><script>undefinedFunction();</script></body></html>".write(
+        to: page, atomically: true, encoding: .utf8)
     let (_, _, err) = try chromium(["--dump-dom", page.absoluteString])
     #expect(err.split(separator: "\n").contains { $0.contains(":CONSOLE") && $0.contains("undefinedFunction") })
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ReportModel
-import Testing
 import TestSupport
+import Testing
 
 @testable import Audit
 
@@ -14,7 +14,8 @@ private func touch(_ root: URL, _ rel: String) throws {
 @Test func directoriesPairByRelativePathAndStemCaseInsensitiveExtensions() throws {
     let root = Repo.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: root) }
-    let src = root.appendingPathComponent("src"), out = root.appendingPathComponent("out")
+    let src = root.appendingPathComponent("src")
+    let out = root.appendingPathComponent("out")
     for s in ["a/IMG_1.CR2", "a/IMG_2.dng", "b/IMG_1.NEF", "c/only.arw", ".hidden.dng"] { try touch(src, s) }
     for o in ["a/IMG_1.HEIC", "a/IMG_2.heic", "b/IMG_1.hif", "d/orphan.heic", "a/notes.txt"] { try touch(out, o) }
     let p = try Pairing.directories(sources: src, outputs: out)
@@ -38,7 +39,8 @@ private func touch(_ root: URL, _ rel: String) throws {
     let root = Repo.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: root) }
     try touch(root, "o1.heic")
-    let p = try Pairing.pairsFile("# header\ns1.dng\to1.heic\n\n/abs/s2.dng\to2.heic\r\n", base: root, name: "pairs.tsv")
+    let p = try Pairing.pairsFile(
+        "# header\ns1.dng\to1.heic\n\n/abs/s2.dng\to2.heic\r\n", base: root, name: "pairs.tsv")
     #expect(p.jobs.count == 2)
     #expect(p.jobs[0].source == root.appendingPathComponent("s1.dng"))
     #expect(p.jobs[0].output == root.appendingPathComponent("o1.heic"))
@@ -59,10 +61,17 @@ private func touch(_ root: URL, _ rel: String) throws {
 
 @Test func runnerKeepsJobOrderAcrossWorkers() {
     let jobs = (0..<50).map { AuditJob(name: String(format: "%03d", $0), source: nil, output: nil) }
-    final class Count: @unchecked Sendable { var n = 0; let l = NSLock() }
+    final class Count: @unchecked Sendable {
+        var n = 0
+        let l = NSLock()
+    }
     let c = Count()
     let results = AuditRunner.run(
-        jobs, workers: 4, audit: { FileResult(name: $0.name) }, progress: { done, total, _ in c.l.withLock { c.n = max(c.n, done) }; _ = total })
+        jobs, workers: 4, audit: { FileResult(name: $0.name) },
+        progress: { done, total, _ in
+            c.l.withLock { c.n = max(c.n, done) }
+            _ = total
+        })
     #expect(results.map(\.name) == jobs.map(\.name))
     #expect(c.n == 50)
 }
@@ -102,9 +111,11 @@ private func touch(_ root: URL, _ rel: String) throws {
     let r1 = FixedReport.make()
     var r2 = r1
     r2.files[0].findings.removeAll { $0.code == "metadata.lost" }
-    r2.files[1].findings.append(Finding(code: "decode.gainmap-failed", severity: .error, message: "x", evidence: Evidence(item: 5)))
+    r2.files[1].findings.append(
+        Finding(code: "decode.gainmap-failed", severity: .error, message: "x", evidence: Evidence(item: 5)))
     r2.recomputeSummary()
-    let id1 = try h.record(r1), id2 = try h.record(r2)
+    let id1 = try h.record(r1)
+    let id2 = try h.record(r2)
     #expect(id2 > id1)
     let runs = try h.recentRuns(limit: 10)
     #expect(runs.map(\.id) == [id2, id1])

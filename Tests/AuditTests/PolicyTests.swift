@@ -1,7 +1,7 @@
 import Foundation
 import ReportModel
-import Testing
 import TestSupport
+import Testing
 
 @testable import Audit
 
@@ -51,7 +51,10 @@ import TestSupport
 
 @Test(arguments: [
     ("severity metadata.lost fatal", 1, "unknown severity 'fatal' (error, warning, known-loss, info or off)"),
-    ("\n\nfrobnicate x", 3, "unknown directive 'frobnicate' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, reset)"),
+    (
+        "\n\nfrobnicate x", 3,
+        "unknown directive 'frobnicate' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, reset)"
+    ),
     ("severity a b c", 1, "usage: severity CODE error|warning|known-loss|info|off"),
     ("size-ratio 3 1", 1, "size-ratio MIN is larger than MAX"),
     ("require-gainmap maybe", 1, "usage: require-gainmap yes|no"),

@@ -1,8 +1,8 @@
 import Foundation
 import FoundationXML
 import ReportModel
-import Testing
 import TestSupport
+import Testing
 
 @testable import Audit
 
@@ -98,7 +98,8 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
     #expect(Array(b.suffix(8)) == [0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
     #expect(PNG.encode(width: 3, height: 2, channels: 1, samples: [0]) == nil)
     // A large image spans several stored blocks.
-    let big = try #require(PNG.encode(width: 300, height: 300, channels: 3, samples: Array(repeating: 7, count: 270_000)))
+    let big = try #require(
+        PNG.encode(width: 300, height: 300, channels: 3, samples: Array(repeating: 7, count: 270_000)))
     #expect(big.count > 270_000)
 }
 
@@ -132,7 +133,10 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
     p.waitUntilExit()
     #expect(p.terminationStatus == 0)
     var expected = [UInt8]()
-    for y in 0..<10 { expected.append(0); expected += samples[(y * 60)..<((y + 1) * 60)] }
+    for y in 0..<10 {
+        expected.append(0)
+        expected += samples[(y * 60)..<((y + 1) * 60)]
+    }
     #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == expected.map { String(format: "%02x", $0) }.joined())
 }
 
@@ -146,4 +150,3 @@ final class JUnitCounter: NSObject, XMLParserDelegate {
     #expect(b.contains(255))
     #expect(Thumbnailer.dataURI(Pixels(width: 0, height: 0, channels: 1, bitDepth: 8, samples: [])) == nil)
 }
-

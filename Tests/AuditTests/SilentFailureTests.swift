@@ -1,19 +1,21 @@
-import Foundation
 import CorpusKit
+import Foundation
 import HEIF
 import ReportModel
-import Testing
 import TestSupport
+import Testing
 
 @testable import Audit
 
 /// Audits `output` (and `source`) written to a temporary folder, with full decoding.
-func auditBytes(source: [UInt8]?, output: [UInt8]?, policy: Policy = .builtIn, decode: Bool = true) throws -> FileResult {
+func auditBytes(source: [UInt8]?, output: [UInt8]?, policy: Policy = .builtIn, decode: Bool = true) throws -> FileResult
+{
     let dir = Repo.temporaryDirectory("audit-case")
     defer { try? FileManager.default.removeItem(at: dir) }
     let s = try source.map { try Constructed.write($0, "src.heic", in: dir) }
     let o = try output.map { try Constructed.write($0, "out.heic", in: dir) }
-    let job = AuditJob(name: "out.heic", source: s, output: o, sourceDisplay: s.map { _ in "src.heic" }, outputDisplay: "out.heic")
+    let job = AuditJob(
+        name: "out.heic", source: s, output: o, sourceDisplay: s.map { _ in "src.heic" }, outputDisplay: "out.heic")
     return FileAuditor(options: AuditOptions(policy: policy, decode: decode, thumbnails: true)).audit(job)
 }
 
@@ -46,7 +48,8 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     #expect(!codes(try auditBytes(source: nil, output: try Constructed.heic(o))).contains("gainmap.missing"))
     var strict = Policy.builtIn
     strict.requireGainMap = true
-    #expect(codes(try auditBytes(source: nil, output: try Constructed.heic(o), policy: strict)).contains("gainmap.missing"))
+    #expect(
+        codes(try auditBytes(source: nil, output: try Constructed.heic(o), policy: strict)).contains("gainmap.missing"))
 }
 
 @Test func appleAuxWithoutItsXMPIsCaught() throws {
@@ -151,9 +154,13 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     #expect(codes(r).contains("orientation.double-rotation"))
     // Pixels turned and Orientation reset to 1: fine.
     out.exif = TinyTIFF.make(orientation: 1)
-    #expect(!codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))).contains("orientation.double-rotation"))
+    #expect(
+        !codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))).contains(
+            "orientation.double-rotation"))
     // Pixels as stored in the source with Orientation 6 kept: fine.
-    #expect(!codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(src))).contains("orientation.double-rotation"))
+    #expect(
+        !codes(try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(src))).contains(
+            "orientation.double-rotation"))
 }
 
 /// CorpusKit's Mutator turns one good HEIC into each silent failure, labelled with the code the auditor must raise;
@@ -190,7 +197,9 @@ func mutatorSilentFailuresAreCaught(_ code: String) throws {
     var out = src
     out.exif = TinyTIFF.make(dateTimeOriginal: "2024:05:06 07:08:10")
     let r = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))
-    let f = r.findings.first { $0.code == "metadata.changed" && $0.evidence?.field?.hasSuffix("DateTimeOriginal") == true }
+    let f = r.findings.first {
+        $0.code == "metadata.changed" && $0.evidence?.field?.hasSuffix("DateTimeOriginal") == true
+    }
     #expect(f?.severity == .error)
     #expect(f?.evidence?.expected?.contains("07:08:09") == true)
     #expect(f?.evidence?.actual?.contains("07:08:10") == true)
@@ -207,7 +216,8 @@ func mutatorSilentFailuresAreCaught(_ code: String) throws {
     let p = try #require(HEIFFile(bytes: good).primaryItemID)
     let props = b.entries.first { $0.item.id == p }!.properties.filter { $0.property.type != "colr" }
     b.setProperties(
-        of: p, props.map { ($0.property, essential: $0.essential) } + [(.colrICC(type: "prof", profile: [0, 0, 0, 0]), false)])
+        of: p,
+        props.map { ($0.property, essential: $0.essential) } + [(.colrICC(type: "prof", profile: [0, 0, 0, 0]), false)])
     let r = try auditBytes(source: good, output: b.build())
     let f = r.findings.first { $0.code == "signalling.nclx-missing" }
     #expect(f?.severity == .error)

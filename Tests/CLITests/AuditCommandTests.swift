@@ -1,17 +1,19 @@
 import Foundation
 import HEIF
 import HeifCodec
-import Testing
 import TestSupport
+import Testing
 
 @testable import ReadbackCLI
 
 /// A small real HEIC (libheif-encoded, with an nclx), written to `dir/name`.
 private func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -> URL {
-    let w = 64, h = 48
+    let w = 64
+    let h = 48
     var s = HeifEncodeSettings()
     s.preset = "ultrafast"
-    let bytes = try HeifEncoder.encode(.rgb8(width: w, height: h, samples: (0..<(w * h * 3)).map { UInt8($0 % 251) }), settings: s)
+    let bytes = try HeifEncoder.encode(
+        .rgb8(width: w, height: h, samples: (0..<(w * h * 3)).map { UInt8($0 % 251) }), settings: s)
     let u = dir.appendingPathComponent(name)
     try FileManager.default.createDirectory(at: u.deletingLastPathComponent(), withIntermediateDirectories: true)
     try Data(bytes.dropLast(truncateBy)).write(to: u)
@@ -31,7 +33,9 @@ private func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -
     #expect(r.out.contains("sub/cut.heic: FAIL"))
     #expect(r.out.contains("error container.truncated"))
     #expect(r.out.contains("[1/2]") || r.out.contains("[2/2]"))
-    #expect(r.out.hasSuffix("audited 2 file(s): 1 passed, 1 failed (gate: error); 2 error, 1 info\n") || r.out.contains("audited 2 file(s): 1 passed, 1 failed (gate: error)"))
+    #expect(
+        r.out.hasSuffix("audited 2 file(s): 1 passed, 1 failed (gate: error); 2 error, 1 info\n")
+            || r.out.contains("audited 2 file(s): 1 passed, 1 failed (gate: error)"))
     for f in ["report.json", "report.html", "junit.xml"] {
         #expect(FileManager.default.fileExists(atPath: rep.appendingPathComponent(f).path), "\(f) missing")
     }
@@ -53,12 +57,16 @@ private func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -
     let first = dir.appendingPathComponent("r1")
     #expect(runCLI(["audit", "--outputs", out.path, "--no-history", "--report", first.path]).code == .findings)
     // Same files against that baseline: the error is old, so the gate passes.
-    let again = runCLI(["audit", "--outputs", out.path, "--no-history", "--baseline", first.appendingPathComponent("report.json").path])
+    let again = runCLI([
+        "audit", "--outputs", out.path, "--no-history", "--baseline", first.appendingPathComponent("report.json").path,
+    ])
     #expect(again.code == .clean)
     #expect(again.out.contains("0 regression(s), 0 improvement(s)"))
     // A new broken file is a regression.
     _ = try writeHEIC(out, "new.heic", truncateBy: 50)
-    let worse = runCLI(["audit", "--outputs", out.path, "--no-history", "--baseline", first.appendingPathComponent("report.json").path])
+    let worse = runCLI([
+        "audit", "--outputs", out.path, "--no-history", "--baseline", first.appendingPathComponent("report.json").path,
+    ])
     #expect(worse.code == .findings)
     #expect(worse.out.contains("regression: new.heic: new-error container.truncated"))
 }
@@ -66,7 +74,8 @@ private func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -
 @Test func auditPairsAndDirectoriesReportMissingOutputs() throws {
     let dir = Repo.temporaryDirectory("cli-pairs")
     defer { try? FileManager.default.removeItem(at: dir) }
-    let src = dir.appendingPathComponent("src"), out = dir.appendingPathComponent("out")
+    let src = dir.appendingPathComponent("src")
+    let out = dir.appendingPathComponent("out")
     _ = try writeHEIC(src, "a.HEIC")
     _ = try writeHEIC(src, "b.heic")
     _ = try writeHEIC(out, "a.heic")
@@ -80,17 +89,34 @@ private func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -
     try "src/a.HEIC\tout/a.heic\n".write(to: dir.appendingPathComponent("pairs.tsv"), atomically: true, encoding: .utf8)
     #expect(runCLI(["audit", "--pairs", dir.appendingPathComponent("pairs.tsv").path, "--no-history"]).code == .clean)
     // One explicit pair.
-    let one = runCLI(["audit", src.appendingPathComponent("a.HEIC").path, out.appendingPathComponent("a.heic").path, "--no-history"])
+    let one = runCLI([
+        "audit", src.appendingPathComponent("a.HEIC").path, out.appendingPathComponent("a.heic").path, "--no-history",
+    ])
     #expect(one.code == .clean)
 }
 
 @Test(arguments: [
-    (["audit"], "readback audit: nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR"),
-    (["audit", "x.heic"], "readback audit: a single file needs its pair: SRC OUT (or --outputs DIR to audit without sources)"),
+    (
+        ["audit"],
+        "readback audit: nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR"
+    ),
+    (
+        ["audit", "x.heic"],
+        "readback audit: a single file needs its pair: SRC OUT (or --outputs DIR to audit without sources)"
+    ),
     (["audit", "--sources", "s"], "readback audit: --sources needs --outputs"),
-    (["audit", "--outputs", "o", "--fail-on", "fatal"], "readback audit: --fail-on takes one of error|warning|known-loss|info, not 'fatal'"),
-    (["audit", "a", "b", "--outputs", "o"], "readback audit: give either SRC OUT or --sources/--outputs/--pairs, not both"),
-    (["audit", "--outputs", "o", "--no-history", "--history-db", "x"], "readback audit: --no-history and --history-db contradict each other"),
+    (
+        ["audit", "--outputs", "o", "--fail-on", "fatal"],
+        "readback audit: --fail-on takes one of error|warning|known-loss|info, not 'fatal'"
+    ),
+    (
+        ["audit", "a", "b", "--outputs", "o"],
+        "readback audit: give either SRC OUT or --sources/--outputs/--pairs, not both"
+    ),
+    (
+        ["audit", "--outputs", "o", "--no-history", "--history-db", "x"],
+        "readback audit: --no-history and --history-db contradict each other"
+    ),
 ])
 func auditUsageErrorsAreOneLineAndExit2(_ args: [String], _ first: String) {
     let r = runCLI(args)
@@ -108,7 +134,8 @@ func auditUsageErrorsAreOneLineAndExit2(_ args: [String], _ first: String) {
     try "severity x.y loud\n".write(to: bad, atomically: true, encoding: .utf8)
     let p = runCLI(["audit", "--outputs", dir.path, "--no-history", "--policy", bad.path])
     #expect(p.code == .usageOrIO)
-    #expect(p.err == "readback audit: \(bad.path):1: unknown severity 'loud' (error, warning, known-loss, info or off)\n")
+    #expect(
+        p.err == "readback audit: \(bad.path):1: unknown severity 'loud' (error, warning, known-loss, info or off)\n")
 }
 
 @Test func historyShowsRunsAndWhatChanged() throws {
@@ -173,7 +200,9 @@ func auditUsageErrorsAreOneLineAndExit2(_ args: [String], _ first: String) {
     #expect(strict.code == .findings)
     // Turned off entirely: no finding at all.
     try "severity container.* off\n".write(to: policy, atomically: true, encoding: .utf8)
-    let off = runCLI(["audit", "--outputs", out.path, "--no-history", "--no-decode", "--policy", policy.path, "--fail-on", "info"])
+    let off = runCLI([
+        "audit", "--outputs", out.path, "--no-history", "--no-decode", "--policy", policy.path, "--fail-on", "info",
+    ])
     #expect(off.code == .clean)
     #expect(off.out.contains("no findings"))
 }

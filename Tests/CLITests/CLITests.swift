@@ -1,11 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ReadbackCLI
 
 /// Runs `readback` in-process and captures what it prints.
-func runCLI(_ args: [String], env: [String: String] = [:], tty: Bool = false) -> (code: ExitCode, out: String, err: String) {
+func runCLI(_ args: [String], env: [String: String] = [:], tty: Bool = false) -> (
+    code: ExitCode, out: String, err: String
+) {
     final class Box: @unchecked Sendable { var out = "", err = "" }
     let box = Box()
     let console = Console(isTTY: tty, environment: env, out: { box.out += $0 }, err: { box.err += $0 })
@@ -31,7 +33,10 @@ func subcommandHelpMatchesGolden(_ name: String) {
     let r = runCLI(["frobnicate"])
     #expect(r.code == .usageOrIO)
     #expect(r.out.isEmpty)
-    #expect(r.err == "readback: unknown command 'frobnicate'\nUsage: readback <command> [options]. Run 'readback --help' for the commands.\n")
+    #expect(
+        r.err
+            == "readback: unknown command 'frobnicate'\nUsage: readback <command> [options]. Run 'readback --help' for the commands.\n"
+    )
 }
 
 @Test func unknownFlagNamesTheFlag() {
@@ -80,7 +85,9 @@ func subcommandHelpMatchesGolden(_ name: String) {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
     let lines = r.out.split(separator: "\n").map(String.init)
-    func line(_ lib: String) -> String? { lines.first { $0.hasPrefix(lib + " ") }?.split(separator: " ").last.map(String.init) }
+    func line(_ lib: String) -> String? {
+        lines.first { $0.hasPrefix(lib + " ") }?.split(separator: " ").last.map(String.init)
+    }
     #expect(line("libheif") == (try pkg("libheif")))
     #expect(line("exiv2") == (try pkg("exiv2")))
     #expect(line("SQLite") == (try pkg("sqlite3")))

@@ -1,7 +1,7 @@
 import Foundation
 import HEIF
-import Testing
 import TestSupport
+import Testing
 
 /// `readback inspect` end to end, in-process, on files made with HEIFBuilder.
 private func writeTemp(_ bytes: [UInt8], _ name: String) throws -> (dir: URL, path: String) {
@@ -13,7 +13,8 @@ private func writeTemp(_ bytes: [UInt8], _ name: String) throws -> (dir: URL, pa
 
 private func sampleFile(hidePrimary: Bool = false) -> [UInt8] {
     var b = HEIFBuilder()
-    let id = b.addCodedImage(properties: [(.ispe(width: 64, height: 48), false), (.irot(quarterTurns: 3), true)], data: [0, 0, 0, 1, 0x26])
+    let id = b.addCodedImage(
+        properties: [(.ispe(width: 64, height: 48), false), (.irot(quarterTurns: 3), true)], data: [0, 0, 0, 1, 0x26])
     b.setPrimary(id)
     b.addExif(tiff: [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 0], describing: [id])
     if hidePrimary { b.updateItem(id) { $0.hidden = true } }

@@ -1,8 +1,8 @@
 import Foundation
 import HeifCodec
 import RawDecoder
-import Testing
 import TestSupport
+import Testing
 
 // MARK: - HeifCodec
 
@@ -28,7 +28,8 @@ private func meanAbs(_ a: [UInt16], _ b: [UInt16]) -> Double {
 @Test func heifRoundTrip8BitKeepsNclxAndPixels() throws {
     let (w, h) = (160, 96)
     let src = gradientRGB8(w, h)
-    let bytes = try HeifEncoder.encode(.rgb8(width: w, height: h, samples: src), settings: HeifEncodeSettings(quality: 90))
+    let bytes = try HeifEncoder.encode(
+        .rgb8(width: w, height: h, samples: src), settings: HeifEncodeSettings(quality: 90))
     #expect(bytes.count > 100)
     let d = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
     #expect(d.width == w && d.height == h && d.channels == 3)
@@ -41,7 +42,9 @@ private func meanAbs(_ a: [UInt16], _ b: [UInt16]) -> Double {
     let (w, h) = (128, 64)
     var src = [UInt16](repeating: 0, count: w * h * 3)
     for i in 0..<src.count { src[i] = UInt16((i * 7) % 1024 / 4 + (i % 3) * 200) }
-    for y in 0..<h { for x in 0..<w { for c in 0..<3 { src[(y * w + x) * 3 + c] = UInt16((x * 8 + c * 100 + y * 4) % 1024) } } }
+    for y in 0..<h {
+        for x in 0..<w { for c in 0..<3 { src[(y * w + x) * 3 + c] = UInt16((x * 8 + c * 100 + y * 4) % 1024) } }
+    }
     let s = HeifEncodeSettings(quality: 95, bitDepth: 10, chroma: .yuv444, nclx: .sRGB)
     let bytes = try HeifEncoder.encode(.rgb16(width: w, height: h, bitDepth: 10, samples: src), settings: s)
     let d = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
@@ -55,7 +58,8 @@ private func meanAbs(_ a: [UInt16], _ b: [UInt16]) -> Double {
     let (w, h) = (33, 21)
     var src = [UInt8](repeating: 0, count: w * h)
     for i in 0..<src.count { src[i] = UInt8(i % 200) }
-    let bytes = try HeifEncoder.encode(.mono8(width: w, height: h, samples: src), settings: HeifEncodeSettings(quality: 100, nclx: .gainMap))
+    let bytes = try HeifEncoder.encode(
+        .mono8(width: w, height: h, samples: src), settings: HeifEncodeSettings(quality: 100, nclx: .gainMap))
     let d = try HeifDecoder.decodePrimary(bytes, format: .mono)
     #expect(d.width == w && d.height == h && d.channels == 1)
     // No 'grid' item type in the file: the macOS workaround is off.
@@ -81,7 +85,10 @@ func rawDecoderDecodesGeneratedDNG(bayer: Bool) throws {
     var o = TestDNG.Options()
     o.bayer = bayer
     // Grey ramp left→right, 0…0.5 of white.
-    let dng = TestDNG.make(o) { x, _ in let v = Double(x) / 255 * 0.5; return (v, v, v) }
+    let dng = TestDNG.make(o) { x, _ in
+        let v = Double(x) / 255 * 0.5
+        return (v, v, v)
+    }
     let url = try writeTemp(dng, bayer ? "bayer.dng" : "linear.dng")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     let (meta, img) = try RawDecoder.decode(url, options: RawDecodeOptions(workingSpace: .sRGB))
@@ -109,8 +116,8 @@ func rawDecoderDecodesGeneratedDNG(bayer: Bool) throws {
     let (meta, img) = try RawDecoder.decode(url, options: RawDecodeOptions(workingSpace: .sRGB))
     #expect(meta.exifOrientation == 6)
     #expect(img.width == 192 && img.height == 256)
-    let top = img.pixels[(10 * img.width + 96) * 3 ..< (10 * img.width + 96) * 3 + 3]
-    let bottom = img.pixels[(240 * img.width + 96) * 3 ..< (240 * img.width + 96) * 3 + 3]
+    let top = img.pixels[(10 * img.width + 96) * 3..<(10 * img.width + 96) * 3 + 3]
+    let bottom = img.pixels[(240 * img.width + 96) * 3..<(240 * img.width + 96) * 3 + 3]
     #expect(top[top.startIndex] > top[top.startIndex + 2], "top should be red: \(Array(top))")
     #expect(bottom[bottom.startIndex + 2] > bottom[bottom.startIndex], "bottom should be blue: \(Array(bottom))")
 }

@@ -3,8 +3,8 @@ import Foundation
 import GainMap
 import HEIF
 import HeifCodec
-import Testing
 import TestSupport
+import Testing
 
 /// Runs a tool, returns (exit code, stdout+stderr). A missing tool is a failure of the caller's expectation.
 func run(_ tool: String, _ args: [String]) -> (Int32, String) {
@@ -25,7 +25,8 @@ func run(_ tool: String, _ args: [String]) -> (Int32, String) {
 func scene(highlights: Bool) -> (Int, Int) -> (Double, Double, Double) {
     { x, y in
         if highlights {
-            let dx = Double(x - 180), dy = Double(y - 96)
+            let dx = Double(x - 180)
+            let dy = Double(y - 96)
             if dx * dx + dy * dy < 30 * 30 { return (1.0, 1.0, 1.0) }
         }
         if x < 40 { return (0.25, 0.02, 0.02) }
@@ -73,10 +74,18 @@ struct Fixture {
     // Apple: the same gain-map item is the aux hdrgainmap image of the primary, with its XMP.
     #expect(file.appleGainMap(of: p) == inputs.gainMap)
     let xmpIDs = file.metadataItems(describing: inputs.gainMap)
-    #expect(xmpIDs.contains { String(decoding: file.payload(of: $0) ?? [], as: UTF8.self).contains("HDRGainMapHeadroom") })
+    #expect(
+        xmpIDs.contains { String(decoding: file.payload(of: $0) ?? [], as: UTF8.self).contains("HDRGainMapHeadroom") })
     // Colour: both an ICC profile and the nclx on the primary.
     let colr = file.colours(of: p)
-    #expect(colr.contains { if case .colrNCLX(let n) = $0 { return n.colourPrimaries == 12 && n.transferCharacteristics == 13 } else { return false } })
+    #expect(
+        colr.contains {
+            if case .colrNCLX(let n) = $0 {
+                return n.colourPrimaries == 12 && n.transferCharacteristics == 13
+            } else {
+                return false
+            }
+        })
     #expect(colr.contains { if case .colrICC = $0 { return true } else { return false } })
     // No transformative property anywhere on the primary.
     #expect(file.orientation(of: p) == 1)
@@ -156,7 +165,8 @@ func outputOpensWithLibheifTools(linear: Bool) throws {
         let i = (y * d.width + x) * 3
         return (Int(d.samples[i]), Int(d.samples[i + 1]), Int(d.samples[i + 2]))
     }
-    let top = px(96, 10), bottom = px(96, 245)
+    let top = px(96, 10)
+    let bottom = px(96, 245)
     #expect(top.0 > top.1 + 60, "visual top should be the red bar: \(top)")
     #expect(abs(bottom.0 - bottom.1) < 20, "visual bottom should be grey: \(bottom)")
 }
@@ -181,7 +191,8 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     var planar = [Float](repeating: 0, count: n * 3)
     for i in 0..<n { for c in 0..<3 { planar[c * n + i] = srgbDecode(Float(base.samples[3 * i + c]) / 255) } }
     let baseLin = try LinearImage(width: base.width, height: base.height, channels: 3, pixels: planar)
-    let gmLin = try LinearImage(width: gmImg.width, height: gmImg.height, channels: 1, pixels: gmImg.samples.map { Float($0) / 255 })
+    let gmLin = try LinearImage(
+        width: gmImg.width, height: gmImg.height, channels: 1, pixels: gmImg.samples.map { Float($0) / 255 })
     let hdr = try GainMapMath.apply(base: baseLin, gainMap: gmLin, metadata: meta, weight: 1)
     let err = try #require(GainMapMath.errorInStops(reference: rend.hdr, candidate: hdr))
     // And the base alone against the SDR rendition (codec error only), for scale.
@@ -190,28 +201,34 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     // alone against the SDR rendition errs as much), 0.023 stops inside the highlight disc.
     // Per-sample error in stops (floor 1/64 as in errorInStops), its 99th percentile, and the same inside the
     // highlight disc (where the map does the work).
-    var all: [Float] = [], disc: [Float] = []
+    var all: [Float] = []
+    var disc: [Float] = []
     for c in 0..<3 {
         for y in 0..<base.height {
             for x in 0..<base.width {
                 let i = c * n + y * base.width + x
                 let e = abs(log2((hdr.pixels[i] + 1 / 64) / (rend.hdr.pixels[i] + 1 / 64)))
                 all.append(e)
-                let dx = x - 180, dy = y - 96
+                let dx = x - 180
+                let dy = y - 96
                 if dx * dx + dy * dy < 26 * 26 { disc.append(e) }
             }
         }
     }
     all.sort()
     disc.sort()
-    let p99 = all[all.count * 99 / 100], discMax = disc.last ?? 0
-    print("gain-map reproduction error: mean \(err.mean) stops, p99 \(p99), max \(err.max), inside the highlight max \(discMax); base vs SDR: mean \(sdrErr.mean), max \(sdrErr.max)")
+    let p99 = all[all.count * 99 / 100]
+    let discMax = disc.last ?? 0
+    print(
+        "gain-map reproduction error: mean \(err.mean) stops, p99 \(p99), max \(err.max), inside the highlight max \(discMax); base vs SDR: mean \(sdrErr.mean), max \(sdrErr.max)"
+    )
     #expect(err.mean < 0.05, "mean error \(err.mean) stops")
     #expect(p99 < 0.35, "p99 error \(p99) stops")
     #expect(discMax < 0.1, "error inside the highlight \(discMax) stops")
     // Inside the highlight (away from its edge, where the half-size map blurs) the HDR peak is reached.
     let i = 96 * 256 + 180
-    let peak = hdr.pixels[n + i], want = rend.hdr.pixels[n + i]
+    let peak = hdr.pixels[n + i]
+    let want = rend.hdr.pixels[n + i]
     #expect(abs(log2(peak / want)) < 0.1, "HDR at the highlight centre \(peak) vs \(want)")
 }
 
@@ -310,8 +327,13 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     defer { try? FileManager.default.removeItem(at: dir) }
     let (w, h) = (96, 64)
     var px = [UInt8](repeating: 0, count: w * h * 3)
-    for i in 0..<(w * h) { px[3 * i] = UInt8(i % w * 2); px[3 * i + 1] = 90; px[3 * i + 2] = UInt8(i / w * 3) }
-    let src = try HeifEncoder.encode(.rgb8(width: w, height: h, samples: px), settings: HeifEncodeSettings(quality: 90, nclx: .sRGB))
+    for i in 0..<(w * h) {
+        px[3 * i] = UInt8(i % w * 2)
+        px[3 * i + 1] = 90
+        px[3 * i + 2] = UInt8(i / w * 3)
+    }
+    let src = try HeifEncoder.encode(
+        .rgb8(width: w, height: h, samples: px), settings: HeifEncodeSettings(quality: 90, nclx: .sRGB))
     let url = dir.appendingPathComponent("in.heic")
     try Data(src).write(to: url)
     let (res, out) = try Converter.convert(source: url, toDirectory: dir)
@@ -328,7 +350,10 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     let f = try Fixture("par.dng", highlights: true)
     defer { f.cleanup() }
     let reference = try Converter.convert(source: f.url).bytes
-    final class Box: @unchecked Sendable { var outs: [[UInt8]?] = Array(repeating: nil, count: 4); let lock = NSLock() }
+    final class Box: @unchecked Sendable {
+        var outs: [[UInt8]?] = Array(repeating: nil, count: 4)
+        let lock = NSLock()
+    }
     let box = Box()
     let url = f.url
     DispatchQueue.concurrentPerform(iterations: 4) { i in

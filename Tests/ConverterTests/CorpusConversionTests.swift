@@ -3,8 +3,8 @@ import CorpusKit
 import Foundation
 import HEIF
 import HeifCodec
-import Testing
 import TestSupport
+import Testing
 
 /// Every committed corpus recipe (Bayer in all CFA patterns, bit depths and orientations, a linear DNG, a chart with
 /// nothing above white): the output is upright, and it has a gain map exactly when the chart has highlights.
@@ -28,9 +28,11 @@ func corpusRecipeConvertsUprightWithHonestHDR(file: String) throws {
     let p = try #require(file.primaryItemID)
     #expect(file.orientation(of: p) == 1)
     let d = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
-    let img = CorpusKit.LinearImage(width: d.width, height: d.height, pixels: d.samples.map { srgbDecode(Float($0) / 255) })
+    let img = CorpusKit.LinearImage(
+        width: d.width, height: d.height, pixels: d.samples.map { srgbDecode(Float($0) / 255) })
     if ProcessInfo.processInfo.environment["RB_DUMP"] != nil {
-        try? Data(bytes).write(to: URL(fileURLWithPath: "/tmp/corpus-" + src.deletingPathExtension().lastPathComponent + ".heic"))
+        try? Data(bytes).write(
+            to: URL(fileURLWithPath: "/tmp/corpus-" + src.deletingPathExtension().lastPathComponent + ".heic"))
     }
     guard let pose = ChartPose.detect(in: img) else {
         Issue.record("chart not found in the output of \(file)")

@@ -2,8 +2,8 @@ import Converter
 import CorpusKit
 import Foundation
 import HEIF
-import Testing
 import TestSupport
+import Testing
 
 private let exifKeys = [
     "Make", "Model", "LensModel", "DateTimeOriginal", "SubSecTimeOriginal", "OffsetTimeOriginal", "ExposureTime",
@@ -13,7 +13,8 @@ private let exifKeys = [
 /// exiftool's -n values for `keys` (and Orientation, Software, XMP Rating/Label/Subject).
 private func exiftool(_ url: URL) throws -> [String: String] {
     let (code, text) = run(
-        "exiftool", ["-j", "-n"] + exifKeys.map { "-" + $0 } + [
+        "exiftool",
+        ["-j", "-n"] + exifKeys.map { "-" + $0 } + [
             "-IFD0:Orientation", "-Software", "-XMP:Rating", "-XMP:Label", "-XMP:Subject", "-ExifImageWidth",
             "-ExifImageHeight", url.path,
         ])
@@ -29,7 +30,8 @@ func exifIsWrittenAtEncodeTimeAndEqualsTheSource(orientation: Int) throws {
     let f = try Fixture("meta.dng", options: o, highlights: true)
     defer { f.cleanup() }
     let (res, out) = try Converter.convert(source: f.url, toDirectory: f.dir)
-    let a = try exiftool(f.url), b = try exiftool(out)
+    let a = try exiftool(f.url)
+    let b = try exiftool(out)
     for k in exifKeys {
         #expect(a[k] == TestDNG.exifValues[k], "source \(k) = \(a[k] ?? "-")")
         #expect(b[k] == a[k], "\(k): source \(a[k] ?? "-"), output \(b[k] ?? "-")")
@@ -67,7 +69,8 @@ func exifIsWrittenAtEncodeTimeAndEqualsTheSource(orientation: Int) throws {
     let b = try exiftool(out)
     #expect(b["Rating"] == "4")
     #expect(b["Label"] == "Green")
-    #expect(b["Subject"]?.contains("harbour") == true && b["Subject"]?.contains("dawn") == true, "\(b["Subject"] ?? "-")")
+    #expect(
+        b["Subject"]?.contains("harbour") == true && b["Subject"]?.contains("dawn") == true, "\(b["Subject"] ?? "-")")
 }
 
 /// The corpus DNGs carry full Exif, GPS, XMP and a MakerNote: every capture field exiftool reads in the source is
@@ -80,7 +83,8 @@ func corpusMetadataSurvivesConversion(file: String) throws {
     let src = dir.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent)
     try Data(recipe.dngBytes()).write(to: src)
     let (res, out) = try Converter.convert(source: src, toDirectory: dir)
-    let a = try exiftool(src), b = try exiftool(out)
+    let a = try exiftool(src)
+    let b = try exiftool(out)
     for k in exifKeys {
         #expect(a[k] != nil, "source lacks \(k)")
         #expect(b[k] == a[k], "\(k): source \(a[k] ?? "-"), output \(b[k] ?? "-")")

@@ -56,4 +56,3 @@ import Testing
     }
     #expect(total < 3_000_000, "committed corpus is \(total) bytes")
 }
-

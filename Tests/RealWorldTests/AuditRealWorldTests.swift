@@ -35,16 +35,21 @@ enum AuditExpectations {
             }
         }
         let gm = r.gainMaps.map { g in
-            "\(g.kind):" + [g.description, g.metadata, g.data, g.colourSpace].map { $0.rawValue.prefix(1).uppercased() }.joined()
+            "\(g.kind):"
+                + [g.description, g.metadata, g.data, g.colourSpace].map { $0.rawValue.prefix(1).uppercased() }.joined()
         }
         return Line(
-            sha256: r.sha256 ?? "-", name: r.name, findings: codes.isEmpty ? "-" : codes.sorted().joined(separator: ","),
+            sha256: r.sha256 ?? "-", name: r.name,
+            findings: codes.isEmpty ? "-" : codes.sorted().joined(separator: ","),
             gainMaps: gm.isEmpty ? "-" : gm.joined(separator: ","))
     }
 
     static func render(_ lines: [Line]) -> String {
-        var s = "# sha256\tfile (for humans)\terror/warning codes\tgain maps kind:description,metadata,data,colour (P/F/A)\n"
-        for l in lines.sorted(by: { $0.name < $1.name }) { s += "\(l.sha256)\t\(l.name)\t\(l.findings)\t\(l.gainMaps)\n" }
+        var s =
+            "# sha256\tfile (for humans)\terror/warning codes\tgain maps kind:description,metadata,data,colour (P/F/A)\n"
+        for l in lines.sorted(by: { $0.name < $1.name }) {
+            s += "\(l.sha256)\t\(l.name)\t\(l.findings)\t\(l.gainMaps)\n"
+        }
         return s
     }
 
@@ -71,13 +76,16 @@ enum AuditExpectations {
         try FileManager.default.createDirectory(
             at: AuditExpectations.file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try AuditExpectations.render(actual).write(to: AuditExpectations.file, atomically: true, encoding: .utf8)
-        Issue.record("re-recorded \(AuditExpectations.file.lastPathComponent); review it, unset RECORD_EXPECTATIONS and run again")
+        Issue.record(
+            "re-recorded \(AuditExpectations.file.lastPathComponent); review it, unset RECORD_EXPECTATIONS and run again"
+        )
         return
     }
     let expected = AuditExpectations.parse(try String(contentsOf: AuditExpectations.file, encoding: .utf8))
     for a in actual {
         guard let e = expected[a.sha256] else {
-            Issue.record("\(a.name) (sha256 \(a.sha256)) has no expectation; its verdict is \(a.findings) | \(a.gainMaps)")
+            Issue.record(
+                "\(a.name) (sha256 \(a.sha256)) has no expectation; its verdict is \(a.findings) | \(a.gainMaps)")
             continue
         }
         #expect(a.findings == e.findings, "\(a.name): findings")

@@ -1,10 +1,15 @@
+import Converter
 import Foundation
+import HEIF
+import HeifCodec
 import RawDecoder
 import Testing
 
 /// Every RAW in the shared corpus: the one real DNG decodes, every stub/truncated file is a one-line error.
 @Test func realWorldRawDecoderSeparatesRealDataFromStubs() throws {
-    let raws = try RealWorldCorpus.files(["dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef", "mrw", "iiq", "x3f"])
+    let raws = try RealWorldCorpus.files([
+        "dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef", "mrw", "iiq", "x3f",
+    ])
     #expect(raws.count >= 20, "expected the 20 corpus RAWs, found \(raws.count)")
     for url in raws {
         do {
@@ -19,10 +24,6 @@ import Testing
         }
     }
 }
-
-import Converter
-import HEIF
-import HeifCodec
 
 /// Runs a tool, returns (exit code, combined output).
 private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
@@ -45,9 +46,12 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let (res, out) = try Converter.convert(source: src, toDirectory: dir)
-    print("TIMINGS \(res.timings)"); print(String(format: "REAL %@ %dx%d in %d B → out %d B, ratio %.3f, total %.2f s, %@; losses %@",
-        res.source, res.width, res.height, res.inputBytes, res.outputBytes, res.sizeRatio,
-        res.timings["total"] ?? -1, res.hdr.reason, res.knownLosses.description))
+    print("TIMINGS \(res.timings)")
+    print(
+        String(
+            format: "REAL %@ %dx%d in %d B → out %d B, ratio %.3f, total %.2f s, %@; losses %@",
+            res.source, res.width, res.height, res.inputBytes, res.outputBytes, res.sizeRatio,
+            res.timings["total"] ?? -1, res.hdr.reason, res.knownLosses.description))
     #expect(res.width > 0 && res.height > 0)
     let (c, info) = tool("heif-info", [out.path])
     #expect(c == 0, "\(info)")
@@ -68,7 +72,8 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
         let arr = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
         return (arr?.first ?? [:]).mapValues { "\($0)" }
     }
-    let a = try read(src), b = try read(out)
+    let a = try read(src)
+    let b = try read(out)
     for k in keys where a[k] != nil {
         #expect(a[k] == b[k], "\(k): source \(a[k] ?? "-") output \(b[k] ?? "-")")
     }
@@ -78,8 +83,10 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
 
 /// Every metadata-only or truncated RAW gives a one-line error and leaves nothing in the destination.
 @Test func realWorldStubRAWsFailCleanly() throws {
-    let raws = try RealWorldCorpus.files(["dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef", "mrw", "iiq", "x3f"])
-        .filter { $0.lastPathComponent != "photoprism_canon_eos_6d.dng" }
+    let raws = try RealWorldCorpus.files([
+        "dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef", "mrw", "iiq", "x3f",
+    ])
+    .filter { $0.lastPathComponent != "photoprism_canon_eos_6d.dng" }
     #expect(raws.count >= 19)
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-stubs-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

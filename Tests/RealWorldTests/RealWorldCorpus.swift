@@ -26,7 +26,10 @@ enum RealWorldCorpus {
         return out.sorted { $0.path < $1.path }
     }
 
-    struct Missing: Error, CustomStringConvertible { let what: String; var description: String { what } }
+    struct Missing: Error, CustomStringConvertible {
+        let what: String
+        var description: String { what }
+    }
 }
 
 @Test func realWorldCorpusIsPresent() throws {

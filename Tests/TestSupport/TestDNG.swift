@@ -110,7 +110,15 @@ public enum TestDNG {
         return TIFF.writeFile(ifd0: t, exif: e, gps: g, pixelData: pix)
     }
 
-    enum FieldType: UInt16 { case byte = 1, ascii = 2, short = 3, long = 4, rational = 5, undefined = 7, srational = 10 }
+    enum FieldType: UInt16 {
+        case byte = 1
+        case ascii = 2
+        case short = 3
+        case long = 4
+        case rational = 5
+        case undefined = 7
+        case srational = 10
+    }
 
     struct TIFF {
         var entries: [(tag: UInt16, type: FieldType, count: UInt32, data: [UInt8])] = []
@@ -138,7 +146,10 @@ public enum TestDNG {
 
         mutating func addSRational(_ tag: UInt16, _ v: [(Int32, Int32)]) {
             entries.append(
-                (tag, .srational, UInt32(v.count), v.flatMap { le32(UInt32(bitPattern: $0.0)) + le32(UInt32(bitPattern: $0.1)) }))
+                (
+                    tag, .srational, UInt32(v.count),
+                    v.flatMap { le32(UInt32(bitPattern: $0.0)) + le32(UInt32(bitPattern: $0.1)) }
+                ))
         }
 
         /// Bytes of this IFD (entries + next-IFD 0 + overflow values) when written at `offset`, with `patch`
@@ -215,4 +226,6 @@ public enum TestDNG {
 }
 
 private func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8)] }
-private func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xff), UInt8((v >> 8) & 0xff), UInt8((v >> 16) & 0xff), UInt8(v >> 24)] }
+private func le32(_ v: UInt32) -> [UInt8] {
+    [UInt8(v & 0xff), UInt8((v >> 8) & 0xff), UInt8((v >> 16) & 0xff), UInt8(v >> 24)]
+}
