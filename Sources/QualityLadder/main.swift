@@ -200,15 +200,17 @@ func cpuModel() -> String {
     return "unknown"
 }
 
+/// The `--crop WxH` option (default 2048×1536, each side ≥ 64); a malformed value ends the tool with a usage line.
+func cropSize(_ options: [String: String]) -> (Int, Int) {
+    guard let c = options["crop"] else { return (2048, 1536) }
+    let parts = c.split(separator: "x").compactMap { Int($0) }
+    guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64), got '\(c)'") }
+    return (parts[0], parts[1])
+}
+
 func run(_ raws: [String], options: [String: String]) throws {
     let out = options["out"] ?? "docs/quality-ladder.tsv"
-    var cropW = 2048
-    var cropH = 1536
-    if let c = options["crop"] {
-        let parts = c.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64), got '\(c)'") }
-        (cropW, cropH) = (parts[0], parts[1])
-    }
+    let (cropW, cropH) = cropSize(options)
     let presets = options["presets"].map { $0.split(separator: ",").map(String.init) } ?? allPresets
     for p in presets where !HeifEncodeSettings.presets.contains(p) {
         fail("unknown preset '\(p)'; presets: \(HeifEncodeSettings.presets.joined(separator: ", "))")
@@ -280,13 +282,7 @@ func run(_ raws: [String], options: [String: String]) throws {
 // MARK: - shipped
 
 func shipped(_ raws: [String], options: [String: String]) throws {
-    var cropW = 2048
-    var cropH = 1536
-    if let c = options["crop"] {
-        let parts = c.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64), got '\(c)'") }
-        (cropW, cropH) = (parts[0], parts[1])
-    }
+    let (cropW, cropH) = cropSize(options)
     var o = ConvertOptions()
     if let t = options["target"] {
         guard let target = EncodingTarget(rawValue: t) else {
