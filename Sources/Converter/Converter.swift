@@ -816,46 +816,30 @@ public enum Converter {
         let p = addImage(primary, to: &b, hidden: false, name: "Image")
         b.setPrimary(p)
         if let gm = parts.gainMap {
-            // GainMapWriter writes the map as one coded item (tmap, altr, Apple auxl/auxC/XMP around it). For a grid
-            // it is given the first tile's hvcC and the full map size, and the item is then turned into the grid:
-            // type `grid`, ImageGrid payload in idat, no hvcC, dimg → the tiles; every reference to it stays.
-            let first: CodedItem
-            let size: (Int, Int)
+            // GainMapWriter writes the map (one coded item or a grid of tiles) with the tmap, altr and Apple view.
+            let (first, size, grid): (CodedItem, (Int, Int), GainMapGrid?)
             switch gm.image {
             case .single(let item):
-                first = item
-                size = (item.width, item.height)
+                (first, size, grid) = (item, (item.width, item.height), nil)
             case .grid(let layout, let tiles):
-                first = tiles[0]
-                size = (layout.width, layout.height)
+                let g = GainMapGrid(
+                    columns: layout.columns, rows: layout.rows, tileWidth: UInt32(layout.tileWidth),
+                    tileHeight: UInt32(layout.tileHeight),
+                    tiles: tiles.map { GainMapGrid.Tile(codecConfiguration: $0.properties[0].0, data: $0.data) })
+                (first, size, grid) = (tiles[0], (layout.width, layout.height), g)
             }
             var nclx = NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)
             for (prop, _) in first.properties { if case .colrNCLX(let n) = prop { nclx = n } }
-            let coded = CodedGainMapImage(
+            var coded = CodedGainMapImage(
                 codecConfiguration: first.properties[0].0, data: first.data, width: UInt32(size.0),
                 height: UInt32(size.1), bitsPerChannel: [8], nclx: nclx)
-            let written: WrittenGainMap
+            coded.grid = grid
             do {
-                written = try GainMapWriter.add(
+                try GainMapWriter.add(
                     to: &b, baseItemID: p, gainMap: coded, metadata: gm.metadata, alternate: gm.alternate,
                     appleHeadroom: gm.appleHeadroom)
             } catch {
                 throw ConvertError(file: file, reason: "gain map could not be written: \(error)")
-            }
-            if case .grid(let layout, let tiles) = gm.image {
-                let g = written.gainMapItemID
-                let ids = tiles.map {
-                    b.addCodedImage(type: "hvc1", properties: $0.properties, data: $0.data, hidden: true)
-                }
-                b.updateItem(g) { $0.type = "grid" }
-                b.removeProperties("hvcC", of: g)
-                b.replacePayload(
-                    of: g,
-                    with: ImageGrid.payload(
-                        rows: layout.rows, columns: layout.columns, outputWidth: UInt32(layout.width),
-                        outputHeight: UInt32(layout.height)),
-                    storage: .idat)
-                b.addReference(type: "dimg", from: g, to: ids)
             }
         }
         if let t = parts.thumbnail {
@@ -922,9 +906,15 @@ struct Renderer {
     /// One pixel: linear output RGB (HDR rendition, ≥ 0), its luminance and the SDR scale (SDR = rgb · scale).
     @inline(__always)
     func pixel(_ px: UnsafeBufferPointer<UInt16>, _ i: Int) -> (rgb: (Float, Float, Float), y: Float, scale: Float) {
-        let r0 = Float(px[3 * i]) * scale
-        let g0 = Float(px[3 * i + 1]) * scale
-        let b0 = Float(px[3 * i + 2]) * scale
+        pixel(px[3 * i], px[3 * i + 1], px[3 * i + 2])
+    }
+
+    /// One pixel from its three 16-bit working-space samples (see `pixel(_:_:)`).
+    @inline(__always)
+    func pixel(_ r16: UInt16, _ g16: UInt16, _ b16: UInt16) -> (rgb: (Float, Float, Float), y: Float, scale: Float) {
+        let r0 = Float(r16) * scale
+        let g0 = Float(g16) * scale
+        let b0 = Float(b16) * scale
         let r = max(0, m.0 * r0 + m.1 * g0 + m.2 * b0)
         let g = max(0, m.3 * r0 + m.4 * g0 + m.5 * b0)
         let b = max(0, m.6 * r0 + m.7 * g0 + m.8 * b0)
@@ -956,7 +946,7 @@ struct Renderer {
         for y in stride(from: 0, to: img.height, by: step) {
             for x in stride(from: 0, to: img.width, by: step) {
                 let v = img.pixel(x: x, y: y)
-                let p = [v.0, v.1, v.2].withUnsafeBufferPointer { pixel($0, 0) }
+                let p = pixel(v.0, v.1, v.2)
                 ys.append(p.y)
                 if p.y > 2 { above += 1 }
             }

@@ -95,13 +95,13 @@ final class RenderPass: @unchecked Sendable {
         let gm = gainMap
         let kb = offsetBase
         let ka = offsetAlternate
-        let cellPtr = UnsafeMutableSendable(cells)
+        let cellPtr = UnsafeSendable(cells)
         lut.withUnsafeBufferPointer { lutP in
             peaks.withUnsafeMutableBufferPointer { pk in
                 sums.withUnsafeMutableBufferPointer { sm in
                     let shared = (
-                        lut: UnsafeSendable(lutP), pk: UnsafeMutableSendable(pk.baseAddress!),
-                        sm: UnsafeMutableSendable(sm.baseAddress!), out: UnsafeMutableSendable(out)
+                        lut: UnsafeSendable(lutP), pk: UnsafeSendable(pk.baseAddress!),
+                        sm: UnsafeSendable(sm.baseAddress!), out: UnsafeSendable(out)
                     )
                     DispatchQueue.concurrentPerform(iterations: chunks) { k in
                         let lut = shared.lut.value
@@ -209,13 +209,7 @@ final class RenderPass: @unchecked Sendable {
     }
 }
 
-/// A pointer handed to `concurrentPerform` iterations that write disjoint parts.
-struct UnsafeMutableSendable<P>: @unchecked Sendable {
-    let value: P
-    init(_ v: P) { value = v }
-}
-
-/// A read-only buffer handed to `concurrentPerform` iterations.
+/// A pointer or buffer handed to `concurrentPerform` iterations, which read it or write disjoint parts of it.
 struct UnsafeSendable<P>: @unchecked Sendable {
     let value: P
     init(_ v: P) { value = v }

@@ -17,6 +17,9 @@ public struct CodedGainMapImage: Sendable, Hashable {
     /// The map's own colour signalling (`colr` nclx); libavif writes primaries and transfer 2 (unspecified),
     /// the matrix and range of its YCbCr coding.
     public var nclx: NCLX
+    /// When set, the map is written as a `grid` of these tiles (ISO/IEC 23008-12 §6.6.2.3) instead of one coded item;
+    /// `codecConfiguration` and `data` are then those of the first tile, and `width`/`height` the grid's output size.
+    public var grid: GainMapGrid?
 
     /// Describes a coded gain map.
     /// - Parameters:
@@ -39,6 +42,35 @@ public struct CodedGainMapImage: Sendable, Hashable {
         self.height = height
         self.bitsPerChannel = bitsPerChannel
         self.nclx = nclx
+    }
+}
+
+/// The tiles of a gain map coded as an image grid, in raster order, each an independent coded image of
+/// `tileWidth` × `tileHeight` (the grid's output size crops the right and bottom ones).
+public struct GainMapGrid: Sendable, Hashable {
+    public var columns: Int
+    public var rows: Int
+    public var tileWidth: UInt32
+    public var tileHeight: UInt32
+    /// Each tile's codec configuration (`hvcC`/`av1C`) and bitstream.
+    public var tiles: [Tile]
+
+    public struct Tile: Sendable, Hashable {
+        public var codecConfiguration: Property
+        public var data: [UInt8]
+        public init(codecConfiguration: Property, data: [UInt8]) {
+            self.codecConfiguration = codecConfiguration
+            self.data = data
+        }
+    }
+
+    /// Describes a grid of `columns` × `rows` tiles of `tileWidth` × `tileHeight`.
+    public init(columns: Int, rows: Int, tileWidth: UInt32, tileHeight: UInt32, tiles: [Tile]) {
+        self.columns = columns
+        self.rows = rows
+        self.tileWidth = tileWidth
+        self.tileHeight = tileHeight
+        self.tiles = tiles
     }
 }
 
@@ -149,8 +181,27 @@ public enum GainMapWriter {
             default: break
             }
         }
-        let gm = builder.addCodedImage(
-            type: gainMap.itemType, properties: gmProps, data: gainMap.data, hidden: true, name: "GMap")
+        let gm: UInt32
+        if let grid = gainMap.grid {
+            // The tiles carry the codec configuration; the grid item the map's size, pixi, colour, auxC, transforms.
+            guard (1...256).contains(grid.columns), (1...256).contains(grid.rows),
+                grid.tiles.count == grid.columns * grid.rows, grid.tiles.allSatisfy({ !$0.data.isEmpty })
+            else { throw .invalidInput("the gain-map grid needs columns × rows (each 1…256) non-empty tiles") }
+            let tileProps: [(Property, essential: Bool)] = [
+                (.ispe(width: grid.tileWidth, height: grid.tileHeight), false),
+                (.pixi(bitsPerChannel: gainMap.bitsPerChannel), false), (.colrNCLX(gainMap.nclx), false),
+            ]
+            gm =
+                builder.addGrid(
+                    columns: grid.columns, rows: grid.rows, outputWidth: gainMap.width, outputHeight: gainMap.height,
+                    tileType: gainMap.itemType,
+                    tiles: grid.tiles.map { ([($0.codecConfiguration, true)] + tileProps, $0.data) },
+                    properties: Array(gmProps.dropFirst(2)), hidden: true, name: "GMap"
+                ).grid
+        } else {
+            gm = builder.addCodedImage(
+                type: gainMap.itemType, properties: gmProps, data: gainMap.data, hidden: true, name: "GMap")
+        }
 
         // 2. The tmap derived image: ispe = base's, the alternate's colour, no transforms.
         var tProps: [(Property, essential: Bool)] = [(ispe, false)]
