@@ -62,7 +62,9 @@ public enum Discovery {
             let relOut = ((rel as NSString).deletingPathExtension as NSString).appendingPathExtension("heic") ?? rel
             let out = (outputRoot as NSString).appendingPathComponent(relOut)
             if let other = outputs[out], other != path {
-                result.problems.append("\(path): its output \(out) would overwrite the output of \(other); skipped")
+                result.problems.append(
+                    "\(path): its output \(out) would overwrite the output of \(other); not converted"
+                        + " (rename one of them)")
                 return
             }
             if outputs[out] == path { return }
