@@ -346,10 +346,19 @@ public final class BatchEngine: Sendable {
             _ verdict: ItemOutcome.Verdict, _ state: ItemState, outputBytes: Int64? = nil, reasons: [String] = [],
             losses: [String] = [], error: String? = nil
         ) -> ItemOutcome {
-            ItemOutcome(
+            var o = ItemOutcome(
                 source: f.path, relativeSource: f.relativePath, output: f.outputPath, relativeOutput: relOut,
                 verdict: verdict, state: state, sourceBytes: f.size, outputBytes: outputBytes,
                 seconds: Date().timeIntervalSince(start), reasons: reasons, knownLosses: losses, error: error)
+            if !stages.isEmpty { o.stages = stages.mapValues { ($0 * 1000).rounded() / 1000 } }
+            return o
+        }
+        var stages: [String: Double] = [:]
+        var lapStart = DispatchTime.now().uptimeNanoseconds
+        func lap(_ name: String) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            stages[name, default: 0] += Double(now - lapStart) / 1e9
+            lapStart = now
         }
         var temp: String?
         do {
@@ -371,13 +380,17 @@ public final class BatchEngine: Sendable {
                 try converter.convert(
                     source: URL(fileURLWithPath: f.path), to: URL(fileURLWithPath: t), options: options)
             }
+            stages.merge(result.stages) { a, _ in a }
+            lapStart = DispatchTime.now().uptimeNanoseconds
             guard let written = try FileOps.info(t), written.isRegular, written.size > 0 else {
                 throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
             }
             let hash = try await fingerprint
+            lap("hash")
             try FileOps.publish(temp: t, final: f.outputPath)
             temp = nil
             try await ledger.markWritten(id: item.id, hash: hash)
+            lap("publish")
 
             // Read back and audit the file as it now is under its final name.
             let verifier = self.verifier
@@ -390,6 +403,7 @@ public final class BatchEngine: Sendable {
             } catch {
                 verdict = .failed(reason: "audit could not run: \(error.oneLine)")
             }
+            lap("audit")
             let after = try FileOps.info(f.path)
             let o: ItemOutcome
             let summaryText: String?

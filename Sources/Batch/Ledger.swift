@@ -105,6 +105,10 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
     public var knownLosses: [String]
     public var error: String?
     public var trashedTo: String?
+    /// Where the time went, seconds per stage, rounded to ms (converted items only): the converter's stages
+    /// (decode, render, encode, gainmap, metadata, assemble, write) and Batch's own (hash: waiting for the source's
+    /// SHA-256 after the converter finished; publish: fsync + rename; audit: the read-back audit).
+    public var stages: [String: Double]?
 
     public init(
         source: String, relativeSource: String?, output: String?, relativeOutput: String?, verdict: Verdict,

@@ -72,10 +72,13 @@ public struct RAWConverter: ItemConverter {
 
     public func convert(source: URL, to output: URL, options: ConversionOptions) throws -> ConversionResult {
         let image = try Converter.convert(source: source, options: Self.convertOptions(options))
+        let t0 = DispatchTime.now().uptimeNanoseconds
         try FileOps.writeNewFile(image.bytes, to: output.path)
+        var stages = image.result.timings.filter { $0.key != "total" }
+        stages["write"] = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
         var notes = [image.result.hdr.reason]
         if let g = image.result.gainMap { notes.append("gain map \(g.width)×\(g.height)") }
-        return ConversionResult(knownLosses: image.result.knownLosses, notes: notes)
+        return ConversionResult(knownLosses: image.result.knownLosses, notes: notes, stages: stages)
     }
 }
 

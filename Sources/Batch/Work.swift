@@ -35,10 +35,13 @@ public struct ConversionResult: Sendable, Equatable {
     public var knownLosses: [String]
     /// Other notes worth showing.
     public var notes: [String]
+    /// Seconds per converter stage (e.g. decode, render, encode, gainmap, metadata, assemble, write), for `--json`.
+    public var stages: [String: Double]
 
-    public init(knownLosses: [String] = [], notes: [String] = []) {
+    public init(knownLosses: [String] = [], notes: [String] = [], stages: [String: Double] = [:]) {
         self.knownLosses = knownLosses
         self.notes = notes
+        self.stages = stages
     }
 }
 

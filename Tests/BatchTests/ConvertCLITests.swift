@@ -60,6 +60,16 @@ func runReadback(_ args: [String], cwd: URL? = nil) throws -> (status: Int32, ou
     let items = objects.filter { $0["event"] as? String == "item" }
     #expect(items.count == 2)
     #expect(items.allSatisfy { $0["verdict"] as? String == "clean" })
+    // Where the time went: the converter's stages and Batch's own, each a non-negative number of seconds, together
+    // no more than the item's wall time.
+    for item in items {
+        let stages = try #require(item["stages"] as? [String: Double], "\(item)")
+        for k in ["decode", "render", "encode", "metadata", "assemble", "write", "hash", "publish", "audit"] {
+            #expect(stages[k].map { $0 >= 0 } == true, "stage \(k) in \(stages)")
+        }
+        let seconds = try #require(item["seconds"] as? Double)
+        #expect(stages.values.reduce(0, +) <= seconds + 0.02, "\(stages) vs \(seconds) s")
+    }
     let summary = try #require(objects.last)
     #expect(summary["event"] as? String == "summary" && summary["clean"] as? Int == 2)
     // Mirrored paths, real HEIC files (ftyp at offset 4).
