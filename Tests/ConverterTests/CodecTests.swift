@@ -69,6 +69,45 @@ private func meanAbs(_ a: [UInt16], _ b: [UInt16]) -> Double {
 
 @Test func heifDecodeOfGarbageIsATypedError() {
     #expect(throws: HeifError.self) { try HeifDecoder.decodePrimary([0, 1, 2, 3, 4, 5, 6, 7], format: .rgb8) }
+    #expect(throws: HeifError.self) { try HeifDecoder.decodePrimarySize([0, 1, 2, 3, 4, 5, 6, 7]) }
+    #expect(throws: HeifError.self) { try HeifDecoder.decodePrimary([0, 1, 2, 3, 4, 5, 6, 7], format: .firstPlane) }
+}
+
+/// The audit's cheap decode (size only, decoder's own layout) agrees with the full RGB decode, and fails where it
+/// fails: on a file whose coded data is cut off.
+@Test func heifDecodeSizeAgreesWithFullDecodeAndFailsOnTruncatedData() throws {
+    let (w, h) = (160, 96)
+    for (px, depth) in [
+        (HeifPixels.rgb8(width: w, height: h, samples: gradientRGB8(w, h)), 8),
+        (.rgb16(width: w, height: h, bitDepth: 10, samples: gradientRGB8(w, h).map { UInt16($0) * 4 }), 10),
+    ] {
+        let bytes = try HeifEncoder.encode(px, settings: HeifEncodeSettings(quality: 80, bitDepth: depth))
+        let full = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
+        let size = try HeifDecoder.decodePrimarySize(bytes)
+        #expect(size == HeifDecodedSize(width: full.width, height: full.height, codedBitDepth: full.codedBitDepth))
+        #expect(size.width == w && size.height == h && size.codedBitDepth == depth)
+        // Cut inside the coded image (mdat is last): the full decode and the size decode both refuse.
+        let cut = Array(bytes.prefix(bytes.count - 200))
+        #expect(throws: HeifError.self) { try HeifDecoder.decodePrimary(cut, format: .rgb8) }
+        #expect(throws: HeifError.self) { try HeifDecoder.decodePrimarySize(cut) }
+    }
+}
+
+/// `.firstPlane` returns the decoder's Y plane as coded: for a full-range monochrome image exactly what `.mono` and
+/// the first channel of `.rgb8` give, at the stream's depth.
+@Test func heifFirstPlaneOfMonochromeEqualsMonoDecode() throws {
+    let (w, h) = (64, 48)
+    var src = [UInt8](repeating: 0, count: w * h)
+    for i in 0..<src.count { src[i] = UInt8((i * 5) % 251) }
+    let bytes = try HeifEncoder.encode(
+        .mono8(width: w, height: h, samples: src), settings: HeifEncodeSettings(quality: 90, nclx: .gainMap))
+    let first = try HeifDecoder.decodePrimary(bytes, format: .firstPlane)
+    let mono = try HeifDecoder.decodePrimary(bytes, format: .mono)
+    let rgb = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
+    #expect(first.width == w && first.height == h && first.channels == 1 && first.bitDepth == 8)
+    #expect(first.samples == mono.samples)
+    #expect(first.samples == stride(from: 0, to: rgb.samples.count, by: 3).map { rgb.samples[$0] })
+    #expect(Set(first.samples).count > 100, "the plane carries the picture, not a constant")
 }
 
 // MARK: - RawDecoder

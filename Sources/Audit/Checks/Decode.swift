@@ -11,11 +11,21 @@ extension Checks {
         guard let file = ctx.file else { return }
         let thumbs = ctx.options.thumbnails
         do {
-            let img = try HeifDecoder.decodePrimary(ctx.output, format: .rgb8)
-            ctx.decode.append(
-                DecodeResult(
-                    target: "primary", status: "ok", width: img.width, height: img.height, bitDepth: img.codedBitDepth))
-            if thumbs { ctx.thumbnails.primary = thumbnail(img) }
+            // Without thumbnails only the size is kept: libheif still decodes every tile, but no RGB conversion or
+            // sample copy is paid for (the converter's read-back audit of every output takes this path).
+            if thumbs {
+                let img = try HeifDecoder.decodePrimary(ctx.output, format: .rgb8)
+                ctx.decode.append(
+                    DecodeResult(
+                        target: "primary", status: "ok", width: img.width, height: img.height,
+                        bitDepth: img.codedBitDepth))
+                ctx.thumbnails.primary = thumbnail(img)
+            } else {
+                let d = try HeifDecoder.decodePrimarySize(ctx.output)
+                ctx.decode.append(
+                    DecodeResult(
+                        target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth))
+            }
         } catch {
             let whole = "\(error)"
             if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),

@@ -16,19 +16,23 @@ extension Checks {
             var firstImage: HeifDecodedImage? = nil
         }
         let decoded = Decoded()
+        let thumbs = ctx.options.thumbnails
+        // The inspector's plane is the decoder's first plane (Y of a YCbCr or monochrome map), with no conversion to
+        // RGB; the RGB picture is decoded only when a thumbnail is wanted.
         let decoder: GainMapDecoder? =
             ctx.options.decode
             ? { standalone in
                 do {
-                    let img = try HeifDecoder.decodePrimary(standalone, format: .rgb8)
+                    let img = try HeifDecoder.decodePrimary(standalone, format: .firstPlane)
                     decoded.results.append(
                         DecodeResult(
                             target: "gainmap", status: "ok", width: img.width, height: img.height,
                             bitDepth: img.codedBitDepth))
-                    if decoded.firstImage == nil { decoded.firstImage = img }
-                    var plane = [UInt16](repeating: 0, count: img.width * img.height)
-                    for i in 0..<plane.count { plane[i] = img.samples[i * img.channels] }
-                    return DecodedPlane(width: img.width, height: img.height, bitDepth: img.bitDepth, samples: plane)
+                    if thumbs && decoded.firstImage == nil {
+                        decoded.firstImage = try? HeifDecoder.decodePrimary(standalone, format: .rgb8)
+                    }
+                    return DecodedPlane(
+                        width: img.width, height: img.height, bitDepth: img.bitDepth, samples: img.samples)
                 } catch {
                     decoded.results.append(DecodeResult(target: "gainmap", status: "failed", message: "\(error)"))
                     throw error
