@@ -677,16 +677,12 @@ public enum Converter {
         o.downscale = 1
         o.baseHdrHeadroom = 0
         o.alternateHdrHeadroom = max(0, log2(Double(max(pass.hdrPeak, 1e-6))))
-        let kb = Float(o.baseOffset.doubleValue)
-        let ka = Float(o.alternateOffset.doubleValue)
-        let cw = pass.cellWidth
-        let ch = pass.cellHeight
         let computed: ComputedGainMap
         do {
-            let base = LinearImage(width: cw, height: ch, channels: 1, repeating: 1 - kb)
-            let alt = try LinearImage(
-                width: cw, height: ch, channels: 1, pixels: pass.cellMeans().map { exp2($0) - ka })
-            computed = try GainMapMath.compute(base: base, alternate: alt, options: o)
+            // The render pass already averaged log2((hdr + k_alt) / (sdr + k_base)) per cell (offsets as in `o`).
+            computed = try GainMapMath.fromLogRatios(
+                pass.cellMeans(), width: pass.cellWidth, height: pass.cellHeight, baseHdrHeadroom: 0,
+                alternateHdrHeadroom: o.alternateHdrHeadroom ?? 0, options: o)
         } catch {
             throw ConvertError(file: file, reason: "gain map: \(error)")
         }

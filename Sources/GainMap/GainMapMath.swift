@@ -269,6 +269,35 @@ public enum GainMapMath {
                 for c in 0..<mc { sums[c * gplane + gy * gw + gx] *= inv }
             }
         }
+        return try fromLogRatios(
+            sums, width: gw, height: gh, baseHdrHeadroom: hb, alternateHdrHeadroom: ha, options: options)
+    }
+
+    /// Steps 2–3 of `compute` on log ratios already averaged per map cell: `logRatios[c·w·h + y·w + x]` is the mean
+    /// of log2((alternate + k_alt) / (base + k_base)) over cell (x, y) of channel c, negated when the alternate has
+    /// less headroom than the base. For callers that accumulate the ratios while rendering (the converter), so no
+    /// full-size base and alternate are ever built.
+    /// - Parameters:
+    ///   - logRatios: `options.channels` planes of `width × height` cells.
+    ///   - baseHdrHeadroom: log2 headroom of the base (0 for SDR).
+    ///   - alternateHdrHeadroom: log2 headroom of the alternate.
+    ///   - options: offsets, gamma, outlier fraction, denominator and channel count as for `compute`.
+    /// - Returns: metadata (min/max without outliers as exact fractions), the normalised and the 8-bit quantised map.
+    /// - Throws: `GainMapError.invalidInput` for a size that does not match `logRatios` or invalid options.
+    public static func fromLogRatios(
+        _ logRatios: [Float], width gw: Int, height gh: Int, baseHdrHeadroom hb: Double,
+        alternateHdrHeadroom ha: Double,
+        options: GainMapComputeOptions = .init()
+    ) throws(GainMapError) -> ComputedGainMap {
+        let mc = options.channels
+        guard mc == 1 || mc == 3, gw > 0, gh > 0, logRatios.count == gw * gh * mc else {
+            throw .invalidInput("\(logRatios.count) log ratios do not make \(mc) planes of \(gw)x\(gh)")
+        }
+        guard options.gamma.numerator > 0, options.gamma.denominator > 0, options.baseOffset.denominator > 0,
+            options.alternateOffset.denominator > 0, options.denominator > 0
+        else { throw .invalidInput("gamma and offsets need non-zero parts") }
+        var sums = logRatios
+        let gplane = gw * gh
 
         // 2. min/max per channel without outliers, as exact fractions.
         let den = options.denominator

@@ -224,3 +224,36 @@ func syntheticPair(width: Int, height: Int) throws -> (LinearImage, LinearImage)
         _ = try GainMapMath.apply(base: sdr, gainMap: gm.dequantized(), metadata: gm.metadata, weight: 1)
     }
 }
+
+/// `fromLogRatios` on per-cell log ratios gives exactly what `compute` gives from base and alternate: the converter
+/// accumulates the ratios while rendering and calls it directly.
+@Test(arguments: [1, 3])
+func fromLogRatiosMatchesCompute(channels: Int) throws {
+    let (w, h) = (37, 23)
+    var base = [Float](repeating: 0, count: w * h * channels)
+    var alt = base
+    for i in 0..<base.count {
+        base[i] = 0.05 + Float(i % 17) / 20
+        alt[i] = base[i] * exp2(Float((i * 7) % 29) / 9)
+    }
+    var o = GainMapComputeOptions()
+    o.channels = channels
+    o.downscale = 1
+    o.baseHdrHeadroom = 0
+    o.alternateHdrHeadroom = 3
+    let b = try LinearImage(width: w, height: h, channels: channels, pixels: base)
+    let a = try LinearImage(width: w, height: h, channels: channels, pixels: alt)
+    let want = try GainMapMath.compute(base: b, alternate: a, options: o)
+    let kb = Float(o.baseOffset.doubleValue)
+    let ka = Float(o.alternateOffset.doubleValue)
+    let ratios = zip(base, alt).map { log2(max(($0.1 + ka) / max($0.0 + kb, 1e-9), 1e-9)) }
+    let got = try GainMapMath.fromLogRatios(
+        ratios, width: w, height: h, baseHdrHeadroom: 0, alternateHdrHeadroom: 3, options: o)
+    #expect(got.metadata == want.metadata)
+    #expect(got.quantized == want.quantized)
+    #expect(Set(got.quantized).count > 10)
+    #expect(throws: GainMapError.self) {
+        try GainMapMath.fromLogRatios(
+            Array(ratios.dropLast()), width: w, height: h, baseHdrHeadroom: 0, alternateHdrHeadroom: 3, options: o)
+    }
+}
