@@ -892,10 +892,14 @@ struct Renderer {
     let clipStops: Double
 
     init(meta: RawMetadata, space: OutputColorSpace) {
+        self.init(space: space, baselineExposure: meta.baselineExposure)
+    }
+
+    init(space: OutputColorSpace, baselineExposure: Double) {
         let a = space == .displayP3 ? Self.proPhotoToP3 : Self.proPhotoToSRGB
         m = (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8])
         lum = space == .displayP3 ? (0.228975, 0.691739, 0.079287) : (0.212639, 0.715169, 0.072192)
-        clipStops = Converter.clipStopsAboveWhite + meta.baselineExposure
+        clipStops = Converter.clipStopsAboveWhite + baselineExposure
         scale = Float(exp2(clipStops) / 65535)
     }
 
@@ -928,9 +932,18 @@ struct Renderer {
             let t = k + (1 - k) * (1 - exp(-(y - k) / (1 - k)))
             s = t / y
         }
-        let mx = max(r, max(g, b)) * s
-        if mx > 1 { s /= mx }
-        return s
+        // Selects instead of max() and an if (the render's hot loop: they compile to maxss, not to branches that
+        // mispredict on every colour edge); s / 1 is s exactly.
+        let gb = g > b ? g : b
+        let mx = (r > gb ? r : gb) * s
+        return s / (mx > 1 ? mx : 1)
+    }
+
+    /// The index of linear value `v` (0…1) in a 65536-entry table, rounded to nearest: `v · 65535` plus 1.5 · 2²³
+    /// leaves the rounded integer in the low mantissa bits (no checked float-to-integer conversion in the hot loop).
+    @inline(__always)
+    static func tableIndex(_ v: Float) -> Int {
+        Int(((v < 1 ? v : 1) * 65535 + 12_582_912).bitPattern & 0xFFFF)
     }
 
     /// Measures the captured headroom on a subsample and applies the policy.

@@ -106,6 +106,8 @@ final class RenderPass: @unchecked Sendable {
                     DispatchQueue.concurrentPerform(iterations: chunks) { k in
                         let lut = shared.lut.value
                         var row = [UInt16](repeating: 0, count: 3 * w)
+                        let kernel = RowKernel(width: w)
+                        defer { kernel.deallocate() }
                         var peak: Float = 0
                         var sum = 0.0
                         let ys = y0 + k * chunk
@@ -113,35 +115,12 @@ final class RenderPass: @unchecked Sendable {
                         row.withUnsafeMutableBufferPointer { rb in
                             for y in ys..<ye {
                                 frame.copyRow(y, into: rb)
-                                let src = UnsafeBufferPointer(rb)
-                                let o = y - y0
-                                let o8 = shared.out.value.assumingMemoryBound(to: UInt8.self) + o * 3 * w
-                                let o16 = shared.out.value.assumingMemoryBound(to: UInt16.self) + o * 3 * w
-                                let cellRow = cellPtr.value + (y / 2) * cw
-                                var rowSum: Float = 0
-                                for x in 0..<w {
-                                    let p = r.pixel(src, x)
-                                    let s = p.scale
-                                    let ri = lut[Int(min(1, p.rgb.0 * s) * 65535 + 0.5)]
-                                    let gi = lut[Int(min(1, p.rgb.1 * s) * 65535 + 0.5)]
-                                    let bi = lut[Int(min(1, p.rgb.2 * s) * 65535 + 0.5)]
-                                    if depth == 8 {
-                                        o8[3 * x] = UInt8(truncatingIfNeeded: ri)
-                                        o8[3 * x + 1] = UInt8(truncatingIfNeeded: gi)
-                                        o8[3 * x + 2] = UInt8(truncatingIfNeeded: bi)
-                                    } else {
-                                        o16[3 * x] = ri
-                                        o16[3 * x + 1] = gi
-                                        o16[3 * x + 2] = bi
-                                    }
-                                    if gm {
-                                        let sdrY = p.y * s
-                                        let hdrY = p.y
-                                        cellRow[x / 2] += log2(max((hdrY + ka) / max(sdrY + kb, 1e-9), 1e-9))
-                                        peak = max(peak, hdrY)
-                                        rowSum += hdrY
-                                    }
-                                }
+                                let o = (y - y0) * 3 * w * (depth == 8 ? 1 : 2)
+                                let (rowPeak, rowSum) = kernel.render(
+                                    rb.baseAddress!, renderer: r, lut: lut.baseAddress!, depth: depth,
+                                    out: shared.out.value + o, cells: gm ? cellPtr.value + (y / 2) * cw : nil, ka: ka,
+                                    kb: kb)
+                                peak = max(peak, rowPeak)
                                 sum += Double(rowSum)
                             }
                         }
@@ -163,23 +142,33 @@ final class RenderPass: @unchecked Sendable {
         let f = thumbFactor
         let tw = thumbWidth
         let w = width
+        // Integer sums per thumbnail pixel and row (no division per pixel), added to the float sums once per row.
         thumbSums.withUnsafeMutableBufferPointer { acc in
             for y in y0..<y1 where y / f < thumbHeight {
                 let base = (y / f) * tw * 3
                 let o = (y - y0) * 3 * w
-                for x in 0..<(tw * f) {
-                    let k = base + (x / f) * 3
+                for t in 0..<tw {
+                    var (r, g, b) = (0, 0, 0)
                     if bitDepth == 8 {
-                        let p = out.assumingMemoryBound(to: UInt8.self) + o + 3 * x
-                        acc[k] += Float(p[0])
-                        acc[k + 1] += Float(p[1])
-                        acc[k + 2] += Float(p[2])
+                        var p = out.assumingMemoryBound(to: UInt8.self) + o + 3 * t * f
+                        for _ in 0..<f {
+                            r += Int(p[0])
+                            g += Int(p[1])
+                            b += Int(p[2])
+                            p += 3
+                        }
                     } else {
-                        let p = out.assumingMemoryBound(to: UInt16.self) + o + 3 * x
-                        acc[k] += Float(p[0])
-                        acc[k + 1] += Float(p[1])
-                        acc[k + 2] += Float(p[2])
+                        var p = out.assumingMemoryBound(to: UInt16.self) + o + 3 * t * f
+                        for _ in 0..<f {
+                            r += Int(p[0])
+                            g += Int(p[1])
+                            b += Int(p[2])
+                            p += 3
+                        }
                     }
+                    acc[base + 3 * t] += Float(r)
+                    acc[base + 3 * t + 1] += Float(g)
+                    acc[base + 3 * t + 2] += Float(b)
                 }
             }
         }

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The render's arithmetic for one row, in planar passes over scratch rows (one kernel per worker, reused row after
+/// row). Each pass is a plain loop without branches or checked conversions, so the compiler vectorises the matrix,
+/// the roll-off factor's clamp and the table indices; only the highlight shoulder's `exp`, the table lookups and the
+/// gain map's `log2` stay scalar.
+///
+/// Every code is computed with the same IEEE operations in the same order as `Renderer.pixel` followed by
+/// `Renderer.tableIndex` (no fused multiply-add), so the codes equal the per-pixel definition exactly; the gain-map
+/// cells take one log2 per horizontal pair, equal to the per-pixel sum within float rounding (a test holds both).
+struct RowKernel {
+    let width: Int
+    private let r: UnsafeMutablePointer<Float>
+    private let g: UnsafeMutablePointer<Float>
+    private let b: UnsafeMutablePointer<Float>
+    private let y: UnsafeMutablePointer<Float>
+    private let s: UnsafeMutablePointer<Float>
+    private let idx: UnsafeMutablePointer<UInt32>
+
+    init(width: Int) {
+        self.width = width
+        let n = max(1, width)
+        r = .allocate(capacity: n)
+        g = .allocate(capacity: n)
+        b = .allocate(capacity: n)
+        y = .allocate(capacity: n)
+        s = .allocate(capacity: n)
+        idx = .allocate(capacity: 3 * n)
+    }
+
+    /// Frees the scratch rows; the kernel must not be used afterwards.
+    func deallocate() {
+        for p in [r, g, b, y, s] { p.deallocate() }
+        idx.deallocate()
+    }
+
+    /// Renders `width` pixels of interleaved 16-bit working-space RGB: SDR codes through `lut` into `out` (`UInt8`
+    /// when `depth` is 8, else `UInt16`), and with `cells` adds each pixel's log2((Y_hdr + ka) / (Y_sdr + kb)) to
+    /// its gain-map cell x / 2.
+    /// - Returns: the row's peak and (left-to-right) sum of HDR luminance; 0 without `cells`.
+    func render(
+        _ src: UnsafePointer<UInt16>, renderer: Renderer, lut: UnsafePointer<UInt16>, depth: Int,
+        out: UnsafeMutableRawPointer, cells: UnsafeMutablePointer<Float>?, ka: Float, kb: Float
+    ) -> (peak: Float, sum: Float) {
+        let w = width
+        let (r, g, b, y, s, idx) = (self.r, self.g, self.b, self.y, self.s, self.idx)
+        let sc = renderer.scale
+        let m = renderer.m
+        let lum = renderer.lum
+        // 1. Working space → output primaries, negatives clipped, luminance.
+        for i in 0..<w {
+            let r0 = Float(src[3 &* i]) * sc
+            let g0 = Float(src[3 &* i &+ 1]) * sc
+            let b0 = Float(src[3 &* i &+ 2]) * sc
+            let rr = m.0 * r0 + m.1 * g0 + m.2 * b0
+            let gg = m.3 * r0 + m.4 * g0 + m.5 * b0
+            let bb = m.6 * r0 + m.7 * g0 + m.8 * b0
+            let rc: Float = rr >= 0 ? rr : 0
+            let gc: Float = gg >= 0 ? gg : 0
+            let bc: Float = bb >= 0 ? bb : 0
+            r[i] = rc
+            g[i] = gc
+            b[i] = bc
+            y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
+        }
+        // 2. The shoulder above `shoulderStart` (exp only where a pixel is that bright).
+        let k = Converter.shoulderStart
+        for i in 0..<w {
+            let yi = y[i]
+            s[i] = yi > k ? (k + (1 - k) * (1 - exp(-(yi - k) / (1 - k)))) / yi : 1
+        }
+        // 3. No channel above 1, then the table indices.
+        for i in 0..<w {
+            let gb = g[i] > b[i] ? g[i] : b[i]
+            let mx = (r[i] > gb ? r[i] : gb) * s[i]
+            let si = s[i] / (mx > 1 ? mx : 1)
+            s[i] = si
+            idx[3 &* i] = Self.index(r[i] * si)
+            idx[3 &* i &+ 1] = Self.index(g[i] * si)
+            idx[3 &* i &+ 2] = Self.index(b[i] * si)
+        }
+        // 4. Codes.
+        if depth == 8 {
+            let o = out.assumingMemoryBound(to: UInt8.self)
+            for j in 0..<(3 * w) { o[j] = UInt8(truncatingIfNeeded: lut[Int(idx[j])]) }
+        } else {
+            let o = out.assumingMemoryBound(to: UInt16.self)
+            for j in 0..<(3 * w) { o[j] = lut[Int(idx[j])] }
+        }
+        // 5. Gain-map log ratios per 2×2 cell, the HDR peak and sum.
+        guard let cells else { return (0, 0) }
+        for i in 0..<w {
+            let den = y[i] * s[i] + kb
+            let ratio = (y[i] + ka) / (den > 1e-9 ? den : 1e-9)
+            s[i] = ratio > 1e-9 ? ratio : 1e-9
+        }
+        // One log2 per cell row: the log of the pair's product (ratios are ≥ 1e-9 and well under 2^60, so the product
+        // neither under- nor overflows; it differs from the sum of the two logs by float rounding, ~1e-7 stops).
+        var peak: Float = 0
+        var sum: Float = 0
+        for c in 0..<(w >> 1) { cells[c] += log2(s[2 &* c] * s[2 &* c &+ 1]) }
+        if w & 1 == 1 { cells[w >> 1] += log2(s[w - 1]) }
+        for i in 0..<w {
+            peak = peak > y[i] ? peak : y[i]
+            sum += y[i]
+        }
+        return (peak, sum)
+    }
+
+    /// `Renderer.tableIndex` as a 32-bit lane.
+    @inline(__always)
+    private static func index(_ v: Float) -> UInt32 { ((v < 1 ? v : 1) * 65535 + 12_582_912).bitPattern & 0xFFFF }
+}

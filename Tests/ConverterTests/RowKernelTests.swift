@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@testable import Converter
+
+/// A deterministic pseudo-random source (xorshift), so a failure reproduces.
+private struct XorShift {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+}
+
+/// The vectorised row kernel against the per-pixel definition (`Renderer.pixel`, `Renderer.tableIndex`, the code
+/// table, log2 of the HDR/SDR luminance ratio per gain-map cell): codes equal exactly, cells within float rounding.
+/// Rows mix dark, mid, highlight (shoulder and channel clip) and saturated pixels, odd and even widths, both
+/// colour spaces and both depths.
+@Test(arguments: [(OutputColorSpace.displayP3, 8), (.sRGB, 8), (.displayP3, 10)])
+func rowKernelEqualsThePerPixelDefinition(space: OutputColorSpace, depth: Int) {
+    var rng = XorShift(state: 0x9E37_79B9_7F4A_7C15)
+    let renderer = Renderer(space: space, baselineExposure: 0.5)
+    let maxCode = Float(depth == 10 ? 1023 : 255)
+    let lut = (0..<65536).map { UInt16((Renderer.srgbEncode(Float($0) / 65535) * maxCode).rounded()) }
+    let (ka, kb): (Float, Float) = (1.0 / 64, 1.0 / 64)
+    for w in [1, 2, 7, 64, 301] {
+        var src = [UInt16](repeating: 0, count: 3 * w)
+        for i in 0..<src.count {
+            let r = rng.next()
+            switch r % 4 {
+            case 0: src[i] = UInt16(truncatingIfNeeded: r >> 20) % 2000  // dark
+            case 1: src[i] = UInt16(truncatingIfNeeded: r >> 20) % 20000  // mid
+            case 2: src[i] = 40000 + UInt16(truncatingIfNeeded: r >> 20) % 25536  // highlights
+            default: src[i] = UInt16(truncatingIfNeeded: r >> 24)  // anything
+            }
+        }
+        // Reference, pixel by pixel.
+        var wantCodes = [UInt16](repeating: 0, count: 3 * w)
+        var wantCells = [Double](repeating: 0, count: (w + 1) / 2)
+        var wantPeak: Float = 0
+        var wantSum: Float = 0
+        src.withUnsafeBufferPointer { px in
+            for x in 0..<w {
+                let p = renderer.pixel(px, x)
+                let s = p.scale
+                wantCodes[3 * x] = lut[Renderer.tableIndex(p.rgb.0 * s)]
+                wantCodes[3 * x + 1] = lut[Renderer.tableIndex(p.rgb.1 * s)]
+                wantCodes[3 * x + 2] = lut[Renderer.tableIndex(p.rgb.2 * s)]
+                wantCells[x / 2] += Double(log2(max((p.y + ka) / max(p.y * s + kb, 1e-9), 1e-9)))
+                wantPeak = max(wantPeak, p.y)
+                wantSum += p.y
+            }
+        }
+        let kernel = RowKernel(width: w)
+        defer { kernel.deallocate() }
+        var cells = [Float](repeating: 0, count: (w + 1) / 2)
+        var out = [UInt8](repeating: 0, count: 3 * w * 2)
+        let (peak, sum) = src.withUnsafeBufferPointer { s in
+            lut.withUnsafeBufferPointer { l in
+                out.withUnsafeMutableBytes { o in
+                    cells.withUnsafeMutableBufferPointer { c in
+                        kernel.render(
+                            s.baseAddress!, renderer: renderer, lut: l.baseAddress!, depth: depth, out: o.baseAddress!,
+                            cells: c.baseAddress!, ka: ka, kb: kb)
+                    }
+                }
+            }
+        }
+        let codes: [UInt16] =
+            depth == 8
+            ? out.prefix(3 * w).map { UInt16($0) }
+            : out.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self).prefix(3 * w)) }
+        #expect(codes == wantCodes.map { depth == 8 ? $0 & 0xFF : $0 }, "width \(w)")
+        #expect(peak == wantPeak && sum == wantSum, "width \(w)")
+        for (c, want) in zip(cells, wantCells) {
+            #expect(abs(Double(c) - want) <= 1e-5 * max(1, abs(want)), "width \(w): cell \(c) vs \(want)")
+        }
+        // The rows really exercise the shoulder and the clip: some codes at the top, some in between.
+        if w >= 64 {
+            #expect(wantCodes.contains(UInt16(maxCode)) && wantCodes.contains { $0 > 0 && $0 < UInt16(maxCode) })
+        }
+    }
+}
