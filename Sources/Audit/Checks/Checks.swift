@@ -36,7 +36,11 @@ enum Checks {
 
     static func run(_ ctx: inout Context) {
         container(&ctx)
-        if let src = ctx.job.source, let data = try? Data(contentsOf: src) {
+        // The source's bytes are only needed for a HEIF source (its container is compared) or a JPEG one (its gain
+        // map is looked for); a RAW source's metadata goes through exiv2, so its tens of megabytes are not read here.
+        if let src = ctx.job.source, let head = Source.head(src, count: 12),
+            Source.isHEIF(head) || Source.isJPEG(head), let data = try? Data(contentsOf: src)
+        {
             ctx.sourceBytes = [UInt8](data)
             if Source.isHEIF(ctx.sourceBytes!) { ctx.sourceHEIF = HEIFFile(bytes: ctx.sourceBytes!) }
         }
@@ -50,6 +54,17 @@ enum Checks {
 
 /// Facts about a source file.
 enum Source {
+    /// The first `count` bytes of the file at `url` (fewer when it is shorter), nil when it cannot be read.
+    static func head(_ url: URL, count: Int) -> [UInt8]? {
+        guard let h = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? h.close() }
+        guard let d = try? h.read(upToCount: count) else { return nil }
+        return [UInt8](d)
+    }
+
+    /// True when the bytes start with a JPEG SOI marker.
+    static func isJPEG(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0xFF && b[1] == 0xD8 }
+
     /// True when the bytes start with an ISOBMFF `ftyp` of a HEIF-family brand.
     static func isHEIF(_ b: [UInt8]) -> Bool {
         guard b.count >= 12, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 else { return false }
