@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 // Readback: RAW → HEIC without silent losses, proven by reading every output back.
 // Layers (bottom to top; a layer never imports one above it):
-//   1. C system libraries          CHeif, CRaw, CSQLite, CExiv2Shim
-//   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store
+//   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CExiv2Shim
+//   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing
 //   3. pure Swift cores (no C)     HEIF, Metadata, GainMap, ReportModel, CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(
             name: "CExiv2Shim",
             cxxSettings: [.unsafeFlags(["-Wno-deprecated-declarations"])],
@@ -35,6 +36,8 @@ let package = Package(
         .target(name: "RawDecoder", dependencies: ["CRaw"]),
         .target(name: "Exiv2Bridge", dependencies: ["CExiv2Shim"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
+        // Whole-file SHA-256 through libcrypto (the batch's source fingerprints); error type and hex from Digest.
+        .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
 
         // 3. Pure Swift cores.
         .target(name: "Digest"),
@@ -64,7 +67,7 @@ let package = Package(
         ),
 
         // 5. Batch.
-        .target(name: "Batch", dependencies: ["Digest", "Converter", "Audit", "Store", "ReportModel"]),
+        .target(name: "Batch", dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel"]),
 
         // 6–7. CLI.
         .target(
@@ -84,7 +87,7 @@ let package = Package(
 
         // Tests: one target per module, goldens and fixtures beside each.
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
-        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
+        .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
         .testTarget(name: "HEIFTests", dependencies: ["HEIF", "TestSupport", "CorpusKit"]),
         .testTarget(
             name: "MetadataTests",

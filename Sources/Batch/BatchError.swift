@@ -17,7 +17,7 @@ public enum BatchError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .io(let path, let op, let e):
-            return "\(Self.displayPath(path)): \(op) failed: \(String(cString: strerror(e)))"
+            return "\(Self.displayPath(path)): \(op) failed" + (e == 0 ? "" : ": \(String(cString: strerror(e)))")
         case .storeBusy(let lock):
             return "another 'readback convert' is already running on this store (lock \(lock) is held); "
                 + "wait for it to finish or choose another --db"

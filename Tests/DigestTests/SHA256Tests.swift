@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Testing
 
 @testable import Digest
@@ -62,4 +63,43 @@ import Testing
     #expect(try SHA256.hex(fileAtPath: link.path) == oracle)
     #expect(throws: SHA256.FileError.self) { try SHA256.hex(fileAtPath: link.path, followSymlinks: false) }
     #expect(throws: SHA256.FileError.self) { try SHA256.hex(fileAtPath: dir.appendingPathComponent("no").path) }
+}
+
+// MARK: - Hashing (libcrypto) agrees with Digest
+
+/// The batch's file fingerprint through libcrypto equals the pure-Swift digest byte for byte, at every length around
+/// the block and chunk boundaries, and fails the same way on a missing file and on a refused symlink.
+@Test func fileSHA256ThroughLibcryptoEqualsDigest() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hashing-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    for n in [0, 1, 55, 56, 63, 64, 65, 1000, (1 << 20) - 1, 1 << 20, (1 << 20) + 3, 3 << 20] {
+        var bytes = [UInt8](repeating: 0, count: n)
+        for i in 0..<n {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            bytes[i] = UInt8(truncatingIfNeeded: state)
+        }
+        let url = dir.appendingPathComponent("f\(n)")
+        try Data(bytes).write(to: url)
+        let fast = try FileSHA256.hex(fileAtPath: url.path)
+        #expect(fast == SHA256.hex(bytes), "length \(n)")
+        #expect(fast == (try SHA256.hex(fileAtPath: url.path)), "length \(n)")
+    }
+    #expect(
+        (try? FileSHA256.hex(fileAtPath: dir.appendingPathComponent("f0").path))
+            == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    let missing = dir.appendingPathComponent("missing").path
+    #expect(throws: SHA256.FileError(path: missing, operation: "open", errno: ENOENT)) {
+        try FileSHA256.hex(fileAtPath: missing)
+    }
+    let link = dir.appendingPathComponent("link").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: dir.appendingPathComponent("f1").path)
+    #expect(
+        try FileSHA256.hex(fileAtPath: link) == (try FileSHA256.hex(fileAtPath: dir.appendingPathComponent("f1").path)))
+    #expect(throws: SHA256.FileError(path: link, operation: "open", errno: ELOOP)) {
+        try FileSHA256.hex(fileAtPath: link, followSymlinks: false)
+    }
 }
