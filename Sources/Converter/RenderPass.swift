@@ -187,11 +187,14 @@ final class RenderPass: @unchecked Sendable {
         let cw = cellWidth
         let ch = cellHeight
         var out = [Float](repeating: 0, count: cw * ch)
-        for gy in 0..<ch {
-            let rows = min(2, height - 2 * gy)
-            for gx in 0..<cw {
-                let n = rows * min(2, width - 2 * gx)
-                out[gy * cw + gx] = cells[gy * cw + gx] / Float(n)
+        // x · (1/n) equals x / n exactly for n = 1, 2, 4.
+        out.withUnsafeMutableBufferPointer { o in
+            for gy in 0..<ch {
+                let rows = min(2, height - 2 * gy)
+                let inner: Float = rows == 2 ? 0.25 : 0.5
+                let row = gy * cw
+                for gx in 0..<cw { o[row + gx] = cells[row + gx] * inner }
+                if width % 2 == 1 { o[row + cw - 1] = cells[row + cw - 1] * (rows == 2 ? 0.5 : 1) }
             }
         }
         return out

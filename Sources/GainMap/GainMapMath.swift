@@ -285,7 +285,7 @@ public enum GainMapMath {
     /// - Returns: metadata (min/max without outliers as exact fractions), the normalised and the 8-bit quantised map.
     /// - Throws: `GainMapError.invalidInput` for a size that does not match `logRatios` or invalid options.
     public static func fromLogRatios(
-        _ logRatios: [Float], width gw: Int, height gh: Int, baseHdrHeadroom hb: Double,
+        _ logRatios: consuming [Float], width gw: Int, height gh: Int, baseHdrHeadroom hb: Double,
         alternateHdrHeadroom ha: Double,
         options: GainMapComputeOptions = .init()
     ) throws(GainMapError) -> ComputedGainMap {
@@ -325,10 +325,17 @@ public enum GainMapMath {
             let span = hi - lo
             let inv: Float = span > 0 ? 1 / span : 0
             sums.withUnsafeMutableBufferPointer { v in
-                for i in (c * gplane)..<((c + 1) * gplane) {
-                    var t = (Swift.min(Swift.max(v[i], lo), hi) - lo) * inv
-                    if gamma != 1 { t = pow(t, gamma) }
-                    v[i] = Swift.min(Swift.max(t, 0), 1)
+                let range = (c * gplane)..<((c + 1) * gplane)
+                if gamma == 1 {
+                    for i in range {
+                        let t = (Swift.min(Swift.max(v[i], lo), hi) - lo) * inv
+                        v[i] = Swift.min(Swift.max(t, 0), 1)
+                    }
+                } else {
+                    for i in range {
+                        let t = pow((Swift.min(Swift.max(v[i], lo), hi) - lo) * inv, gamma)
+                        v[i] = Swift.min(Swift.max(t, 0), 1)
+                    }
                 }
             }
         }
