@@ -36,6 +36,10 @@ enum Checks {
 
     static func run(_ ctx: inout Context) {
         container(&ctx)
+        // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
+        let primary =
+            ctx.options.decode && ctx.file != nil
+            ? PrimaryDecode(ctx.output, thumbnails: ctx.options.thumbnails) : nil
         // The source's bytes are only needed for a HEIF source (its container is compared) or a JPEG one (its gain
         // map is looked for); a RAW source's metadata goes through exiv2, so its tens of megabytes are not read here.
         if let src = ctx.job.source, let head = Source.head(src, count: 12),
@@ -48,7 +52,7 @@ enum Checks {
         signalling(&ctx)
         metadata(&ctx)
         orientation(&ctx)
-        if ctx.options.decode { decode(&ctx) }
+        if let primary { decode(&ctx, primary) }
     }
 }
 

@@ -7,21 +7,18 @@ extension Checks {
     /// Decodes the primary image and each gain map with libheif; a failure is `decode.primary-failed` or
     /// `decode.gainmap-failed`. Files libheif 1.15 refuses as a whole (iOS 18 layouts) are retried on the item
     /// re-wrapped alone (`HEIFFile.standaloneFile(for:)`), as platform-notes §2 describes.
-    static func decode(_ ctx: inout Context) {
+    static func decode(_ ctx: inout Context, _ primary: PrimaryDecode) {
         guard let file = ctx.file else { return }
         let thumbs = ctx.options.thumbnails
         do {
-            // Without thumbnails only the size is kept: libheif still decodes every tile, but no RGB conversion or
-            // sample copy is paid for (the converter's read-back audit of every output takes this path).
-            if thumbs {
-                let img = try HeifDecoder.decodePrimary(ctx.output, format: .rgb8)
+            switch try primary.wait().get() {
+            case .image(let img):
                 ctx.decode.append(
                     DecodeResult(
                         target: "primary", status: "ok", width: img.width, height: img.height,
                         bitDepth: img.codedBitDepth))
                 ctx.thumbnails.primary = thumbnail(img)
-            } else {
-                let d = try HeifDecoder.decodePrimarySize(ctx.output)
+            case .size(let d):
                 ctx.decode.append(
                     DecodeResult(
                         target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth))
@@ -49,6 +46,39 @@ extension Checks {
             }
         }
         ctx.decode += ctx.gainMapDecodes
+    }
+
+    /// The primary's libheif decode, started on its own thread when the checks begin so it overlaps the container,
+    /// metadata and gain-map checks (its result is only read by `decode(_:_:)`, last).
+    final class PrimaryDecode: @unchecked Sendable {
+        enum Decoded {
+            /// RGB pixels, for the thumbnail.
+            case image(HeifDecodedImage)
+            /// Without thumbnails only the size is kept: libheif still decodes every tile, but no RGB conversion or
+            /// sample copy is paid for (the converter's read-back audit of every output takes this path).
+            case size(HeifDecodedSize)
+        }
+        private let done = DispatchSemaphore(value: 0)
+        private var result: Result<Decoded, Error> = .failure(HeifError(operation: "decode", message: "not run"))
+
+        init(_ bytes: [UInt8], thumbnails: Bool) {
+            let t = Thread { [self] in
+                result = Result {
+                    thumbnails
+                        ? .image(try HeifDecoder.decodePrimary(bytes, format: .rgb8))
+                        : .size(try HeifDecoder.decodePrimarySize(bytes))
+                }
+                done.signal()
+            }
+            t.stackSize = 1 << 20
+            t.start()
+        }
+
+        /// Blocks until the decode finished; call once.
+        func wait() -> Result<Decoded, Error> {
+            done.wait()
+            return result
+        }
     }
 
     static func thumbnail(_ img: HeifDecodedImage) -> String? {
