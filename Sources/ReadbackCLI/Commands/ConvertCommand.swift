@@ -66,7 +66,7 @@ struct ConvertCommand: Subcommand {
         .value("db", "PATH", "State database (default: DIR/.readback/state.db); a lock file sits beside it."),
         .flag("dry-run", "Show what would be converted, skipped and removed, with a size estimate; touch nothing."),
         .flag("quiet", "Print only errors and the final summary."),
-        .flag("json", "Print one JSON object per finished file (and per removal, and a summary)."),
+        .flag("json", "Print one JSON object per finished file (with seconds per stage), per removal, and a summary."),
         .value(
             "remove-originals", "trash|delete",
             "Once all files are done, remove originals whose output verified clean: trash (undoable) or delete."
