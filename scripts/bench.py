@@ -942,11 +942,19 @@ def update_readme(text):
     with open(path, encoding="utf-8") as f:
         s = f.read()
     marker = "\n## Benchmarks\n"
+    # The section's hand-written explanation ends with a line starting "Latest run"; it is kept, and only what
+    # follows it (the machine line and the tables) is replaced.
+    keep = "\nLatest run"
     i = s.rfind(marker)
     if i < 0:
         s = s.rstrip("\n") + "\n" + marker + "\n" + text + "\n"
     else:
-        s = s[:i] + marker + "\n" + text + "\n"
+        j = s.find(keep, i)
+        if j >= 0:
+            k = s.find("\n", j + 1)
+            s = s[:k + 1] + "\n" + text + "\n"
+        else:
+            s = s[:i] + marker + "\n" + text + "\n"
     with open(path, "w", encoding="utf-8") as f:
         f.write(s)
 
