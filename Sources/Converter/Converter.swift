@@ -415,15 +415,27 @@ public enum Converter {
         var parts = EncodedParts()
         let layout = try TileLayout.make(width: width, height: height, tileSize: options.tileSize, file: name)
         var renderSeconds = 0.0
+        var gainMapValues: ComputedGainMap?
+        var gainMapSeconds = 0.0
         if let layout {
             let tiles = try encodeGrid(
                 layout: layout, channels: 3, bitDepth: options.bitDepth, settings: settings, options: options,
-                file: name
-            ) { y0, y1, band in
-                let t0 = DispatchTime.now().uptimeNanoseconds
-                pass.render(rows: y0, y1, into: band)
-                renderSeconds += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-            }
+                file: name,
+                afterLastBand: {
+                    // LibRaw's buffers go now; the gain map's values need only the render's cell statistics, so
+                    // they are computed here, on the otherwise idle producer thread, while the last tiles encode.
+                    pass.releaseFrame()
+                    if pass.gainMap {
+                        let t0 = DispatchTime.now().uptimeNanoseconds
+                        gainMapValues = try computeGainMap(pass, file: name)
+                        gainMapSeconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                    }
+                },
+                fill: { y0, y1, band in
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    pass.render(rows: y0, y1, into: band)
+                    renderSeconds += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                })
             pass.releaseFrame()
             parts.primary = .grid(layout, tiles)
         } else {
@@ -434,10 +446,12 @@ public enum Converter {
         }
         clock.lap("encode")
         clock.move(renderSeconds, from: "encode", to: "render")
+        clock.move(gainMapSeconds, from: "encode", to: "gainmap")
 
         var summary: GainMapSummary?
         if pass.gainMap {
-            let (gm, s) = try makeGainMap(pass, options: options, file: name)
+            let computed = try gainMapValues ?? computeGainMap(pass, file: name)
+            let (gm, s) = try makeGainMap(pass, computed, options: options, file: name)
             parts.gainMap = gm
             summary = s
             clock.lap("gainmap")
@@ -464,12 +478,13 @@ public enum Converter {
 
     /// Codes an image as tiles in parallel: `fill(y0, y1, band)` writes rows y0 ..< y1 (one tile row; interleaved
     /// samples, `UInt8` at 8 bits, `UInt16` otherwise) into the band buffer, then the band's tiles (edge-replicated
-    /// at the right and bottom) go to a pool of encoder threads while the next band is filled.
+    /// at the right and bottom) go to a pool of encoder threads while the next band is filled; `afterLastBand` runs on
+    /// the calling thread once every band is queued, while the workers finish.
     /// - Returns: the coded tiles in raster order.
     /// - Throws: `ConvertError` from any tile.
     static func encodeGrid(
         layout: TileLayout, channels: Int, bitDepth: Int, settings: HeifEncodeSettings, options: ConvertOptions,
-        file: String, fill: (Int, Int, UnsafeMutableRawPointer) -> Void
+        file: String, afterLastBand: () throws -> Void = {}, fill: (Int, Int, UnsafeMutableRawPointer) -> Void
     ) throws -> [CodedItem] {
         let workers = options.encodeWorkers > 0 ? options.encodeWorkers : ProcessInfo.processInfo.activeProcessorCount
         // One x265 pool thread per encoder when several encoders share the cores (x265's default pool has a thread
@@ -507,6 +522,8 @@ public enum Converter {
                     try pool.submit(row * layout.columns + c, px)
                 }
             }
+            // Producer-side work that needs every band but not the coded tiles runs while the workers drain.
+            try afterLastBand()
         } catch {
             pool.abandon()
             throw error
@@ -668,24 +685,29 @@ public enum Converter {
     /// accumulated exactly those means while rendering, so no full-size luminance planes exist. They are handed to
     /// `compute` at downscale 1 as a base of 1 − k_sdr and an alternate of 2^mean − k_hdr (the ratio it takes back is
     /// 2^mean), with the alternate headroom it would have measured on the full-size plane (log2 of the HDR peak).
-    private static func makeGainMap(_ pass: RenderPass, options: ConvertOptions, file: String) throws -> (
-        (image: CodedImage, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double),
-        GainMapSummary
-    ) {
+    /// The gain map's metadata and 8-bit values from the render pass's cell statistics (every band rendered).
+    private static func computeGainMap(_ pass: RenderPass, file: String) throws -> ComputedGainMap {
         var o = GainMapComputeOptions()
         o.channels = 1
         o.downscale = 1
         o.baseHdrHeadroom = 0
         o.alternateHdrHeadroom = max(0, log2(Double(max(pass.hdrPeak, 1e-6))))
-        let computed: ComputedGainMap
         do {
             // The render pass already averaged log2((hdr + k_alt) / (sdr + k_base)) per cell (offsets as in `o`).
-            computed = try GainMapMath.fromLogRatios(
+            return try GainMapMath.fromLogRatios(
                 pass.cellMeans(), width: pass.cellWidth, height: pass.cellHeight, baseHdrHeadroom: 0,
                 alternateHdrHeadroom: o.alternateHdrHeadroom ?? 0, options: o)
         } catch {
             throw ConvertError(file: file, reason: "gain map: \(error)")
         }
+    }
+
+    private static func makeGainMap(
+        _ pass: RenderPass, _ computed: ComputedGainMap, options: ConvertOptions, file: String
+    ) throws -> (
+        (image: CodedImage, metadata: GainMapMetadata, alternate: AlternateRendition, appleHeadroom: Double),
+        GainMapSummary
+    ) {
         var (gw, gh, q) = (computed.width, computed.height, computed.quantized)
         let gmSettings = HeifEncodeSettings(
             quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap)
