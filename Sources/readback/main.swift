@@ -1,4 +1,5 @@
 import Foundation
 import ReadbackCLI
 
+AllocatorTuning.apply()
 exit(Readback.run(arguments: Array(CommandLine.arguments.dropFirst()), console: .standard()).rawValue)

@@ -103,3 +103,10 @@ func subcommandHelpMatchesGolden(_ name: String) {
     #expect(noColor.color("x", "31") == "x")
     #expect(pipe.color("x", "31") == "x")
 }
+
+/// The allocator settings `readback` applies at start are accepted by glibc, and a user's own MALLOC_ variables win.
+@Test func allocatorTuningIsAcceptedUnlessTheEnvironmentSetsIt() {
+    #expect(AllocatorTuning.apply(environment: [:]))
+    #expect(!AllocatorTuning.apply(environment: ["MALLOC_MMAP_THRESHOLD_": "131072"]))
+    #expect(!AllocatorTuning.apply(environment: ["MALLOC_TRIM_THRESHOLD_": "131072"]))
+}
