@@ -93,8 +93,9 @@ public final class BatchEngine: Sendable {
     }
 
     /// Jobs from cores and available memory. Measured with the streaming tiled converter (docs/tiling.md): a 24 MP
-    /// RAW peaks at 0.37 GB and a 50 MP RAW at 0.63 GB per job, read-back audit included; 1 GB per job leaves room
-    /// for 10-bit output and sensors up to about 80 MP.
+    /// RAW peaks at 0.35 GB and a 50 MP RAW at 0.64 GB per job, read-back audit included; four 24 MP RAWs with two
+    /// jobs peak at 0.87 GB for the process (the heap `readback` keeps for reuse, `AllocatorTuning`, included); 1 GB
+    /// per job leaves room for 10-bit output and sensors up to about 80 MP.
     public static func defaultJobs(
         cores: Int = ProcessInfo.processInfo.activeProcessorCount,
         availableMemory: Int64? = BatchEngine.availableMemory()
