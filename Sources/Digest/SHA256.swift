@@ -144,12 +144,28 @@ public struct SHA256: Sendable {
     /// - Parameter followSymlinks: false refuses a symlink at `path` (O_NOFOLLOW), as the batch does for sources.
     /// - Throws: `FileError` when the file cannot be opened or read.
     public static func hex(fileAtPath path: String, followSymlinks: Bool = true) throws -> String {
+        var s = SHA256()
+        try forEachChunk(ofFileAt: path, followSymlinks: followSymlinks) {
+            s.update($0)
+            return true
+        }
+        return s.hexDigest()
+    }
+
+    /// Reads the file at `path` in 1 MiB chunks (bounded memory) and hands each to `body` — the file reading every
+    /// whole-file digest shares (this one and `Hashing.FileSHA256`).
+    /// - Parameters:
+    ///   - followSymlinks: false refuses a symlink at `path` (O_NOFOLLOW).
+    ///   - body: takes one chunk; returns false to stop reading.
+    /// - Throws: `FileError` when the file cannot be opened or read.
+    public static func forEachChunk(
+        ofFileAt path: String, followSymlinks: Bool = true, _ body: (UnsafeRawBufferPointer) -> Bool
+    ) throws(FileError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
         defer { close(fd) }
-        var s = SHA256()
         let chunk = 1 << 20
-        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 64)
         defer { buf.deallocate() }
         while true {
             let n = read(fd, buf.baseAddress, chunk)
@@ -157,10 +173,8 @@ public struct SHA256: Sendable {
                 if errno == EINTR { continue }
                 throw FileError(path: path, operation: "read", errno: errno)
             }
-            if n == 0 { break }
-            s.update(UnsafeRawBufferPointer(rebasing: buf[0..<n]))
+            if n == 0 || !body(UnsafeRawBufferPointer(rebasing: buf[0..<n])) { return }
         }
-        return s.hexDigest()
     }
 
     /// The digest of the file at `url` as lowercase hex (see `hex(fileAtPath:followSymlinks:)`).
