@@ -148,30 +148,30 @@ final class RenderPass: @unchecked Sendable {
                 let base = (y / f) * tw * 3
                 let o = (y - y0) * 3 * w
                 for t in 0..<tw {
-                    var (r, g, b) = (0, 0, 0)
-                    if bitDepth == 8 {
-                        var p = out.assumingMemoryBound(to: UInt8.self) + o + 3 * t * f
-                        for _ in 0..<f {
-                            r += Int(p[0])
-                            g += Int(p[1])
-                            b += Int(p[2])
-                            p += 3
-                        }
-                    } else {
-                        var p = out.assumingMemoryBound(to: UInt16.self) + o + 3 * t * f
-                        for _ in 0..<f {
-                            r += Int(p[0])
-                            g += Int(p[1])
-                            b += Int(p[2])
-                            p += 3
-                        }
-                    }
+                    let (r, g, b) =
+                        bitDepth == 8
+                        ? Self.sumRun(out.assumingMemoryBound(to: UInt8.self) + o + 3 * t * f, pixels: f)
+                        : Self.sumRun(out.assumingMemoryBound(to: UInt16.self) + o + 3 * t * f, pixels: f)
                     acc[base + 3 * t] += Float(r)
                     acc[base + 3 * t + 1] += Float(g)
                     acc[base + 3 * t + 2] += Float(b)
                 }
             }
         }
+    }
+
+    /// Sums of R, G and B over `pixels` interleaved pixels.
+    @inline(__always)
+    private static func sumRun<T: FixedWidthInteger>(_ start: UnsafePointer<T>, pixels: Int) -> (Int, Int, Int) {
+        var (r, g, b) = (0, 0, 0)
+        var p = start
+        for _ in 0..<pixels {
+            r += Int(p[0])
+            g += Int(p[1])
+            b += Int(p[2])
+            p += 3
+        }
+        return (r, g, b)
     }
 
     /// The 8-bit thumbnail (≤ 320 px on the long side), nil for images too small to need one.

@@ -79,7 +79,7 @@ enum Source {
     /// True for a JPEG whose metadata announces a gain map: Adobe/Google `hdrgm` XMP, ISO 21496-1 URN, Apple's
     /// HDRGainMap namespace or an MPF secondary image tagged as a gain map.
     static func jpegHasGainMap(_ b: [UInt8]) -> Bool {
-        guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return false }
+        guard b.count > 4, isJPEG(b) else { return false }
         let needles = [
             "http://ns.adobe.com/hdr-gain-map/1.0/", "urn:iso:std:iso:ts:21496:-1",
             "http://ns.apple.com/HDRGainMap/1.0/",
