@@ -457,8 +457,10 @@ public enum Converter {
             clock.lap("gainmap")
         }
         if options.thumbnail, let t = pass.thumbnail() {
+            // A thumbnail is smaller than one tile: one thread, no x265 pool (see HeifEncoder.encode's `threads`).
             parts.thumbnail = try encodeItem(
-                t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: settings.nclx), file: name)
+                t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: settings.nclx), threads: 1,
+                file: name)
         }
 
         var losses: [String] = []
@@ -487,8 +489,8 @@ public enum Converter {
         file: String, afterLastBand: () throws -> Void = {}, fill: (Int, Int, UnsafeMutableRawPointer) -> Void
     ) throws -> [CodedItem] {
         let workers = options.encodeWorkers > 0 ? options.encodeWorkers : ProcessInfo.processInfo.activeProcessorCount
-        // One x265 pool thread per encoder when several encoders share the cores (x265's default pool has a thread
-        // per core in every encoder).
+        // One thread per encoder when several encoders share the cores (x265's default pool has a thread per core in
+        // every encoder); a single worker keeps that pool.
         let threads: Int? = workers > 1 ? 1 : nil
         let pool = TileEncodePool(workers: workers, capacity: layout.columns) { px in
             try encodeItem(px, settings: settings, threads: threads, file: file)
@@ -736,7 +738,9 @@ public enum Converter {
                 }
                 (gw, gh, q) = (ew, eh, padded)
             }
-            let item = try encodeItem(.mono8(width: gw, height: gh, samples: q), settings: gmSettings, file: file)
+            // At most one tile's size: one thread, no x265 pool, as for the tiles.
+            let item = try encodeItem(
+                .mono8(width: gw, height: gh, samples: q), settings: gmSettings, threads: 1, file: file)
             image = .single(item)
             bytes = item.data.count
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HEIF
 import HeifCodec
 import RawDecoder
 import TestSupport
@@ -108,6 +109,65 @@ private func meanAbs(_ a: [UInt16], _ b: [UInt16]) -> Double {
     #expect(first.samples == mono.samples)
     #expect(first.samples == stride(from: 0, to: rgb.samples.count, by: 3).map { rgb.samples[$0] })
     #expect(Set(first.samples).count > 100, "the plane carries the picture, not a constant")
+}
+
+private struct TestFailure: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// entropy_coding_sync_enabled_flag (wavefront rows) of the PPS in the primary item's `hvcC` (H.265 §7.3.2.3.1).
+private func codedWithWavefrontRows(_ heif: [UInt8]) throws -> Bool {
+    let f = HEIFFile(bytes: heif)
+    let id = try #require(f.primaryItemID)
+    guard case .hvcC(let c)? = f.property("hvcC", of: id) else { throw TestFailure("no hvcC") }
+    let pps = try #require(c.arrays.first { $0.nalType == 34 }?.units.first)
+    // RBSP: after the 2-byte NAL header, without the emulation-prevention bytes (00 00 03).
+    var rbsp: [UInt8] = []
+    var zeros = 0
+    for b in pps.dropFirst(2) {
+        if zeros >= 2 && b == 3 {
+            zeros = 0
+            continue
+        }
+        rbsp.append(b)
+        zeros = b == 0 ? zeros + 1 : 0
+    }
+    var bit = 0
+    func u(_ n: Int) throws -> Int {
+        var v = 0
+        for _ in 0..<n {
+            guard bit >> 3 < rbsp.count else { throw TestFailure("PPS ends early") }
+            v = v << 1 | Int(rbsp[bit >> 3] >> UInt8(7 - bit & 7) & 1)
+            bit += 1
+        }
+        return v
+    }
+    func ue() throws -> Int {  // ue(v) and se(v) have the same length
+        var zeros = 0
+        while try u(1) == 0 { zeros += 1 }
+        return (1 << zeros) - 1 + (try u(zeros))
+    }
+    _ = try (ue(), ue())  // pps_pic_parameter_set_id, pps_seq_parameter_set_id
+    _ = try (u(1), u(1), u(3), u(1), u(1))  // dependent slices, output flag, extra bits, sign hiding, cabac init
+    _ = try (ue(), ue(), ue())  // num_ref_idx_l0/l1_default_active_minus1, init_qp_minus26
+    _ = try (u(1), u(1))  // constrained_intra_pred, transform_skip_enabled
+    if try u(1) == 1 { _ = try ue() }  // cu_qp_delta_enabled → diff_cu_qp_delta_depth
+    _ = try (ue(), ue())  // pps_cb_qp_offset, pps_cr_qp_offset
+    _ = try (u(1), u(1), u(1), u(1), u(1))  // chroma qp offsets, weighted pred/bipred, transquant bypass, tiles
+    return try u(1) == 1
+}
+
+/// One tile encoder per core runs x265 without a worker pool, hence without wavefront rows: a one-thread pool stalls
+/// now and then in x265's 250 ms timed wait (HeifEncoder.encode). The default (a pool per core) keeps wavefront rows,
+/// which shows the flag is read, not assumed.
+@Test func heifOneThreadEncoderCodesWithoutWavefrontRows() throws {
+    let (w, h) = (256, 256)
+    let px = HeifPixels.rgb8(width: w, height: h, samples: gradientRGB8(w, h))
+    let s = HeifEncodeSettings(quality: 65, preset: "ultrafast")
+    #expect(try codedWithWavefrontRows(HeifEncoder.encode(px, settings: s, threads: 1)) == false)
+    #expect(try codedWithWavefrontRows(HeifEncoder.encode(px, settings: s, threads: nil)) == true)
+    #expect(try codedWithWavefrontRows(HeifEncoder.encode(px, settings: s, threads: 2)) == true)
 }
 
 // MARK: - RawDecoder
