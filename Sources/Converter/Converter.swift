@@ -681,13 +681,12 @@ public enum Converter {
         return CodedItem(properties: props, data: data, width: pixels.width, height: pixels.height)
     }
 
-    /// Computes the gain map from the render pass's cell statistics and codes it (a grid when larger than one tile).
+    /// The gain map's metadata and 8-bit values from the render pass's cell statistics (every band rendered).
     ///
     /// `GainMapMath.compute` at downscale 2 averages log2((Y_hdr + k_hdr)/(Y_sdr + k_sdr)) over 2×2 cells; the pass
-    /// accumulated exactly those means while rendering, so no full-size luminance planes exist. They are handed to
-    /// `compute` at downscale 1 as a base of 1 − k_sdr and an alternate of 2^mean − k_hdr (the ratio it takes back is
-    /// 2^mean), with the alternate headroom it would have measured on the full-size plane (log2 of the HDR peak).
-    /// The gain map's metadata and 8-bit values from the render pass's cell statistics (every band rendered).
+    /// accumulated exactly those means while rendering, so no full-size luminance planes exist.
+    /// `GainMapMath.fromLogRatios` turns them into the map, with the alternate headroom `compute` would have measured
+    /// on the full-size plane (log2 of the HDR peak).
     private static func computeGainMap(_ pass: RenderPass, file: String) throws -> ComputedGainMap {
         var o = GainMapComputeOptions()
         o.channels = 1
@@ -704,6 +703,8 @@ public enum Converter {
         }
     }
 
+    /// Codes the computed gain map (a grid when larger than one tile) and describes it: the ISO metadata, the
+    /// alternate rendition, Apple's headroom and the result's summary.
     private static func makeGainMap(
         _ pass: RenderPass, _ computed: ComputedGainMap, options: ConvertOptions, file: String
     ) throws -> (
