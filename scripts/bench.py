@@ -15,6 +15,7 @@ measurement), BENCH_PAIRS, BENCH_SIZES (megapixels, default "24,50": the RAW siz
 BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_UPDATE_README=1, BENCH_FLOOR,
 BENCH_ONLY=audit|convert.
 """
+import hashlib
 import json
 import os
 import platform
@@ -598,6 +599,93 @@ def goal(text, key, value, op, target, detail=None, why=None):
     return g
 
 
+# Coarse heif-enc qualities of the fidelity match, in stages: a stage runs only when no earlier one reached Readback.
+MATCH_STAGES = ([40, 50, 55, 60], [65, 70], [80, 90])
+
+
+def fidelity_match(rb, ladder, dng, frame, work):
+    """Untimed. Finds the lowest quality at which the dcraw pipeline's encoder (heif-enc, its default preset slow) is
+    at least as faithful as Readback on the same pixels: heif-enc encodes Readback's own frame at rising qualities,
+    and `readback-ladder compare` measures each file and Readback's shipped file with the quality ladder's measure
+    (SSIM-Y against the float render over the whole frame: mean and worst 64x64 block; PSNR-Y reported). A setting
+    matches when both its mean and its worst block are >= Readback's (the ladder's visually-lossless rule with
+    Readback's own figures as the thresholds). Coarse qualities first (MATCH_STAGES), then every quality between the
+    last one short of Readback and the first that reaches it. Returns a dict for the JSON (with "error" on failure)."""
+    d = os.path.join(work, "match")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    try:
+        rc = run([rb.bin, "convert", dng, "--out", os.path.join(d, "rb"), "--quiet"], env=rb.env(work))
+        ours = [os.path.join(d, "rb", n) for n in os.listdir(os.path.join(d, "rb")) if n.endswith(".heic")] \
+            if os.path.isdir(os.path.join(d, "rb")) else []
+        if rc.rc not in (0, 1) or not ours:
+            return {"error": "readback convert failed: " + first_line(rc.err)}
+        png = os.path.join(d, "f.png")
+        if run([CONVERT_IM, frame, "-define", "png:compression-level=1", png]).rc != 0:
+            return {"error": "could not write the frame as PNG for heif-enc"}
+        measured, by_digest = {}, {}
+
+        def measure(paths):
+            r = run([ladder, "compare", dng] + paths + ["--crop", "full"], env=rb.env(work))
+            if r.rc != 0:
+                raise RuntimeError("readback-ladder compare failed: " + first_line(r.err))
+            return {j["file"]: j for j in (json.loads(x) for x in r.out.splitlines() if x.startswith("{"))}
+
+        def scan(qs, extra=()):
+            files, fresh = {}, []
+            for q in qs:
+                out = os.path.join(d, f"he{q}.heic")
+                if run(["heif-enc", "-q", str(q), png, "-o", out]).rc != 0:
+                    raise RuntimeError(f"heif-enc -q {q} failed")
+                with open(out, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+                files[q] = (out, digest)
+                # libheif maps qualities to x265 CRF in steps, so neighbours often write the same bytes.
+                if digest not in by_digest and out not in fresh:
+                    fresh.append(out)
+                    by_digest[digest] = os.path.basename(out)
+            got = measure(list(extra) + fresh)
+            for q, (out, digest) in files.items():
+                m = dict(got.get(by_digest[digest]) or measured[by_digest[digest]])
+                m["quality"] = q
+                measured[os.path.basename(out)] = m
+                os.remove(out)
+            return got
+
+        got = scan(MATCH_STAGES[0], extra=[ours[0]])
+        if os.path.basename(ours[0]) not in got:
+            return {"error": "readback-ladder compare did not measure Readback's file"}
+        rb_m = got[os.path.basename(ours[0])]
+
+        def reaches(m):
+            return m["ssim_y_mean"] >= rb_m["ssim_y_mean"] and m["ssim_y_worst_block"] >= rb_m["ssim_y_worst_block"]
+
+        def points():
+            return sorted(measured.values(), key=lambda m: m["quality"])
+
+        for stage in MATCH_STAGES[1:]:
+            if not any(reaches(m) for m in points()):
+                scan(stage)
+        hit = next((m for m in points() if reaches(m)), None)
+        if hit:
+            below = [m["quality"] for m in points() if m["quality"] < hit["quality"]]
+            lo = max(below) if below else max(0, hit["quality"] - 10)
+            scan(list(range(lo + 1, hit["quality"])))
+            hit = next(m for m in points() if reaches(m))
+        lowest = {}
+        for key in ("ssim_y_mean", "ssim_y_worst_block", "psnr_y"):
+            m = next((m for m in points() if m[key] >= rb_m[key]), None)
+            lowest[key] = {"quality": m["quality"], "bytes": m["bytes"]} if m else None
+        return {"readback": rb_m, "points": points(), "match": hit, "by_one_measure": lowest,
+                "note": "heif-enc (preset slow) on Readback's own frame; SSIM-Y and PSNR-Y against Readback's float "
+                        "render over the whole frame (readback-ladder compare); a setting matches when its mean and "
+                        "worst 64x64 block are both >= Readback's"}
+    except (RuntimeError, OSError, KeyError, ValueError) as e:
+        return {"error": str(e)[:300]}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def bench_convert(rb, floor, work, results, settings):
     why_convert = rb.subcommand("convert", need=("--out",))
     q, preset, chroma, depth = (settings[k][0] for k in ("quality", "preset", "chroma", "depth"))
@@ -621,6 +709,19 @@ def bench_convert(rb, floor, work, results, settings):
                 frame, frame_why = None, "readback-ladder frame failed: " + first_line(rfr.err)
         if frame_why:
             log(frame_why)
+        # Before the rounds, untimed: the quality at which the dcraw pipeline's encoder matches Readback's fidelity,
+        # so the pipeline is timed at equal fidelity rather than at the same quality number (docs/bench.md).
+        match, q_peer = None, q
+        if frame and not why_convert and shutil.which("heif-enc") and os.path.exists(CONVERT_IM):
+            log("convert: finding heif-enc's quality at Readback's fidelity (untimed)")
+            match = fidelity_match(rb, ladder, dng, frame, work)
+            if match.get("match"):
+                q_peer = str(match["match"]["quality"])
+            elif match.get("points"):
+                q_peer = str(max(m["quality"] for m in match["points"]))  # it never reached Readback's
+            log("convert: " + (f"fidelity match failed: {match['error']}" if match.get("error") else
+                               f"heif-enc matches at q{q_peer}" if match.get("match") else
+                               f"heif-enc stays below Readback's fidelity up to q{q_peer}"))
         sides = []
         sides.append(Side(
             "readback", "readback convert (default settings, includes its read-back audit)",
@@ -653,9 +754,12 @@ def bench_convert(rb, floor, work, results, settings):
                 os.replace(os.path.join(d, "x.heic"), os.path.join(fid_dir, "x.heic"))
             shutil.rmtree(d, ignore_errors=True)
 
+        at = (" (preset slow; the lowest quality at Readback's fidelity)" if match and match.get("match") else
+              " (preset slow; its best scanned quality, still below Readback's fidelity)" if match and
+              match.get("points") else " (preset slow; Readback's quality number: the fidelity match did not run)")
         sides.append(Side(
-            "dcraw-pipeline", f"dcraw_emu -w → PNG → heif-enc -q {q} (preset slow) + exiftool -tagsFromFile",
-            lambda d: ["sh", "-c", pipe, "sh", dng, d, CONVERT_IM, q], check=output_check(floor, expect_pixels=px),
+            "dcraw-pipeline", f"dcraw_emu -w → PNG → heif-enc -q {q_peer}{at} + exiftool -tagsFromFile",
+            lambda d: ["sh", "-c", pipe, "sh", dng, d, CONVERT_IM, q_peer], check=output_check(floor, expect_pixels=px),
             cleanup=keep_last,
             unavailable=f"not installed: {', '.join(missing)}" if missing else None))
         sides.append(Side(
@@ -703,15 +807,6 @@ def bench_convert(rb, floor, work, results, settings):
             r = run([floor, "encode", dng, os.path.join(work, "fid.heic"), "-q", q, "-p", preset, "-c", chroma,
                      "-d", depth, "--fidelity"] + (["--frame", frame] if frame else []))
             fid["floor_at_readback_settings"] = r.json_line() if r.rc == 0 else {"error": first_line(r.err)}
-        if floor and frame and not why_convert:
-            # Readback's real fidelity: its output (tiled or not, as it ships) against the frame it encoded.
-            rdir = os.path.join(work, "fid-readback")
-            shutil.rmtree(rdir, ignore_errors=True)
-            rc = run([rb.bin, "convert", dng, "--out", rdir, "--quiet"], env=rb.env(work))
-            outs = [os.path.join(rdir, n) for n in os.listdir(rdir) if n.endswith(".heic")] if os.path.isdir(rdir) else []
-            r2 = run([floor, "compare", outs[0], frame]) if rc.rc in (0, 1) and outs else None
-            fid["readback"] = r2.json_line() if r2 and r2.rc == 0 else {"error": "could not measure"}
-            shutil.rmtree(rdir, ignore_errors=True)
         if os.path.exists(os.path.join(fid_dir, "x.heic")):
             # dcraw_emu is deterministic: the same command writes the frame the timed pipeline fed to heif-enc.
             ppm = os.path.join(fid_dir, "ref.ppm")
@@ -720,26 +815,13 @@ def bench_convert(rb, floor, work, results, settings):
             fid["dcraw_pipeline"] = r3.json_line() if r3 and r3.rc == 0 else {"error": "could not measure"}
         shutil.rmtree(fid_dir, ignore_errors=True)
         comp["fidelity"] = fid
-        comp["fidelity_note"] = ("PSNR (RGB) and SSIM (luma, 8x8) of each encoder's output against the exact frame "
-                                 "it was given: Readback's against its own pre-encode frame (readback-ladder frame), "
-                                 "the dcraw pipeline's against dcraw_emu's PPM." if frame else
-                                 "PSNR (RGB) and SSIM (luma, 8x8) of each encoder's output against the exact frame "
-                                 "it was given. Readback's own pre-encode frame was not available (" + str(frame_why) +
-                                 "), so its figure is the floor encoder at Readback's settings (a proxy).")
+        comp["fidelity_note"] = ("fidelity: PSNR (RGB) and SSIM (luma, 8x8) of an encoder's output against the 8-bit "
+                                 "frame it was given (the floor: Readback's frame; the dcraw pipeline: dcraw_emu's PPM, "
+                                 "a different picture). fidelity_match: the issue-11 comparison on the same pixels, "
+                                 "against Readback's float render (see fidelity_match.note).")
         comp["floor_frame"] = "readback" if frame else f"floor-render ({frame_why})"
-        if frame and shutil.which("heif-enc") and os.path.exists(CONVERT_IM):
-            # Like for like: the dcraw pipeline's encoder (heif-enc, its default preset slow) on Readback's own frame,
-            # so encoder fidelity and size are compared on the same pixels, not on two different renders.
-            pdir = os.path.join(work, "fid-peer-frame")
-            os.makedirs(pdir, exist_ok=True)
-            png, xh = os.path.join(pdir, "f.png"), os.path.join(pdir, "x.heic")
-            ok = run([CONVERT_IM, frame, "-define", "png:compression-level=1", png]).rc == 0 and \
-                run(["heif-enc", "-q", q, png, "-o", xh]).rc == 0
-            r4 = run([floor, "compare", xh, frame]) if ok and floor else None
-            j = r4.json_line() if r4 and r4.rc == 0 else None
-            fid["heif_enc_slow_on_readback_frame"] = dict(j, output_bytes=os.path.getsize(xh)) if j else \
-                {"error": "could not measure"}
-            shutil.rmtree(pdir, ignore_errors=True)
+        if match is not None:
+            comp["fidelity_match"] = match
         if frame:
             os.remove(frame)
         # Lossless stand-in: zlib -6 of the DNG (issue 11 wants outputs >= 8x smaller than a lossless RAW).
@@ -758,21 +840,28 @@ def bench_convert(rb, floor, work, results, settings):
                  f"convert_vs_dcraw_pipeline_{mp:g}mp", rp["ratio"] if rp else None, "<=",
                  GOALS["convert_vs_dcraw_pipeline"], rp, why_convert or rbs.get("reason"))
         if rp:
-            size_ok = (rbs.get("output_bytes") or 1e18) <= (pps.get("output_bytes") or 0)
-            f_rb = (fid.get("readback") or {}).get("psnr") or (fid.get("floor_at_readback_settings") or {}).get("psnr")
-            f_pp = (fid.get("dcraw_pipeline") or {}).get("psnr")
-            same = fid.get("heif_enc_slow_on_readback_frame") or {}
-            # Fidelity is judged on the same pixels when that was measured (the two pipelines render different
-            # frames, so their own-frame PSNRs are not comparable); otherwise on each pipeline's own frame.
-            f_ref = same.get("psnr", f_pp)
-            fid_ok = f_rb is not None and f_ref is not None and f_rb >= f_ref - 0.05
-            g["size_bytes"] = {"readback": rbs.get("output_bytes"), "dcraw_pipeline": pps.get("output_bytes"),
-                               "heif_enc_on_readback_frame": same.get("output_bytes")}
-            g["psnr_db"] = {"readback": f_rb, "dcraw_pipeline": f_pp, "heif_enc_on_readback_frame": same.get("psnr")}
+            # Judged on the same pixels (the two pipelines render different pictures: dcraw_emu ignores the DNG's
+            # BaselineExposure), at the heif-enc quality that matches Readback's fidelity (fidelity_match).
+            hit = (match or {}).get("match")
+            pts = (match or {}).get("points") or []
+            rb_m = (match or {}).get("readback") or {}
+            peer = hit or (max(pts, key=lambda m: m["quality"]) if pts else None)
+            size_ok = peer is not None and (rbs.get("output_bytes") or 1e18) <= peer["bytes"]
+            fid_ok = peer is not None  # matched, or the peer never reached Readback's fidelity
+            g["size_bytes"] = {"readback": rbs.get("output_bytes"),
+                               "heif_enc_on_readback_frame": peer["bytes"] if peer else None,
+                               "dcraw_pipeline_own_render": pps.get("output_bytes")}
+            if peer:
+                g["fidelity"] = {"measure": "SSIM-Y mean / worst 64x64 block, PSNR-Y; whole frame vs the float render",
+                                 "readback": {k: rb_m.get(k) for k in ("ssim_y_mean", "ssim_y_worst_block", "psnr_y")},
+                                 "heif_enc_quality": peer["quality"], "heif_enc_matches": bool(hit),
+                                 "heif_enc": {k: peer.get(k) for k in ("ssim_y_mean", "ssim_y_worst_block", "psnr_y")},
+                                 "heif_enc_lowest_quality_by_one_measure": match.get("by_one_measure")}
             if g["status"] == "MET" and not (size_ok and fid_ok):
                 g["status"] = "NOT MET"
                 g["why"] = "time met, but " + " and ".join(
-                    ([] if size_ok else ["output larger"]) + ([] if fid_ok else ["fidelity lower or unknown"]))
+                    ([] if size_ok else ["output larger"]) +
+                    ([] if fid_ok else ["fidelity not measured: " + str((match or {}).get("error", "no frame"))]))
         results["goals"].append(g)
         ob = rbs.get("output_bytes")
         results["goals"].append(goal(
@@ -882,25 +971,49 @@ def table(results):
             for k, v in c["fidelity"].items():
                 if v and "psnr" in v:
                     size = f", {fmt_mb(v['output_bytes'])}" if v.get("output_bytes") else ""
-                    rows.append(f"| {c['title']} | fidelity: {k.replace('_', ' ')} | PSNR {v['psnr']:.2f} dB, "
-                                f"SSIM {v['ssim']:.4f}{size} | |")
+                    rows.append(f"| {c['title']} | fidelity against its own 8-bit frame: {k.replace('_', ' ')} | "
+                                f"PSNR-RGB {v['psnr']:.2f} dB, SSIM 8x8 {v['ssim']:.4f}{size} | |")
+        fm = c.get("fidelity_match") or {}
+        if fm.get("error"):
+            rows.append(f"| {c['title']} | fidelity match | not measured: {fm['error']} | |")
+        if fm.get("readback"):
+            rows.append(f"| {c['title']} | fidelity: readback (as shipped) | {fmt_fid(fm['readback'])} | |")
+        for m in fm.get("points", []):
+            tag = " (the match)" if fm.get("match") and m["quality"] == fm["match"]["quality"] else ""
+            rows.append(f"| {c['title']} | fidelity: heif-enc q{m['quality']} on Readback's frame{tag} | "
+                        f"{fmt_fid(m)} | |")
     goals = ["| goal | measured | target | status |", "|---|---|---|---|"]
     for g in results["goals"]:
         val = f"{g['value']:.2f}" if "value" in g else g.get("reason", "")
         extra = ""
         if g.get("size_bytes"):
-            sb = g["size_bytes"]
-            extra += f"; size {fmt_mb(sb['readback'])} vs {fmt_mb(sb['dcraw_pipeline'])}"
-        if g.get("psnr_db"):
-            pd = g["psnr_db"]
-            extra += f"; PSNR {fmt_db(pd['readback'])} vs {fmt_db(pd['dcraw_pipeline'])} (each on its own frame)"
-            if pd.get("heif_enc_on_readback_frame") is not None:
-                extra += (f"; on Readback's frame heif-enc gives {fmt_db(pd['heif_enc_on_readback_frame'])}, "
-                          f"{fmt_mb(g['size_bytes'].get('heif_enc_on_readback_frame'))}")
+            sb, fd = g["size_bytes"], g.get("fidelity") or {}
+            q = fd.get("heif_enc_quality")
+            how = "the lowest quality at Readback's fidelity" if fd.get("heif_enc_matches") else \
+                "below Readback's fidelity"
+            extra += (f"; on Readback's frame: size {fmt_mb(sb['readback'])} vs "
+                      f"{fmt_mb(sb['heif_enc_on_readback_frame'])} (heif-enc q{q}, {how})")
+            if fd:
+                a, b = fd["readback"], fd["heif_enc"]
+                extra += (f"; SSIM-Y mean / worst block {a['ssim_y_mean']:.5f} / {a['ssim_y_worst_block']:.5f} vs "
+                          f"{b['ssim_y_mean']:.5f} / {b['ssim_y_worst_block']:.5f}, PSNR-Y {fmt_db(a['psnr_y'])} vs "
+                          f"{fmt_db(b['psnr_y'])}")
+                one = fd.get("heif_enc_lowest_quality_by_one_measure") or {}
+                bits = [f"{n} q{one[k]['quality']} ({fmt_mb(one[k]['bytes'])})" for k, n in
+                        (("ssim_y_mean", "mean"), ("ssim_y_worst_block", "worst block"), ("psnr_y", "PSNR-Y"))
+                        if one.get(k)]
+                if bits:
+                    extra += "; heif-enc reaches Readback on one measure alone at: " + ", ".join(bits)
+            extra += f"; the pipeline's own file (its own, darker render) {fmt_mb(sb.get('dcraw_pipeline_own_render'))}"
         if g.get("why"):
             extra += f"; {g['why']}"
         goals.append(f"| {g['goal']} | {val}{extra} | {g.get('target', '')} | **{g['status']}** |")
     return "\n".join(rows), "\n".join(goals)
+
+
+def fmt_fid(m):
+    return (f"{fmt_mb(m['bytes'])}, SSIM-Y {m['ssim_y_mean']:.5f} / worst {m['ssim_y_worst_block']:.5f}, "
+            f"PSNR-Y {m['psnr_y']:.2f} dB")
 
 
 def fmt_mb(b):

@@ -18,6 +18,10 @@ import HeifCodec
 //       Converts each RAW with Converter.convert (everything `readback convert` writes: tiling, gain map, metadata),
 //       decodes the file's primary with libheif and measures the same crop against the float render: the fidelity
 //       users get, as opposed to the ladder's bare encodes.
+//   readback-ladder compare RAW FILE.heic... [--crop WxH|full]
+//       Measures each HEIC's primary (any encoder's, e.g. heif-enc on the `frame` PPM) on the same crop and with the
+//       same metric as `run` and `shipped`: SSIM-Y (mean, worst 64×64 block) and PSNR against RAW's float render.
+//       The primary must have the render's size. Prints one JSON object per file (make bench's fidelity match).
 //   readback-ladder frame SRC OUT.ppm [--depth 8|10]
 //       Writes the exact frame `readback convert` encodes as its primary (Converter.renderedFrame) as binary PPM:
 //       P6, maxval 255 (8-bit) or 1023 with 16-bit big-endian samples (10-bit). Default depth: the converter's.
@@ -200,11 +204,13 @@ func cpuModel() -> String {
     return "unknown"
 }
 
-/// The `--crop WxH` option (default 2048×1536, each side ≥ 64); a malformed value ends the tool with a usage line.
+/// The `--crop WxH` option (default 2048×1536, each side ≥ 64; `full` for the whole frame, trimmed to even sides);
+/// a malformed value ends the tool with a usage line.
 func cropSize(_ options: [String: String]) -> (Int, Int) {
     guard let c = options["crop"] else { return (2048, 1536) }
+    if c == "full" { return (Int.max, Int.max) }
     let parts = c.split(separator: "x").compactMap { Int($0) }
-    guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64), got '\(c)'") }
+    guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64) or full, got '\(c)'") }
     return (parts[0], parts[1])
 }
 
@@ -327,6 +333,34 @@ func shipped(_ raws: [String], options: [String: String]) throws {
     }
 }
 
+// MARK: - compare
+
+func compare(_ args: [String], options: [String: String]) throws {
+    guard args.count >= 2 else { fail("usage: readback-ladder compare RAW FILE.heic... [--crop WxH|full]") }
+    let (cropW, cropH) = cropSize(options)
+    let p = try prepare(args[0], cropW: cropW, cropH: cropH)
+    for path in args.dropFirst() {
+        guard let file = FileManager.default.contents(atPath: path) else { throw Failure("\(path): cannot read") }
+        let dec = try HeifDecoder.decodePrimary(Array(file), format: .rgb8)
+        guard dec.width == p.fullWidth, dec.height == p.fullHeight, dec.channels == 3 else {
+            throw Failure(
+                "\(path): primary is \(dec.width)×\(dec.height)×\(dec.channels), the render \(p.fullWidth)×\(p.fullHeight)×3")
+        }
+        var crop = [UInt16](repeating: 0, count: p.width * p.height * 3)
+        for r in 0..<p.height {
+            let src = ((p.cropY + r) * dec.width + p.cropX) * 3
+            for k in 0..<(p.width * 3) { crop[r * p.width * 3 + k] = dec.samples[src + k] }
+        }
+        let m = try measure(p, decoded: crop)
+        print(
+            String(
+                format:
+                    "{\"file\":\"%@\",\"bytes\":%d,\"crop\":[%d,%d,%d,%d],\"ssim_y_mean\":%.5f,\"ssim_y_worst_block\":%.5f,\"worst_block_at\":[%d,%d],\"psnr_y\":%.3f,\"psnr_rgb\":%.3f}",
+                (path as NSString).lastPathComponent, file.count, p.cropX, p.cropY, p.width, p.height, m.ssim.mean,
+                m.ssim.worstBlock, p.cropX + m.ssim.worstBlockX, p.cropY + m.ssim.worstBlockY, m.psnrY, m.psnrRGB))
+    }
+}
+
 // MARK: - choose
 
 func summarize(_ rows: [LadderRow]) throws {
@@ -368,7 +402,7 @@ func summarize(_ rows: [LadderRow]) throws {
 let argv = CommandLine.arguments
 guard argv.count >= 2 else {
     fail(
-        "usage: readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets ..] [--qualities ..] [--merge] | shipped RAW... [--target NAME] [--quality Q] [--speed PRESET] | choose [TSV] | frame SRC OUT.ppm [--depth 8|10]"
+        "usage: readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets ..] [--qualities ..] [--merge] | shipped RAW... [--target NAME] [--quality Q] [--speed PRESET] | compare RAW FILE.heic... [--crop WxH|full] | choose [TSV] | frame SRC OUT.ppm [--depth 8|10]"
     )
 }
 let (positionals, options) = parse(argv[2...])
@@ -386,12 +420,14 @@ do {
         try run(positionals, options: options)
     case "shipped":
         try shipped(positionals, options: options)
+    case "compare":
+        try compare(positionals, options: options)
     case "choose":
         let path = positionals.first ?? "docs/quality-ladder.tsv"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fail("\(path): cannot read") }
         try summarize(Ladder.parse(text))
     default:
-        fail("unknown mode '\(argv[1])': run, shipped, choose or frame")
+        fail("unknown mode '\(argv[1])': run, shipped, compare, choose or frame")
     }
 } catch {
     fail("\(error)")
