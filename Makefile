@@ -64,7 +64,7 @@ test-real: build
 corpus: release
 	$(RELEASE_BIN) corpus generate --out Corpus
 
-# Also the 24 MP and 50 MP benchmark charts, into Corpus/large/ (git-ignored).
+# Also the 24 MP and 50 MP benchmark charts, uncompressed and lossless-JPEG, into Corpus/large/ (git-ignored).
 corpus-large: release
 	$(RELEASE_BIN) corpus generate --out Corpus --large
 

@@ -137,17 +137,25 @@ public enum Corpus {
         return r
     }()
 
-    /// Benchmark recipes (generated on demand into `large/`, git-ignored): 24 MP and 50 MP RGGB 14-bit.
+    /// Benchmark recipes (generated on demand into `large/`, git-ignored): 24 MP and 50 MP RGGB 14-bit, each stored
+    /// uncompressed (the benchmark's input) and as lossless JPEG (Compression 7) with the same seed, so the same
+    /// scene and noise: the losslessly compressed RAW that issue 11's size goal measures the output against.
     public static let large: [CorpusRecipe] = [
-        (6000, 4000, "large/chart-24mp-rggb-14bit-o1.dng", UInt64(500)),
-        (8640, 5760, "large/chart-50mp-rggb-14bit-o1.dng", UInt64(501)),
-    ].map { w, h, file, seed in
-        CorpusRecipe(
-            file: file, recipe: "chart bayer RGGB 14-bit \(w)×\(h)", seed: seed,
-            exercises: "benchmark size (\((w * h + 500_000) / 1_000_000) MP)",
-            expectedAudit: "clean; gain map required (headroom \(Int(highlightStops)) stops); upright chart",
-            spec: DNGSpec(layout: .bayer(.rggb), bitsPerSample: 14, noiseSigma: 2, seed: seed, orientation: 1),
-            width: w, height: h, highlightStops: highlightStops, large: true)
+        (6000, 4000, "large/chart-24mp-rggb-14bit", UInt64(500)),
+        (8640, 5760, "large/chart-50mp-rggb-14bit", UInt64(501)),
+    ].flatMap { w, h, stem, seed in
+        [false, true].map { lossless in
+            CorpusRecipe(
+                file: stem + (lossless ? "-ljpeg-o1.dng" : "-o1.dng"),
+                recipe: "chart bayer RGGB 14-bit \(w)×\(h)" + (lossless ? " lossless JPEG" : ""), seed: seed,
+                exercises: "benchmark size (\((w * h + 500_000) / 1_000_000) MP)"
+                    + (lossless ? "; the same scene losslessly compressed (Compression 7)" : ""),
+                expectedAudit: "clean; gain map required (headroom \(Int(highlightStops)) stops); upright chart",
+                spec: DNGSpec(
+                    layout: .bayer(.rggb), bitsPerSample: 14, noiseSigma: 2, seed: seed, orientation: 1,
+                    losslessJPEG: lossless),
+                width: w, height: h, highlightStops: highlightStops, large: true)
+        }
     }
 
     /// Writes the recipes' files and the MANIFEST into `folder`.

@@ -72,6 +72,25 @@ func losslessJPEGDecodesIdenticallyToUncompressed(_ file: String) throws {
     #expect(compressed.count < plain.dngBytes().count / 2, "lossless JPEG should at least halve the size")
 }
 
+/// Each benchmark chart has a lossless-JPEG twin of the same recipe (so, by the test above, the same pixels), named
+/// as `make bench` expects: `…-o1.dng` beside `…-ljpeg-o1.dng`. The bench measures issue 11's "≥ 8× smaller than a
+/// losslessly compressed RAW" against the twin, so a twin of another scene would make that figure meaningless.
+@Test func everyBenchmarkChartHasALosslessTwinOfTheSameScene() throws {
+    let plain = Corpus.large.filter { !$0.spec.losslessJPEG }
+    #expect(plain.count == 2)
+    #expect(Corpus.large.count == 2 * plain.count)
+    for p in plain {
+        let twinName = p.file.replacingOccurrences(of: "-o1.dng", with: "-ljpeg-o1.dng")
+        #expect(twinName != p.file)
+        let twin = try #require(Corpus.large.first { $0.file == twinName }, "no lossless twin for \(p.file)")
+        #expect(twin.spec.losslessJPEG)
+        var same = twin
+        same.spec.losslessJPEG = false
+        #expect(same.spec == p.spec && same.seed == p.seed && same.width == p.width && same.height == p.height)
+        #expect(same.highlightStops == p.highlightStops && twin.large)
+    }
+}
+
 /// The encoder's Huffman lengths are a valid JPEG table: at most 16 bits and never an all-ones code.
 @Test func huffmanLengthsAreValid() {
     for freq in [
