@@ -210,7 +210,9 @@ func cropSize(_ options: [String: String]) -> (Int, Int) {
     guard let c = options["crop"] else { return (2048, 1536) }
     if c == "full" { return (Int.max, Int.max) }
     let parts = c.split(separator: "x").compactMap { Int($0) }
-    guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else { fail("--crop takes WxH (each ≥ 64) or full, got '\(c)'") }
+    guard parts.count == 2, parts[0] >= 64, parts[1] >= 64 else {
+        fail("--crop takes WxH (each ≥ 64) or full, got '\(c)'")
+    }
     return (parts[0], parts[1])
 }
 
@@ -344,7 +346,8 @@ func compare(_ args: [String], options: [String: String]) throws {
         let dec = try HeifDecoder.decodePrimary(Array(file), format: .rgb8)
         guard dec.width == p.fullWidth, dec.height == p.fullHeight, dec.channels == 3 else {
             throw Failure(
-                "\(path): primary is \(dec.width)×\(dec.height)×\(dec.channels), the render \(p.fullWidth)×\(p.fullHeight)×3")
+                "\(path): primary is \(dec.width)×\(dec.height)×\(dec.channels), the render \(p.fullWidth)×\(p.fullHeight)×3"
+            )
         }
         var crop = [UInt16](repeating: 0, count: p.width * p.height * 3)
         for r in 0..<p.height {

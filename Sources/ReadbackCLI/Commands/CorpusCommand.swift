@@ -23,9 +23,9 @@ struct CorpusCommand: Subcommand {
                   linear values, a gradient, diffuse white and a highlight 3 stops above it. The same recipe
                   always gives the same bytes. With --large it also writes 24 MP and 50 MP charts into
                   DIR/large/ (about 190 MB; not committed) for benchmarks, each uncompressed and as
-                  lossless JPEG (*-ljpeg-*.dng: the same pixels, the size benchmark's reference). It then converts
-                  dng/chart-rggb-12bit-o1.dng with the Converter into heic/good.heic (or copies --good FILE)
-                  and writes its mutations into heic/mutations/ (see mutate).
+                  lossless JPEG (*-ljpeg-*.dng: the same pixels; the size benchmark's reference).
+                  It then converts dng/chart-rggb-12bit-o1.dng with the Converter into heic/good.heic (or
+                  copies --good FILE) and writes its mutations into heic/mutations/ (see mutate).
         mutate    Reads a good HEIC and writes one file per silent failure the auditor must catch into DIR,
                   named after the finding code it must raise (e.g. gainmap.missing.heic), plus DIR/MUTATIONS
                   (file, finding code, what was changed). Mutations that do not apply to the input (for
