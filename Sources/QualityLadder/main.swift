@@ -161,6 +161,23 @@ func measure(_ p: Prepared, decoded: [UInt16]) throws -> (ssim: SSIMResult, psnr
     return (s, py, prgb)
 }
 
+/// Measures a decoded full-size primary on the prepared crop; `what` names the file in the size-mismatch error.
+func measureCrop(_ p: Prepared, _ dec: HeifDecodedImage, what: String) throws -> (
+    ssim: SSIMResult, psnrY: Double, psnrRGB: Double
+) {
+    guard dec.width == p.fullWidth, dec.height == p.fullHeight, dec.channels == 3 else {
+        throw Failure(
+            "\(what): primary is \(dec.width)×\(dec.height)×\(dec.channels), the render \(p.fullWidth)×\(p.fullHeight)×3"
+        )
+    }
+    var crop = [UInt16](repeating: 0, count: p.width * p.height * 3)
+    for r in 0..<p.height {
+        let src = ((p.cropY + r) * dec.width + p.cropX) * 3
+        for k in 0..<(p.width * 3) { crop[r * p.width * 3 + k] = dec.samples[src + k] }
+    }
+    return try measure(p, decoded: crop)
+}
+
 func encodeRow(_ p: Prepared, preset: String, quality: Int) throws -> LadderRow {
     let settings = HeifEncodeSettings(
         quality: quality, bitDepth: 8, chroma: .yuv420, preset: preset, nclx: .displayP3)
@@ -316,16 +333,7 @@ func shipped(_ raws: [String], options: [String: String]) throws {
         let t0 = now()
         let out = try Converter.convert(source: URL(fileURLWithPath: path), options: o)
         let seconds = now() - t0
-        let dec = try HeifDecoder.decodePrimary(out.bytes, format: .rgb8)
-        guard dec.width == p.fullWidth, dec.height == p.fullHeight, dec.channels == 3 else {
-            throw Failure("\(p.name): decoded \(dec.width)×\(dec.height), rendered \(p.fullWidth)×\(p.fullHeight)")
-        }
-        var crop = [UInt16](repeating: 0, count: p.width * p.height * 3)
-        for r in 0..<p.height {
-            let src = ((p.cropY + r) * dec.width + p.cropX) * 3
-            for k in 0..<(p.width * 3) { crop[r * p.width * 3 + k] = dec.samples[src + k] }
-        }
-        let m = try measure(p, decoded: crop)
+        let m = try measureCrop(p, HeifDecoder.decodePrimary(out.bytes, format: .rgb8), what: p.name)
         print(
             String(
                 format:
@@ -343,18 +351,7 @@ func compare(_ args: [String], options: [String: String]) throws {
     let p = try prepare(args[0], cropW: cropW, cropH: cropH)
     for path in args.dropFirst() {
         guard let file = FileManager.default.contents(atPath: path) else { throw Failure("\(path): cannot read") }
-        let dec = try HeifDecoder.decodePrimary(Array(file), format: .rgb8)
-        guard dec.width == p.fullWidth, dec.height == p.fullHeight, dec.channels == 3 else {
-            throw Failure(
-                "\(path): primary is \(dec.width)×\(dec.height)×\(dec.channels), the render \(p.fullWidth)×\(p.fullHeight)×3"
-            )
-        }
-        var crop = [UInt16](repeating: 0, count: p.width * p.height * 3)
-        for r in 0..<p.height {
-            let src = ((p.cropY + r) * dec.width + p.cropX) * 3
-            for k in 0..<(p.width * 3) { crop[r * p.width * 3 + k] = dec.samples[src + k] }
-        }
-        let m = try measure(p, decoded: crop)
+        let m = try measureCrop(p, HeifDecoder.decodePrimary(Array(file), format: .rgb8), what: path)
         print(
             String(
                 format:
