@@ -49,6 +49,7 @@ GOALS = {
     "audit_decode_vs_libheif": 1.2,  # issue 8: <= 1.2x libheif decoding the same items
     "convert_vs_dcraw_pipeline": 0.5,  # issue 11: <= 0.5x dcraw_emu+heif-enc+exiftool, equal fidelity, <= size
     "size_vs_lossless_raw": 8.0,  # issue 11: output >= 8x smaller than a losslessly compressed RAW
+    "rss_vs_16bit_frame": 3.0,  # issue 11: peak RSS per worker < 3x one decoded 16-bit frame
 }
 
 
@@ -880,9 +881,19 @@ def bench_convert(rb, floor, work, results, settings):
             why_convert or rbs.get("reason"))
         rb_fid = (match or {}).get("readback")
         if ob and rb_fid:
-            g["note"] = (f"{fmt_mb(ob)} vs {fmt_mb(lossless[0])} (zlib stand-in {fmt_mb(z)}); at SSIM-Y "
+            g["note"] = (f"{fmt_mb(ob)} vs {fmt_mb(lossless[0])}" + (f" (zlib stand-in {fmt_mb(z)})" if has_twin else "")
+                         + f"; at SSIM-Y "
                          f"{rb_fid['ssim_y_mean']:.5f} / worst block {rb_fid['ssim_y_worst_block']:.5f}, "
                          f"PSNR-Y {rb_fid['psnr_y']:.2f} dB")
+        results["goals"].append(g)
+        # One file is one worker: the largest process's peak RSS over the rounds against a decoded 16-bit RGB frame.
+        rss = rbs.get("peak_rss_mb")
+        frame_mib = px * 3 * 2 / 2 ** 20
+        g = goal(f"peak RSS of one conversion < 3x one decoded 16-bit frame ({mp:g} MP)", f"rss_vs_frame_{mp:g}mp",
+                 rss / frame_mib if rss else None, "<=", GOALS["rss_vs_16bit_frame"],
+                 {"peak_rss_mib": rss, "frame_16bit_mib": frame_mib}, why_convert or rbs.get("reason"))
+        if rss:
+            g["note"] = f"{rss:.0f} MiB peak against a bound of {3 * frame_mib:.0f} MiB (3 x {frame_mib:.0f} MiB)"
         results["goals"].append(g)
 
 
