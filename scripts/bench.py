@@ -649,7 +649,7 @@ def fidelity_match(rb, ladder, dng, frame, work):
             got = measure(list(extra) + fresh)
             for q, (out, digest) in files.items():
                 m = dict(got.get(by_digest[digest]) or measured[by_digest[digest]])
-                m["quality"] = q
+                m["quality"], m["file"] = q, os.path.basename(out)
                 measured[os.path.basename(out)] = m
                 os.remove(out)
             return got
