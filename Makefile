@@ -12,7 +12,8 @@ BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE_BIN := .build/release/readback
 DEBUG_BIN := .build/debug/readback
-# The real-world corpus; override with `make test-real CORPUS=/path/to/library`.
+# The real-world corpus (raw/, heic/, avif/ and MANIFEST.tsv), read in place by `make test-real`, `make bench` and
+# `make ladder`; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
 
 .PHONY: all deps bench-deps build release test test-real demo corpus corpus-large lint fuzz bench ladder clean help
@@ -77,14 +78,15 @@ lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
 
 # Release build (debug runs ~5x slower). FUZZ_SEEDS: extra seed folders read in place, e.g.
-# make fuzz FUZZ_SEEDS="../shared/corpus/heic ../shared/corpus/avif"
+# make fuzz FUZZ_SEEDS="$(CORPUS)/heic $(CORPUS)/avif" (a real-world corpus's HEIF and AVIF folders)
 fuzz: deps
 	SWIFT_BACKTRACE=enable=no $(SWIFT) build -c release --product FuzzHEIF --sanitize=fuzzer --scratch-path .build/fuzz
 	mkdir -p .build/fuzz-corpus
 	SWIFT_BACKTRACE=enable=no .build/fuzz/release/FuzzHEIF -runs=$${RUNS:-1000000} -max_len=65536 -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 .build/fuzz-corpus Tests/HEIFTests/Fixtures $(FUZZ_SEEDS)
 
+# The audit comparisons read the real-world corpus in place (BENCH_CORPUS, else CORPUS).
 bench: bench-deps release
-	./scripts/bench.sh $(RELEASE_BIN)
+	BENCH_CORPUS="$${BENCH_CORPUS:-$(abspath $(CORPUS))}" ./scripts/bench.sh $(RELEASE_BIN)
 
 # The quality ladder (docs/quality-ladder.md): the 24 MP chart (`make corpus-large`, or generated here if missing), two real photos from the
 # corpus remosaiced into DNGs under Corpus/large/ (git-ignored, never committed) and the real DNG, read in place.

@@ -43,7 +43,7 @@ func convertOptions(_ args: [String]) throws -> ConversionOptions {
 @Test func helpPrintsTheRealDefaultsInTheFormTheBenchmarkParses() throws {
     let r = runCLI(["convert", "--help"])
     let d = ConvertOptions()
-    // scripts/bench.py: the first line mentioning --FLAG with `default[:\s]+VALUE` gives the floor's setting.
+    // The first line mentioning --FLAG names its default as `default: VALUE`.
     func helpDefault(_ flag: String) -> String? {
         for line in r.out.split(separator: "\n") where line.contains("--\(flag)") {
             if let m = line.firstMatch(of: /default[:\s]+([A-Za-z0-9]+)/) { return String(m.1) }
@@ -55,4 +55,34 @@ func convertOptions(_ args: [String]) throws -> ConversionOptions {
     #expect(helpDefault("chroma") == d.chroma.rawValue)
     #expect(helpDefault("depth") == "\(d.bitDepth)")
     for t in EncodingTarget.allCases { #expect(r.out.contains(t.summary)) }
+}
+
+@Test func printDefaultsIsOneJSONObjectOfTheConverterDefaults() throws {
+    func object(_ args: [String]) throws -> [String: Any] {
+        let r = runCLI(["convert", "--print-defaults", "--json"] + args)
+        #expect(r.code == .clean && r.err.isEmpty)
+        #expect(r.out.split(separator: "\n").count == 1)
+        return try #require(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+    }
+    let d = ConvertOptions()
+    let o = try object([])
+    // scripts/bench reads quality, speed, chroma and depth from these keys.
+    #expect(o["quality"] as? Int == d.quality && o["speed"] as? String == d.speed)
+    #expect(o["depth"] as? Int == d.bitDepth && o["chroma"] as? String == d.chroma.rawValue)
+    #expect(o["tileSize"] as? Int == d.tileSize && o["hdr"] as? String == d.hdr.rawValue)
+    #expect(o["gainMapQuality"] as? Int == d.gainMapQuality && o["gainMapSpeed"] as? String == d.gainMapSpeed)
+    #expect(o["colorSpace"] as? String == d.colorSpace.rawValue)
+    #expect(o["target"] == nil)
+    // --target: that target's preset and quality, the converter's values for the rest.
+    for t in EncodingTarget.allCases {
+        let j = try object(["--target", t.rawValue])
+        #expect(j["target"] as? String == t.rawValue)
+        #expect(j["quality"] as? Int == t.quality && j["speed"] as? String == t.preset)
+        #expect(j["tileSize"] as? Int == d.tileSize && j["depth"] as? Int == d.bitDepth)
+    }
+    // Without --json one `key: value` line per setting, and neither SRC nor --out is needed.
+    let text = runCLI(["convert", "--print-defaults"])
+    #expect(text.code == .clean)
+    #expect(text.out.contains("quality: \(d.quality)\n") && text.out.contains("tileSize: \(d.tileSize)\n"))
+    #expect(runCLI(["convert", "--print-defaults", "--target", "tiny"]).code == .usageOrIO)
 }

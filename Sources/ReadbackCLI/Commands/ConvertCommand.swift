@@ -41,7 +41,7 @@ struct ConvertCommand: Subcommand {
         Example:
           readback convert ~/Pictures/2024 --out ~/Pictures/2024-heic --jobs 2 --remove-originals trash
         """
-    /// The converter's defaults, printed in the help (scripts/bench.py reads them back from it).
+    /// The converter's defaults, printed in the help and by `--print-defaults`.
     static let defaults = ConvertOptions()
 
     let options: [OptionSpec] = [
@@ -62,6 +62,9 @@ struct ConvertCommand: Subcommand {
             "Code the primary as a grid of N×N tiles encoded in parallel; 0 = one untiled image; N a multiple of 64 up to 4096 (default: \(defaults.tileSize))."
         ),
         .value("hdr", "auto|off", "auto: carry the HDR gain map when the source has one (default); off: SDR only."),
+        .flag(
+            "print-defaults",
+            "Print the encoding defaults (with --target NAME, that target's) and exit; with --json as one JSON object."),
         .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1 GB each)."),
         .value("db", "PATH", "State database (default: DIR/.readback/state.db); a lock file sits beside it."),
         .flag("dry-run", "Show what would be converted, skipped and removed, with a size estimate; touch nothing."),
@@ -74,6 +77,7 @@ struct ConvertCommand: Subcommand {
     ]
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
+        if args.has("print-defaults") { return try Self.printDefaults(args, console: console) }
         guard !args.positionals.isEmpty else { throw UsageError("give at least one SRC file or folder") }
         guard let out = args.value("out") else { throw UsageError("--out DIR is required") }
         let conversion = try Self.conversionOptions(args)
@@ -122,6 +126,34 @@ struct ConvertCommand: Subcommand {
         }
         return ConversionOptions(
             quality: quality, depth: depth, hdr: hdr, speed: speed, chroma: chroma, tileSize: tile)
+    }
+
+    /// The encoding settings `readback convert` uses when no option overrides them, with `target`'s preset and
+    /// quality when one is given: (key, value) pairs in print order, each value an `Int` or a `String`.
+    static func encodingDefaults(target: EncodingTarget?) -> [(key: String, value: any Sendable)] {
+        let o = defaults
+        let pairs: [(key: String, value: any Sendable)] = [
+            ("quality", target?.quality ?? o.quality), ("speed", target?.preset ?? o.speed), ("depth", o.bitDepth),
+            ("chroma", o.chroma.rawValue), ("tileSize", o.tileSize), ("gainMapQuality", o.gainMapQuality),
+            ("gainMapSpeed", o.gainMapSpeed), ("colorSpace", o.colorSpace.rawValue), ("hdr", o.hdr.rawValue),
+        ]
+        return (target.map { [("target", $0.rawValue)] } ?? []) + pairs
+    }
+
+    /// `--print-defaults`: `encodingDefaults` as `key: value` lines or, with `--json`, one JSON object.
+    static func printDefaults(_ args: ParsedArguments, console: Console) throws(UsageError) -> ExitCode {
+        let name = try args.choice("target", EncodingTarget.allCases.map(\.rawValue))
+        let pairs = encodingDefaults(target: name.flatMap(EncodingTarget.init(rawValue:)))
+        guard args.has("json") else {
+            console.print(pairs.map { "\($0.key): \($0.value)" }.joined(separator: "\n"))
+            return .clean
+        }
+        let object = Dictionary(uniqueKeysWithValues: pairs.map { ($0.key, $0.value as Any) })
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            return .usageOrIO
+        }
+        console.print(String(decoding: data, as: UTF8.self))
+        return .clean
     }
 
     /// The closing line (or JSON object) of a run.

@@ -1,0 +1,64 @@
+"""`make bench`: Readback side by side with the tools people would use instead, and with the floor.
+
+    python3 scripts/bench [READBACK_BIN]      (scripts/bench.sh builds readback-ladder and calls this)
+
+Stdlib-only benchmark tooling, not product code. Modules: harness (timing, interleaved rounds, peak RSS), inputs
+(generated RAWs, the real-world corpus), readback (the binary under test and its defaults), peers (the other tools
+and the floor), comparisons (what runs against what), goals (the bounds and goal lines), report (JSON, tables).
+Knobs are environment variables (docs/bench.md has the list): BENCH_QUICK=1 (the committed small chart and small
+folders, 3 rounds: a smoke test, not a measurement), BENCH_PAIRS, BENCH_SIZES (24 and/or 50 MP), BENCH_SCALE,
+BENCH_META_COPIES, BENCH_INFO_FILES, BENCH_DECODE_FILES, BENCH_DECODE_ALL, BENCH_REF_ROUNDS, BENCH_SCALE_ROUNDS,
+BENCH_CORPUS, BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY.
+"""
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import comparisons
+import peers
+import report
+from goals import audit_goals, convert_goals, goal
+from harness import ENV, PAIRS, QUICK, ROOT, config
+from inputs import find_corpus
+from readback import Readback, converter_defaults, floor_settings
+
+
+def main():
+    t0 = time.time()
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "readback"))
+    out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
+    only = ENV.get("BENCH_ONLY", "")
+    if only not in ("", "audit", "convert"):
+        raise SystemExit(f"bench: BENCH_ONLY takes audit or convert, not {only!r}")
+    rb = Readback(binary)
+    defaults = converter_defaults(rb)
+    results = {"schemaVersion": 1, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "quick": QUICK, "pairs": PAIRS, "config": config(), "machine": report.machine(),
+               "tools": peers.tool_versions(rb), "converter_defaults": defaults, "comparisons": [], "goals": []}
+    work = tempfile.mkdtemp(prefix="readback-bench-")
+    try:
+        floor = peers.compile_floor(work)
+        if only != "convert":
+            corpus = find_corpus()
+            if corpus:
+                results["comparisons"] += comparisons.audit_comparisons(rb, floor, corpus, work)
+                results["goals"] += audit_goals(results["comparisons"])
+            else:
+                results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
+                                             why="no real-world corpus (set BENCH_CORPUS)"))
+        if only != "audit":
+            for comp, px in comparisons.convert_comparisons(rb, floor, work, floor_settings(defaults)):
+                results["comparisons"].append(comp)
+                results["goals"] += convert_goals(comp, px)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    results["elapsed_s"] = time.time() - t0
+    results["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    out_md = report.write(results, out_json)
+    print(f"bench: wrote {out_json} and {out_md}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""The comparisons: each one stages its inputs, runs Readback and its peers interleaved, and returns the dict that
+goes into Reports/bench.json (goals.py turns them into goal lines)."""
+import os
+import re
+import shutil
+import zlib
+
+import peers
+from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, META_COPIES, PAIRS, SCALE, SCALE_ROUNDS, Side,
+                     first_line, interleave, log, ratio, run, stats, throughput)
+from inputs import manifest, raw_inputs, stage, tiff_dims
+
+# Big files only slow the decoding sides down without telling more (heif-info 1.15 decodes every image too).
+HUGE = ("pillowheif_200MP_GalaxyS24Ultra.heic", "exiv2_Sony_ILCE-1.HIF")
+
+
+def audit_side(rb, work, folder, label, *extra):
+    """`readback audit --outputs FOLDER` with `extra` flags; exit 1 (findings) counts as a run."""
+    return Side("readback", label,
+                lambda d: [rb.bin, "audit", "--outputs", folder, *extra, "--no-history", "--quiet"],
+                env=rb.env(work), check=lambda r, d: (r.rc in (0, 1), {}))
+
+
+def audit_comparisons(rb, floor, corpus, work):
+    man = manifest(corpus)
+    heic_dir = os.path.join(corpus, "heic")
+    heics = sorted(os.path.join(heic_dir, n) for n in os.listdir(heic_dir)
+                   if n.lower().endswith((".heic", ".heif", ".hif")))
+
+    def row(p):
+        return man.get("heic/" + os.path.basename(p), {})
+
+    def decodes(p):
+        return row(p).get("has_pixels") == "yes" and "libheif1.15:yes" in row(p).get("decodes_with_libraw_or_libheif", "")
+
+    def compare(cid, title, folder, staged, a, peer, key, measure):
+        """Runs readback side `a` and `peer` interleaved on the staged folder, then removes it."""
+        interleave([a, peer], PAIRS, os.path.join(work, "rounds"))
+        shutil.rmtree(folder, ignore_errors=True)
+        return {"id": cid, "title": f"{title}, {len(staged)} HEIF files", "files": len(staged),
+                "sides": [a.summary(), peer.summary()], key: measure(a, peer)}
+
+    no_decode = "readback audit --outputs DIR --no-decode"
+    out = []
+    # 1. no pixel decoding: readback audit --no-decode vs exiftool, one process over every HEIF file x copies.
+    meta = os.path.join(work, "meta")
+    staged = stage(heics, meta, META_COPIES)
+    log(f"audit without decoding vs exiftool: {len(staged)} files ({len(heics)} HEIF files x {META_COPIES})")
+    out.append(compare("audit_nodecode", "audit, no pixel decoding", meta, staged,
+                       audit_side(rb, work, meta, no_decode, "--no-decode"), peers.exiftool_side(meta),
+                       "vs_exiftool", throughput))
+
+    # 1b. vs heif-info, one process per file (as people script it) over the set without the two huge files.
+    info = os.path.join(work, "info")
+    small = sorted((p for p in heics if os.path.basename(p) not in HUGE), key=os.path.getsize)
+    staged = stage(small[:INFO_FILES], info)
+    log(f"audit without decoding vs heif-info: {len(staged)} files")
+    out.append(compare("audit_vs_heifinfo", "audit, no pixel decoding, vs heif-info", info, staged,
+                       audit_side(rb, work, info, no_decode, "--no-decode"), peers.heif_info_side(staged),
+                       "vs_heif_info", throughput))
+
+    # 2. full decoding: readback audit (default, decodes primary + gain maps) vs a libheif decode loop. Gain-map
+    # files first (the auditor decodes their maps too), then the rest by name; the first DECODE_FILES.
+    decodable = [p for p in heics if decodes(p) and (DECODE_ALL or os.path.basename(p) not in HUGE)]
+    decodable.sort(key=lambda p: ("gain map: none" in row(p).get("notable", "gain map: none"), os.path.basename(p)))
+    dec = os.path.join(work, "decode")
+    staged = stage(decodable if DECODE_ALL else decodable[:DECODE_FILES], dec)
+    log(f"audit with full decoding: {len(staged)} files that libheif 1.15 decodes")
+    out.append(compare("audit_decode", "audit with full decoding", dec, staged,
+                       audit_side(rb, work, dec, "readback audit --outputs DIR (decodes primary + gain maps)"),
+                       peers.libheif_side(floor, staged), "vs_libheif", ratio))
+
+    # 3. per-file cost at 100, 1,000, 10,000 files: hard links of the four smallest valid files.
+    few = sorted((p for p in heics if decodes(p)), key=os.path.getsize)[:4] or heics[:4]
+    out.append(audit_scaling(rb, work, few))
+    return out
+
+
+def audit_scaling(rb, work, few):
+    scale = {"id": "audit_scaling", "title": "audit --no-decode per-file cost by folder size",
+             "files_from": [os.path.basename(p) for p in few], "points": []}
+    dirs = {}
+    for n in SCALE:
+        d = os.path.join(work, f"scale-{n}")
+        stage(few, d, (n + len(few) - 1) // len(few))
+        for extra in sorted(os.listdir(d))[n:]:
+            os.unlink(os.path.join(d, extra))
+        dirs[n] = d
+    log(f"audit scaling: {SCALE} files, {SCALE_ROUNDS} interleaved rounds")
+    times = {n: [] for n in SCALE}
+    rss = {n: 0.0 for n in SCALE}
+    for rnd in range(SCALE_ROUNDS):
+        for n in SCALE:
+            if rnd > 0 and times[n] and times[n][0] * n / 1000.0 > 30.0:
+                continue  # one run of a folder that takes over 30 s is enough (budget)
+            r = run([rb.bin, "audit", "--outputs", dirs[n], "--no-decode", "--no-history", "--quiet"],
+                    env=rb.env(work))
+            if r.rc in (0, 1):
+                times[n].append(r.wall / n * 1000.0)
+                rss[n] = max(rss[n], r.rss_mb)
+    for n in SCALE:
+        scale["points"].append({"files": n, "ms_per_file": stats(times[n]), "peak_rss_mb": rss[n]})
+        shutil.rmtree(dirs[n], ignore_errors=True)
+    pts = [p for p in scale["points"] if p["ms_per_file"]]
+    if len(pts) >= 2:
+        scale["flatness"] = pts[-1]["ms_per_file"]["median"] / pts[0]["ms_per_file"]["median"]
+    return scale
+
+
+def readback_frame(rb, dng, mp, work):
+    """Readback's exact pre-encode frame (untimed), so the floor encodes the same pixels as Readback: the x265 cost
+    depends on the picture. (path, None) or (None, why)."""
+    frame = os.path.join(work, f"frame-{mp:g}mp.ppm")
+    r = run([rb.ladder, "frame", dng, frame], env=rb.env(work))
+    if r.rc != 0 or not os.path.exists(frame):
+        return None, "readback-ladder frame failed: " + first_line(r.err)
+    return frame, None
+
+
+def peer_quality(rb, dng, frame, work, q):
+    """Before the rounds, untimed: the quality at which the dcraw pipeline's encoder matches Readback's fidelity, so
+    the pipeline is timed at equal fidelity rather than at the same quality number (docs/bench.md).
+    Returns (match dict or None, quality as text)."""
+    if not (frame and shutil.which("heif-enc") and os.path.exists(peers.CONVERT_IM)):
+        return None, q
+    log("convert: finding heif-enc's quality at Readback's fidelity (untimed)")
+    match = peers.fidelity_match(rb, dng, frame, work)
+    if match.get("match"):
+        q = str(match["match"]["quality"])
+    elif match.get("points"):
+        q = str(max(m["quality"] for m in match["points"]))  # it never reached Readback's
+    log("convert: " + (f"fidelity match failed: {match['error']}" if match.get("error") else
+                       f"heif-enc matches at q{q}" if match.get("match") else
+                       f"heif-enc stays below Readback's fidelity up to q{q}"))
+    return match, q
+
+
+def lossless_reference(dng):
+    """The losslessly compressed RAW of the same scene: the generated lossless-JPEG twin (same seed, so the same
+    pixels; Compression 7 as cameras and Adobe write lossless DNGs), else zlib -6 over the DNG."""
+    with open(dng, "rb") as f:
+        z = len(zlib.compress(f.read(), 6))
+    twin = re.sub(r"-o(\d)\.dng$", r"-ljpeg-o\1.dng", dng)
+    if twin != dng and os.path.exists(twin):
+        return z, {"bytes": os.path.getsize(twin), "kind": "lossless-JPEG DNG of the same scene",
+                   "file": os.path.basename(twin)}
+    return z, {"bytes": z, "kind": "zlib stand-in", "file": None}
+
+
+def convert_comparisons(rb, floor, work, settings):
+    """One comparison per RAW size; yields (comparison, pixels)."""
+    for mp, dng, origin in raw_inputs(rb, work):
+        log(f"convert: {os.path.basename(dng)} ({origin}), {PAIRS} interleaved rounds")
+        dims = tiff_dims(dng)
+        px = dims[0] * dims[1]
+        frame, frame_why = readback_frame(rb, dng, mp, work)
+        if frame_why:
+            log(frame_why)
+        match, q_peer = peer_quality(rb, dng, frame, work, settings["quality"][0])
+        keep = os.path.join(work, "fid-dcraw")
+        os.makedirs(keep, exist_ok=True)
+        sides = [Side("readback", "readback convert (default settings, includes its read-back audit)",
+                      lambda d: [rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work),
+                      check=peers.output_check(floor, accept_rc=(0, 1), expect_pixels=px)),
+                 peers.floor_side(floor, dng, frame, settings),
+                 peers.dcraw_side(floor, dng, px, q_peer, match, keep)] + peers.other_sides(floor, dng, px, work)
+        interleave(sides, PAIRS, os.path.join(work, "rounds"))
+        comp = {"id": f"convert_{mp:g}mp", "megapixels": mp, "title": f"convert one {mp:g} MP RAW to HEIC",
+                "input": {"file": os.path.basename(dng), "origin": origin, "bytes": os.path.getsize(dng),
+                          "dimensions": dims},
+                "floor_settings": {k: {"value": v[0], "source": v[1]} for k, v in settings.items()},
+                "sides": [s.summary() for s in sides]}
+        for s in sides[1:]:
+            r = ratio(sides[0], s)
+            if r:
+                comp.setdefault("ratios", {})[s.name] = r
+        # Fidelity, untimed: PSNR/SSIM of each encode against the frame its encoder was given.
+        fid = {}
+        if floor and frame:
+            fid["floor_at_readback_settings"] = peers.floor_fidelity(floor, dng, frame, settings, work)
+        dc = peers.dcraw_fidelity(floor, dng, keep) if floor else None
+        if dc:
+            fid["dcraw_pipeline"] = dc
+        shutil.rmtree(keep, ignore_errors=True)
+        comp["fidelity"] = fid
+        comp["fidelity_note"] = ("fidelity: PSNR (RGB) and SSIM (luma, 8x8) of an encoder's output against the 8-bit "
+                                 "frame it was given (the floor: Readback's frame; the dcraw pipeline: dcraw_emu's PPM, "
+                                 "a different picture). fidelity_match: the comparison on the same pixels, against "
+                                 "Readback's float render (see fidelity_match.note).")
+        comp["floor_frame"] = "readback" if frame else f"none ({frame_why})"
+        if match is not None:
+            comp["fidelity_match"] = match
+        if frame:
+            os.remove(frame)
+        comp["lossless_raw_standin_bytes"], comp["lossless_raw"] = lossless_reference(dng)
+        yield comp, px

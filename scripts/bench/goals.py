@@ -1,0 +1,131 @@
+"""The goals `make bench` checks, each with its bound, and how a comparison's measurements become a goal line."""
+
+GOALS = {
+    "convert_vs_floor": 1.25,  # per-image wall time <= 1.25x the floor
+    "audit_nodecode_vs_exiftool": 10.0,  # metadata-only audit >= 10x exiftool's throughput
+    "audit_decode_vs_libheif": 1.2,  # full-decode audit <= 1.2x libheif decoding the same items
+    "convert_vs_dcraw_pipeline": 0.5,  # <= 0.5x dcraw_emu+heif-enc+exiftool, at >= fidelity and <= size
+    "size_vs_lossless_raw": 8.0,  # output >= 8x smaller than a losslessly compressed RAW of the same scene
+    "rss_vs_16bit_frame": 3.0,  # peak RSS of one conversion (one worker) < 3x one decoded 16-bit frame
+}
+
+
+def goal(text, key, value, op, target, detail=None, why=None):
+    if value is None:
+        return {"id": key, "goal": text, "status": "NOT MEASURED", "reason": why or "a side did not run"}
+    met = value >= target if op == ">=" else value <= target
+    g = {"id": key, "goal": text, "value": value, "target": f"{op} {target}", "status": "MET" if met else "NOT MET"}
+    if detail:
+        g["detail"] = detail
+    return g
+
+
+def fmt_mb(b):
+    return f"{b / 1e6:.2f} MB" if b else "?"
+
+
+def audit_goals(comparisons):
+    """The two audit goals from the audit comparisons (by id)."""
+    by = {c["id"]: c for c in comparisons}
+    nd = by.get("audit_nodecode", {})
+    q = nd.get("vs_exiftool")
+    yield goal("audit (no decode) throughput >= 10x exiftool -j -a -G1", "audit_nodecode_vs_exiftool",
+               q["throughput_ratio"] if q else None, ">=", GOALS["audit_nodecode_vs_exiftool"], q, reason(nd))
+    dc = by.get("audit_decode", {})
+    q = dc.get("vs_libheif")
+    yield goal("full-decode audit <= 1.2x libheif decoding the same items", "audit_decode_vs_libheif",
+               q["ratio"] if q else None, "<=", GOALS["audit_decode_vs_libheif"], q, reason(dc))
+
+
+def reason(comp):
+    """The first side's reason for not running, if any."""
+    return next((s["reason"] for s in comp.get("sides", []) if s.get("reason")), None)
+
+
+def convert_goals(comp, px):
+    """The four goals of one RAW size from its convert comparison: time against the floor, time against the dcraw
+    pipeline at equal fidelity and no larger output, size against a lossless RAW, peak memory."""
+    mp = comp["megapixels"]
+    sides = {s["name"]: s for s in comp["sides"]}
+    rbs, pps = sides["readback"], sides["dcraw-pipeline"]
+    why = rbs.get("reason")
+    ratios = comp.get("ratios", {})
+    rf = ratios.get("floor")
+    yield goal(f"convert <= 1.25x the floor ({mp:g} MP)", f"convert_vs_floor_{mp:g}mp",
+               rf["ratio"] if rf else None, "<=", GOALS["convert_vs_floor"], rf, why or sides["floor"].get("reason"))
+    yield dcraw_goal(comp, mp, rbs, pps, ratios.get("dcraw-pipeline"), why)
+    yield lossless_goal(comp, mp, rbs, why)
+    # One file is one worker: the largest process's peak RSS over the rounds against a decoded 16-bit RGB frame.
+    rss = rbs.get("peak_rss_mb")
+    frame_mib = px * 3 * 2 / 2 ** 20
+    g = goal(f"peak RSS of one conversion < 3x one decoded 16-bit frame ({mp:g} MP)", f"rss_vs_frame_{mp:g}mp",
+             rss / frame_mib if rss else None, "<=", GOALS["rss_vs_16bit_frame"],
+             {"peak_rss_mib": rss, "frame_16bit_mib": frame_mib}, why)
+    if rss:
+        g["note"] = f"{rss:.0f} MiB peak against a bound of {3 * frame_mib:.0f} MiB (3 x {frame_mib:.0f} MiB)"
+    yield g
+
+
+def dcraw_goal(comp, mp, rbs, pps, rp, why):
+    """Judged on the same pixels (the two pipelines render different pictures: dcraw_emu ignores the DNG's
+    BaselineExposure), at the heif-enc quality that matches Readback's fidelity (`fidelity_match`)."""
+    g = goal(f"convert <= 0.5x dcraw_emu+heif-enc+exiftool at >= fidelity and <= size ({mp:g} MP)",
+             f"convert_vs_dcraw_pipeline_{mp:g}mp", rp["ratio"] if rp else None, "<=",
+             GOALS["convert_vs_dcraw_pipeline"], rp, why or pps.get("reason"))
+    if not rp:
+        return g
+    match = comp.get("fidelity_match") or {}
+    hit, pts, rb_m = match.get("match"), match.get("points") or [], match.get("readback") or {}
+    peer = hit or (max(pts, key=lambda m: m["quality"]) if pts else None)
+    size_ok = peer is not None and (rbs.get("output_bytes") or 1e18) <= peer["bytes"]
+    fid_ok = peer is not None  # matched, or the peer never reached Readback's fidelity
+    g["size_bytes"] = {"readback": rbs.get("output_bytes"),
+                       "heif_enc_on_readback_frame": peer["bytes"] if peer else None,
+                       "dcraw_pipeline_own_render": pps.get("output_bytes")}
+    if peer:
+        keys = ("ssim_y_mean", "ssim_y_worst_block", "psnr_y")
+        g["fidelity"] = {"measure": "SSIM-Y mean / worst 64x64 block, PSNR-Y; whole frame vs the float render",
+                         "readback": {k: rb_m.get(k) for k in keys}, "heif_enc_quality": peer["quality"],
+                         "heif_enc_matches": bool(hit), "heif_enc": {k: peer.get(k) for k in keys},
+                         "heif_enc_lowest_quality_by_one_measure": match.get("by_one_measure")}
+    if g["status"] == "MET" and not (size_ok and fid_ok):
+        g["status"] = "NOT MET"
+        g["why"] = "time met, but " + " and ".join(
+            ([] if size_ok else ["output larger"]) +
+            ([] if fid_ok else ["fidelity not measured: " + str(match.get("error", "no frame"))]))
+    return g
+
+
+def lossless_goal(comp, mp, rbs, why):
+    """Output size against the lossless-JPEG twin of the same scene (zlib over the DNG without a twin)."""
+    ob = rbs.get("output_bytes")
+    lossless, z = comp["lossless_raw"], comp["lossless_raw_standin_bytes"]
+    g = goal(f"output >= 8x smaller than a lossless RAW ({lossless['kind']}, {mp:g} MP)", f"size_vs_lossless_{mp:g}mp",
+             lossless["bytes"] / ob if ob else None, ">=", GOALS["size_vs_lossless_raw"],
+             {"output_bytes": ob, "lossless_bytes": lossless["bytes"], "zlib_standin_bytes": z}, why)
+    rb_fid = (comp.get("fidelity_match") or {}).get("readback")
+    if ob and rb_fid:
+        g["note"] = (f"{fmt_mb(ob)} vs {fmt_mb(lossless['bytes'])}"
+                     + (f" (zlib stand-in {fmt_mb(z)})" if lossless.get("file") else "")
+                     + f"; at SSIM-Y {rb_fid['ssim_y_mean']:.5f} / worst block {rb_fid['ssim_y_worst_block']:.5f}, "
+                       f"PSNR-Y {rb_fid['psnr_y']:.2f} dB")
+    return g
+
+
+def agreement(prev, cur):
+    """Compares this run's ratios with the previous Reports/bench.json (same configuration only): they agree when
+    the two runs' per-round ranges overlap."""
+    out = []
+    if prev.get("config") != cur.get("config"):
+        return out
+    pg = {g["id"]: g for g in prev.get("goals", [])}
+    for g in cur["goals"]:
+        p = pg.get(g["id"])
+        if not p or "value" not in p or "value" not in g:
+            continue
+        d, pd = g.get("detail") or {}, p.get("detail") or {}
+        lo, hi = d.get("per_round_min", g["value"]), d.get("per_round_max", g["value"])
+        plo, phi = pd.get("per_round_min", p["value"]), pd.get("per_round_max", p["value"])
+        out.append({"id": g["id"], "previous": p["value"], "now": g["value"],
+                    "agree_within_noise": not (hi < plo or phi < lo)})
+    return out

@@ -1,0 +1,182 @@
+"""Timing, interleaved rounds and peak RSS: what every comparison of `make bench` is measured with.
+
+Every comparison interleaves its sides (A B A B ..., PAIRS rounds) in one run on the same files and quotes ratios of
+medians with the per-round min-max, because these 2-core machines are shared and noisy. Peak RSS comes from wait4's
+rusage: the largest process of the command's tree.
+"""
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ENV = os.environ
+QUICK = ENV.get("BENCH_QUICK") == "1"
+PAIRS = int(ENV.get("BENCH_PAIRS", "3" if QUICK else "5"))
+SIZES = [float(s) for s in ENV.get("BENCH_SIZES", "24,50").split(",") if s.strip()]
+SCALE = [int(s) for s in ENV.get("BENCH_SCALE", "100,300" if QUICK else "100,1000,10000").split(",") if s.strip()]
+META_COPIES = int(ENV.get("BENCH_META_COPIES", "2" if QUICK else "10"))
+INFO_FILES = int(ENV.get("BENCH_INFO_FILES", "6" if QUICK else "20"))
+DECODE_FILES = int(ENV.get("BENCH_DECODE_FILES", "4" if QUICK else "12"))
+DECODE_ALL = ENV.get("BENCH_DECODE_ALL") == "1"
+REF_ROUNDS = int(ENV.get("BENCH_REF_ROUNDS", "1" if QUICK else "2"))
+SCALE_ROUNDS = int(ENV.get("BENCH_SCALE_ROUNDS", "2" if QUICK else "3"))
+TIMEOUT = float(ENV.get("BENCH_TIMEOUT", "900"))
+
+
+def config():
+    """The knobs a run's ratios depend on; two runs are compared only when these are equal."""
+    return {"quick": QUICK, "pairs": PAIRS, "sizes": "committed chart" if QUICK else SIZES, "scale": SCALE,
+            "meta_copies": META_COPIES, "info_files": INFO_FILES, "decode_files": DECODE_FILES,
+            "decode_all": DECODE_ALL}
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+class Run:
+    """One finished command: wall seconds, peak RSS in MB, CPU seconds, exit code, output."""
+
+    def __init__(self, wall, rss_mb, cpu, rc, out, err):
+        self.wall, self.rss_mb, self.cpu, self.rc, self.out, self.err = wall, rss_mb, cpu, rc, out, err
+
+    def json_line(self):
+        """The last line of stdout that parses as JSON, or None."""
+        for line in reversed(self.out.strip().splitlines()):
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+        return None
+
+
+def run(cmd, env=None, cwd=None, timeout=TIMEOUT):
+    """Runs cmd (a list), timing it and reading its tree's peak RSS from wait4; kills the group on timeout."""
+    e = dict(ENV)
+    e.update(env or {})
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        try:
+            p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=e, cwd=cwd,
+                                 start_new_session=True)
+        except OSError as x:
+            return Run(0.0, 0.0, 0.0, 127, "", str(x))
+        timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
+        timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Run(wall, ru.ru_maxrss / 1024.0, ru.ru_utime + ru.ru_stime, p.returncode,
+                   out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+
+
+def first_line(text):
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+def stats(xs):
+    if not xs:
+        return None
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
+
+
+class Side:
+    """One tool in a comparison, run once per round. `unavailable` is None or the reason it cannot run."""
+
+    def __init__(self, name, label, make_cmd, *, time_from=None, check=None, env=None, unavailable=None,
+                 cleanup=None, note=None, max_rounds=None):
+        self.name, self.label, self.make_cmd = name, label, make_cmd
+        self.max_rounds = max_rounds  # reference points run fewer rounds than the goal comparisons
+        self.time_from = time_from  # optional fn(Run) -> seconds (e.g. the floor's own timer)
+        self.check = check  # optional fn(Run, round_dir) -> (ok, info dict)
+        self.env, self.unavailable, self.cleanup, self.note = env, unavailable, cleanup, note
+        self.times, self.walls, self.rss, self.failures, self.infos = [], [], [], [], []
+        self.by_round = {}
+        self.last = name
+
+    def run_once(self, round_dir, round_no=0):
+        os.makedirs(round_dir, exist_ok=True)
+        r = run(self.make_cmd(round_dir), env=self.env)
+        ok, info = (r.rc == 0, {}) if self.check is None else self.check(r, round_dir)
+        if not ok:
+            self.failures.append(f"exit {r.rc}: {first_line(r.err) or first_line(r.out)}"[:300])
+        else:
+            t = self.time_from(r) if self.time_from else r.wall
+            self.times.append(t)
+            self.by_round[round_no] = t
+            self.walls.append(r.wall)
+            self.rss.append(r.rss_mb)
+            self.infos.append(info)
+        self.last = f"{self.name} {r.wall:.2f}s" if ok else f"{self.name} FAILED"
+        if self.cleanup:
+            self.cleanup(round_dir)
+        else:
+            shutil.rmtree(round_dir, ignore_errors=True)
+        return ok
+
+    def summary(self):
+        d = {"name": self.name, "label": self.label}
+        if self.unavailable:
+            d["available"] = False
+            d["reason"] = self.unavailable
+            return d
+        d["available"] = bool(self.times)
+        d["seconds"] = stats(self.times)
+        if self.time_from:
+            d["process_wall_seconds"] = stats(self.walls)
+        d["peak_rss_mb"] = max(self.rss) if self.rss else None
+        if self.failures:
+            d["failures"] = self.failures
+            if not self.times:
+                d["reason"] = "every run failed: " + self.failures[0]
+        if self.note:
+            d["note"] = self.note
+        merged = {}
+        for info in self.infos:
+            for k, v in info.items():
+                merged.setdefault(k, v)
+        d.update(merged)
+        return d
+
+
+def interleave(sides, rounds, work):
+    """Runs the available sides in turn, A B C A B C ..., for `rounds` rounds."""
+    live = [s for s in sides if not s.unavailable]
+    for r in range(rounds):
+        for s in live:
+            if s.max_rounds is not None and r >= s.max_rounds:
+                s.last = f"{s.name} (done)"
+                continue
+            s.run_once(os.path.join(work, f"{s.name}-{r}"), r)
+        log("  round %d/%d: %s" % (r + 1, rounds, ", ".join(s.last for s in live)))
+
+
+def ratio(a, b):
+    """Ratio of medians a/b over the rounds where both sides ran, with the min-max of the per-round ratios."""
+    if not a.times or not b.times:
+        return None
+    common = [i for i in sorted(a.by_round) if b.by_round.get(i)]
+    if not common:
+        return None
+    per = [a.by_round[i] / b.by_round[i] for i in common]
+    return {"ratio": statistics.median(a.by_round[i] for i in common) / statistics.median(b.by_round[i] for i in common),
+            "rounds": len(common), "per_round_min": min(per), "per_round_max": max(per)}
+
+
+def throughput(a, b):
+    """b's time over a's: a's throughput advantage, with the per-round range; None when a side did not run."""
+    q = ratio(b, a)
+    if not q:
+        return None
+    return {"throughput_ratio": q["ratio"], "per_round_min": q["per_round_min"], "per_round_max": q["per_round_max"]}

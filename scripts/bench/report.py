@@ -1,0 +1,186 @@
+"""What a run writes: Reports/bench.json (everything), Reports/bench.md (the goal and comparison tables) and the same
+tables on stdout. Nothing outside Reports/ is written; docs/bench.md quotes a recorded run by hand."""
+import json
+import os
+import platform
+
+from goals import agreement, fmt_mb
+from harness import PAIRS, QUICK
+
+
+def machine():
+    m = {"nproc": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            models = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        m["cpu"] = models[0] if models else "unknown"
+        m["cpu_threads_listed"] = len(models)
+    except OSError:
+        m["cpu"] = "unknown"
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith(("MemTotal", "MemAvailable")):
+                    k, v = line.split(":")
+                    m[k.strip()] = f"{int(v.split()[0]) / 1048576:.1f} GiB"
+    except OSError:
+        pass
+    try:
+        with open("/proc/loadavg") as f:
+            m["loadavg_at_start"] = f.read().split()[:3]
+    except OSError:
+        pass
+    return m
+
+
+def fmt_s(st):
+    if not st:
+        return "-"
+    if st["median"] < 1:
+        return f"{st['median'] * 1000:.0f} ms ({st['min'] * 1000:.0f}-{st['max'] * 1000:.0f})"
+    return f"{st['median']:.2f} s ({st['min']:.2f}-{st['max']:.2f})"
+
+
+def fmt_db(x):
+    return f"{x:.2f} dB" if x is not None else "?"
+
+
+def fmt_fid(m):
+    return (f"{fmt_mb(m['bytes'])}, SSIM-Y {m['ssim_y_mean']:.5f} / worst {m['ssim_y_worst_block']:.5f}, "
+            f"PSNR-Y {m['psnr_y']:.2f} dB")
+
+
+def fmt_side(s):
+    if not s.get("available"):
+        return f"not available: {s.get('reason', 'unknown')}"
+    st = s.get("seconds")
+    bits = [fmt_s(st) + (f" n={st['n']}" if st and st["n"] != PAIRS else ""),
+            f"{s['peak_rss_mb']:.0f} MB RSS" if s.get("peak_rss_mb") else ""]
+    if s.get("output_bytes"):
+        bits.append(f"{s['output_bytes'] / 1e6:.2f} MB out")
+    if s.get("invalid_output"):
+        bits.append("INVALID: " + s["invalid_output"])
+    if s.get("failures"):
+        bits.append(f"{len(s['failures'])} failed runs")
+    return ", ".join(b for b in bits if b)
+
+
+def side_ratio(c, s):
+    """The readback-ratio cell of side `s` in comparison `c`."""
+    if s["name"] == "readback":
+        return ""
+    if c["id"] in ("audit_nodecode", "audit_vs_heifinfo"):
+        k = {"exiftool": "vs_exiftool", "heif-info": "vs_heif_info"}.get(s["name"])
+        q = c.get(k) if k else None
+        return f"{q['throughput_ratio']:.1f}x the throughput ({q['per_round_min']:.1f}-{q['per_round_max']:.1f})" \
+            if q else ""
+    q = c.get("vs_libheif") if c["id"] == "audit_decode" else c.get("ratios", {}).get(s["name"])
+    if not q:
+        return ""
+    rat = f"{q['ratio']:.2f}x the time ({q['per_round_min']:.2f}-{q['per_round_max']:.2f})"
+    return rat + ("; peer output invalid, no real comparison" if s.get("invalid_output") else "")
+
+
+def scaling_rows(c):
+    rows = []
+    for p in c["points"]:
+        st = p["ms_per_file"]
+        rows.append(f"| {c['title']} | {p['files']} files | "
+                    + (f"{st['median']:.2f} ms/file ({st['min']:.2f}-{st['max']:.2f}), "
+                       f"{p['peak_rss_mb']:.0f} MB RSS" if st else "-") + " | |")
+    if c.get("flatness"):
+        rows.append(f"| {c['title']} | per-file cost, largest/smallest folder | | {c['flatness']:.2f}x |")
+    return rows
+
+
+def fidelity_rows(c):
+    rows = []
+    for k, v in (c.get("fidelity") or {}).items():
+        if v and "psnr" in v:
+            size = f", {fmt_mb(v['output_bytes'])}" if v.get("output_bytes") else ""
+            rows.append(f"| {c['title']} | fidelity against its own 8-bit frame: {k.replace('_', ' ')} | "
+                        f"PSNR-RGB {v['psnr']:.2f} dB, SSIM 8x8 {v['ssim']:.4f}{size} | |")
+    fm = c.get("fidelity_match") or {}
+    if fm.get("error"):
+        rows.append(f"| {c['title']} | fidelity match | not measured: {fm['error']} | |")
+    if fm.get("readback"):
+        rows.append(f"| {c['title']} | fidelity: readback (as shipped) | {fmt_fid(fm['readback'])} | |")
+    for m in fm.get("points", []):
+        tag = " (the match)" if fm.get("match") and m["quality"] == fm["match"]["quality"] else ""
+        rows.append(f"| {c['title']} | fidelity: heif-enc q{m['quality']} on Readback's frame{tag} | {fmt_fid(m)} | |")
+    return rows
+
+
+def comparison_table(results):
+    rows = ["| comparison | side | median time (min-max), peak RSS, output | readback ratio |", "|---|---|---|---|"]
+    for c in results["comparisons"]:
+        if c["id"] == "audit_scaling":
+            rows += scaling_rows(c)
+            continue
+        rows += [f"| {c['title']} | {s['label']} | {fmt_side(s)} | {side_ratio(c, s)} |" for s in c["sides"]]
+        rows += fidelity_rows(c)
+    return "\n".join(rows)
+
+
+def dcraw_detail(g):
+    """The dcraw goal's sizes and fidelities, side by side."""
+    sb, fd = g["size_bytes"], g.get("fidelity") or {}
+    how = "the lowest quality at Readback's fidelity" if fd.get("heif_enc_matches") else "below Readback's fidelity"
+    extra = (f"; on Readback's frame: size {fmt_mb(sb['readback'])} vs {fmt_mb(sb['heif_enc_on_readback_frame'])} "
+             f"(heif-enc q{fd.get('heif_enc_quality')}, {how})")
+    if fd:
+        a, b = fd["readback"], fd["heif_enc"]
+        extra += (f"; SSIM-Y mean / worst block {a['ssim_y_mean']:.5f} / {a['ssim_y_worst_block']:.5f} vs "
+                  f"{b['ssim_y_mean']:.5f} / {b['ssim_y_worst_block']:.5f}, PSNR-Y {fmt_db(a['psnr_y'])} vs "
+                  f"{fmt_db(b['psnr_y'])}")
+        one = fd.get("heif_enc_lowest_quality_by_one_measure") or {}
+        bits = [f"{n} q{one[k]['quality']} ({fmt_mb(one[k]['bytes'])})" for k, n in
+                (("ssim_y_mean", "mean"), ("ssim_y_worst_block", "worst block"), ("psnr_y", "PSNR-Y")) if one.get(k)]
+        if bits:
+            extra += "; heif-enc reaches Readback on one measure alone at: " + ", ".join(bits)
+    return extra + f"; the pipeline's own file (its own, darker render) {fmt_mb(sb.get('dcraw_pipeline_own_render'))}"
+
+
+def goal_table(results):
+    rows = ["| goal | measured | target | status |", "|---|---|---|---|"]
+    for g in results["goals"]:
+        val = f"{g['value']:.2f}" if "value" in g else g.get("reason", "")
+        extra = dcraw_detail(g) if g.get("size_bytes") else ""
+        extra += f"; {g['note']}" if g.get("note") else ""
+        extra += f"; {g['why']}" if g.get("why") else ""
+        rows.append(f"| {g['goal']} | {val}{extra} | {g.get('target', '')} | **{g['status']}** |")
+    return "\n".join(rows)
+
+
+def markdown(results):
+    m = results["machine"]
+    head = (f"Machine: {m.get('cpu')}, {m.get('nproc')} cores, {m.get('MemTotal', '?')} RAM, load at start "
+            f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison; "
+            f"{results['tools'].get('readback') or 'readback'}; run {results['started_utc']}, "
+            f"{results['elapsed_s'] / 60:.1f} min{' (BENCH_QUICK: smoke test, not a measurement)' if QUICK else ''}.")
+    text = head + "\n\n" + goal_table(results) + "\n\n" + comparison_table(results) + "\n"
+    agree = results.get("agreement_with_previous_run")
+    if agree:
+        text += "\nAgreement with the previous run (per-round ranges overlap): " + ", ".join(
+            f"{a['id']} {a['previous']:.2f}->{a['now']:.2f} {'yes' if a['agree_within_noise'] else 'NO'}"
+            for a in agree) + "\n"
+    return text
+
+
+def write(results, out_json):
+    """Writes bench.json and bench.md (comparing with the previous bench.json first) and prints the tables."""
+    if os.path.exists(out_json):
+        try:
+            with open(out_json) as f:
+                results["agreement_with_previous_run"] = agreement(json.load(f), results)
+        except (OSError, ValueError):
+            pass
+    os.makedirs(os.path.dirname(out_json), exist_ok=True)
+    with open(out_json, "w") as f:
+        json.dump(results, f, indent=2)
+    text = markdown(results)
+    out_md = os.path.join(os.path.dirname(out_json), "bench.md")
+    with open(out_md, "w") as f:
+        f.write(text)
+    print(text)
+    return out_md
