@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A throwaway single-node Slurm (Debian 12's slurm-wlm 22.05 and munge), every file in one temporary folder.
 # Sourced by scripts/dist/test-dist.sh; needs root (slurmd runs jobs as the submitting user, root here).
 #
@@ -127,28 +128,36 @@ slurm_token_pids() {
   grep -lzxF "DIST_RUN_TOKEN=$DIST_RUN_TOKEN" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true
 }
 
+# Token pids other than our daemons and their children (slurmctld's slurmscriptd): job processes, slurmstepd.
+slurm_job_pids() {
+  local pid ppid daemons=" ${SLURM_PIDS[*]} "
+  for pid in $(slurm_token_pids); do
+    ppid=$(ps -o ppid= -p "$pid") || continue
+    ppid=${ppid// /}
+    [[ $daemons == *" $pid "* || $daemons == *" $ppid "* ]] || echo "$pid"
+  done
+}
+
 slurm_down() {
-  local pid left i
+  local pid left i t ids
   [ -n "$SLURM_DIR" ] || return 0
   # Every job this throwaway controller knows is ours: cancel them all, and let slurmd tear their steps down
   # while it still runs (a slurmstepd outlives slurmd otherwise).
   if [ -n "${SLURM_CONF:-}" ] && kill -0 "${SLURM_PIDS[1]:-0}" 2>/dev/null; then
-    # shellcheck disable=SC2046
-    scancel $(squeue -h -o %A 2>/dev/null | sort -u) >/dev/null 2>&1 || true
+    ids=$(squeue -h -o %A 2>/dev/null | sort -u | paste -sd,)
+    [ -z "$ids" ] || scancel "$ids" || true
     for ((i = 0; i < 30; i++)); do
-      [ -z "$(squeue -h -o %A 2>/dev/null)" ] && [ -z "$(slurm_token_pids)" ] && break
+      [ -z "$(squeue -h -o %A 2>/dev/null)" ] && [ -z "$(slurm_job_pids)" ] && break
       sleep 0.5
     done
   fi
-  # Reverse order of start: slurmd, slurmctld, munged.
+  # In reverse order of start (slurmd, slurmctld, munged), each gone before the next is asked.
   for ((i = ${#SLURM_PIDS[@]} - 1; i >= 0; i--)); do
     pid=${SLURM_PIDS[i]}
     kill -TERM "$pid" 2>/dev/null || true
-  done
-  for pid in "${SLURM_PIDS[@]}"; do
-    for ((i = 0; i < 40; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    for ((t = 0; t < 40; t++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
     if kill -0 "$pid" 2>/dev/null; then
-      slurm_log "pid $pid ignored SIGTERM; SIGKILL"
+      slurm_log "pid $pid ignored SIGTERM for 10 s; SIGKILL"
       kill -KILL "$pid" 2>/dev/null || true
     fi
     wait "$pid" 2>/dev/null || true
@@ -158,8 +167,7 @@ slurm_down() {
   left=$(slurm_token_pids)
   if [ -n "$left" ]; then
     slurm_log "left behind, now killed: $(echo "$left" | tr '\n' ' ')"
-    # shellcheck disable=SC2086
-    ps -o pid,ppid,args -p $(echo $left | tr ' ' ',') >&2 || true
+    ps -o pid,ppid,args -p "$(echo "$left" | paste -sd,)" >&2 || true
     # shellcheck disable=SC2086
     kill -KILL $left 2>/dev/null || true
     sleep 0.5

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # hooks are single-quoted: they expand when they run
 # make test-dist: a real Slurm job array over a generated folder, on a throwaway single-node cluster (as root).
 #
 #   1. start munged, slurmctld and slurmd from Debian's packages, every file in one temporary folder
@@ -35,33 +36,37 @@ export DIST_KILL_TASK=${DIST_KILL_TASK:-1}
 DIST_TIMEOUT=${DIST_TIMEOUT:-300}
 DIST_PRESET=${DIST_PRESET:-standin}
 
+# Hooks are single-quoted on purpose: their $VARIABLES expand when the hook runs (in the job), not here.
+# default NAME SNIPPET: NAME keeps the value the caller exported (even an empty one), else gets SNIPPET.
+default() { [ -n "${!1+set}" ] || printf -v "$1" '%s' "$2"; }
+
 case $DIST_PRESET in
   standin)
     # 240 files, 0.04 s each: about 2.5 s per task, long enough to kill one mid-run.
-    : "${DIST_PREPARE:=python3 \"\$DIST_BIN/standin.py\" generate \"\$DIST_SRC\" --files 240}"
-    : "${DIST_REFERENCE:=python3 \"\$DIST_BIN/standin.py\" work \"\$DIST_SRC\" --out \"\$DIST_WORK/ref-out\" --shard 0/1 --report \"\$DIST_REF\"}"
-    : "${DIST_TASK:=python3 \"\$DIST_BIN/standin.py\" work \"\$DIST_SRC\" --out \"\$DIST_OUT\" --shard auto --report \"\$DIST_REPORTS/\$SLURM_ARRAY_TASK_ID\" --delay 0.04}"
-    : "${DIST_MERGE:=python3 \"\$DIST_BIN/standin.py\" merge \"\$DIST_REPORTS\"/* --report \"\$DIST_MERGED\"}"
+    default DIST_PREPARE 'python3 "$DIST_BIN/standin.py" generate "$DIST_SRC" --files 240'
+    default DIST_REFERENCE 'python3 "$DIST_BIN/standin.py" work "$DIST_SRC" --out "$DIST_WORK/ref-out" --shard 0/1 --report "$DIST_REF"'
+    default DIST_TASK 'python3 "$DIST_BIN/standin.py" work "$DIST_SRC" --out "$DIST_OUT" --shard auto --report "$DIST_REPORTS/$SLURM_ARRAY_TASK_ID" --delay 0.04'
+    default DIST_MERGE 'python3 "$DIST_BIN/standin.py" merge "$DIST_REPORTS"/* --report "$DIST_MERGED"'
     # Kill once the task has stored at least 5 results; after the requeue its shard must span two attempts.
-    : "${DIST_KILL_WHEN:=[ \"\$(wc -l <\"\$DIST_OUT/.standin/shard-\$DIST_KILL_TASK-of-\$DIST_SHARDS.jsonl\")\" -ge 5 ]}"
-    : "${DIST_CHECK_KILL:=python3 \"\$DIST_BIN/standin.py\" resumed \"\$DIST_MERGED/report.json\" --shard \"\$DIST_KILL_TASK/\$DIST_SHARDS\"}"
+    default DIST_KILL_WHEN '[ "$(wc -l <"$DIST_OUT/.standin/shard-$DIST_KILL_TASK-of-$DIST_SHARDS.jsonl")" -ge 5 ]'
+    default DIST_CHECK_KILL 'python3 "$DIST_BIN/standin.py" resumed "$DIST_MERGED/report.json" --shard "$DIST_KILL_TASK/$DIST_SHARDS"'
     ;;
   readback)
-    # TODO(lead, issue 21): check the flags against the real --shard/merge once they land, then make this the
-    # default (and `test-dist: release` in the Makefile). An audit exit 1 (gate failed) fails the task: the
-    # generated Corpus/dng passes the default gate (make demo step 2).
+    # TODO(lead, issue 21): check these flags against the real --shard/merge once they land, then make this
+    # preset the default (and `test-dist: dist-deps release` in the Makefile). An audit exiting 1 (gate failed)
+    # fails its task; the generated Corpus/dng passes the default gate (make demo, step 2).
     export READBACK=${READBACK:-$PWD/.build/release/readback}
-    : "${DIST_PREPARE:=\"\$READBACK\" corpus generate --out \"\$DIST_WORK/corpus\" && mv \"\$DIST_WORK/corpus/dng\" \"\$DIST_SRC\"}"
-    : "${DIST_REFERENCE:=\"\$READBACK\" convert \"\$DIST_SRC\" --out \"\$DIST_WORK/ref-out\" && \"\$READBACK\" audit --sources \"\$DIST_SRC\" --outputs \"\$DIST_WORK/ref-out\" --report \"\$DIST_REF\" --quiet}"
-    : "${DIST_TASK:=\"\$READBACK\" convert \"\$DIST_SRC\" --out \"\$DIST_OUT\" --shard auto && \"\$READBACK\" audit --sources \"\$DIST_SRC\" --outputs \"\$DIST_OUT\" --shard auto --report \"\$DIST_REPORTS/\$SLURM_ARRAY_TASK_ID\" --quiet}"
-    : "${DIST_MERGE:=\"\$READBACK\" merge \"\$DIST_REPORTS\"/* --report \"\$DIST_MERGED\"}"
-    # Kill once the shared output folder holds a first HEIC (any shard's: progress has started).
-    : "${DIST_KILL_WHEN:=[ -n \"\$(find \"\$DIST_OUT\" -name '*.heic' -print -quit 2>/dev/null)\" ]}"
-    : "${DIST_CHECK_KILL:=}"
+    default DIST_PREPARE '"$READBACK" corpus generate --out "$DIST_WORK/corpus" && mv "$DIST_WORK/corpus/dng" "$DIST_SRC"'
+    default DIST_REFERENCE '"$READBACK" convert "$DIST_SRC" --out "$DIST_WORK/ref-out" && "$READBACK" audit --sources "$DIST_SRC" --outputs "$DIST_WORK/ref-out" --report "$DIST_REF" --quiet'
+    default DIST_TASK '"$READBACK" convert "$DIST_SRC" --out "$DIST_OUT" --shard auto && "$READBACK" audit --sources "$DIST_SRC" --outputs "$DIST_OUT" --shard auto --report "$DIST_REPORTS/$SLURM_ARRAY_TASK_ID" --quiet'
+    default DIST_MERGE '"$READBACK" merge "$DIST_REPORTS"/* --report "$DIST_MERGED"'
+    # Kill once the shared output folder holds a first HEIC (progress has started).
+    default DIST_KILL_WHEN '[ -n "$(find "$DIST_OUT" -name "*.heic" -print -quit)" ]'
+    default DIST_CHECK_KILL ''
     ;;
   *) echo "test-dist: DIST_PRESET is standin or readback, not '$DIST_PRESET'" >&2; exit 2 ;;
 esac
-: "${DIST_CHECK:=python3 \"\$DIST_BIN/compare-verdicts.py\" \"\$DIST_MERGED/report.json\" \"\$DIST_REF/report.json\"}"
+default DIST_CHECK 'python3 "$DIST_BIN/compare-verdicts.py" "$DIST_MERGED/report.json" "$DIST_REF/report.json"'
 export DIST_PREPARE DIST_REFERENCE DIST_TASK DIST_MERGE DIST_CHECK DIST_KILL_WHEN DIST_CHECK_KILL
 
 DIST_WORK=$(mktemp -d "${TMPDIR:-/tmp}/readback-dist.XXXXXX")
