@@ -14,7 +14,10 @@
 #      dependency is re-armed (Slurm marks it never-satisfiable once a task fails), and the merge must again be
 #      complete and equal to the reference; DIST_CHECK_KILL may check the shard resumed rather than restarted.
 #
-# Hooks are bash snippets run with `bash -e -o pipefail -c`; they see these exported variables:
+# Hooks, bash snippets run with `bash -e -o pipefail -c`: DIST_PREPARE, DIST_REFERENCE, DIST_TASK, DIST_MERGE,
+# DIST_CHECK (exit 0 when the merged report equals the reference), DIST_KILL_WHEN (a predicate: the kill waits
+# until it holds) and DIST_CHECK_KILL (optional). Set any of them in the environment, or on make's command line
+# (`make test-dist DIST_PRESET=readback`). They see these exported variables:
 #   DIST_SRC      the source folder (DIST_PREPARE creates it)     DIST_WORK   the run's temporary folder
 #   DIST_REF      the unsharded run's report folder                DIST_SHARDS the number of array tasks (N)
 #   DIST_OUT      this run's shared output folder (all shards)     DIST_REPORTS  this run's shard reports: one
