@@ -9,8 +9,9 @@ APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev 
                 libexiv2-dev exiv2 libsqlite3-dev sqlite3 libssl-dev libimage-exiftool-perl chromium
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
-# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 runs its stand-in.
-DIST_PACKAGES := slurm-wlm munge python3
+# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 runs its stand-in,
+# procps (ps) finds what a run left behind.
+DIST_PACKAGES := slurm-wlm munge python3 procps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE_BIN := .build/release/readback
 DEBUG_BIN := .build/debug/readback
