@@ -9,6 +9,9 @@ APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev 
                 libexiv2-dev exiv2 libsqlite3-dev sqlite3 libssl-dev libimage-exiftool-perl chromium
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
+# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 runs its stand-in,
+# procps (ps) finds what a run left behind.
+DIST_PACKAGES := slurm-wlm munge python3 procps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE_BIN := .build/release/readback
 DEBUG_BIN := .build/debug/readback
@@ -16,7 +19,7 @@ DEBUG_BIN := .build/debug/readback
 # `make ladder`; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
 
-.PHONY: all deps bench-deps build release test test-real demo corpus corpus-large lint fuzz bench ladder clean help
+.PHONY: all deps bench-deps dist-deps build release test test-real test-dist demo corpus corpus-large lint fuzz bench ladder clean help
 
 all: build
 
@@ -24,6 +27,7 @@ help:
 	@echo "make demo       install what is missing, build (release), convert and audit Corpus/, write Reports/"
 	@echo "make test       install what is missing, build, run every test"
 	@echo "make test-real  audit the real-world corpus (CORPUS=$(CORPUS)) against committed expectations"
+	@echo "make test-dist  run a sharded job array on a throwaway single-node Slurm (as root; docs/distributed.md)"
 	@echo "make corpus     regenerate Corpus/ deterministically"
 	@echo "make bench      side-by-side benchmarks against peer tools"
 	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~10 min on 2 cores)"
@@ -49,6 +53,9 @@ deps:
 bench-deps: deps
 	$(call apt_install,$(BENCH_PACKAGES))
 
+dist-deps:
+	$(call apt_install,$(DIST_PACKAGES))
+
 build: deps
 	$(SWIFT) build
 
@@ -61,6 +68,12 @@ test: build
 test-real: build
 	@if [ ! -d "$(CORPUS)" ]; then echo "test-real: corpus folder '$(CORPUS)' does not exist" >&2; exit 2; fi
 	READBACK_REAL_CORPUS="$(abspath $(CORPUS))" SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --filter RealWorld
+
+# A throwaway single-node Slurm (munged, slurmctld, slurmd as root, every file in a temporary folder, stopped by
+# pid on exit) runs `sbatch --array=0-3` shards, a dependent merge, and a kill-and-requeue of one task.
+# scripts/dist/test-dist.sh names the hooks (DIST_TASK, DIST_MERGE, ...); DIST_PRESET=readback plugs Readback in.
+test-dist: dist-deps
+	./scripts/dist/test-dist.sh
 
 corpus: release
 	$(RELEASE_BIN) corpus generate --out Corpus
