@@ -372,7 +372,7 @@ public enum Converter {
     ) throws -> (HDRDecision, RenderPass, RawMetadata) {
         let (meta, frame): (RawMetadata, RawFrame)
         do {
-            (meta, frame) = try RawDecoder.decodeInPlace(source, options: RawDecodeOptions(workingSpace: .proPhoto))
+            (meta, frame) = try LibRawDecoder.decodeInPlace(source, options: RawDecodeOptions(workingSpace: .proPhoto))
         } catch let e as RawDecodeError {
             throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
         }

@@ -13,7 +13,7 @@ import Testing
     #expect(raws.count >= 20, "expected the 20 corpus RAWs, found \(raws.count)")
     for url in raws {
         do {
-            let (meta, img) = try RawDecoder.decode(url, options: RawDecodeOptions(halfSize: true))
+            let (meta, img) = try LibRawDecoder.decode(url, options: RawDecodeOptions(halfSize: true))
             #expect(url.lastPathComponent == "photoprism_canon_eos_6d.dng", "\(url.lastPathComponent) decoded: \(meta)")
             #expect(img.width > 0 && img.height > 0)
         } catch let e as RawDecodeError {
