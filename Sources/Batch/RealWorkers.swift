@@ -71,7 +71,7 @@ public struct RAWConverter: ItemConverter {
     }
 
     public func convert(source: URL, to output: URL, options: ConversionOptions) throws -> ConversionResult {
-        let image = try Converter.convert(source: source, options: Self.convertOptions(options))
+        let image = try HEICConverter.convert(source: source, options: Self.convertOptions(options))
         let t0 = DispatchTime.now().uptimeNanoseconds
         try FileOps.writeNewFile(image.bytes, to: output.path)
         var stages = image.result.timings.filter { $0.key != "total" }
