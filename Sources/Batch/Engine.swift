@@ -1,3 +1,4 @@
+import Converter
 import Digest
 import Foundation
 
@@ -9,7 +10,8 @@ public struct BatchConfiguration: Sendable {
     public var outputRoot: String
     /// The state database (`--db`); default `<out>/.readback/state.db`.
     public var databasePath: String?
-    public var options: ConversionOptions
+    /// The converter's options, passed to every conversion.
+    public var options: ConvertOptions
     /// Parallel jobs (`--jobs`); default from cores and free memory.
     public var jobs: Int?
     public var dryRun: Bool
@@ -20,7 +22,7 @@ public struct BatchConfiguration: Sendable {
     public var environment: [String: String]
 
     public init(
-        sources: [String], outputRoot: String, databasePath: String? = nil, options: ConversionOptions = .init(),
+        sources: [String], outputRoot: String, databasePath: String? = nil, options: ConvertOptions = .init(),
         jobs: Int? = nil, dryRun: Bool = false, removal: RemovalPermit? = nil, progress: ProgressStyle = .plain,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
@@ -198,10 +200,9 @@ public final class BatchEngine: Sendable {
         for p in found.problems { err("readback convert: " + p) }
         summary.failed += found.problems.count
 
+        let o = config.options
         try await ledger.beginBatch(
-            outputRoot: outRoot,
-            options: "quality=\(config.options.quality.map(String.init) ?? "default") "
-                + "depth=\(config.options.depth.map(String.init) ?? "default") hdr=\(config.options.hdr.rawValue)",
+            outputRoot: outRoot, options: "quality=\(o.quality) depth=\(o.bitDepth) hdr=\(o.hdr.rawValue)",
             removal: config.removal?.mode)
 
         // 5. Plan: new, changed, interrupted and failed items are (re)done; finished unchanged ones are skipped.
@@ -381,7 +382,7 @@ public final class BatchEngine: Sendable {
                 try converter.convert(
                     source: URL(fileURLWithPath: f.path), to: URL(fileURLWithPath: t), options: options)
             }
-            stages.merge(result.stages) { a, _ in a }
+            stages.merge(result.timings.filter { $0.key != "total" }) { a, _ in a }
             lapStart = DispatchTime.now().uptimeNanoseconds
             guard let written = try FileOps.info(t), written.isRegular, written.size > 0 else {
                 throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
