@@ -5,7 +5,7 @@ import HeifCodec
 // The converter's public vocabulary: what it is asked (`ConvertOptions`), what it answers (`ConvertedImage`,
 // `ConversionResult`, `HDRDecision`, `GainMapSummary`) and how it fails (`ConvertError`).
 
-/// Readback's version as written into Exif Software (the CLI's `Readback.version` must match).
+/// Readback's version: written into Exif Software and printed by `readback --version`.
 public let readbackVersion = "0.1.0"
 
 /// Whether to produce HDR gain maps.
