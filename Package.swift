@@ -97,8 +97,9 @@ let package = Package(
         .testTarget(name: "CorpusTests", dependencies: ["CorpusKit", "Digest", "RawDecoder", "TestSupport"]),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "Audit", "CorpusKit", "TestSupport"]),
         .testTarget(name: "AuditTests", dependencies: ["Audit", "CorpusKit", "ReportModel", "TestSupport"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "Digest", "Store", "CorpusKit", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "TestSupport"]),
+        .testTarget(
+            name: "BatchTests", dependencies: ["Batch", "Converter", "Digest", "Store", "CorpusKit", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),
         .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
         .testTarget(

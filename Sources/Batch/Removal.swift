@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// How originals are removed once their outputs are verified.
@@ -180,5 +181,92 @@ enum Trash {
         f.timeZone = TimeZone.current
         f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
         return f.string(from: Date())
+    }
+}
+
+// MARK: - The removal step of a run
+
+extension BatchEngine {
+    /// Verified items whose original is already gone while their output is still the verified file (a run killed
+    /// between a removal and its record); the run records them as removed.
+    func originalsAlreadyGone(ledger: Ledger) async throws -> [ItemRecord] {
+        var gone: [ItemRecord] = []
+        for rec in try await ledger.items(in: .verified) where (try FileOps.info(rec.sourcePath)) == nil {
+            if let o = try FileOps.info(rec.outputPath), o.isRegular, o.size == rec.outputSize {
+                gone.append(rec)
+            }
+        }
+        return gone
+    }
+
+    /// The removal step of a run, after every item has drained and only with the permit: records the originals
+    /// already gone, then re-checks each verified item and trashes or deletes its original.
+    func removeOriginals(
+        permit: RemovalPermit, alreadyGone: [ItemRecord], candidates: [Int64], ledger: Ledger,
+        summary: inout BatchSummary
+    ) async throws {
+        for rec in alreadyGone {
+            try await ledger.markRemoved(id: rec.id, how: nil, trashedTo: nil, note: "original already gone")
+            summary.removed += 1
+        }
+        try await removeVerified(ids: candidates, permit: permit, ledger: ledger, summary: &summary)
+    }
+
+    /// Re-checks each verified item, then trashes or deletes its original.
+    private func removeVerified(
+        ids: [Int64], permit: RemovalPermit, ledger: Ledger, summary: inout BatchSummary
+    ) async throws {
+        let verified = try await ledger.items(in: .verified)
+        let wanted = Set(ids)
+        for rec in verified where wanted.contains(rec.id) {
+            let display =
+                (rec.sourcePath.hasPrefix(rec.sourceRoot + "/"))
+                ? String(rec.sourcePath.dropFirst(rec.sourceRoot.count + 1)) : rec.sourcePath
+            var refusal: String?
+            if let s = try FileOps.info(rec.sourcePath), s.isRegular, !s.isSymlink {
+                if s.size != rec.size || s.mtimeNs != rec.mtimeNs {
+                    refusal = "source changed since it was converted"
+                } else {
+                    let h = try await offload { try SHA256.hex(ofFileAt: rec.sourcePath) }
+                    if h != rec.hash { refusal = "source content changed since it was converted" }
+                }
+            } else {
+                refusal = "source is no longer a regular file"
+            }
+            if refusal == nil {
+                if let o = try FileOps.info(rec.outputPath), o.isRegular, o.size == rec.outputSize {
+                } else {
+                    refusal = "output missing or changed since it was verified"
+                }
+            }
+            if let refusal {
+                try await ledger.markKept(id: rec.id, reason: "original kept: \(refusal)")
+                summary.removalRefused += 1
+                await ledger.report(
+                    ItemOutcome(
+                        source: rec.sourcePath, relativeSource: display, output: rec.outputPath, relativeOutput: nil,
+                        verdict: .kept, state: .kept, reasons: ["original kept: \(refusal)"]),
+                    countsTowardsTotal: false)
+                continue
+            }
+            do {
+                let env = config.environment
+                let r = try await offload {
+                    try removeOriginal(path: rec.sourcePath, root: rec.sourceRoot, permit: permit, environment: env)
+                }
+                try await ledger.markRemoved(id: rec.id, how: r.how, trashedTo: r.trashedTo, note: nil)
+                summary.removed += 1
+                await ledger.report(
+                    ItemOutcome(
+                        source: rec.sourcePath, relativeSource: display, output: rec.outputPath, relativeOutput: nil,
+                        verdict: .removed, state: .removed, trashedTo: r.trashedTo),
+                    countsTowardsTotal: false)
+            } catch {
+                // The original is still in place (every removal path fails before touching it or leaves it); the
+                // item stays verified so a later run retries.
+                summary.removalRefused += 1
+                err("readback convert: could not remove \(rec.sourcePath): \(error.oneLine); it stays in place")
+            }
+        }
     }
 }

@@ -64,7 +64,7 @@ struct RowKernel {
             y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
         }
         // 2. The shoulder above `shoulderStart` (exp only where a pixel is that bright).
-        let k = Converter.shoulderStart
+        let k = HEICConverter.shoulderStart
         for i in 0..<w {
             let yi = y[i]
             s[i] = yi > k ? (k + (1 - k) * (1 - exp(-(yi - k) / (1 - k)))) / yi : 1

@@ -6,6 +6,126 @@ import HeifCodec
 // coded as an independent hidden `hvc1` item by a bounded pool of encoder threads, and a `grid` derived item puts
 // them back together; the grid's output size crops the padding of the right and bottom tiles.
 
+/// One coded image ready for the builder: its properties (hvcC essential first) and its bitstream.
+struct CodedItem {
+    var properties: [(Property, essential: Bool)]
+    var data: [UInt8]
+    var width: Int
+    var height: Int
+}
+
+/// A coded image: one item, or the tiles of a grid in raster order.
+enum CodedImage {
+    case single(CodedItem)
+    case grid(TileLayout, [CodedItem])
+}
+
+/// Codes pixels into what the builder takes: one `hvc1` item (`encodeItem`), or the tiles of a `grid`
+/// (`encodeGrid`), coded in parallel by a `TileEncodePool` while the next band of rows is filled.
+enum TiledEncoder {
+    /// Codes an image as tiles in parallel: `fill(y0, y1, band)` writes rows y0 ..< y1 (one tile row; interleaved
+    /// samples, `UInt8` at 8 bits, `UInt16` otherwise) into the band buffer, then the band's tiles (edge-replicated
+    /// at the right and bottom) go to a pool of encoder threads while the next band is filled; `afterLastBand` runs on
+    /// the calling thread once every band is queued, while the workers finish.
+    /// - Returns: the coded tiles in raster order.
+    /// - Throws: `ConvertError` from any tile.
+    static func encodeGrid(
+        layout: TileLayout, channels: Int, bitDepth: Int, settings: HeifEncodeSettings, options: ConvertOptions,
+        file: String, afterLastBand: () throws -> Void = {}, fill: (Int, Int, UnsafeMutableRawPointer) -> Void
+    ) throws -> [CodedItem] {
+        let workers = options.encodeWorkers > 0 ? options.encodeWorkers : ProcessInfo.processInfo.activeProcessorCount
+        // One thread per encoder when several encoders share the cores (x265's default pool has a thread per core in
+        // every encoder); a single worker keeps that pool.
+        let threads: Int? = workers > 1 ? 1 : nil
+        let pool = TileEncodePool(workers: workers, capacity: layout.columns) { px in
+            try encodeItem(px, settings: settings, threads: threads, file: file)
+        }
+        let w = layout.width
+        let tw = layout.tileWidth
+        let th = layout.tileHeight
+        let bytesPerSample = bitDepth == 8 ? 1 : 2
+        let band = UnsafeMutableRawPointer.allocate(byteCount: w * th * channels * bytesPerSample, alignment: 16)
+        defer { band.deallocate() }
+        do {
+            for row in 0..<layout.rows {
+                let y0 = row * th
+                let y1 = min(layout.height, y0 + th)
+                fill(y0, y1, band)
+                for c in 0..<layout.columns {
+                    let px: HeifPixels
+                    if bitDepth == 8 {
+                        let s = cutTile(
+                            UnsafePointer(band.assumingMemoryBound(to: UInt8.self)), width: w, bandRows: y1 - y0,
+                            x0: c * tw, tileWidth: tw, tileHeight: th, channels: channels)
+                        px =
+                            channels == 1
+                            ? .mono8(width: tw, height: th, samples: s) : .rgb8(width: tw, height: th, samples: s)
+                    } else {
+                        let s = cutTile(
+                            UnsafePointer(band.assumingMemoryBound(to: UInt16.self)), width: w, bandRows: y1 - y0,
+                            x0: c * tw, tileWidth: tw, tileHeight: th, channels: channels)
+                        px = .rgb16(width: tw, height: th, bitDepth: bitDepth, samples: s)
+                    }
+                    try pool.submit(row * layout.columns + c, px)
+                }
+            }
+            // Producer-side work that needs every band but not the coded tiles runs while the workers drain.
+            try afterLastBand()
+        } catch {
+            pool.abandon()
+            throw error
+        }
+        return try pool.finish(count: layout.count)
+    }
+
+    /// Encodes with libheif into a small HEIF in memory and takes its primary's hvcC, ispe, colr, pixi and
+    /// bitstream with the HEIF parser.
+    static func encodeItem(
+        _ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int? = nil, file: String
+    ) throws -> CodedItem {
+        let small: [UInt8]
+        do { small = try HeifEncoder.encode(pixels, settings: settings, threads: threads) } catch let e as HeifError {
+            throw ConvertError(file: file, reason: "HEVC encoding failed: \(e.description)")
+        }
+        let f = HEIFFile(bytes: small)
+        guard let id = f.primaryItemID, f.item(id)?.type == "hvc1", let data = f.payload(of: id) else {
+            throw ConvertError(file: file, reason: "libheif wrote an unexpected file layout (no hvc1 primary)")
+        }
+        var props: [(Property, essential: Bool)] = []
+        var crop: [(Property, essential: Bool)] = []
+        for a in f.properties(of: id) {
+            switch a.property.type {
+            case "hvcC": props.insert((a.property, true), at: 0)
+            case "ispe", "colr", "pixi": props.append((a.property, false))
+            // libheif pads odd sizes for 4:2:0 and crops back with `clap` (ISO/IEC 23008-12 §6.5.9): keep it,
+            // after the descriptive properties and essential. Never irot/imir: the pixels are upright.
+            case "clap": crop.append((a.property, true))
+            default: break
+            }
+        }
+        props += crop
+        guard props.first?.0.type == "hvcC", props.contains(where: { $0.0.type == "ispe" }) else {
+            throw ConvertError(file: file, reason: "libheif output lacks hvcC or ispe")
+        }
+        return CodedItem(properties: props, data: data, width: pixels.width, height: pixels.height)
+    }
+}
+
+extension HEICConverter {
+    /// The default tile size, 512 px (Apple's), chosen by measurement on this 2-core machine (release build,
+    /// conversion alone; full table and commands in docs/tiling.md):
+    /// - memory: untiled, the full 8/10-bit frame, libheif's copy and x265's full-size picture buffers coexist; tiled,
+    ///   LibRaw's buffer plus one band of tiles. Peak RSS, 24 MP chart: 502–544 MB untiled vs 333–357 MB tiled (8-bit;
+    ///   10-bit 786 vs 363 MB); 50 MP: 995 vs 621 MB — tiled stays under the bound of 3× the decoded 16-bit
+    ///   frame (432 / 900 MB), untiled does not. 1024-px tiles: 381 MB at 24 MP;
+    /// - size: +0.8–1.0 % bytes on photographic content (12 MP remosaiced iPhone photos at ultrafast q65; 24 MP chart at
+    ///   veryfast/medium q75), +10 % on the synthetic chart at ultrafast q65, where the whole picture is only 0.11
+    ///   bit/pixel and every tile restarts its entropy coder and prediction (1024 px: +0.6 % / +6 % but 381 MB);
+    /// - speed: equal or up to 3 % faster (x265 already keeps both cores busy on one picture): 24 MP chart ultrafast
+    ///   q65 3.32–3.52 s untiled, 3.25–3.37 s tiled; medium q75 11.57 vs 11.56 s.
+    public static let defaultTileSize = 512
+}
+
 /// How an image of `width` × `height` is cut into tiles.
 struct TileLayout: Equatable {
     let width: Int
@@ -49,19 +169,19 @@ struct TileLayout: Equatable {
 final class TileEncodePool: @unchecked Sendable {
     private let cond = NSCondition()
     private var queue: [(index: Int, pixels: HeifPixels)] = []
-    private var results: [Int: Converter.CodedItem] = [:]
+    private var results: [Int: CodedItem] = [:]
     private var failure: Error?
     private var closed = false
     private var running: Int
     private let capacity: Int
-    private let encode: @Sendable (HeifPixels) throws -> Converter.CodedItem
+    private let encode: @Sendable (HeifPixels) throws -> CodedItem
 
     /// Starts `workers` threads.
     /// - Parameters:
     ///   - workers: encoder threads (≥ 1).
     ///   - capacity: tiles that may wait in the queue before `submit` blocks (≥ 1).
     ///   - encode: codes one tile; a throw stops the pool and is rethrown by `submit`/`finish`.
-    init(workers: Int, capacity: Int, encode: @escaping @Sendable (HeifPixels) throws -> Converter.CodedItem) {
+    init(workers: Int, capacity: Int, encode: @escaping @Sendable (HeifPixels) throws -> CodedItem) {
         self.capacity = max(1, capacity)
         self.encode = encode
         running = max(1, workers)
@@ -114,7 +234,7 @@ final class TileEncodePool: @unchecked Sendable {
     /// - Parameter count: how many tiles were submitted (indices 0 ..< count).
     /// - Returns: the coded tiles by index.
     /// - Throws: the first error of a worker.
-    func finish(count: Int) throws -> [Converter.CodedItem] {
+    func finish(count: Int) throws -> [CodedItem] {
         cond.lock()
         closed = true
         cond.broadcast()

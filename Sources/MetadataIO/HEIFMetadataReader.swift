@@ -36,7 +36,7 @@ enum HEIFMetadataReader {
                 continue
             }
             do {
-                let d = try MetadataIO.decodeExif(tiff, label: path)
+                let d = try MetadataReader.decodeExif(tiff, label: path)
                 fields += d.fields
                 if makerNote == nil { makerNote = d.makerNote }
             } catch {
@@ -49,7 +49,7 @@ enum HEIFMetadataReader {
                 continue
             }
             do {
-                fields += try MetadataIO.decodeXMP(packet, label: path).fields
+                fields += try MetadataReader.decodeXMP(packet, label: path).fields
             } catch {
                 notes.append("XMP item \(id): \(error.reason)")
             }

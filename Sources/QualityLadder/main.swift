@@ -15,15 +15,15 @@ import HeifCodec
 //   readback-ladder choose [TSV]
 //       Prints the rule's choices from a TSV, without encoding anything.
 //   readback-ladder shipped RAW... [--quality Q] [--speed PRESET] [--target NAME] [--tile-size N] [--crop WxH]
-//       Converts each RAW with Converter.convert (everything `readback convert` writes: tiling, gain map, metadata),
-//       decodes the file's primary with libheif and measures the same crop against the float render: the fidelity
-//       users get, as opposed to the ladder's bare encodes.
+//       Converts each RAW with HEICConverter.convert (everything `readback convert` writes: tiling, gain map,
+//       metadata), decodes the file's primary with libheif and measures the same crop against the float render: the
+//       fidelity users get, as opposed to the ladder's bare encodes.
 //   readback-ladder compare RAW FILE.heic... [--crop WxH|full]
 //       Measures each HEIC's primary (any encoder's, e.g. heif-enc on the `frame` PPM) on the same crop and with the
 //       same metric as `run` and `shipped`: SSIM-Y (mean, worst 64×64 block) and PSNR against RAW's float render.
 //       The primary must have the render's size. Prints one JSON object per file (make bench's fidelity match).
 //   readback-ladder frame SRC OUT.ppm [--depth 8|10]
-//       Writes the exact frame `readback convert` encodes as its primary (Converter.renderedFrame) as binary PPM:
+//       Writes the exact frame `readback convert` encodes as its primary (HEICConverter.renderedFrame) as binary PPM:
 //       P6, maxval 255 (8-bit) or 1023 with 16-bit big-endian samples (10-bit). Default depth: the converter's.
 
 let allPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow"]
@@ -32,6 +32,13 @@ let allQualities = [40, 50, 60, 65, 70, 75, 80, 85, 90]
 struct Failure: Error, CustomStringConvertible {
     var description: String
     init(_ s: String) { description = s }
+}
+
+/// Writes a file whole, through a temporary file and a rename (Foundation's atomic write). The ladder writes data
+/// files for the repository and the benchmark, not user photos, so it needs no more than this (no dependency on
+/// Batch's publisher or on the test-support target).
+func writeFile(_ bytes: [UInt8], to path: String) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
 }
 
 func fail(_ message: String, code: Int32 = 2) -> Never {
@@ -69,7 +76,7 @@ func parse(_ args: ArraySlice<String>) -> (positionals: [String], options: [Stri
 func writeFrame(source: String, out: String, depth: Int?) throws {
     var o = ConvertOptions()
     if let depth { o.bitDepth = depth }
-    let frame = try Converter.renderedFrame(of: URL(fileURLWithPath: source), options: o)
+    let frame = try HEICConverter.renderedFrame(of: URL(fileURLWithPath: source), options: o)
     var bytes: [UInt8]
     switch frame {
     case .rgb8(let w, let h, let s):
@@ -85,7 +92,7 @@ func writeFrame(source: String, out: String, depth: Int?) throws {
     case .mono8:
         throw Failure("\(source): the converter rendered a monochrome frame; PPM needs RGB")
     }
-    try Converter.writeAtomically(bytes, to: URL(fileURLWithPath: out))
+    try writeFile(bytes, to: out)
 }
 
 // MARK: - run
@@ -116,7 +123,7 @@ func prepare(_ path: String, cropW: Int, cropH: Int) throws -> Prepared {
     let url = URL(fileURLWithPath: path)
     var o = ConvertOptions()
     o.bitDepth = 8
-    let frame = try Converter.renderedFrame(of: url, options: o)
+    let frame = try HEICConverter.renderedFrame(of: url, options: o)
     guard case .rgb8(let fw, let fh, let samples) = frame else { throw Failure("\(path): expected an 8-bit frame") }
     // Even sizes and offsets, so 4:2:0 chroma sites line up with the full frame's.
     let w = min(cropW, fw) & ~1
@@ -128,7 +135,7 @@ func prepare(_ path: String, cropW: Int, cropH: Int) throws -> Prepared {
         let src = ((y0 + r) * fw + x0) * 3
         for k in 0..<(w * 3) { crop[r * w * 3 + k] = samples[src + k] }
     }
-    let rend = try Converter.renditions(of: url, options: o)
+    let rend = try HEICConverter.renditions(of: url, options: o)
     guard rend.sdr.width == fw, rend.sdr.height == fh, rend.sdr.channels == 3 else {
         throw Failure("\(path): renditions (\(rend.sdr.width)×\(rend.sdr.height)) and frame (\(fw)×\(fh)) differ")
     }
@@ -292,13 +299,13 @@ func run(_ raws: [String], options: [String: String]) throws {
         # Written by `readback-ladder run` (make ladder). Readback \(readbackVersion); libheif \(Heif.version); x265 \(x265Version()).
         # Machine: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores (shared; encode_s is one wall-clock run).
         # Encode: HeifCodec, 8-bit RGB → YCbCr 4:2:0 (matrix 6, full range), x265 tune ssim; bytes = the coded HEVC item.
-        # Reference: Converter.renditions SDR (float, sRGB transfer); SSIM-Y and PSNR on BT.709 luma of the decoded RGB.
+        # Reference: HEICConverter.renditions SDR (float, sRGB transfer); SSIM-Y and PSNR on BT.709 luma of the decoded RGB.
 
         """
     text += comments.sorted().joined(separator: "\n") + "\n"
     text += Ladder.columns.joined(separator: "\t") + "\n"
     text += sorted.map(Ladder.line).joined(separator: "\n") + "\n"
-    try Converter.writeAtomically(Array(text.utf8), to: URL(fileURLWithPath: out))
+    try writeFile(Array(text.utf8), to: out)
     log(String(format: "wrote %@ (%d rows) in %.0f s", out, sorted.count, now() - started))
     // Choose from the data as written (rounded), exactly as the tests will.
     try summarize(Ladder.parse(text))
@@ -331,7 +338,7 @@ func shipped(_ raws: [String], options: [String: String]) throws {
     for path in raws {
         let p = try prepare(path, cropW: cropW, cropH: cropH)
         let t0 = now()
-        let out = try Converter.convert(source: URL(fileURLWithPath: path), options: o)
+        let out = try HEICConverter.convert(source: URL(fileURLWithPath: path), options: o)
         let seconds = now() - t0
         let m = try measureCrop(p, HeifDecoder.decodePrimary(out.bytes, format: .rgb8), what: p.name)
         print(

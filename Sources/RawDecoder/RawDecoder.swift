@@ -94,9 +94,9 @@ public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendabl
         case libraw(function: String, code: Int32, message: String)
         /// LibRaw found no raw pixel buffer after unpacking.
         case noRawData
-        /// Sizes that cannot be a real image (0, or more than `RawDecoder.maxPixels`).
+        /// Sizes that cannot be a real image (0, or more than `LibRawDecoder.maxPixels`).
         case impossibleDimensions(width: Int, height: Int)
-        /// File bytes per sensor pixel below `RawDecoder.minBytesPerPixel`: a metadata-only stub or truncated file.
+        /// File bytes per sensor pixel below `LibRawDecoder.minBytesPerPixel`: a metadata-only stub or truncated file.
         case stub(bytesPerPixel: Double)
         /// LibRaw reported corrupt data through its data-error callback (it still returns success).
         case dataError(offset: Int)
@@ -146,7 +146,7 @@ private final class DataErrorSink: @unchecked Sendable {
 ///
 /// Wraps `libraw_init`, `libraw_open_file`, `libraw_unpack`, `libraw_dcraw_process`,
 /// `libraw_dcraw_make_mem_image`; `libraw_close` in `deinit`.
-public final class RawDecoder {
+public final class LibRawDecoder {
     /// Largest frame accepted (pixels). 400 MP covers every current sensor.
     public static let maxPixels = 400_000_000
     /// File bytes per sensor pixel below which a file is a stub (platform-notes §4: stubs ≤ 0.006, real ≥ 0.4).
@@ -300,7 +300,7 @@ public final class RawDecoder {
     public static func decodeInPlace(_ url: URL, options: RawDecodeOptions = RawDecodeOptions()) throws -> (
         RawMetadata, RawFrame
     ) {
-        let d = RawDecoder()
+        let d = LibRawDecoder()
         let m = try d.open(url)
         return (m, try d.renderInPlace(options))
     }
@@ -311,7 +311,7 @@ public final class RawDecoder {
     public static func decode(_ url: URL, options: RawDecodeOptions = RawDecodeOptions()) throws -> (
         RawMetadata, LinearImage16
     ) {
-        let d = RawDecoder()
+        let d = LibRawDecoder()
         let m = try d.open(url)
         let img = try d.render(options)
         return (m, img)
@@ -435,7 +435,7 @@ public final class RawFrame: @unchecked Sendable {
     public let width: Int
     public let height: Int
     public let workingSpace: RawWorkingSpace
-    private let owner: RawDecoder
+    private let owner: LibRawDecoder
     private let base: UnsafePointer<UInt16>
     /// Pixel index (4 samples each) of output (0, 0), and the steps for one output column and one output row.
     private let origin: Int
@@ -443,7 +443,7 @@ public final class RawFrame: @unchecked Sendable {
     private let rowStep: Int
 
     fileprivate init(
-        owner: RawDecoder, base: UnsafePointer<UInt16>, width: Int, height: Int, origin: Int, colStep: Int,
+        owner: LibRawDecoder, base: UnsafePointer<UInt16>, width: Int, height: Int, origin: Int, colStep: Int,
         rowStep: Int, workingSpace: RawWorkingSpace
     ) {
         self.owner = owner

@@ -1,3 +1,4 @@
+import Converter
 import Exiv2Bridge
 import Foundation
 import HeifCodec
@@ -6,9 +7,6 @@ import Store
 
 /// The `readback` command line: `run(arguments:console:)` is what `main.swift` and the tests call.
 public enum Readback {
-    /// Readback's own version.
-    public static let version = "0.1.0"
-
     /// Every subcommand, in the order `--help` lists them.
     public static let commands: [any Subcommand] = [
         ConvertCommand(), AuditCommand(), InspectCommand(), DiffCommand(), HistoryCommand(),
@@ -18,7 +16,7 @@ public enum Readback {
     /// The versions of Readback and of each library, read from the libraries at run time.
     public static var versionReport: [(String, String)] {
         [
-            ("readback", version), ("libheif", Heif.version), ("LibRaw", LibRaw.version),
+            ("readback", readbackVersion), ("libheif", Heif.version), ("LibRaw", LibRaw.version),
             ("exiv2", Exiv2.version), ("SQLite", SQLite.version),
         ]
     }

@@ -433,3 +433,28 @@ import Testing
     let info3 = try String(contentsOf: trash.appendingPathComponent("info/c.dng.trashinfo"), encoding: .utf8)
     #expect(info3.hasPrefix("[Trash Info]\nPath=\(Trash.percentEncode(c))\n"))
 }
+
+/// `--dry-run` plans with the same rule as a run: every file it says it would convert is the file a run converts,
+/// and it never says "would skip" for a file a run redoes. Here one output changed size since it was verified and
+/// another was replaced by a symlink (not a regular file): a run redoes both, so the dry run must say so.
+@Test func dryRunPlansExactlyWhatARunDoes() async throws {
+    let lib = try Library(files: ["a.dng", "b.dng", "c.dng"])
+    defer { lib.remove() }
+    await lib.run(lib.config(), converter: CopyConverter())
+    try Data([1, 2, 3]).write(to: URL(fileURLWithPath: lib.output("a.heic")))
+    let moved = lib.dir.appendingPathComponent("c-moved.heic").path
+    try FileManager.default.moveItem(atPath: lib.output("c.heic"), toPath: moved)
+    try FileManager.default.createSymbolicLink(atPath: lib.output("c.heic"), withDestinationPath: moved)
+
+    let cap = Captured()
+    let dry = await lib.run(lib.config(dryRun: true), converter: CopyConverter(), captured: cap)
+    #expect(cap.out.contains("would convert  a.dng → a.heic"))
+    #expect(cap.out.contains("would convert  c.dng → c.heic"))
+    #expect(cap.out.contains("would skip     b.dng (already converted, unchanged)"))
+    #expect(dry.skipped == 1)
+
+    let real = CopyConverter()
+    let s = await lib.run(lib.config(), converter: real)
+    #expect(real.calls.sorted() == ["a.dng", "c.dng"])
+    #expect(s.skipped == dry.skipped)
+}

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Batch
+@testable import Converter
 
 /// A real converter for tests only: copies the source bytes to the output (through the same temp-file path Batch
 /// gives every converter). Files whose name contains "diskfull" write half their bytes, then fail with ENOSPC.
@@ -17,7 +18,7 @@ final class CopyConverter: ItemConverter, @unchecked Sendable {
     var calls: [String] { lock.withLock { _calls } }
     var sawMissingOriginal: Bool { lock.withLock { _sawMissingOriginal } }
 
-    func convert(source: URL, to output: URL, options: ConversionOptions) throws -> ConversionResult {
+    func convert(source: URL, to output: URL, options: ConvertOptions) throws -> ConversionResult {
         let missing = watch.contains { !FileManager.default.fileExists(atPath: $0) }
         lock.withLock {
             _calls.append(source.lastPathComponent)
@@ -32,7 +33,12 @@ final class CopyConverter: ItemConverter, @unchecked Sendable {
             throw BatchError.refused(path: source.path, reason: "LibRaw: unsupported file format")
         }
         try data.write(to: output)
-        return ConversionResult()
+        let copied = HDRDecision(
+            gainMap: false, reason: "copied", measuredHeadroomStops: 0, fractionAboveOneStop: 0, clipHeadroomStops: 0)
+        return ConversionResult(
+            source: source.lastPathComponent, inputKind: .mosaicRAW, width: 0, height: 0, make: "", model: "",
+            hdr: copied, gainMap: nil, knownLosses: [], timings: [:], inputBytes: data.count,
+            outputBytes: data.count, options: options)
     }
 }
 

@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 import TestSupport
 import Testing
@@ -92,7 +93,7 @@ func subcommandHelpMatchesGolden(_ name: String) {
     #expect(line("exiv2") == (try pkg("exiv2")))
     #expect(line("SQLite") == (try pkg("sqlite3")))
     #expect(line("LibRaw")?.hasPrefix(try pkg("libraw_r")) == true)
-    #expect(line("readback") == Readback.version)
+    #expect(line("readback") == readbackVersion)
 }
 
 @Test func colourOnlyOnATerminalAndNeverWithNoColor() {

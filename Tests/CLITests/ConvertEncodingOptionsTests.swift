@@ -6,7 +6,7 @@ import Testing
 @testable import ReadbackCLI
 
 /// Parses a convert command line's options the way `readback convert` does.
-func convertOptions(_ args: [String]) throws -> ConversionOptions {
+func convertOptions(_ args: [String]) throws -> ConvertOptions {
     try ConvertCommand.conversionOptions(ParsedArguments.parse(args, specs: ConvertCommand().options))
 }
 
@@ -17,12 +17,12 @@ func convertOptions(_ args: [String]) throws -> ConversionOptions {
     #expect(b.quality == 88 && b.speed == EncodingTarget.small.preset)
     let c = try convertOptions(["--target", "visually-lossless", "--speed", "slow", "--chroma", "444", "--depth", "10"])
     #expect(c.quality == EncodingTarget.visuallyLossless.quality && c.speed == "slow")
-    #expect(c.chroma == "444" && c.depth == 10)
+    #expect(c.chroma == .yuv444 && c.bitDepth == 10)
     #expect(try convertOptions(["--tile-size", "0"]).tileSize == 0)
     #expect(try convertOptions(["--tile-size", "1024"]).tileSize == 1024)
-    // Nothing given: the converter's defaults apply (nil here, filled in by RealWorkers).
+    // Nothing given: the converter's defaults apply.
     let d = try convertOptions([])
-    #expect(d.quality == nil && d.speed == nil && d.chroma == nil && d.depth == nil && d.tileSize == nil)
+    #expect(d == ConvertOptions())
 }
 
 @Test func badEncodingValuesAreOneLineUsageErrors() throws {

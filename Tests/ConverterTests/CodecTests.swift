@@ -190,7 +190,7 @@ func rawDecoderDecodesGeneratedDNG(bayer: Bool) throws {
     }
     let url = try writeTemp(dng, bayer ? "bayer.dng" : "linear.dng")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-    let (meta, img) = try RawDecoder.decode(url, options: RawDecodeOptions(workingSpace: .sRGB))
+    let (meta, img) = try LibRawDecoder.decode(url, options: RawDecodeOptions(workingSpace: .sRGB))
     #expect(meta.make == "Readback")
     #expect(meta.model == "TestCam 1")
     #expect(meta.isDNG)
@@ -212,7 +212,7 @@ func rawDecoderDecodesGeneratedDNG(bayer: Bool) throws {
     let dng = TestDNG.make(o) { x, _ in x < 64 ? (0.4, 0.02, 0.02) : (0.02, 0.02, 0.4) }
     let url = try writeTemp(dng, "o6.dng")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-    let (meta, img) = try RawDecoder.decode(url, options: RawDecodeOptions(workingSpace: .sRGB))
+    let (meta, img) = try LibRawDecoder.decode(url, options: RawDecodeOptions(workingSpace: .sRGB))
     #expect(meta.exifOrientation == 6)
     #expect(img.width == 192 && img.height == 256)
     let top = img.pixels[(10 * img.width + 96) * 3..<(10 * img.width + 96) * 3 + 3]
@@ -227,7 +227,7 @@ func rawDecoderDecodesGeneratedDNG(bayer: Bool) throws {
     let u1 = try writeTemp(flat, "flat.dng")
     defer { try? FileManager.default.removeItem(at: u1.deletingLastPathComponent()) }
     do {
-        _ = try RawDecoder.decode(u1)
+        _ = try LibRawDecoder.decode(u1)
         Issue.record("constant frame accepted")
     } catch let e as RawDecodeError {
         #expect(e.file == "flat.dng")
@@ -238,7 +238,7 @@ func rawDecoderDecodesGeneratedDNG(bayer: Bool) throws {
     let u2 = try writeTemp(Array(real.prefix(1200)), "stub.dng")
     defer { try? FileManager.default.removeItem(at: u2.deletingLastPathComponent()) }
     #expect {
-        _ = try RawDecoder.decode(u2)
+        _ = try LibRawDecoder.decode(u2)
     } throws: { e in
         guard let e = e as? RawDecodeError, case .stub = e.reason else { return false }
         return e.description.hasPrefix("stub.dng: ")
@@ -247,7 +247,7 @@ func rawDecoderDecodesGeneratedDNG(bayer: Bool) throws {
     let u3 = try writeTemp(Array("hello, not a raw file\n".utf8), "text.nef")
     defer { try? FileManager.default.removeItem(at: u3.deletingLastPathComponent()) }
     #expect {
-        _ = try RawDecoder.decode(u3)
+        _ = try LibRawDecoder.decode(u3)
     } throws: { e in
         guard let e = e as? RawDecodeError, case .libraw(let f, _, _) = e.reason else { return false }
         return f == "libraw_open_file" && !e.description.contains("\n")

@@ -6,6 +6,13 @@ import HeifCodec
 import TestSupport
 import Testing
 
+/// Converts `source` with the default options and writes `<name>.heic` into `directory` (TestSupport's
+/// `writeOutput`): a test's conversion to a file.
+func convertToFile(_ source: URL, in directory: URL) throws -> (result: ConversionResult, output: URL) {
+    let converted = try HEICConverter.convert(source: source)
+    return (converted.result, try writeOutput(converted.bytes, for: source, in: directory))
+}
+
 /// Runs a tool, returns (exit code, stdout+stderr). A missing tool is a failure of the caller's expectation.
 func run(_ tool: String, _ args: [String]) -> (Int32, String) {
     let p = Process()
@@ -51,7 +58,7 @@ struct Fixture {
 @Test func bayerRAWWithHighlightsGetsAGainMapInBothForms() throws {
     let f = try Fixture("hl.dng", highlights: true)
     defer { f.cleanup() }
-    let out = try Converter.convert(source: f.url)
+    let out = try HEICConverter.convert(source: f.url)
     let r = out.result
     #expect(r.inputKind == .mosaicRAW)
     #expect(r.hdr.gainMap, "\(r.hdr.reason)")
@@ -107,7 +114,7 @@ struct Fixture {
 @Test func bayerRAWWithoutHighlightsGetsNoGainMap() throws {
     let f = try Fixture("plain.dng", highlights: false)
     defer { f.cleanup() }
-    let out = try Converter.convert(source: f.url)
+    let out = try HEICConverter.convert(source: f.url)
     #expect(out.result.hdr.gainMap == false, "\(out.result.hdr.reason)")
     #expect(out.result.gainMap == nil)
     let file = HEIFFile(bytes: out.bytes)
@@ -121,7 +128,7 @@ struct Fixture {
     defer { f.cleanup() }
     var o = ConvertOptions()
     o.hdr = .off
-    let out = try Converter.convert(source: f.url, options: o)
+    let out = try HEICConverter.convert(source: f.url, options: o)
     #expect(out.result.hdr.gainMap == false)
     #expect(HEIFFile(bytes: out.bytes).toneMapItems.isEmpty)
 }
@@ -132,7 +139,7 @@ func outputOpensWithLibheifTools(linear: Bool) throws {
     opts.bayer = !linear
     let f = try Fixture(linear ? "lin.dng" : "bay.dng", options: opts, highlights: true)
     defer { f.cleanup() }
-    let (res, url) = try Converter.convert(source: f.url, toDirectory: f.dir)
+    let (res, url) = try convertToFile(f.url, in: f.dir)
     #expect(res.inputKind == (linear ? .linearDNG : .mosaicRAW))
     #expect(res.hdr.gainMap)
     let (code, text) = run("heif-info", [url.path])
@@ -153,7 +160,7 @@ func outputOpensWithLibheifTools(linear: Bool) throws {
     o.orientation = 6
     let f = try Fixture("o6.dng", options: o, highlights: false)
     defer { f.cleanup() }
-    let out = try Converter.convert(source: f.url)
+    let out = try HEICConverter.convert(source: f.url)
     #expect(out.result.width == 192 && out.result.height == 256)
     let file = HEIFFile(bytes: out.bytes)
     let p = try #require(file.primaryItemID)
@@ -177,8 +184,8 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
 @Test func gainMapAtFullWeightReproducesTheHDRRendition() throws {
     let f = try Fixture("gm.dng", highlights: true)
     defer { f.cleanup() }
-    let out = try Converter.convert(source: f.url)
-    let rend = try Converter.renditions(of: f.url)
+    let out = try HEICConverter.convert(source: f.url)
+    let rend = try HEICConverter.renditions(of: f.url)
     let file = HEIFFile(bytes: out.bytes)
     let t = try #require(file.toneMapItems.first)
     let (_, g) = try #require(file.toneMapInputs(of: t))
@@ -250,7 +257,7 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
     for src in [flat, stub, truncated, text, jpeg] {
         #expect {
-            _ = try Converter.convert(source: src, toDirectory: out)
+            _ = try convertToFile(src, in: out)
         } throws: { e in
             guard let e = e as? ConvertError else { return false }
             return e.file == src.lastPathComponent && !e.description.contains("\n")
@@ -260,27 +267,15 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
 }
 
-@Test func writeAtomicallyReplacesAndLeavesNoTemporaryFiles() throws {
-    let dir = Repo.temporaryDirectory("atomic")
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let dst = dir.appendingPathComponent("a.heic")
-    try Converter.writeAtomically([1, 2, 3], to: dst)
-    try Converter.writeAtomically([4, 5], to: dst)
-    #expect(try [UInt8](Data(contentsOf: dst)) == [4, 5])
-    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["a.heic"])
-    let missing = dir.appendingPathComponent("no/such/dir/b.heic")
-    #expect(throws: ConvertError.self) { try Converter.writeAtomically([1], to: missing) }
-}
-
 @Test func invalidOptionsAreRejectedWithOneLine() throws {
     let f = try Fixture("opt.dng", highlights: false)
     defer { f.cleanup() }
     var o = ConvertOptions()
     o.bitDepth = 12
-    #expect(throws: ConvertError.self) { try Converter.convert(source: f.url, options: o) }
+    #expect(throws: ConvertError.self) { try HEICConverter.convert(source: f.url, options: o) }
     o = ConvertOptions()
     o.speed = "warp"
-    #expect(throws: ConvertError.self) { try Converter.convert(source: f.url, options: o) }
+    #expect(throws: ConvertError.self) { try HEICConverter.convert(source: f.url, options: o) }
 }
 
 @Test func tenBit444Encodes() throws {
@@ -289,7 +284,7 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     var o = ConvertOptions()
     o.bitDepth = 10
     o.chroma = .yuv444
-    let out = try Converter.convert(source: f.url, options: o)
+    let out = try HEICConverter.convert(source: f.url, options: o)
     let file = HEIFFile(bytes: out.bytes)
     let p = try #require(file.primaryItemID)
     #expect(file.bitDepth(of: p) == 10)
@@ -306,7 +301,7 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = dir.appendingPathComponent("big.dng")
     try Data(TestDNG.make(o) { x, y in (Double(x) / 2000, Double(y) / 2000, 0.1) }).write(to: url)
-    let out = try Converter.convert(source: url)
+    let out = try HEICConverter.convert(source: url)
     let file = HEIFFile(bytes: out.bytes)
     let p = try #require(file.primaryItemID)
     let thumbs = file.thumbnails(of: p)
@@ -336,7 +331,7 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
         .rgb8(width: w, height: h, samples: px), settings: HeifEncodeSettings(quality: 90, nclx: .sRGB))
     let url = dir.appendingPathComponent("in.heic")
     try Data(src).write(to: url)
-    let (res, out) = try Converter.convert(source: url, toDirectory: dir)
+    let (res, out) = try convertToFile(url, in: dir)
     #expect(res.inputKind == .renderedHEIF)
     #expect(res.hdr.gainMap == false)
     #expect(res.width == w && res.height == h)
@@ -349,7 +344,7 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
 @Test func parallelConversionsGiveTheSameBytesAsSequentialOnes() throws {
     let f = try Fixture("par.dng", highlights: true)
     defer { f.cleanup() }
-    let reference = try Converter.convert(source: f.url).bytes
+    let reference = try HEICConverter.convert(source: f.url).bytes
     final class Box: @unchecked Sendable {
         var outs: [[UInt8]?] = Array(repeating: nil, count: 4)
         let lock = NSLock()
@@ -357,7 +352,7 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     let box = Box()
     let url = f.url
     DispatchQueue.concurrentPerform(iterations: 4) { i in
-        let b = try? Converter.convert(source: url).bytes
+        let b = try? HEICConverter.convert(source: url).bytes
         box.lock.lock()
         box.outs[i] = b
         box.lock.unlock()
@@ -374,7 +369,7 @@ func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055
     o.bayer = false
     let f = try Fixture("odd.dng", options: o, highlights: true)
     defer { f.cleanup() }
-    let (res, out) = try Converter.convert(source: f.url, toDirectory: f.dir)
+    let (res, out) = try convertToFile(f.url, in: f.dir)
     #expect(res.width == 251 && res.height == 187)
     let bytes = [UInt8](try Data(contentsOf: out))
     let d = try HeifDecoder.decodePrimary(bytes)

@@ -15,7 +15,7 @@ func corpusRecipeConvertsUprightWithHonestHDR(file: String) throws {
     defer { try? FileManager.default.removeItem(at: dir) }
     let src = dir.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent)
     try Data(recipe.dngBytes()).write(to: src)
-    let (res, out) = try Converter.convert(source: src, toDirectory: dir)
+    let (res, out) = try convertToFile(src, in: dir)
     #expect(res.hdr.gainMap == recipe.truth.hasHighlightsAboveWhite, "\(res.hdr.reason)")
     if recipe.truth.hasHighlightsAboveWhite, let s = recipe.highlightStops {
         // The chart's highlight is `s` stops above diffuse white: the measured headroom says so (±0.25 stop).

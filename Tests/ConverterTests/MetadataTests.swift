@@ -29,7 +29,7 @@ func exifIsWrittenAtEncodeTimeAndEqualsTheSource(orientation: Int) throws {
     o.orientation = UInt16(orientation)
     let f = try Fixture("meta.dng", options: o, highlights: true)
     defer { f.cleanup() }
-    let (res, out) = try Converter.convert(source: f.url, toDirectory: f.dir)
+    let (res, out) = try convertToFile(f.url, in: f.dir)
     let a = try exiftool(f.url)
     let b = try exiftool(out)
     for k in exifKeys {
@@ -65,7 +65,7 @@ func exifIsWrittenAtEncodeTimeAndEqualsTheSource(orientation: Int) throws {
         <?xpacket end="w"?>
         """
     try Data(sidecar.utf8).write(to: f.dir.appendingPathComponent("side.xmp"))
-    let (_, out) = try Converter.convert(source: f.url, toDirectory: f.dir)
+    let (_, out) = try convertToFile(f.url, in: f.dir)
     let b = try exiftool(out)
     #expect(b["Rating"] == "4")
     #expect(b["Label"] == "Green")
@@ -82,7 +82,7 @@ func corpusMetadataSurvivesConversion(file: String) throws {
     defer { try? FileManager.default.removeItem(at: dir) }
     let src = dir.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent)
     try Data(recipe.dngBytes()).write(to: src)
-    let (res, out) = try Converter.convert(source: src, toDirectory: dir)
+    let (res, out) = try convertToFile(src, in: dir)
     let a = try exiftool(src)
     let b = try exiftool(out)
     for k in exifKeys {

@@ -3,7 +3,7 @@ import RawDecoder
 import TestSupport
 import Testing
 
-/// `RawDecoder.renderInPlace` reads LibRaw's processed buffer directly; it must give exactly what
+/// `LibRawDecoder.renderInPlace` reads LibRaw's processed buffer directly; it must give exactly what
 /// `dcraw_make_mem_image` gives (`render`), for every orientation (flip arithmetic), half size, and both a Bayer and
 /// a linear DNG.
 @Test(arguments: [1, 3, 6, 8], [false, true])
@@ -23,8 +23,8 @@ func inPlaceFrameEqualsLibRawMemImage(orientation: UInt16, halfSize: Bool) throw
         let url = dir.appendingPathComponent("o\(orientation).dng")
         try Data(dng).write(to: url)
         let opts = RawDecodeOptions(halfSize: halfSize, workingSpace: .proPhoto)
-        let (_, copied) = try RawDecoder.decode(url, options: opts)
-        let (meta, frame) = try RawDecoder.decodeInPlace(url, options: opts)
+        let (_, copied) = try LibRawDecoder.decode(url, options: opts)
+        let (meta, frame) = try LibRawDecoder.decodeInPlace(url, options: opts)
         #expect(meta.exifOrientation == Int(orientation))
         #expect(frame.width == copied.width && frame.height == copied.height, "\(frame.width)×\(frame.height)")
         let inPlace = frame.copy()

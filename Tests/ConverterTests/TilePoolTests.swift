@@ -7,11 +7,11 @@ import Testing
 
 private struct Boom: Error {}
 
-private func fakeItem(_ px: HeifPixels) -> Converter.CodedItem {
+private func fakeItem(_ px: HeifPixels) -> CodedItem {
     guard case .mono8(let w, let h, let s) = px else {
-        return Converter.CodedItem(properties: [], data: [], width: 0, height: 0)
+        return CodedItem(properties: [], data: [], width: 0, height: 0)
     }
-    return Converter.CodedItem(properties: [], data: [s[0]], width: w, height: h)
+    return CodedItem(properties: [], data: [s[0]], width: w, height: h)
 }
 
 /// Results come back in submission order whatever order the workers finish in.

@@ -56,9 +56,9 @@ struct TiledPair: Sendable {
         c.chroma = chroma
         c.tileSize = 512
         c.encodeWorkers = 2
-        tiled = try Converter.convert(source: dng, options: c)
+        tiled = try HEICConverter.convert(source: dng, options: c)
         c.tileSize = 0
-        untiled = try Converter.convert(source: dng, options: c)
+        untiled = try HEICConverter.convert(source: dng, options: c)
     }
 
     func cleanup() { try? FileManager.default.removeItem(at: dir) }
@@ -103,7 +103,7 @@ let tiledVsUntiledMaxBound = 12
     // Both are within the codec's error of the frame they encode.
     var o = ConvertOptions()
     o.quality = 90
-    guard case .rgb8(_, _, let frame) = try Converter.renderedFrame(of: pair.dng, options: o) else {
+    guard case .rgb8(_, _, let frame) = try HEICConverter.renderedFrame(of: pair.dng, options: o) else {
         Issue.record("expected an 8-bit frame")
         return
     }
@@ -245,7 +245,7 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
     let gm = try #require(file.appleGainMap(of: p))
     #expect(file.item(gm)?.type == (gainMapGrid ? "grid" : "hvc1"))
     let out = pair.dir.appendingPathComponent("audit-tiled.heic")
-    try Converter.writeAtomically(pair.tiled.bytes, to: out)
+    try writeFile(pair.tiled.bytes, to: out)
     let r = FileAuditor(options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1))
         .audit(AuditJob(name: out.lastPathComponent, source: pair.dng, output: out))
     let serious = r.findings.filter { $0.severity >= .warning }
@@ -264,7 +264,7 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
 @Test func libheifToolsOpenTheTiledFile() throws {
     let pair = try SharedPair.main.get()
     let url = pair.dir.appendingPathComponent("tools.heic")
-    try Converter.writeAtomically(pair.tiled.bytes, to: url)
+    try writeFile(pair.tiled.bytes, to: url)
     let (code, text) = run("heif-info", [url.path])
     #expect(code == 0, "\(text)")
     #expect(text.contains("1100x700"), "\(text)")
@@ -341,7 +341,7 @@ func tenBitAndFourFourFourTiles(depth: Int, chroma: HeifChroma) throws {
     c.quality = 90
     c.tileSize = 512
     c.encodeWorkers = 2
-    let again = try Converter.convert(source: pair.dng, options: c)
+    let again = try HEICConverter.convert(source: pair.dng, options: c)
     #expect(again.bytes == pair.tiled.bytes)
 }
 
@@ -362,11 +362,11 @@ func tenBitAndFourFourFourTiles(depth: Int, chroma: HeifChroma) throws {
 @Test func renderedHEICInputIsTiledToo() throws {
     let pair = try SharedPair.main.get()
     let input = pair.dir.appendingPathComponent("rendered-input.heic")
-    try Converter.writeAtomically(pair.untiled.bytes, to: input)
+    try writeFile(pair.untiled.bytes, to: input)
     var c = ConvertOptions()
     c.quality = 90
     c.tileSize = 512
-    let out = try Converter.convert(source: input, options: c)
+    let out = try HEICConverter.convert(source: input, options: c)
     #expect(out.result.inputKind == .renderedHEIF)
     #expect(out.result.primaryTiles == 6)
     let file = HEIFFile(bytes: out.bytes)

@@ -3,6 +3,7 @@ import Foundation
 import HEIF
 import HeifCodec
 import RawDecoder
+import TestSupport
 import Testing
 
 /// Every RAW in the shared corpus: the one real DNG decodes, every stub/truncated file is a one-line error.
@@ -13,7 +14,7 @@ import Testing
     #expect(raws.count >= 20, "expected the 20 corpus RAWs, found \(raws.count)")
     for url in raws {
         do {
-            let (meta, img) = try RawDecoder.decode(url, options: RawDecodeOptions(halfSize: true))
+            let (meta, img) = try LibRawDecoder.decode(url, options: RawDecodeOptions(halfSize: true))
             #expect(url.lastPathComponent == "photoprism_canon_eos_6d.dng", "\(url.lastPathComponent) decoded: \(meta)")
             #expect(img.width > 0 && img.height > 0)
         } catch let e as RawDecodeError {
@@ -45,7 +46,8 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-real-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let (res, out) = try Converter.convert(source: src, toDirectory: dir)
+    let converted = try HEICConverter.convert(source: src)
+    let (res, out) = (converted.result, try writeOutput(converted.bytes, for: src, in: dir))
     print("TIMINGS \(res.timings)")
     print(
         String(
@@ -93,7 +95,7 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
     defer { try? FileManager.default.removeItem(at: dir) }
     for url in raws {
         do {
-            _ = try Converter.convert(source: url, toDirectory: dir)
+            try writeOutput(try HEICConverter.convert(source: url).bytes, for: url, in: dir)
             Issue.record("\(url.lastPathComponent) converted, but it has no real pixel data")
         } catch let e as ConvertError {
             #expect(e.description.hasPrefix(url.lastPathComponent + ": ") && !e.description.contains("\n"), "\(e)")

@@ -13,11 +13,11 @@ extension Checks {
         guard let src = ctx.job.source, let out = ctx.job.output else { return }
         let s: MetadataSet
         let o: MetadataSet
-        do { s = try MetadataIO.read(src) } catch {
+        do { s = try MetadataReader.read(src) } catch {
             ctx.add("metadata.unreadable", .warning, "the source's metadata cannot be read: \(error)")
             return
         }
-        do { o = try MetadataIO.read(out) } catch {
+        do { o = try MetadataReader.read(out) } catch {
             ctx.add("metadata.unreadable", .error, "the output's metadata cannot be read: \(error)")
             return
         }

@@ -1,4 +1,5 @@
 import Audit
+import Converter
 import Foundation
 import ReportModel
 
@@ -128,7 +129,7 @@ struct AuditCommand: Subcommand {
 
         let quiet = args.has("quiet")
         let progress = Progress(console: console, quiet: quiet, failOn: failOn)
-        let tool = ToolInfo(version: Readback.version)
+        let tool = ToolInfo(version: readbackVersion)
         let libraries = Readback.versionReport.filter { $0.0 != "readback" }.map {
             LibraryVersion(name: $0.0, version: $0.1)
         }

@@ -97,7 +97,7 @@ struct ConvertCommand: Subcommand {
             sources: args.positionals, outputRoot: out, databasePath: args.value("db"),
             options: conversion, jobs: jobs,
             dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment)
-        let (converter, verifier) = RealWorkers.make()
+        let (converter, verifier) = ConvertAndAudit.make()
         let engine = BatchEngine(
             configuration: config, converter: converter, verifier: verifier,
             out: { console.write($0) }, err: { console.error($0) })
@@ -106,26 +106,32 @@ struct ConvertCommand: Subcommand {
         return ExitCode(rawValue: s.exitStatus) ?? .usageOrIO
     }
 
-    /// The encoding options of a command line: --target first, then explicit --quality/--speed over its values.
+    /// The encoding options of a command line: the converter's defaults, then --target, then explicit
+    /// --quality/--speed over its values, then the other flags.
     /// - Throws: `UsageError` (one line) for a value out of range or not among the choices.
-    static func conversionOptions(_ args: ParsedArguments) throws(UsageError) -> ConversionOptions {
-        var quality = try args.int("quality", in: 0...100)
-        var speed = try args.choice("speed", HeifEncodeSettings.presets)
+    static func conversionOptions(_ args: ParsedArguments) throws(UsageError) -> ConvertOptions {
+        let quality = try args.int("quality", in: 0...100)
+        let speed = try args.choice("speed", HeifEncodeSettings.presets)
+        var o = ConvertOptions()
         if let raw = try args.choice("target", EncodingTarget.allCases.map(\.rawValue)),
             let t = EncodingTarget(rawValue: raw)
         {
-            quality = quality ?? t.quality
-            speed = speed ?? t.preset
+            t.apply(to: &o)
         }
-        let chroma = try args.choice("chroma", ["420", "444"])
-        let depth = try args.choice("depth", ["8", "10"]).flatMap { Int($0) }
-        let hdr = try args.choice("hdr", ["auto", "off"]).flatMap(ConversionOptions.HDR.init(rawValue:)) ?? .auto
-        let tile = try args.int("tile-size", in: 0...4096)
-        if let tile, tile % 64 != 0 {
-            throw UsageError("--tile-size takes 0 (untiled) or a multiple of 64 up to 4096, not '\(tile)'")
+        if let quality { o.quality = quality }
+        if let speed { o.speed = speed }
+        if let chroma = try args.choice("chroma", ["420", "444"]).flatMap(HeifChroma.init(rawValue:)) {
+            o.chroma = chroma
         }
-        return ConversionOptions(
-            quality: quality, depth: depth, hdr: hdr, speed: speed, chroma: chroma, tileSize: tile)
+        if let depth = try args.choice("depth", ["8", "10"]).flatMap({ Int($0) }) { o.bitDepth = depth }
+        if let hdr = try args.choice("hdr", ["auto", "off"]).flatMap(HDRMode.init(rawValue:)) { o.hdr = hdr }
+        if let tile = try args.int("tile-size", in: 0...4096) {
+            if tile % 64 != 0 {
+                throw UsageError("--tile-size takes 0 (untiled) or a multiple of 64 up to 4096, not '\(tile)'")
+            }
+            o.tileSize = tile
+        }
+        return o
     }
 
     /// The encoding settings `readback convert` uses when no option overrides them, with `target`'s preset and

@@ -66,7 +66,7 @@ struct CorpusCommand: Subcommand {
                 } else {
                     let src = out.appendingPathComponent(Corpus.goodHEICSource)
                     do {
-                        good = try Converter.convert(source: src, options: ConvertOptions()).bytes
+                        good = try HEICConverter.convert(source: src, options: ConvertOptions()).bytes
                     } catch {
                         console.error("readback: \(src.path): \(error)")
                         return .usageOrIO

@@ -46,8 +46,8 @@ struct DiffCommand: Subcommand {
         guard args.positionals.count == 2 else {
             throw UsageError("diff takes exactly two files, SRC and OUT (got \(args.positionals.count))")
         }
-        let source = try MetadataIO.read(path: args.positionals[0])
-        let output = try MetadataIO.read(path: args.positionals[1])
+        let source = try MetadataReader.read(path: args.positionals[0])
+        let output = try MetadataReader.read(path: args.positionals[1])
         let diff = Diff.compare(source: source, output: output, policy: .standard)
         if args.has("json") {
             console.print(try Self.json(diff, source: args.positionals[0], output: args.positionals[1]))

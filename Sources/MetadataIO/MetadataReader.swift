@@ -24,7 +24,7 @@ public struct MetadataReadError: Error, Sendable, Equatable, CustomStringConvert
 /// container layer, and their Exif and XMP items are decoded with exiv2 from memory. A sidecar next to the file
 /// (`IMG_1.CR2.xmp` or `IMG_1.xmp`) is merged in: its XMP fields win over the file's own.
 /// Safe to call from several threads at once (the exiv2 shim serialises XMP work).
-public enum MetadataIO {
+public enum MetadataReader {
     /// Reads a file's metadata.
     /// - Parameters:
     ///   - url: the file.

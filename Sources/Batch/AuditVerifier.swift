@@ -1,5 +1,4 @@
 import Audit
-import Converter
 import Foundation
 import ReportModel
 
@@ -49,43 +48,5 @@ public struct AuditVerifier: OutputVerifier {
             name: output.lastPathComponent, source: source, output: output, sourceDisplay: source.path,
             outputDisplay: output.path)
         return Self.verdict(for: auditor.audit(job))
-    }
-}
-
-/// Converts with the `Converter` module (LibRaw decode, render, HEVC encode, metadata and gain map at encode time)
-/// and writes the bytes to the temp path Batch gives, through `FileOps.writeNewFile` (ENOSPC and friends come back
-/// as `BatchError.io`, so a full disk stops the batch).
-public struct RAWConverter: ItemConverter {
-    public init() {}
-
-    /// Maps Batch's options onto `ConvertOptions` (unset values keep the converter's defaults).
-    static func convertOptions(_ o: ConversionOptions) -> ConvertOptions {
-        var c = ConvertOptions()
-        if let q = o.quality { c.quality = q }
-        if let d = o.depth { c.bitDepth = d }
-        if let s = o.speed { c.speed = s }
-        if let ch = o.chroma { c.chroma = ch == "444" ? .yuv444 : .yuv420 }
-        if let t = o.tileSize { c.tileSize = t }
-        c.hdr = o.hdr == .off ? .off : .auto
-        return c
-    }
-
-    public func convert(source: URL, to output: URL, options: ConversionOptions) throws -> ConversionResult {
-        let image = try Converter.convert(source: source, options: Self.convertOptions(options))
-        let t0 = DispatchTime.now().uptimeNanoseconds
-        try FileOps.writeNewFile(image.bytes, to: output.path)
-        var stages = image.result.timings.filter { $0.key != "total" }
-        stages["write"] = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-        var notes = [image.result.hdr.reason]
-        if let g = image.result.gainMap { notes.append("gain map \(g.width)×\(g.height)") }
-        return ConversionResult(knownLosses: image.result.knownLosses, notes: notes, stages: stages)
-    }
-}
-
-/// The production converter and verifier behind `readback convert`: the `Converter` module and the `Audit` module.
-public enum RealWorkers {
-    /// The converter and verifier used by `readback convert`.
-    public static func make() -> (any ItemConverter, any OutputVerifier) {
-        (RAWConverter(), AuditVerifier())
     }
 }

@@ -1,0 +1,29 @@
+import Converter
+import Foundation
+
+/// The production converter and verifier behind `readback convert`: convert with `HEICConverter`, then read the
+/// output back and audit it with the `Audit` module. Named for what the pair does; the engine's tests pair it with
+/// other `ItemConverter`/`OutputVerifier` implementations.
+public enum ConvertAndAudit {
+    /// The converter and verifier used by `readback convert`.
+    public static func make() -> (any ItemConverter, any OutputVerifier) {
+        (RAWConverter(), AuditVerifier())
+    }
+}
+
+/// Converts with the `Converter` module (LibRaw decode, render, HEVC encode, metadata and gain map at encode time)
+/// and writes the bytes to the temp path Batch gives, through `FileOps.writeNewFile` (ENOSPC and friends come back
+/// as `BatchError.io`, so a full disk stops the batch).
+public struct RAWConverter: ItemConverter {
+    public init() {}
+
+    /// Converts and writes; the result's `timings` gain the write, as stage "write".
+    public func convert(source: URL, to output: URL, options: ConvertOptions) throws -> ConversionResult {
+        let image = try HEICConverter.convert(source: source, options: options)
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        try FileOps.writeNewFile(image.bytes, to: output.path)
+        var result = image.result
+        result.timings["write"] = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+        return result
+    }
+}

@@ -1,0 +1,153 @@
+import Converter
+import Digest
+import Foundation
+
+/// Converts, publishes, reads back and verifies one planned item; many run in parallel, the bookkeeping goes
+/// through the ledger actor.
+struct ItemWorker: Sendable {
+    let converter: any ItemConverter
+    let verifier: any OutputVerifier
+    let options: ConvertOptions
+    /// The canonical output folder (output paths are shown relative to it).
+    let outRoot: String
+    let ledger: Ledger
+
+    /// Converts, publishes, reads back and verifies one item. Returns its outcome and whether the error is fatal.
+    func process(_ item: BatchEngine.Planned) async -> (BatchEngine.Planned, ItemOutcome, Bool) {
+        let f = item.file
+        var clock = ItemClock(file: f, outRoot: outRoot)
+        var temp: String?
+        do {
+            guard let now = try FileOps.info(f.path), now.isRegular else {
+                throw BatchError.refused(path: f.path, reason: "source vanished or is no longer a regular file")
+            }
+            try await ledger.markConverting(id: item.id, size: now.size, mtimeNs: now.mtimeNs)
+            // The source's fingerprint is taken while the converter runs (LibRaw's single-threaded decode leaves a
+            // core idle); it is first needed when the written output is recorded.
+            async let fingerprint = offload { try SHA256.hex(ofFileAt: f.path) }
+            try FileOps.makeDirectories((f.outputPath as NSString).deletingLastPathComponent)
+            let t = FileOps.tempPath(for: f.outputPath)
+            temp = t
+            InFlight.add(t)
+            defer { InFlight.remove(t) }
+            let converter = self.converter
+            let options = self.options
+            let result = try await offload {
+                try converter.convert(
+                    source: URL(fileURLWithPath: f.path), to: URL(fileURLWithPath: t), options: options)
+            }
+            clock.merge(result.timings.filter { $0.key != "total" })
+            guard let written = try FileOps.info(t), written.isRegular, written.size > 0 else {
+                throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
+            }
+            let hash = try await fingerprint
+            clock.lap("hash")
+            try FileOps.publish(temp: t, final: f.outputPath)
+            temp = nil
+            try await ledger.markWritten(id: item.id, hash: hash)
+            clock.lap("publish")
+
+            // Read back and audit the file as it now is under its final name.
+            let verdict = await verify(f)
+            clock.lap("audit")
+            let (o, summaryText) = try judge(
+                verdict, file: f, before: now, written: written, knownLosses: result.knownLosses, clock: clock)
+            try await ledger.finish(
+                id: item.id, state: ItemState(rawValue: o.state) ?? .failed, outcome: o,
+                auditSummary: summaryText)
+            return (item, o, false)
+        } catch {
+            if let temp { FileOps.removeIfPresent(temp) }
+            let o = clock.outcome(.failed, .failed, error: error.oneLine)
+            let fatal = error.isFatalForBatch
+            do {
+                try await ledger.finish(id: item.id, state: .failed, outcome: o, auditSummary: nil)
+            } catch {
+                return (item, o, true)
+            }
+            return (item, o, fatal)
+        }
+    }
+
+    /// Reads the published output back and audits it against its source; an audit that cannot run is a failure.
+    private func verify(_ f: SourceFile) async -> VerificationResult {
+        let verifier = self.verifier
+        do {
+            return try await offload {
+                try verifier.verify(source: URL(fileURLWithPath: f.path), output: URL(fileURLWithPath: f.outputPath))
+            }
+        } catch {
+            return .failed(reason: "audit could not run: \(error.oneLine)")
+        }
+    }
+
+    /// The item's outcome from the verdict, and the audit summary to store. A source that changed while it was
+    /// converted keeps its original whatever the verdict; a failed output does not stay under its final name.
+    private func judge(
+        _ verdict: VerificationResult, file f: SourceFile, before now: FileInfo, written: FileInfo,
+        knownLosses: [String], clock: ItemClock
+    ) throws -> (ItemOutcome, String?) {
+        let after = try FileOps.info(f.path)
+        if after?.size != now.size || after?.mtimeNs != now.mtimeNs {
+            return (
+                clock.outcome(.kept, .kept, outputBytes: written.size, reasons: ["source changed during conversion"]),
+                nil
+            )
+        }
+        switch verdict {
+        case .clean(let s):
+            return (clock.outcome(.clean, .verified, outputBytes: written.size, losses: knownLosses), s)
+        case .partial(let reasons, let s):
+            let o = clock.outcome(
+                .kept, .kept, outputBytes: written.size,
+                reasons: ["original kept: " + (reasons.isEmpty ? "partial result" : reasons.joined(separator: "; "))],
+                losses: knownLosses)
+            return (o, s)
+        case .failed(let reason):
+            // A broken output is not left under its final name.
+            FileOps.removeIfPresent(f.outputPath)
+            try? FileOps.fsyncDirectory((f.outputPath as NSString).deletingLastPathComponent)
+            return (clock.outcome(.failed, .failed, error: "verification failed: \(reason)"), nil)
+        }
+    }
+}
+
+/// One item's wall time and seconds per stage, and the outcome built from them.
+struct ItemClock {
+    let file: SourceFile
+    let relativeOutput: String
+    let start = Date()
+    private(set) var stages: [String: Double] = [:]
+    private var lapStart = DispatchTime.now().uptimeNanoseconds
+
+    init(file: SourceFile, outRoot: String) {
+        self.file = file
+        relativeOutput = String(file.outputPath.dropFirst(outRoot.count + 1))
+    }
+
+    /// Adds the converter's stages and starts Batch's own next lap now.
+    mutating func merge(_ converterStages: [String: Double]) {
+        stages.merge(converterStages) { a, _ in a }
+        lapStart = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Ends the current lap as stage `name`.
+    mutating func lap(_ name: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        stages[name, default: 0] += Double(now - lapStart) / 1e9
+        lapStart = now
+    }
+
+    func outcome(
+        _ verdict: ItemOutcome.Verdict, _ state: ItemState, outputBytes: Int64? = nil, reasons: [String] = [],
+        losses: [String] = [], error: String? = nil
+    ) -> ItemOutcome {
+        var o = ItemOutcome(
+            source: file.path, relativeSource: file.relativePath, output: file.outputPath,
+            relativeOutput: relativeOutput, verdict: verdict, state: state, sourceBytes: file.size,
+            outputBytes: outputBytes, seconds: Date().timeIntervalSince(start), reasons: reasons, knownLosses: losses,
+            error: error)
+        if !stages.isEmpty { o.stages = stages.mapValues { ($0 * 1000).rounded() / 1000 } }
+        return o
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import GainMap
+import HeifCodec
+
+// The converter's public vocabulary: what it is asked (`ConvertOptions`), what it answers (`ConvertedImage`,
+// `ConversionResult`, `HDRDecision`, `GainMapSummary`) and how it fails (`ConvertError`).
+
+/// Readback's version: written into Exif Software and printed by `readback --version`.
+public let readbackVersion = "0.1.0"
+
+/// Whether to produce HDR gain maps.
+public enum HDRMode: String, Sendable, Codable, CaseIterable {
+    /// Gain map where the policy says the capture holds highlights (see `HDRDecision`).
+    case auto
+    /// Never: flat SDR output.
+    case off
+}
+
+/// Output primaries of the SDR base.
+public enum OutputColorSpace: String, Sendable, Codable, CaseIterable {
+    case displayP3 = "p3"
+    case sRGB = "srgb"
+}
+
+/// Conversion options. Defaults: quality 65 at x265 preset `ultrafast`, 8-bit 4:2:0, Display P3, HDR auto.
+///
+/// Why q65/ultrafast: the quality ladder's "visually lossless" pick (docs/quality-ladder.md, data in
+/// docs/quality-ladder.tsv; `EncodingTarget.visuallyLossless`, checked against the data by FidelityTests): the
+/// smallest and fastest (preset, quality) whose decoded luma keeps mean SSIM ≥ 0.99 and every 64×64 block ≥ 0.97
+/// against the float render on every ladder image (24 MP chart, two remosaiced iPhone photos, a real Canon DNG).
+/// Measured there: 1.11 bits/pixel (≈ 3.3 MB per 24 MP), lowest mean SSIM-Y 0.9907, lowest block 0.9806; against
+/// medium q75, 0.40× the size and 0.22× the encode time.
+public struct ConvertOptions: Sendable, Equatable, Codable {
+    /// libheif quality 0–100.
+    public var quality: Int = 65
+    /// 8 or 10.
+    public var bitDepth: Int = 8
+    /// "420" or "444".
+    public var chroma: HeifChroma = .yuv420
+    public var hdr: HDRMode = .auto
+    /// x265 preset (ultrafast … placebo).
+    public var speed: String = "ultrafast"
+    public var colorSpace: OutputColorSpace = .displayP3
+    /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
+    public var icc: Bool = true
+    /// Add a small thumbnail item (`thmb`).
+    public var thumbnail: Bool = true
+    /// Quality of the gain-map stream.
+    public var gainMapQuality: Int = 90
+    /// x265 preset of the gain-map stream: the map is smooth, so the fastest preset costs no measurable fidelity
+    /// (gain map at full weight against the HDR rendition, ConverterTests: mean 0.0171 stops with ultrafast and with
+    /// veryfast, p99 0.248 both) and encodes the 24 MP chart's 3000×2000 map in ≈ 0.11 s instead of ≈ 0.34 s.
+    public var gainMapSpeed: String = "ultrafast"
+    /// Exif Software value.
+    public var software: String = "Readback \(readbackVersion)"
+    /// XMP sidecar; nil = `<source>.xmp` or `<source minus extension>.xmp` when one exists.
+    public var sidecar: URL?
+    /// Tile side in pixels for the primary and a gain map larger than one tile: each tile is an independent hidden
+    /// `hvc1` item of a `grid` (ISO/IEC 23008-12 §6.6.2.3), coded in parallel. 0 = one untiled image. Must be 0 or a
+    /// multiple of 64 (x265's CTU) in 64…4096. An image that fits in one tile is always coded untiled.
+    ///
+    /// Why 512 (Apple's tile size): see `HEICConverter.defaultTileSize`.
+    public var tileSize: Int = HEICConverter.defaultTileSize
+    /// Encoder threads coding tiles at once; 0 = one per core.
+    public var encodeWorkers: Int = 0
+
+    public init() {}
+
+    /// Checks ranges; returns a one-line problem or nil.
+    public func validationProblem() -> String? {
+        if !(0...100).contains(quality) { return "quality must be 0…100, got \(quality)" }
+        if bitDepth != 8 && bitDepth != 10 { return "depth must be 8 or 10, got \(bitDepth)" }
+        if chroma == .monochrome { return "chroma must be 420 or 444" }
+        if !HeifEncodeSettings.presets.contains(gainMapSpeed) {
+            return "gain-map speed '\(gainMapSpeed)' is not an x265 preset"
+        }
+        if !HeifEncodeSettings.presets.contains(speed) {
+            return "speed must be one of \(HeifEncodeSettings.presets.joined(separator: ", ")), got '\(speed)'"
+        }
+        if tileSize != 0 && (tileSize < 64 || tileSize > 4096 || tileSize % 64 != 0) {
+            return "tile size must be 0 (untiled) or a multiple of 64 in 64…4096, got \(tileSize)"
+        }
+        if encodeWorkers < 0 || encodeWorkers > 256 {
+            return "encode workers must be 0 (one per core) … 256, got \(encodeWorkers)"
+        }
+        return nil
+    }
+}
+
+extension HeifChroma: Codable {}
+
+/// What kind of input a file was.
+public enum InputKind: String, Sendable, Codable {
+    /// A mosaic RAW (Bayer / X-Trans), any make.
+    case mosaicRAW = "raw"
+    /// A DNG with demosaiced (LinearRaw) data, e.g. iPhone ProRAW.
+    case linearDNG = "linear-dng"
+    /// An already-rendered HEIC/HEIF.
+    case renderedHEIF = "heif"
+}
+
+/// The HDR decision for one file, with the measurements behind it.
+public struct HDRDecision: Sendable, Codable, Equatable {
+    /// True when a gain map was written.
+    public var gainMap: Bool
+    /// One line: the policy rule applied and why.
+    public var reason: String
+    /// log2 of the 99.9th-percentile luminance over SDR white (1.0): the captured headroom in stops (≥ 0).
+    public var measuredHeadroomStops: Double
+    /// Fraction of pixels whose luminance is more than one stop above SDR white.
+    public var fractionAboveOneStop: Double
+    /// log2 of the sensor clip over SDR white (the most the capture can hold), stops.
+    public var clipHeadroomStops: Double
+}
+
+/// A summary of the gain map written.
+public struct GainMapSummary: Sendable, Codable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// ISO 21496-1 `gain_map_min`/`gain_map_max` (log2) and `alternate_hdr_headroom` (log2).
+    public var gainMin: Double
+    public var gainMax: Double
+    public var alternateHeadroom: Double
+    /// Apple `HDRGainMapHeadroom` (linear) written in the gain map's XMP.
+    public var appleHeadroom: Double
+    public var bytes: Int
+}
+
+/// What one conversion did: the per-file result the batch engine reports.
+public struct ConversionResult: Sendable, Codable, Equatable {
+    public var source: String
+    public var inputKind: InputKind
+    public var width: Int
+    public var height: Int
+    public var make: String
+    public var model: String
+    public var hdr: HDRDecision
+    public var gainMap: GainMapSummary?
+    /// What the output does not carry from the source, one line each (e.g. MakerNote tags exiv2 could not re-encode).
+    public var knownLosses: [String]
+    /// Seconds per stage: decode, render, encode, gainmap, metadata, assemble, total (Batch adds write).
+    public var timings: [String: Double]
+    public var inputBytes: Int
+    public var outputBytes: Int
+    public var options: ConvertOptions
+    /// Tiles of the primary `grid` (0 = one untiled image).
+    public var primaryTiles: Int = 0
+
+    /// output ÷ input bytes.
+    public var sizeRatio: Double { inputBytes > 0 ? Double(outputBytes) / Double(inputBytes) : 0 }
+}
+
+/// The output bytes and the result.
+public struct ConvertedImage: Sendable {
+    public var bytes: [UInt8]
+    public var result: ConversionResult
+}
+
+/// Why a file could not be converted. `description` is one line naming the file and the reason.
+public struct ConvertError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var file: String
+    public var reason: String
+
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
+    }
+
+    public var description: String { "\(file): \(reason)" }
+}
+
+/// The two renditions of a RAW, linear, planar (1.0 = SDR white): what the SDR base and the HDR alternate encode.
+/// Exposed so tests and the auditor can measure how well base + gain map reproduce the HDR rendition.
+public struct Renditions: Sendable {
+    public var sdr: LinearImage
+    public var hdr: LinearImage
+    public var decision: HDRDecision
+}

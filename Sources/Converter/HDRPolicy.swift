@@ -1,0 +1,55 @@
+import Foundation
+
+/// The HDR policy: whether a capture gets a gain map, from its measured headroom (luminance above SDR white). A gain
+/// map is written only where the capture holds highlights above SDR white; no HDR is invented.
+public enum HDRPolicy {
+    /// A mosaic RAW gets a gain map when more than this fraction of pixels is more than one stop
+    /// above SDR white.
+    public static let mosaicHighlightFraction = 0.001
+    /// A linear DNG gets its SDR/HDR pair when the 99.9th percentile is at least this many stops above SDR white.
+    public static let linearDNGMinimumHeadroom = 0.1
+
+    /// Measures the captured headroom on a subsample and applies the policy.
+    static func decide(_ img: any LinearFrame, renderer: Renderer, kind: InputKind, hdr: HDRMode) -> HDRDecision {
+        let step = max(1, Int((Double(img.width * img.height) / 250_000).squareRoot()))
+        var ys: [Float] = []
+        ys.reserveCapacity((img.width / step + 1) * (img.height / step + 1))
+        var above = 0
+        for y in stride(from: 0, to: img.height, by: step) {
+            for x in stride(from: 0, to: img.width, by: step) {
+                let v = img.pixel(x: x, y: y)
+                let p = renderer.pixel(v.0, v.1, v.2)
+                ys.append(p.y)
+                if p.y > 2 { above += 1 }
+            }
+        }
+        ys.sort()
+        let p999 = ys.isEmpty ? 0 : ys[min(ys.count - 1, Int(Double(ys.count) * 0.999))]
+        let headroom = max(0, log2(Double(max(p999, 1e-6))))
+        let frac = ys.isEmpty ? 0 : Double(above) / Double(ys.count)
+        var d = HDRDecision(
+            gainMap: false, reason: "", measuredHeadroomStops: headroom, fractionAboveOneStop: frac,
+            clipHeadroomStops: renderer.clipStops)
+        let measured = String(
+            format: "headroom %.2f stops, %.3f%% of pixels > 1 stop over SDR white", headroom, frac * 100)
+        switch (hdr, kind) {
+        case (.off, _):
+            d.reason = "HDR off by option: flat SDR (\(measured))"
+        case (.auto, .linearDNG):
+            d.gainMap = headroom >= linearDNGMinimumHeadroom
+            d.reason =
+                d.gainMap
+                ? "linear DNG: SDR/HDR pair → gain map (\(measured))"
+                : "linear DNG without highlights above SDR white: flat SDR (\(measured))"
+        case (.auto, .mosaicRAW):
+            d.gainMap = frac >= mosaicHighlightFraction
+            d.reason =
+                d.gainMap
+                ? "RAW with captured highlights: gain map (\(measured))"
+                : "RAW below the highlight threshold (0.1% of pixels > 1 stop): flat SDR, no invented HDR (\(measured))"
+        case (.auto, .renderedHEIF):
+            d.reason = "already-rendered input: flat SDR"
+        }
+        return d
+    }
+}

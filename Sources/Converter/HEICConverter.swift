@@ -1,0 +1,77 @@
+import Foundation
+
+// HEICConverter: RAW (or an already-rendered HEIC) → HEIC with metadata written at encode time, upright pixels and an
+// ISO 21496-1 + Apple gain map only where the capture holds highlights above SDR white.
+//
+// This file dispatches on the input; each stage has its own file:
+//   RawPipeline.swift      decode: LibRaw → linear 16-bit ProPhoto RGB (RawDecoder; stubs/garbage rejected there),
+//                          pixels upright; then the RAW conversion from render to assembly.
+//   Renderer.swift         render: exposure → Display P3 (or sRGB) linear, 1.0 = SDR diffuse white → SDR base with a
+//                          highlight roll-off (hue-preserving: one scale factor per pixel) → sRGB transfer → 8/10-bit.
+//                          HDR rendition = the same linear pixels without the roll-off (up to the sensor clip).
+//                          (RenderPass.swift and RowKernel.swift run it band by band.)
+//   HDRPolicy.swift        decide: measured headroom (luminance above SDR white) → policy (see `HDRDecision`).
+//   TiledEncoder.swift     encode: HeifEncoder (x265), one item or a grid of tiles coded in parallel; hvcC +
+//                          bitstream extracted with the HEIF parser.
+//   GainMapEncoding.swift  the gain map (4:0:0, half size) from the render's cell statistics, and its description.
+//   OutputMetadata.swift   Exif (Exiv2Bridge, Orientation 1, no irot) and XMP (file + sidecar).
+//   Assembly.swift         HEIFBuilder: primary, `tmap` + `altr`, Apple aux gain map + its XMP, Exif, XMP, thumbnail.
+//   HEIFReencode.swift     an already-rendered HEIC/HEIF re-encoded as flat SDR.
+// Writing the bytes to disk is the caller's: `readback convert` publishes them through Batch.
+
+/// RAW → HEIC conversion. Stateless; every call may run in parallel with others.
+public enum HEICConverter {
+    /// File extensions read as RAW (LibRaw).
+    public static let rawExtensions: Set<String> = [
+        "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "raf", "orf", "rw2", "pef", "srw", "x3f",
+        "mrw", "iiq", "3fr", "erf", "kdc", "dcr", "mos", "rwl", "raw",
+    ]
+    /// Already-rendered inputs converted as flat SDR through libheif.
+    public static let heifExtensions: Set<String> = ["heic", "heif", "hif"]
+    /// Recognised rendered formats we cannot decode here (no JPEG/PNG/TIFF decoder in this build).
+    public static let unsupportedRendered: Set<String> = ["jpg", "jpeg", "png", "tif", "tiff", "avif", "webp"]
+
+    /// Converts one file.
+    /// - Parameters:
+    ///   - source: a RAW (see `rawExtensions`) or a HEIC/HEIF.
+    ///   - options: quality, depth, chroma, HDR mode, speed.
+    /// - Returns: the HEIC bytes and the result.
+    /// - Throws: `ConvertError` naming the file and the reason (one line).
+    public static func convert(source: URL, options: ConvertOptions = ConvertOptions()) throws -> ConvertedImage {
+        let name = source.lastPathComponent
+        if let p = options.validationProblem() { throw ConvertError(file: name, reason: p) }
+        let ext = source.pathExtension.lowercased()
+        guard FileManager.default.isReadableFile(atPath: source.path) else {
+            throw ConvertError(file: name, reason: "cannot read the file")
+        }
+        if rawExtensions.contains(ext) { return try convertRAW(source, options) }
+        if heifExtensions.contains(ext) { return try convertHEIF(source, options) }
+        if unsupportedRendered.contains(ext) {
+            throw ConvertError(
+                file: name, reason: "unsupported input: .\(ext) decoding is not built in (RAW and HEIC only)")
+        }
+        throw ConvertError(file: name, reason: "unsupported input: unknown extension '.\(ext)'")
+    }
+}
+
+// MARK: - Timing
+
+struct Stopwatch {
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var last = DispatchTime.now().uptimeNanoseconds
+    private(set) var laps: [String: Double] = [:]
+
+    mutating func lap(_ name: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        laps[name, default: 0] += Double(now - last) / 1e9
+        last = now
+    }
+
+    /// Moves `seconds` from one lap to another (a stage that ran inside another one's wall time).
+    mutating func move(_ seconds: Double, from: String, to: String) {
+        laps[from, default: 0] -= seconds
+        laps[to, default: 0] += seconds
+    }
+
+    mutating func total() { laps["total"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+}

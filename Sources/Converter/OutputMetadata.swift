@@ -1,0 +1,46 @@
+import Exiv2Bridge
+import Foundation
+
+/// The output's metadata, written at encode time.
+enum OutputMetadata {
+    /// The XMP sidecar merged into the output's XMP: `options.sidecar`, else one beside the source.
+    static func sidecar(for source: URL, options: ConvertOptions) -> URL? {
+        if let s = options.sidecar { return s }
+        let fm = FileManager.default
+        for c in [
+            source.appendingPathExtension("xmp"), source.deletingPathExtension().appendingPathExtension("xmp"),
+            source.deletingPathExtension().appendingPathExtension("XMP"), source.appendingPathExtension("XMP"),
+        ] where fm.fileExists(atPath: c.path) {
+            return c
+        }
+        return nil
+    }
+
+    /// Exif (CIPA DC-008) rebuilt by exiv2 for the output: Orientation 1, new pixel dimensions, Software; and the
+    /// file's XMP merged with its sidecar. What exiv2 could not re-encode (e.g. an oversized MakerNote) is a known loss.
+    static func build(
+        for source: URL, width: Int, height: Int, options: ConvertOptions, losses: inout [String]
+    ) -> (exif: [UInt8]?, xmp: [UInt8]?) {
+        var exif: [UInt8]?
+        do {
+            let blob = try Exiv2.buildHEICExif(
+                from: source.path, pixelWidth: width, pixelHeight: height, software: options.software)
+            if !blob.bytes.isEmpty { exif = blob.bytes }  // a source without Exif loses nothing
+            losses += blob.encodingLosses.map { "Exif: \($0)" }
+        } catch {
+            losses.append("Exif not carried: \(error)")
+        }
+        var xmp: [UInt8]?
+        do {
+            let packet = try Exiv2.buildXMP(
+                from: source.path, sidecar: sidecar(for: source, options: options)?.path, pixelWidth: width,
+                pixelHeight: height)
+            if !packet.isEmpty { xmp = packet }
+        } catch {
+            losses.append("XMP not carried: \(error)")
+        }
+        // The XMP that Exif carried in tag 700 (XMLPacket) is written as the XMP item instead: not a loss.
+        if xmp != nil { losses.removeAll { $0.contains("Exif.Image.XMLPacket") } }
+        return (exif, xmp)
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import GainMap
+import HeifCodec
+import RawDecoder
+
+// The RAW path: decode (LibRaw, in place, upright), decide (`HDRPolicy`), render band by band into the encoders,
+// the gain map, metadata and assembly. Also the two renders the quality ladder and the tests measure against.
+
+extension HEICConverter {
+    /// The SDR and HDR renditions of a RAW as linear planar images (what `convert` encodes), and the HDR decision.
+    /// - Parameters:
+    ///   - source: the RAW.
+    ///   - options: colour space and HDR mode are used.
+    /// - Returns: both renditions at full size.
+    /// - Throws: `ConvertError`.
+    public static func renditions(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> Renditions {
+        let (decision, pass, _) = try openPass(source, options: options, gainMap: { _ in false })
+        guard let img = pass.frame else { throw ConvertError(file: source.lastPathComponent, reason: "no frame") }
+        let r = pass.renderer
+        let n = img.width * img.height
+        var sdr = [Float](repeating: 0, count: n * 3)
+        var hdr = [Float](repeating: 0, count: n * 3)
+        var row = [UInt16](repeating: 0, count: 3 * img.width)
+        for i in 0..<n {
+            if i % img.width == 0 { row.withUnsafeMutableBufferPointer { img.copyRow(i / img.width, into: $0) } }
+            let p = row.withUnsafeBufferPointer { r.pixel($0, i % img.width) }
+            hdr[i] = p.rgb.0
+            hdr[n + i] = p.rgb.1
+            hdr[2 * n + i] = p.rgb.2
+            sdr[i] = p.rgb.0 * p.scale
+            sdr[n + i] = p.rgb.1 * p.scale
+            sdr[2 * n + i] = p.rgb.2 * p.scale
+        }
+        return Renditions(
+            sdr: try LinearImage(width: img.width, height: img.height, channels: 3, pixels: sdr),
+            hdr: try LinearImage(width: img.width, height: img.height, channels: 3, pixels: hdr), decision: decision)
+    }
+
+    /// The exact frame `convert` encodes as the primary of a RAW: decode (LibRaw, upright) + SDR render at
+    /// `options.bitDepth` in `options.colorSpace`, before HEVC (the same render pass, untiled). For fidelity
+    /// measurements against the encoded output.
+    /// - Parameters:
+    ///   - source: a RAW (see `rawExtensions`).
+    ///   - options: colour space and bit depth are used (the HDR mode and tiling do not change the SDR base).
+    /// - Returns: interleaved RGB, `.rgb8` for 8-bit or `.rgb16` (10-bit codes) for 10-bit, at the upright size.
+    /// - Throws: `ConvertError` naming the file and the reason.
+    public static func renderedFrame(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> HeifPixels {
+        let name = source.lastPathComponent
+        if let p = options.validationProblem() { throw ConvertError(file: name, reason: p) }
+        guard rawExtensions.contains(source.pathExtension.lowercased()) else {
+            throw ConvertError(file: name, reason: "renderedFrame needs a RAW input, got '.\(source.pathExtension)'")
+        }
+        let (_, pass, _) = try openPass(source, options: options, gainMap: { _ in false })
+        return renderWhole(pass)
+    }
+
+    /// Decodes `source` in place (LibRaw's buffer, no copies), takes the HDR decision on it and prepares the render
+    /// pass; the pass holds the only reference to the frame.
+    static func openPass(
+        _ source: URL, options: ConvertOptions, gainMap: (HDRDecision) -> Bool
+    ) throws -> (HDRDecision, RenderPass, RawMetadata) {
+        let (meta, frame): (RawMetadata, RawFrame)
+        do {
+            (meta, frame) = try LibRawDecoder.decodeInPlace(source, options: RawDecodeOptions(workingSpace: .proPhoto))
+        } catch let e as RawDecodeError {
+            throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
+        }
+        let r = Renderer(meta: meta, space: options.colorSpace)
+        let decision = HDRPolicy.decide(
+            frame, renderer: r, kind: meta.isLinearDNG ? .linearDNG : .mosaicRAW, hdr: options.hdr)
+        let pass = RenderPass(frame: frame, renderer: r, bitDepth: options.bitDepth, gainMap: gainMap(decision))
+        return (decision, pass, meta)
+    }
+
+    /// Renders every row of `pass` into one full-size buffer and releases the frame.
+    static func renderWhole(_ pass: RenderPass) -> HeifPixels {
+        let w = pass.width
+        let h = pass.height
+        let n = w * h * 3
+        defer { pass.releaseFrame() }
+        if pass.bitDepth == 8 {
+            var buf = [UInt8](repeating: 0, count: n)
+            buf.withUnsafeMutableBytes { pass.render(rows: 0, h, into: $0.baseAddress!) }
+            return .rgb8(width: w, height: h, samples: buf)
+        }
+        var buf = [UInt16](repeating: 0, count: n)
+        buf.withUnsafeMutableBytes { pass.render(rows: 0, h, into: $0.baseAddress!) }
+        return .rgb16(width: w, height: h, bitDepth: 10, samples: buf)
+    }
+
+    static func convertRAW(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
+        let name = source.lastPathComponent
+        var clock = Stopwatch()
+        let (decision, pass, meta) = try openPass(source, options: options, gainMap: \.gainMap)
+        clock.lap("decode")
+        let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
+        let width = pass.width
+        let height = pass.height
+
+        // Primary: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw is freed.
+        let settings = HeifEncodeSettings(
+            quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
+            nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
+            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil)
+        var parts = EncodedParts()
+        let layout = try TileLayout.make(width: width, height: height, tileSize: options.tileSize, file: name)
+        let primary = try encodePrimary(pass, layout: layout, settings: settings, options: options, file: name)
+        parts.primary = primary.image
+        clock.lap("encode")
+        clock.move(primary.renderSeconds, from: "encode", to: "render")
+        clock.move(primary.gainMapSeconds, from: "encode", to: "gainmap")
+
+        var summary: GainMapSummary?
+        if pass.gainMap {
+            let computed = try primary.gainMapValues ?? GainMapEncoder.compute(pass, file: name)
+            let (gm, s) = try GainMapEncoder.encode(pass, computed, options: options, file: name)
+            parts.gainMap = gm
+            summary = s
+            clock.lap("gainmap")
+        }
+        if options.thumbnail, let t = pass.thumbnail() {
+            // A thumbnail is smaller than one tile: one thread, no x265 pool (see HeifEncoder.encode's `threads`).
+            parts.thumbnail = try TiledEncoder.encodeItem(
+                t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: settings.nclx), threads: 1,
+                file: name)
+        }
+
+        var losses: [String] = []
+        let md = OutputMetadata.build(for: source, width: width, height: height, options: options, losses: &losses)
+        clock.lap("metadata")
+        let bytes = try HEICAssembler.assemble(
+            parts, exif: md.exif, xmp: md.xmp, width: width, height: height, file: name)
+        clock.lap("assemble")
+        clock.total()
+
+        var result = ConversionResult(
+            source: name, inputKind: kind, width: width, height: height, make: meta.make, model: meta.model,
+            hdr: decision, gainMap: summary, knownLosses: losses, timings: clock.laps, inputBytes: meta.fileSize,
+            outputBytes: bytes.count, options: options)
+        result.primaryTiles = layout?.count ?? 0
+        return ConvertedImage(bytes: bytes, result: result)
+    }
+
+    /// The primary of a RAW: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw's
+    /// buffers are freed. With a gain map, its values are computed from the render's cell statistics on the
+    /// producer thread while the last tiles encode (tiled only; `gainMapValues` is nil otherwise).
+    static func encodePrimary(
+        _ pass: RenderPass, layout: TileLayout?, settings: HeifEncodeSettings, options: ConvertOptions, file: String
+    ) throws -> (image: CodedImage, renderSeconds: Double, gainMapValues: ComputedGainMap?, gainMapSeconds: Double) {
+        let image: CodedImage
+        var renderSeconds = 0.0
+        var gainMapValues: ComputedGainMap?
+        var gainMapSeconds = 0.0
+        if let layout {
+            let tiles = try TiledEncoder.encodeGrid(
+                layout: layout, channels: 3, bitDepth: options.bitDepth, settings: settings, options: options,
+                file: file,
+                afterLastBand: {
+                    // LibRaw's buffers go now; the gain map's values need only the render's cell statistics, so
+                    // they are computed here, on the otherwise idle producer thread, while the last tiles encode.
+                    pass.releaseFrame()
+                    if pass.gainMap {
+                        let t0 = DispatchTime.now().uptimeNanoseconds
+                        gainMapValues = try GainMapEncoder.compute(pass, file: file)
+                        gainMapSeconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                    }
+                },
+                fill: { y0, y1, band in
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    pass.render(rows: y0, y1, into: band)
+                    renderSeconds += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                })
+            pass.releaseFrame()
+            image = .grid(layout, tiles)
+        } else {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let pixels = renderWhole(pass)
+            renderSeconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+            image = .single(try TiledEncoder.encodeItem(pixels, settings: settings, file: file))
+        }
+        return (image, renderSeconds, gainMapValues, gainMapSeconds)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import RawDecoder
+
+// The render: LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB (1.0 = SDR diffuse white), the SDR
+// roll-off as one scale factor per pixel, the sRGB transfer. `RenderPass` and `RowKernel` apply it band by band.
+
+extension HEICConverter {
+    /// Stops between SDR diffuse white and the sensor clip before BaselineExposure: 1.5, i.e. a metered 18 %
+    /// grey sits ≈ 4 stops under the clip, like a modern camera's default exposure.
+    public static let clipStopsAboveWhite = 1.5
+    /// Luminance where the SDR roll-off starts (linear).
+    public static let shoulderStart: Float = 0.6
+}
+
+/// LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB, SDR tone curve, statistics.
+struct Renderer {
+    /// Linear ProPhoto (D50) → linear Display P3 (D65), Bradford-adapted.
+    static let proPhotoToP3: [Float] = [
+        1.632564, -0.379769, -0.252796, -0.153702, 1.166713, -0.013011, 0.010393, -0.062808, 1.052415,
+    ]
+    /// Linear ProPhoto (D50) → linear sRGB / BT.709 (D65), Bradford-adapted.
+    static let proPhotoToSRGB: [Float] = [
+        2.034368, -0.727634, -0.306733, -0.228827, 1.231753, -0.002927, -0.008558, -0.153268, 1.161827,
+    ]
+
+    let m: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
+    /// Luminance weights of the output primaries.
+    let lum: (Float, Float, Float)
+    /// Linear value per LibRaw code (65535 = sensor clip).
+    let scale: Float
+    let clipStops: Double
+
+    init(meta: RawMetadata, space: OutputColorSpace) {
+        self.init(space: space, baselineExposure: meta.baselineExposure)
+    }
+
+    init(space: OutputColorSpace, baselineExposure: Double) {
+        let a = space == .displayP3 ? Self.proPhotoToP3 : Self.proPhotoToSRGB
+        m = (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8])
+        lum = space == .displayP3 ? (0.228975, 0.691739, 0.079287) : (0.212639, 0.715169, 0.072192)
+        clipStops = HEICConverter.clipStopsAboveWhite + baselineExposure
+        scale = Float(exp2(clipStops) / 65535)
+    }
+
+    /// One pixel: linear output RGB (HDR rendition, ≥ 0), its luminance and the SDR scale (SDR = rgb · scale).
+    @inline(__always)
+    func pixel(_ px: UnsafeBufferPointer<UInt16>, _ i: Int) -> (rgb: (Float, Float, Float), y: Float, scale: Float) {
+        pixel(px[3 * i], px[3 * i + 1], px[3 * i + 2])
+    }
+
+    /// One pixel from its three 16-bit working-space samples (see `pixel(_:_:)`).
+    @inline(__always)
+    func pixel(_ r16: UInt16, _ g16: UInt16, _ b16: UInt16) -> (rgb: (Float, Float, Float), y: Float, scale: Float) {
+        let r0 = Float(r16) * scale
+        let g0 = Float(g16) * scale
+        let b0 = Float(b16) * scale
+        let r = max(0, m.0 * r0 + m.1 * g0 + m.2 * b0)
+        let g = max(0, m.3 * r0 + m.4 * g0 + m.5 * b0)
+        let b = max(0, m.6 * r0 + m.7 * g0 + m.8 * b0)
+        let y = lum.0 * r + lum.1 * g + lum.2 * b
+        return ((r, g, b), y, Self.sdrScale(r, g, b, y))
+    }
+
+    /// The SDR roll-off as one factor per pixel (hue kept): luminance above `shoulderStart` is compressed
+    /// exponentially towards 1, and no channel may exceed 1.
+    @inline(__always)
+    static func sdrScale(_ r: Float, _ g: Float, _ b: Float, _ y: Float) -> Float {
+        let k = HEICConverter.shoulderStart
+        var s: Float = 1
+        if y > k {
+            let t = k + (1 - k) * (1 - exp(-(y - k) / (1 - k)))
+            s = t / y
+        }
+        // Selects instead of max() and an if (the render's hot loop: they compile to maxss, not to branches that
+        // mispredict on every colour edge); s / 1 is s exactly.
+        let gb = g > b ? g : b
+        let mx = (r > gb ? r : gb) * s
+        return s / (mx > 1 ? mx : 1)
+    }
+
+    /// The index of linear value `v` (0…1) in a 65536-entry table, rounded to nearest: `v · 65535` plus 1.5 · 2²³
+    /// leaves the rounded integer in the low mantissa bits (no checked float-to-integer conversion in the hot loop).
+    @inline(__always)
+    static func tableIndex(_ v: Float) -> Int {
+        Int(((v < 1 ? v : 1) * 65535 + 12_582_912).bitPattern & 0xFFFF)
+    }
+
+    /// sRGB transfer (IEC 61966-2-1), the transfer of both Display P3 and sRGB.
+    static func srgbEncode(_ v: Float) -> Float {
+        v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
+    }
+}
