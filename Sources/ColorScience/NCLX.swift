@@ -50,76 +50,28 @@ public struct NCLX: Sendable, Hashable, Codable {
 
     /// `colour_primaries` code points (ITU-T H.273 Table 2) the project reads or writes.
     public enum Primaries: UInt16, Sendable, CaseIterable {
-        /// ITU-R BT.709 / sRGB (IEC 61966-2-1).
-        case bt709 = 1
-        /// Unspecified: the image characteristics are unknown or determined by the application (e.g. an ICC).
-        case unspecified = 2
-        /// ITU-R BT.2020 / BT.2100.
-        case bt2020 = 9
-        /// SMPTE EG 432-1 (P3 with the D65 white point): Display P3.
-        case displayP3 = 12
-
-        /// The H.273 name.
-        public var name: String {
-            switch self {
-            case .bt709: "BT.709"
-            case .unspecified: "unspecified"
-            case .bt2020: "BT.2020"
-            case .displayP3: "Display P3 (SMPTE EG 432-1)"
-            }
-        }
+        case bt709 = 1  // BT.709, and sRGB
+        case unspecified = 2  // unknown, or left to an ICC profile
+        case bt2020 = 9  // BT.2020 / BT.2100
+        case displayP3 = 12  // SMPTE EG 432-1: P3 with a D65 white, Display P3
     }
 
     /// `transfer_characteristics` code points (ITU-T H.273 Table 3) the project reads or writes.
     public enum Transfer: UInt16, Sendable, CaseIterable {
-        /// ITU-R BT.709 (the camera OETF).
-        case bt709 = 1
-        /// Unspecified.
+        case bt709 = 1  // BT.709 camera OETF
         case unspecified = 2
-        /// Linear.
         case linear = 8
-        /// IEC 61966-2-1 sRGB (also the transfer of Display P3).
-        case sRGB = 13
-        /// SMPTE ST 2084 perceptual quantizer (PQ), BT.2100.
-        case pq = 16
-        /// ARIB STD-B67 hybrid log-gamma (HLG), BT.2100.
-        case hlg = 18
-
-        /// The H.273 name.
-        public var name: String {
-            switch self {
-            case .bt709: "BT.709"
-            case .unspecified: "unspecified"
-            case .linear: "linear"
-            case .sRGB: "sRGB (IEC 61966-2-1)"
-            case .pq: "PQ (SMPTE ST 2084)"
-            case .hlg: "HLG (ARIB STD-B67)"
-            }
-        }
+        case sRGB = 13  // IEC 61966-2-1, also Display P3's transfer
+        case pq = 16  // SMPTE ST 2084 perceptual quantizer (BT.2100 HDR)
+        case hlg = 18  // ARIB STD-B67 hybrid log-gamma (BT.2100 HDR)
     }
 
     /// `matrix_coefficients` code points (ITU-T H.273 Table 4) the project reads or writes.
     public enum Matrix: UInt16, Sendable, CaseIterable {
-        /// Identity (GBR, no YCbCr transform).
-        case identity = 0
-        /// ITU-R BT.709.
+        case identity = 0  // GBR, no YCbCr transform
         case bt709 = 1
-        /// Unspecified.
         case unspecified = 2
-        /// ITU-R BT.601 (625-line, BT.470 System B/G): the matrix libheif and Apple write for RGB photos.
-        case bt601 = 6
-        /// ITU-R BT.2020 non-constant luminance.
-        case bt2020NCL = 9
-
-        /// The H.273 name.
-        public var name: String {
-            switch self {
-            case .identity: "identity"
-            case .bt709: "BT.709"
-            case .unspecified: "unspecified"
-            case .bt601: "BT.601"
-            case .bt2020NCL: "BT.2020 non-constant luminance"
-            }
-        }
+        case bt601 = 6  // BT.601 625-line: what libheif and Apple write for RGB photos
+        case bt2020NCL = 9  // BT.2020 non-constant luminance
     }
 }

@@ -6,12 +6,8 @@
 /// same way), and six-decimal weights derived from the primaries' chromaticities and the D65 white point, which the
 /// converter's renderer has always used for the HDR luminance and the SDR roll-off.
 public struct LuminanceWeights: Sendable, Hashable {
-    /// The weight of red.
-    public var r: Double
-    /// The weight of green.
-    public var g: Double
-    /// The weight of blue.
-    public var b: Double
+    /// The weights of red, green and blue.
+    public var r: Double, g: Double, b: Double
 
     /// Makes the weights.
     public init(r: Double, g: Double, b: Double) {

@@ -5,18 +5,11 @@ import Foundation
 /// The Float overloads write the constants as Float literals: a literal rounds once to Float, while a Double
 /// constant converted to Float would round twice, and the converter's 8/10-bit code tables must not move by a code.
 public enum SRGBTransfer {
-    /// The exponent of the power segment.
-    public static let gamma = 2.4
-    /// The scale `1 + a` of the power segment: V = (1 + a)·L^(1/γ) − a.
-    public static let scale = 1.055
-    /// The offset `a` of the power segment.
-    public static let offset = 0.055
-    /// The slope of the linear segment near black.
-    public static let linearSlope = 12.92
-    /// The linear value where the power segment starts.
-    public static let linearThreshold = 0.0031308
-    /// The encoded value where the power segment starts (`linearThreshold · linearSlope`, as the standard rounds it).
-    public static let encodedThreshold = 0.04045
+    /// The parameters (IEC 61966-2-1 §5.2): V = scale·L^(1/gamma) − offset from `linearThreshold` up,
+    /// V = linearSlope·L below it; decoding switches segments at `encodedThreshold` (the standard's rounding of
+    /// linearThreshold·linearSlope). An ICC `para` curve of function type 3 is written from them.
+    public static let gamma = 2.4, scale = 1.055, offset = 0.055
+    public static let linearSlope = 12.92, linearThreshold = 0.0031308, encodedThreshold = 0.04045
 
     /// Linear light → encoded value (the inverse EOTF); not clipped, meant for 0…1.
     public static func encode(_ v: Float) -> Float {

@@ -9,34 +9,11 @@ import HEIF
 /// it for the primary as interleaved RGB and, when the photo has an Apple gain map with headroom, for that map as one
 /// plane.
 public enum SceneLinear {
-    /// Decoded samples handed back by the caller's decoder.
-    public struct Samples: Sendable {
-        public var width: Int
-        public var height: Int
-        /// Samples per pixel: 3 for the primary (interleaved RGB); the gain map's first channel is used.
-        public var channels: Int
-        /// Bits per sample (the maximum code is 2^bitDepth − 1).
-        public var bitDepth: Int
-        /// Row-major, interleaved.
-        public var samples: [UInt16]
-        /// The image's `colr` nclx, when it has one.
-        public var nclx: NCLX?
-        /// The image's ICC profile, when it has one.
-        public var icc: [UInt8]?
-
-        public init(
-            width: Int, height: Int, channels: Int, bitDepth: Int, samples: [UInt16], nclx: NCLX? = nil,
-            icc: [UInt8]? = nil
-        ) {
-            self.width = width
-            self.height = height
-            self.channels = channels
-            self.bitDepth = bitDepth
-            self.samples = samples
-            self.nclx = nclx
-            self.icc = icc
-        }
-    }
+    /// Decoded samples handed back by the caller's decoder: row-major interleaved `samples` of `bitDepth` bits
+    /// (3 channels for the primary; the gain map's first channel is used), and the image's nclx and ICC profile.
+    public typealias Samples = (
+        width: Int, height: Int, channels: Int, bitDepth: Int, samples: [UInt16], nclx: NCLX?, icc: [UInt8]?
+    )
 
     /// What `photo(heif:decode:)` asks the decoder for.
     public enum Request: Sendable {

@@ -8,7 +8,7 @@ import Testing
 /// P3 → sRGB matrix with negatives clipped (pure P3 red is outside sRGB: green and blue clip to 0).
 @Test func sceneLinearDecodesTheTransferAndPrimaries() throws {
     let samples: [UInt16] = [0, 128, 255, 255, 0, 0]
-    let img = SceneLinear.Samples(width: 2, height: 1, channels: 3, bitDepth: 8, samples: samples)
+    let img: SceneLinear.Samples = (2, 1, 3, 8, samples, nil, nil)
     let srgb = try SceneLinear.linear(img, displayP3: false)
     #expect(srgb.channels == 3 && srgb.width == 2)
     #expect(srgb.pixels[0] == 0)  // R of pixel 0
@@ -36,8 +36,7 @@ import Testing
     var requests: [SceneLinear.Request] = []
     let (photo, note) = try SceneLinear.photo(heif: [UInt8](repeating: 0, count: 64)) { _, request in
         requests.append(request)
-        return SceneLinear.Samples(
-            width: 1, height: 1, channels: 3, bitDepth: 10, samples: [1023, 1023, 1023], nclx: .displayP3)
+        return (1, 1, 3, 10, [1023, 1023, 1023], NCLX.displayP3, nil)
     }
     #expect(requests.count == 1 && note == "Display P3 → sRGB")
     #expect(abs(photo.pixels[0] - 1.0002) < 1e-4 && photo.width == 1)

@@ -141,9 +141,7 @@ struct CorpusCommand: Subcommand {
             case .gainMap:
                 img = try HeifDecoder.decodePrimary(data, format: .mono)
             }
-            return SceneLinear.Samples(
-                width: img.width, height: img.height, channels: img.channels, bitDepth: img.bitDepth,
-                samples: img.samples, nclx: img.nclx, icc: img.icc)
+            return (img.width, img.height, img.channels, img.bitDepth, img.samples, img.nclx, img.icc)
         }
     }
 }
