@@ -3,7 +3,7 @@
 // Layers (bottom to top; a layer never imports one above it):
 //   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CExiv2Shim
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing
-//   3. pure Swift cores (no C)     HEIF, Metadata, GainMap, ReportModel, CorpusKit, Fidelity
+//   3. pure Swift cores (no C)     ColorScience, HEIF, Metadata, GainMap, ReportModel, CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
@@ -32,7 +32,7 @@ let package = Package(
         ),
 
         // 2. Safe wrappers: the only targets that import a C module.
-        .target(name: "HeifCodec", dependencies: ["CHeif"]),
+        .target(name: "HeifCodec", dependencies: ["CHeif", "ColorScience"]),
         .target(name: "RawDecoder", dependencies: ["CRaw"]),
         .target(name: "Exiv2Bridge", dependencies: ["CExiv2Shim"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
@@ -41,13 +41,15 @@ let package = Package(
 
         // 3. Pure Swift cores.
         .target(name: "Digest"),
-        .target(name: "HEIF"),
+        // Colour science, a leaf: nclx code points, transfer curves, primaries matrices, luminance weights.
+        .target(name: "ColorScience"),
+        .target(name: "HEIF", dependencies: ["ColorScience"]),
         .target(name: "Metadata", dependencies: ["Digest"]),
-        .target(name: "GainMap", dependencies: ["HEIF"]),
+        .target(name: "GainMap", dependencies: ["ColorScience", "HEIF"]),
         .target(name: "ReportModel"),
-        .target(name: "CorpusKit", dependencies: ["Digest", "HEIF", "Metadata", "GainMap"]),
+        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "Metadata", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
-        .target(name: "Fidelity"),
+        .target(name: "Fidelity", dependencies: ["ColorScience"]),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
         .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge"]),
@@ -55,14 +57,15 @@ let package = Package(
         .target(
             name: "Audit",
             dependencies: [
-                "Digest", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel", "HeifCodec", "Exiv2Bridge",
-                "Store",
+                "ColorScience", "Digest", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel", "HeifCodec",
+                "Exiv2Bridge", "Store",
             ]
         ),
         .target(
             name: "Converter",
             dependencies: [
-                "HEIF", "Metadata", "MetadataIO", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity",
+                "ColorScience", "HEIF", "Metadata", "MetadataIO", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge",
+                "Fidelity",
             ]
         ),
 
@@ -83,20 +86,28 @@ let package = Package(
         .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF", "GainMap"]),
         // Quality ladder: encodes rendered RAWs at every preset × quality and measures them (docs/quality-ladder.md).
         .executableTarget(
-            name: "QualityLadder", dependencies: ["Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
+            name: "QualityLadder",
+            dependencies: ["ColorScience", "Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
 
         // Tests: one target per module, goldens and fixtures beside each.
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
+        .testTarget(name: "ColorScienceTests", dependencies: ["ColorScience"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
-        .testTarget(name: "HEIFTests", dependencies: ["HEIF", "TestSupport", "CorpusKit"]),
+        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "HEIF", "TestSupport", "CorpusKit"]),
         .testTarget(
             name: "MetadataTests",
             dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "HEIF", "TestSupport", "CorpusKit"]
         ),
-        .testTarget(name: "GainMapTests", dependencies: ["GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]),
-        .testTarget(name: "CorpusTests", dependencies: ["CorpusKit", "Digest", "RawDecoder", "TestSupport"]),
-        .testTarget(name: "ConverterTests", dependencies: ["Converter", "Audit", "CorpusKit", "TestSupport"]),
-        .testTarget(name: "AuditTests", dependencies: ["Audit", "CorpusKit", "ReportModel", "TestSupport"]),
+        .testTarget(
+            name: "GainMapTests",
+            dependencies: ["ColorScience", "GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]
+        ),
+        .testTarget(
+            name: "CorpusTests", dependencies: ["ColorScience", "CorpusKit", "Digest", "RawDecoder", "TestSupport"]),
+        .testTarget(
+            name: "ConverterTests", dependencies: ["ColorScience", "Converter", "Audit", "CorpusKit", "TestSupport"]),
+        .testTarget(
+            name: "AuditTests", dependencies: ["Audit", "ColorScience", "CorpusKit", "ReportModel", "TestSupport"]),
         .testTarget(
             name: "BatchTests", dependencies: ["Batch", "Converter", "Digest", "Store", "CorpusKit", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),

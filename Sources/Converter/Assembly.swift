@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import GainMap
 import HEIF
@@ -52,7 +53,7 @@ enum HEICAssembler {
                     tiles: tiles.map { GainMapGrid.Tile(codecConfiguration: $0.properties[0].0, data: $0.data) })
                 (first, size, grid) = (tiles[0], (layout.width, layout.height), g)
             }
-            var nclx = NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)
+            var nclx = NCLX.gainMap
             for (prop, _) in first.properties { if case .colrNCLX(let n) = prop { nclx = n } }
             var coded = CodedGainMapImage(
                 codecConfiguration: first.properties[0].0, data: first.data, width: UInt32(size.0),

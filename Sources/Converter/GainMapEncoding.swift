@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import GainMap
 import HEIF
@@ -92,9 +93,7 @@ enum GainMapEncoder {
             alternateHeadroom: ha, appleHeadroom: appleH, bytes: bytes)
         // The alternate rendition: the base's primaries, shown through PQ on an HDR display (never coded, only described).
         let alternate = AlternateRendition(
-            nclx: NCLX(
-                colourPrimaries: options.colorSpace == .displayP3 ? 12 : 1, transferCharacteristics: 16,
-                matrixCoefficients: 0, fullRange: true),
+            nclx: NCLX(options.colorSpace == .displayP3 ? .displayP3 : .bt709, .pq, .identity, fullRange: true),
             bitsPerChannel: [10, 10, 10], contentLightLevel: clli.0 > 0 ? (clli.0, clli.1) : nil)
         return (
             EncodedGainMap(image: image, metadata: computed.metadata, alternate: alternate, appleHeadroom: appleH),

@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import HEIF
 import HeifCodec
@@ -14,7 +15,7 @@ extension HEICConverter {
         var losses = uncarried(inputBytes)
         // Keep the source's colour signalling: its nclx, else (ICC only) an 'unspecified' nclx so the ICC governs.
         let nclx =
-            decoded.nclx ?? (decoded.icc != nil ? Nclx(primaries: 2, transfer: 2, matrix: 6, fullRange: true) : .sRGB)
+            decoded.nclx ?? (decoded.icc != nil ? .unspecified : .sRGB)
         if decoded.nclx == nil && decoded.icc == nil {
             losses.append("source had no colour signalling; written as sRGB")
         }
@@ -29,11 +30,11 @@ extension HEICConverter {
             parts, exif: md.exif, xmp: md.xmp, width: decoded.width, height: decoded.height, file: name)
         clock.lap("assemble")
         clock.total()
-        let hdrTransfer = nclx.transfer == 16 || nclx.transfer == 18
+        let hdrTransfer = nclx.hasHDRTransfer
         let decision = HDRDecision(
             gainMap: false,
             reason: hdrTransfer
-                ? "already-rendered HDR input (nclx transfer \(nclx.transfer)): re-encoded as is, no gain map"
+                ? "already-rendered HDR input (nclx transfer \(nclx.transferCharacteristics)): re-encoded as is, no gain map"
                 : "already-rendered input: flat SDR",
             measuredHeadroomStops: 0,
             fractionAboveOneStop: 0, clipHeadroomStops: 0)
@@ -78,7 +79,7 @@ extension HEICConverter {
 
     /// Re-encodes the decoded primary at 8 bits, or at 10 when the source has more than 8, as one item or a grid.
     static func encodeRendered(
-        _ decoded: HeifDecodedImage, nclx: Nclx, options: ConvertOptions, file: String
+        _ decoded: HeifDecodedImage, nclx: NCLX, options: ConvertOptions, file: String
     ) throws -> (image: CodedImage, layout: TileLayout?) {
         let pixels: HeifPixels
         var depth = 8

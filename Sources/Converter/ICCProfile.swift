@@ -1,27 +1,17 @@
+import ColorScience
+
 /// Minimal ICC v4.3 display profiles (matrix/TRC) for the two output spaces, written beside the `nclx` so readers
 /// that only understand ICC still see the right colours (ICC.1:2010 §7–§10).
 ///
 /// Tags: `desc`, `cprt` (mluc), `wtpt` (D50), `rXYZ`/`gXYZ`/`bXYZ` (colorants Bradford-adapted to D50), one shared
 /// `para` curve (function type 3, the sRGB transfer used by both Display P3 and sRGB), `chad` (D65→D50 Bradford).
+/// The numbers come from ColorScience.
 enum ICCProfile {
-    /// Bradford D65 → D50 (ICC.1:2010 Annex E form).
-    private static let chad: [Double] = [
-        1.047861, 0.022910, -0.050162, 0.029574, 0.990473, -0.017062, -0.009240, 0.015052, 0.751976,
-    ]
-
     /// The profile for `space`.
     static func profile(for space: OutputColorSpace) -> [UInt8] {
         switch space {
-        case .displayP3:
-            return build(
-                description: "Display P3 (Readback)",
-                red: (0.515104, 0.241183, -0.001049), green: (0.291967, 0.692235, 0.041882),
-                blue: (0.157154, 0.066582, 0.784384))
-        case .sRGB:
-            return build(
-                description: "sRGB IEC61966-2.1 (Readback)",
-                red: (0.436030, 0.222479, 0.013926), green: (0.385104, 0.716896, 0.097092),
-                blue: (0.143092, 0.060624, 0.714197))
+        case .displayP3: return build(description: "Display P3 (Readback)", toXYZD50: Primaries.displayP3ToXYZD50)
+        case .sRGB: return build(description: "sRGB IEC61966-2.1 (Readback)", toXYZD50: Primaries.sRGBToXYZD50)
         }
     }
 
@@ -45,19 +35,20 @@ enum ICCProfile {
         sig("XYZ ") + [0, 0, 0, 0] + s15(x) + s15(y) + s15(z)
     }
 
-    private static func build(
-        description: String, red: (Double, Double, Double), green: (Double, Double, Double),
-        blue: (Double, Double, Double)
-    ) -> [UInt8] {
+    /// - Parameters:
+    ///   - toXYZD50: linear RGB → XYZ (D50), row-major; its columns are the colorants.
+    private static func build(description: String, toXYZD50 m: [Double]) -> [UInt8] {
         // para type 3: Y = (aX + b)^g for X ≥ d, else cX (IEC 61966-2-1).
+        let t = SRGBTransfer.self
         let para =
-            sig("para") + [0, 0, 0, 0] + [0, 3, 0, 0] + s15(2.4) + s15(1 / 1.055) + s15(0.055 / 1.055)
-            + s15(1 / 12.92) + s15(0.04045)
-        let chadTag = sig("sf32") + [0, 0, 0, 0] + chad.flatMap { s15($0) }
+            sig("para") + [0, 0, 0, 0] + [0, 3, 0, 0] + s15(t.gamma) + s15(1 / t.scale) + s15(t.offset / t.scale)
+            + s15(1 / t.linearSlope) + s15(t.encodedThreshold)
+        let chadTag = sig("sf32") + [0, 0, 0, 0] + Primaries.bradfordD65ToD50.flatMap { s15($0) }
+        let d50 = WhitePoint.d50
         let tags: [(String, [UInt8])] = [
             ("desc", mluc(description)), ("cprt", mluc("No copyright, use freely")),
-            ("wtpt", xyz(0.9642, 1.0, 0.8249)), ("rXYZ", xyz(red.0, red.1, red.2)),
-            ("gXYZ", xyz(green.0, green.1, green.2)), ("bXYZ", xyz(blue.0, blue.1, blue.2)),
+            ("wtpt", xyz(d50.x, d50.y, d50.z)), ("rXYZ", xyz(m[0], m[3], m[6])),
+            ("gXYZ", xyz(m[1], m[4], m[7])), ("bXYZ", xyz(m[2], m[5], m[8])),
             ("rTRC", para), ("gTRC", para), ("bTRC", para), ("chad", chadTag),
         ]
         var table: [UInt8] = be32(UInt32(tags.count))
@@ -82,7 +73,7 @@ enum ICCProfile {
         h += [0x07, 0xEA, 0, 11, 0, 30, 0, 0, 0, 0, 0, 0]  // 2026-11-30 00:00:00
         h +=
             sig("acsp") + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
-        h += be32(0) + s15(0.9642) + s15(1.0) + s15(0.8249) + [0, 0, 0, 0]
+        h += be32(0) + s15(d50.x) + s15(d50.y) + s15(d50.z) + [0, 0, 0, 0]
         h += [UInt8](repeating: 0, count: 16) + [UInt8](repeating: 0, count: 28)
         precondition(h.count == 128)
         return h + table + data

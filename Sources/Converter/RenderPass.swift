@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import GainMap
 import HeifCodec
@@ -53,7 +54,7 @@ final class RenderPass: @unchecked Sendable {
         height = frame.height
         self.bitDepth = bitDepth
         let maxCode = Float(bitDepth == 10 ? 1023 : 255)
-        lut = (0..<65536).map { UInt16((Renderer.srgbEncode(Float($0) / 65535) * maxCode).rounded()) }
+        lut = (0..<65536).map { UInt16((SRGBTransfer.encode(Float($0) / 65535) * maxCode).rounded()) }
         self.gainMap = gainMap
         cellWidth = gainMap ? (width + 1) / 2 : 0
         cellHeight = gainMap ? (height + 1) / 2 : 0

@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import RawDecoder
 
@@ -14,15 +15,6 @@ extension HEICConverter {
 
 /// LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB, SDR tone curve, statistics.
 struct Renderer {
-    /// Linear ProPhoto (D50) → linear Display P3 (D65), Bradford-adapted.
-    static let proPhotoToP3: [Float] = [
-        1.632564, -0.379769, -0.252796, -0.153702, 1.166713, -0.013011, 0.010393, -0.062808, 1.052415,
-    ]
-    /// Linear ProPhoto (D50) → linear sRGB / BT.709 (D65), Bradford-adapted.
-    static let proPhotoToSRGB: [Float] = [
-        2.034368, -0.727634, -0.306733, -0.228827, 1.231753, -0.002927, -0.008558, -0.153268, 1.161827,
-    ]
-
     let m: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
     /// Luminance weights of the output primaries.
     let lum: (Float, Float, Float)
@@ -35,9 +27,10 @@ struct Renderer {
     }
 
     init(space: OutputColorSpace, baselineExposure: Double) {
-        let a = space == .displayP3 ? Self.proPhotoToP3 : Self.proPhotoToSRGB
+        let a = space == .displayP3 ? Primaries.proPhotoToDisplayP3 : Primaries.proPhotoToSRGB
         m = (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8])
-        lum = space == .displayP3 ? (0.228975, 0.691739, 0.079287) : (0.212639, 0.715169, 0.072192)
+        let w = space == .displayP3 ? LuminanceWeights.displayP3Derived.float : LuminanceWeights.bt709Derived.float
+        lum = (w.r, w.g, w.b)
         clipStops = HEICConverter.clipStopsAboveWhite + baselineExposure
         scale = Float(exp2(clipStops) / 65535)
     }
@@ -83,10 +76,5 @@ struct Renderer {
     @inline(__always)
     static func tableIndex(_ v: Float) -> Int {
         Int(((v < 1 ? v : 1) * 65535 + 12_582_912).bitPattern & 0xFFFF)
-    }
-
-    /// sRGB transfer (IEC 61966-2-1), the transfer of both Display P3 and sRGB.
-    static func srgbEncode(_ v: Float) -> Float {
-        v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
     }
 }

@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 
 /// DNG 1.4 writer: Bayer CFA and LinearRaw images, uncompressed, with Exif, GPS, XMP and a MakerNote.
@@ -60,13 +61,13 @@ public struct CameraProfile: Sendable, Codable, Equatable {
     public static let synthetic = CameraProfile(
         make: "Readback", model: "Synthetic Bayer", uniqueCameraModel: "Readback Synthetic Bayer",
         lensMake: "Readback", lensModel: "Readback 50mm F1.8 Test Lens", bodySerial: "RB0000001",
-        colorMatrix1: ColorMath.diagTimes([0.55, 1.0, 0.72], ColorMath.xyzToSRGB))
+        colorMatrix1: Matrix3.scaleRows([0.55, 1.0, 0.72], Primaries.xyzToSRGB))
 
     /// A ProRAW-like linear DNG camera (same colour science as `synthetic`).
     public static let syntheticLinear = CameraProfile(
         make: "Readback", model: "Synthetic Linear", uniqueCameraModel: "Readback Synthetic Linear",
         lensMake: "Readback", lensModel: "Readback 6.9mm F1.78 Test Lens", bodySerial: "RB0000002",
-        colorMatrix1: ColorMath.diagTimes([0.55, 1.0, 0.72], ColorMath.xyzToSRGB))
+        colorMatrix1: Matrix3.scaleRows([0.55, 1.0, 0.72], Primaries.xyzToSRGB))
 }
 
 /// The capture metadata written to Exif, GPS and XMP.
@@ -230,55 +231,17 @@ public struct DNGSpec: Sendable, Codable, Equatable {
     public var baselineExposure: Double { headroomStops - DNGSpec.renderClipStops }
 }
 
-/// Colour maths shared by the writer and the tests.
+/// Colour maths on `RGB` for the writer and the tests (the constants and curves live in ColorScience).
 public enum ColorMath {
-    /// Linear sRGB (D65) → XYZ, the matrix dcraw/LibRaw use (`xyz_rgb`).
-    public static let sRGBToXYZ: [Double] = [
-        0.412453, 0.357580, 0.180423,
-        0.212671, 0.715160, 0.072169,
-        0.019334, 0.119193, 0.950227,
-    ]
-    /// XYZ → linear sRGB (D65), the inverse of `sRGBToXYZ`.
-    public static let xyzToSRGB: [Double] = invert3(sRGBToXYZ)
-
-    public static func mul3(_ a: [Double], _ b: [Double]) -> [Double] {
-        var r = [Double](repeating: 0, count: 9)
-        for i in 0..<3 { for j in 0..<3 { for k in 0..<3 { r[3 * i + j] += a[3 * i + k] * b[3 * k + j] } } }
-        return r
-    }
+    /// `m · v` for a row-major 3×3 matrix.
     public static func apply3(_ m: [Double], _ v: RGB) -> RGB {
-        RGB(
-            m[0] * v.r + m[1] * v.g + m[2] * v.b, m[3] * v.r + m[4] * v.g + m[5] * v.b,
-            m[6] * v.r + m[7] * v.g + m[8] * v.b)
-    }
-    public static func diagTimes(_ d: [Double], _ m: [Double]) -> [Double] {
-        (0..<9).map { d[$0 / 3] * m[$0] }
-    }
-    public static func invert3(_ m: [Double]) -> [Double] {
-        let a = m[0]
-        let b = m[1]
-        let c = m[2]
-        let d = m[3]
-        let e = m[4]
-        let f = m[5]
-        let g = m[6]
-        let h = m[7]
-        let i = m[8]
-        let ca = e * i - f * h
-        let cb = -(d * i - f * g)
-        let cc = d * h - e * g
-        let det = a * ca + b * cb + c * cc
-        return [
-            ca / det, -(b * i - c * h) / det, (b * f - c * e) / det,
-            cb / det, (a * i - c * g) / det, -(a * f - c * d) / det,
-            cc / det, -(a * h - b * g) / det, (a * e - b * d) / det,
-        ]
+        let r = Matrix3.apply(m, (v.r, v.g, v.b))
+        return RGB(r.0, r.1, r.2)
     }
 
     /// sRGB OETF (IEC 61966-2-1) of a linear value, clipped to 0…1.
     public static func srgbEncode(_ x: Double) -> Double {
-        let v = min(1, max(0, x))
-        return v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
+        SRGBTransfer.encode(min(1, max(0, x)))
     }
 }
 
@@ -322,7 +285,7 @@ public enum DNGWriter {
             displayWidth: scene.displayWidth, displayHeight: scene.displayHeight, orientation: o)
         let samples = spec.layout == .linear ? 3 : 1
         // Camera response: XYZ(rgb) through ColorMatrix1, normalised so white reads AsShotNeutral (max 1).
-        let camFromRGB = ColorMath.mul3(spec.camera.colorMatrix1, ColorMath.sRGBToXYZ)
+        let camFromRGB = Matrix3.multiply(spec.camera.colorMatrix1, Primaries.sRGBToXYZ)
         let neutralRaw = ColorMath.apply3(camFromRGB, .grey(1))
         let nmax = neutralRaw.max
         let neutral = [neutralRaw.r / nmax, neutralRaw.g / nmax, neutralRaw.b / nmax]

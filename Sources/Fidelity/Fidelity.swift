@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 
 // Fidelity: image-quality metrics for the quality ladder (issue 11). Pure Swift, imports no C module (layer 3).
@@ -64,7 +65,7 @@ public enum FidelityError: Error, Equatable, CustomStringConvertible, Sendable {
 /// BT.709 luma from interleaved RGB.
 public enum Luma {
     /// ITU-R BT.709-6 luma weights (R, G, B).
-    public static let weights: (Double, Double, Double) = (0.2126, 0.7152, 0.0722)
+    public static let weights = LuminanceWeights.bt709
 
     /// Y' of interleaved non-linear RGB samples with values 0…`maxCode` (255 for 8-bit, 1023 for 10-bit).
     /// - Parameters:
@@ -84,7 +85,7 @@ public enum Luma {
             let r = Double(samples[3 * i])
             let g = Double(samples[3 * i + 1])
             let b = Double(samples[3 * i + 2])
-            out[i] = Float((weights.0 * r + weights.1 * g + weights.2 * b) * s)
+            out[i] = Float((weights.r * r + weights.g * g + weights.b * b) * s)
         }
         return try Plane(width: width, height: height, values: out)
     }
@@ -101,7 +102,7 @@ public enum Luma {
             let r = Double(samples[3 * i])
             let g = Double(samples[3 * i + 1])
             let b = Double(samples[3 * i + 2])
-            out[i] = Float(weights.0 * r + weights.1 * g + weights.2 * b)
+            out[i] = Float(weights.r * r + weights.g * g + weights.b * b)
         }
         return try Plane(width: width, height: height, values: out)
     }

@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 
 /// A planar image of Float samples in linear light (1.0 = SDR diffuse white), the unit of all gain-map math.
@@ -57,23 +58,6 @@ public struct LinearImage: Sendable, Equatable {
     }
 }
 
-/// Luminance weights (the Y row of an RGB→YCbCr matrix) for one-channel gain maps.
-public struct LuminanceCoefficients: Sendable, Hashable {
-    public var r: Float, g: Float, b: Float
-    /// Makes the weights.
-    public init(r: Float, g: Float, b: Float) {
-        self.r = r
-        self.g = g
-        self.b = b
-    }
-    /// ITU-R BT.709 / sRGB.
-    public static let bt709 = LuminanceCoefficients(r: 0.2126, g: 0.7152, b: 0.0722)
-    /// ITU-R BT.2020 / BT.2100.
-    public static let bt2020 = LuminanceCoefficients(r: 0.2627, g: 0.6780, b: 0.0593)
-    /// Display P3 (SMPTE EG 432-1 primaries, D65).
-    public static let displayP3 = LuminanceCoefficients(r: 0.2290, g: 0.6917, b: 0.0793)
-}
-
 /// Options for `GainMapMath.compute`.
 public struct GainMapComputeOptions: Sendable, Hashable {
     /// 1 (a luminance map, Apple-compatible) or 3 (R, G, B).
@@ -88,8 +72,8 @@ public struct GainMapComputeOptions: Sendable, Hashable {
     public var alternateOffset: Fraction = Fraction(1, 64)
     /// Fraction of samples ignored as outliers when finding min/max (half on each side); libavif uses 0.1 %.
     public var outlierFraction: Double = 0.001
-    /// Weights for one-channel maps.
-    public var luminance: LuminanceCoefficients = .bt709
+    /// Weights for one-channel maps (`.bt709`, `.bt2020` or `.displayP3`, the four-decimal weights).
+    public var luminance: LuminanceWeights = .bt709
     /// `base_hdr_headroom` (log2) to write; nil = log2 of the base's maximum, at least 0.
     public var baseHdrHeadroom: Double? = 0
     /// `alternate_hdr_headroom` (log2) to write; nil = log2 of the alternate's maximum, at least 0.
@@ -215,7 +199,7 @@ public enum GainMapMath {
         let mc = options.channels
         let kb = Float(options.baseOffset.doubleValue)
         let ka = Float(options.alternateOffset.doubleValue)
-        let lum = options.luminance
+        let lum = options.luminance.float
 
         // Headrooms from the data unless given.
         let baseMax = base.pixels.max() ?? 0
@@ -514,67 +498,13 @@ public enum GainMapMath {
         return out
     }
 
-    /// How Apple's gain-map samples are linearised before the formula (sources disagree; see
-    /// apple-heic-gainmap.md §4).
-    public enum AppleGainEncoding: Sendable, Hashable {
-        /// Use the normalised sample as is (tev).
-        case linear
-        /// Sample^2.2 (the heifer crate's reading of ImageIO).
-        case gamma22
-        /// Inverse Rec.709 OETF (Apple's doc wording).
-        case rec709
-    }
-
-    /// Applies an Apple gain map: `hdr = sdr · (1 + (headroom − 1)·gain)` (Apple "Applying Apple HDR effect").
-    /// - Parameters:
-    ///   - base: the linear SDR base.
-    ///   - gainMap: the map in [0,1], any size (one plane is used for all channels).
-    ///   - headroom: Apple's linear headroom (HDRGainMapHeadroom or 2^MakerNote stops).
-    ///   - encoding: how to linearise the map samples.
-    /// - Returns: the HDR rendition, linear.
-    public static func applyApple(
-        base: LinearImage, gainMap: LinearImage, headroom: Double, encoding: AppleGainEncoding = .linear
-    ) -> LinearImage {
-        var out = base
-        guard gainMap.width > 0, gainMap.height > 0, gainMap.channels > 0 else { return out }
-        let hm1 = Float(headroom - 1)
-        let plane = base.planeSize
-        let w = base.width
-        let sampler = GainSampler(baseWidth: base.width, baseHeight: base.height, map: gainMap)
-        var row = [Float](repeating: 0, count: w)
-        out.pixels.withUnsafeMutableBufferPointer { op in
-            base.pixels.withUnsafeBufferPointer { bp in
-                gainMap.pixels.withUnsafeBufferPointer { gp in
-                    row.withUnsafeMutableBufferPointer { rb in
-                        for y in 0..<base.height {
-                            sampler.sampleRow(y, plane: 0, from: gp, into: rb)
-                            for x in 0..<w {
-                                let g = Swift.min(Swift.max(rb[x], 0), 1)
-                                let lin: Float
-                                switch encoding {
-                                case .linear: lin = g
-                                case .gamma22: lin = pow(g, 2.2)
-                                case .rec709: lin = g < 0.081 ? g / 4.5 : pow((g + 0.099) / 1.099, 1 / 0.45)
-                                }
-                                let f = 1 + hm1 * lin
-                                let i = y * w + x
-                                for c in 0..<base.channels { op[c * plane + i] = bp[c * plane + i] * f }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return out
-    }
-
     /// Bilinear sampling of a gain-map plane at base resolution, pixel centres aligned (identity when the
-    /// sizes match); index and weight tables are built once.
+    /// sizes match), or nearest (both indices the same, weight 0); index and weight tables are built once.
     struct GainSampler {
         let w: Int, gw: Int, gh: Int, same: Bool
         let x0: [Int], x1: [Int], fx: [Float], y0: [Int], y1: [Int], fy: [Float]
 
-        init(baseWidth: Int, baseHeight: Int, map: LinearImage) {
+        init(baseWidth: Int, baseHeight: Int, map: LinearImage, nearest: Bool = false) {
             w = baseWidth
             gw = map.width
             gh = map.height
@@ -585,6 +515,11 @@ public enum GainMapMath {
                 var f = [Float](repeating: 0, count: n)
                 let scale = Double(gn) / Double(n)
                 for x in 0..<n {
+                    if nearest {
+                        i0[x] = Swift.min(gn - 1, x * gn / n)
+                        i1[x] = i0[x]
+                        continue
+                    }
                     let s = Swift.min(Swift.max((Double(x) + 0.5) * scale - 0.5, 0), Double(gn - 1))
                     let a = Int(s.rounded(.down))
                     i0[x] = a

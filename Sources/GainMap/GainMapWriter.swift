@@ -1,3 +1,4 @@
+import ColorScience
 import HEIF
 
 /// A coded gain-map image ready to be stored: its codec configuration, bitstream and description.
@@ -33,7 +34,7 @@ public struct CodedGainMapImage: Sendable, Hashable {
     public init(
         itemType: FourCC = "hvc1", codecConfiguration: Property, data: [UInt8], width: UInt32, height: UInt32,
         bitsPerChannel: [UInt8] = [8],
-        nclx: NCLX = NCLX(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 6, fullRange: true)
+        nclx: NCLX = .gainMap
     ) {
         self.itemType = itemType
         self.codecConfiguration = codecConfiguration
@@ -87,7 +88,7 @@ public struct AlternateRendition: Sendable, Hashable {
 
     /// Describes the alternate rendition.
     public init(
-        nclx: NCLX? = NCLX(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true),
+        nclx: NCLX? = NCLX(.bt2020, .pq, .bt2020NCL, fullRange: true),
         icc: [UInt8]? = nil, bitsPerChannel: [UInt8]? = [10, 10, 10],
         contentLightLevel: (maxCLL: UInt16, maxPALL: UInt16)? = nil
     ) {

@@ -1,16 +1,4 @@
-/// Colour signalling of a `colr` box of type `nclx` (ISO/IEC 23008-12 §6.5.5, ITU-T H.273 code points).
-public struct NCLX: Sendable, Hashable, Codable {
-    public var colourPrimaries: UInt16
-    public var transferCharacteristics: UInt16
-    public var matrixCoefficients: UInt16
-    public var fullRange: Bool
-    public init(colourPrimaries: UInt16, transferCharacteristics: UInt16, matrixCoefficients: UInt16, fullRange: Bool) {
-        self.colourPrimaries = colourPrimaries
-        self.transferCharacteristics = transferCharacteristics
-        self.matrixCoefficients = matrixCoefficients
-        self.fullRange = fullRange
-    }
-}
+import ColorScience
 
 /// `clap` clean aperture (ISO/IEC 14496-12 §12.1.4): four fractions.
 public struct CleanAperture: Sendable, Hashable, Codable {

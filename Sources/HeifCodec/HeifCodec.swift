@@ -1,4 +1,5 @@
 internal import CHeif
+import ColorScience
 import Foundation
 
 /// Safe Swift face over libheif. Every libheif call of the project goes through this module.
@@ -24,28 +25,6 @@ public struct HeifError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String { "\(operation) failed: \(message) (libheif error \(code).\(subcode))" }
 }
 
-/// Colour signalling written in a `colr` box of type `nclx` (ISO/IEC 23091-2 code points).
-public struct Nclx: Sendable, Equatable, Hashable {
-    public var primaries: UInt16
-    public var transfer: UInt16
-    public var matrix: UInt16
-    public var fullRange: Bool
-
-    public init(primaries: UInt16, transfer: UInt16, matrix: UInt16, fullRange: Bool) {
-        self.primaries = primaries
-        self.transfer = transfer
-        self.matrix = matrix
-        self.fullRange = fullRange
-    }
-
-    /// Display P3: P3 primaries with D65 (12), sRGB transfer (13), BT.601 matrix (6), full range — Apple's choice.
-    public static let displayP3 = Nclx(primaries: 12, transfer: 13, matrix: 6, fullRange: true)
-    /// sRGB: BT.709 primaries (1), sRGB transfer (13), BT.601 matrix (6), full range.
-    public static let sRGB = Nclx(primaries: 1, transfer: 13, matrix: 6, fullRange: true)
-    /// A gain map (monochrome): unspecified primaries/transfer (2), identity-free, full range.
-    public static let gainMap = Nclx(primaries: 2, transfer: 2, matrix: 6, fullRange: true)
-}
-
 /// Chroma layout of the coded HEVC stream.
 public enum HeifChroma: String, Sendable, Equatable, CaseIterable {
     case yuv420 = "420"
@@ -68,13 +47,13 @@ public struct HeifEncodeSettings: Sendable, Equatable {
     public var lossless: Bool
     /// Written on the image as `nclx` (libheif 1.15 writes none unless this is set *and* the
     /// `macOS_compatibility_workaround_no_nclx_profile` option is cleared, platform-notes §1).
-    public var nclx: Nclx
+    public var nclx: NCLX
     /// Optional ICC profile written as a second `colr` (`prof`) box.
     public var icc: [UInt8]?
 
     public init(
         quality: Int = 78, bitDepth: Int = 8, chroma: HeifChroma = .yuv420, preset: String = "medium",
-        tune: String = "ssim", lossless: Bool = false, nclx: Nclx = .displayP3, icc: [UInt8]? = nil
+        tune: String = "ssim", lossless: Bool = false, nclx: NCLX = .displayP3, icc: [UInt8]? = nil
     ) {
         self.quality = quality
         self.bitDepth = bitDepth
@@ -124,7 +103,7 @@ public struct HeifDecodedImage: Sendable {
     /// Row-major samples; `UInt16` holds values up to 2^bitDepth − 1.
     public var samples: [UInt16]
     /// The `nclx` of the decoded item, when the file has one.
-    public var nclx: Nclx?
+    public var nclx: NCLX?
     /// The ICC profile (`colr` prof/rICC) of the decoded item, when the file has one.
     public var icc: [UInt8]?
     /// The stream's luma bit depth as signalled.
@@ -346,10 +325,11 @@ public enum HeifEncoder {
             throw HeifError(operation: "heif_nclx_color_profile_alloc", message: "NULL")
         }
         defer { heif_nclx_color_profile_free(nclx) }
-        try check(heif_nclx_color_profile_set_color_primaries(nclx, settings.nclx.primaries), "set primaries")
-        try check(heif_nclx_color_profile_set_transfer_characteristics(nclx, settings.nclx.transfer), "set transfer")
-        try check(heif_nclx_color_profile_set_matrix_coefficients(nclx, settings.nclx.matrix), "set matrix")
-        nclx.pointee.full_range_flag = settings.nclx.fullRange ? 1 : 0
+        let n = settings.nclx
+        try check(heif_nclx_color_profile_set_color_primaries(nclx, n.colourPrimaries), "set primaries")
+        try check(heif_nclx_color_profile_set_transfer_characteristics(nclx, n.transferCharacteristics), "set transfer")
+        try check(heif_nclx_color_profile_set_matrix_coefficients(nclx, n.matrixCoefficients), "set matrix")
+        nclx.pointee.full_range_flag = n.fullRange ? 1 : 0
         try check(heif_image_set_nclx_color_profile(image.ptr, nclx), "heif_image_set_nclx_color_profile")
         if let icc = settings.icc, !icc.isEmpty {
             try icc.withUnsafeBytes { b in
@@ -434,7 +414,7 @@ public enum HeifDecoder {
         return HeifDecodedSize(width: w, height: h, codedBitDepth: coded)
     }
 
-    private static func firstPlane(_ img: Image, coded: Int, nclx: Nclx?, icc: [UInt8]?) throws -> HeifDecodedImage {
+    private static func firstPlane(_ img: Image, coded: Int, nclx: NCLX?, icc: [UInt8]?) throws -> HeifDecodedImage {
         guard let channel = nativeFirstChannel(img) else {
             throw HeifError(operation: "heif_decode_image", message: "interleaved RGB has no first plane")
         }
@@ -474,13 +454,14 @@ public enum HeifDecoder {
 
     private static func decode(_ handle: ImageHandle, format: HeifDecodeFormat) throws -> HeifDecodedImage {
         let coded = Int(heif_image_handle_get_luma_bits_per_pixel(handle.ptr))
-        var nclx: Nclx?
+        var nclx: NCLX?
         var nPtr: UnsafeMutablePointer<heif_color_profile_nclx>?
         if heif_image_handle_get_nclx_color_profile(handle.ptr, &nPtr).code == heif_error_Ok, let n = nPtr {
-            nclx = Nclx(
-                primaries: UInt16(n.pointee.color_primaries.rawValue),
-                transfer: UInt16(n.pointee.transfer_characteristics.rawValue),
-                matrix: UInt16(n.pointee.matrix_coefficients.rawValue), fullRange: n.pointee.full_range_flag != 0)
+            nclx = NCLX(
+                colourPrimaries: UInt16(n.pointee.color_primaries.rawValue),
+                transferCharacteristics: UInt16(n.pointee.transfer_characteristics.rawValue),
+                matrixCoefficients: UInt16(n.pointee.matrix_coefficients.rawValue),
+                fullRange: n.pointee.full_range_flag != 0)
             heif_nclx_color_profile_free(n)
         }
         var icc: [UInt8]?

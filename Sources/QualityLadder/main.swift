@@ -1,3 +1,4 @@
+import ColorScience
 import Converter
 import Fidelity
 import Foundation
@@ -97,11 +98,8 @@ func writeFrame(source: String, out: String, depth: Int?) throws {
 
 // MARK: - run
 
-/// sRGB transfer (IEC 61966-2-1), as the converter's renderer applies it.
-func srgbEncode(_ v: Float) -> Float {
-    let c = min(1, max(0, v))
-    return c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055
-}
+/// sRGB transfer (IEC 61966-2-1) clipped to 0…1, as the converter's renderer applies it.
+func srgbEncode(_ v: Float) -> Float { SRGBTransfer.encode(min(1, max(0, v))) }
 
 /// One image prepared for the ladder: the cropped 8-bit frame and the float reference.
 struct Prepared {

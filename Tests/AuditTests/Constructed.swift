@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import GainMap
 import HEIF

@@ -1,3 +1,4 @@
+import ColorScience
 import Converter
 import Foundation
 import GainMap
@@ -179,7 +180,7 @@ func outputOpensWithLibheifTools(linear: Bool) throws {
 }
 
 /// sRGB transfer inverse (IEC 61966-2-1).
-func srgbDecode(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+func srgbDecode(_ v: Float) -> Float { SRGBTransfer.decode(v) }
 
 @Test func gainMapAtFullWeightReproducesTheHDRRendition() throws {
     let f = try Fixture("gm.dng", highlights: true)

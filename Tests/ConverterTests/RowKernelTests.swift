@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import Testing
 
@@ -23,7 +24,7 @@ func rowKernelEqualsThePerPixelDefinition(space: OutputColorSpace, depth: Int) {
     var rng = XorShift(state: 0x9E37_79B9_7F4A_7C15)
     let renderer = Renderer(space: space, baselineExposure: 0.5)
     let maxCode = Float(depth == 10 ? 1023 : 255)
-    let lut = (0..<65536).map { UInt16((Renderer.srgbEncode(Float($0) / 65535) * maxCode).rounded()) }
+    let lut = (0..<65536).map { UInt16((SRGBTransfer.encode(Float($0) / 65535) * maxCode).rounded()) }
     let (ka, kb): (Float, Float) = (1.0 / 64, 1.0 / 64)
     for w in [1, 2, 7, 64, 301] {
         var src = [UInt16](repeating: 0, count: 3 * w)

@@ -72,6 +72,31 @@ func oneChannelMeta(
     #expect(abs(g22 - Float(0.5 * (1 + 4 * pow(0.5, 2.2)))) < 1e-6)
 }
 
+/// Nearest sampling takes map pixel ⌊x·gw/w⌋ (no blend), and a map of code values with `mapMaximum` gives the gain
+/// `(headroom − 1)·code / max` — computed in that order, so it equals the product before the division bit for bit.
+@Test func appleMapNearestSamplingAndCodeValues() throws {
+    let base = try LinearImage(width: 4, height: 1, channels: 1, pixels: [1, 1, 1, 1])
+    let map = try LinearImage(width: 2, height: 1, channels: 1, pixels: [0, 255])
+    let nearest = GainMapMath.applyApple(
+        base: base, gainMap: map, headroom: 3, sampling: .nearest, mapMaximum: 255)
+    #expect(nearest.pixels == [1, 1, 3, 3])
+    // Bilinear blends the two map pixels across the middle instead.
+    let bilinear = GainMapMath.applyApple(base: base, gainMap: map, headroom: 3, mapMaximum: 255)
+    #expect(bilinear.pixels[0] == 1 && bilinear.pixels[3] == 3)
+    #expect(bilinear.pixels[1] > 1 && bilinear.pixels[1] < bilinear.pixels[2] && bilinear.pixels[2] < 3)
+    // Code values: (hm1 · code) / max, not hm1 · (code / max).
+    let hm1 = Float(2.7 - 1)
+    let codes: [Float] = (0...1023).map { Float($0) }
+    let one = LinearImage(width: 1024, height: 1, channels: 1, repeating: 1)
+    let gm = try LinearImage(width: 1024, height: 1, channels: 1, pixels: codes)
+    let out = GainMapMath.applyApple(base: one, gainMap: gm, headroom: 2.7, sampling: .nearest, mapMaximum: 1023)
+    #expect(out.pixels == codes.map { 1 + hm1 * $0 / 1023 })
+    // A normalised map gives the same gains to within rounding.
+    let normalised = try LinearImage(width: 1024, height: 1, channels: 1, pixels: codes.map { $0 / 1023 })
+    let out1 = GainMapMath.applyApple(base: one, gainMap: normalised, headroom: 2.7)
+    #expect(zip(out.pixels, out1.pixels).allSatisfy { abs($0 - $1) <= 2e-7 * $0 })
+}
+
 @Test func quantisationRoundsHalfUp() {
     #expect(
         GainMapMath.quantize([0, 0.5 / 255, 1.5 / 255, 0.4999 / 255, 1, 1.2, -0.3, .nan]) == [

@@ -1,3 +1,4 @@
+import ColorScience
 import HEIF
 import Testing
 

@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import HEIF
 import HeifCodec

@@ -1,3 +1,4 @@
+import ColorScience
 import Testing
 
 @testable import HEIF

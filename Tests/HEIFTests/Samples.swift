@@ -1,3 +1,5 @@
+import ColorScience
+
 @testable import HEIF
 
 /// Files built with `HEIFBuilder` for the tests (and the fuzz seeds).

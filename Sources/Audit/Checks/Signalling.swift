@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import HEIF
 import ReportModel
@@ -9,7 +10,7 @@ extension Checks {
         if hasGainMap { return true }
         for p in file.properties(of: primary).map(\.property) {
             switch p {
-            case .colrNCLX(let n) where n.transferCharacteristics == 16 || n.transferCharacteristics == 18: return true
+            case .colrNCLX(let n) where n.hasHDRTransfer: return true
             case .clli, .mdcv: return true
             default: break
             }

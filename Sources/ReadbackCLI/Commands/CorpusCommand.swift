@@ -1,8 +1,6 @@
 import Converter
 import CorpusKit
 import Foundation
-import GainMap
-import HEIF
 import HeifCodec
 
 /// `readback corpus`: generates the synthetic corpus (DNGs with exact truth) and mutated HEICs.
@@ -132,56 +130,18 @@ struct CorpusCommand: Subcommand {
         }
     }
 
-    /// Decodes a HEIF photo to scene-linear sRGB, with its Apple gain map applied when present.
-    /// Display P3 (nclx primaries 12, or an ICC profile naming Display P3) is converted to sRGB primaries;
-    /// the transfer is taken as the sRGB curve (what iPhone HEICs use).
+    /// Decodes a HEIF photo to scene-linear sRGB (`SceneLinear.photo`): libheif decodes, CorpusKit does the rest.
     static func sceneLinear(_ bytes: [UInt8]) throws -> (RGBImage, String) {
-        let img = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
-        guard img.channels == 3 else { throw NotBuiltYet(what: "remosaic of a monochrome image") }
-        let maxV = Double((1 << img.bitDepth) - 1)
-        let isP3 =
-            img.nclx?.primaries == 12
-            || (img.icc.map { String(decoding: $0.filter { $0 != 0 }, as: UTF8.self).contains("Display P3") } ?? false)
-        let p3ToSRGB: [Double] = [1.2249, -0.2247, 0, -0.0420, 1.0419, 0, -0.0197, -0.0786, 1.0979]
-        func eotf(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
-        var out = RGBImage(width: img.width, height: img.height)
-        for i in 0..<(img.width * img.height) {
-            var c = RGB(
-                eotf(Double(img.samples[3 * i]) / maxV), eotf(Double(img.samples[3 * i + 1]) / maxV),
-                eotf(Double(img.samples[3 * i + 2]) / maxV))
-            if isP3 { c = ColorMath.apply3(p3ToSRGB, c) }
-            out.pixels[3 * i] = Float(max(0, c.r))
-            out.pixels[3 * i + 1] = Float(max(0, c.g))
-            out.pixels[3 * i + 2] = Float(max(0, c.b))
-        }
-        var note = isP3 ? "Display P3 → sRGB" : "sRGB"
-        // Apple gain map: hdr = sdr · (1 + (headroom − 1) · gain), gain sampled nearest-neighbour.
-        let file = HEIFFile(bytes: bytes)
-        if let primary = file.primaryItemID, let gm = file.appleGainMap(of: primary),
-            let standalone = file.standaloneFile(for: gm)
-        {
-            let xmpHeadroom = file.metadataItems(describing: gm).compactMap { file.xmp(of: $0) }
-                .compactMap { AppleGainMapXMP.parse($0).headroom }.first
-            let makerHeadroom = file.metadataItems(describing: primary).compactMap { file.exifTIFF(of: $0) }
-                .compactMap { AppleMakerNote.find(inExif: $0)?.headroom }.first
-            if let headroom = xmpHeadroom ?? makerHeadroom, headroom > 1 {
-                let g = try HeifDecoder.decodePrimary(standalone, format: .mono)
-                let gmax = Float((1 << g.bitDepth) - 1)
-                let hm1 = Float(headroom - 1)
-                for y in 0..<img.height {
-                    let gy = min(g.height - 1, y * g.height / img.height)
-                    for x in 0..<img.width {
-                        let gx = min(g.width - 1, x * g.width / img.width)
-                        let gain = 1 + hm1 * Float(g.samples[g.channels * (gy * g.width + gx)]) / gmax
-                        let i = 3 * (y * img.width + x)
-                        out.pixels[i] *= gain
-                        out.pixels[i + 1] *= gain
-                        out.pixels[i + 2] *= gain
-                    }
-                }
-                note += String(format: ", Apple gain map applied (headroom %.2f)", headroom)
+        try SceneLinear.photo(heif: bytes) { data, request in
+            let img: HeifDecodedImage
+            switch request {
+            case .primaryRGB:
+                img = try HeifDecoder.decodePrimary(data, format: .rgbNative)
+                guard img.channels == 3 else { throw NotBuiltYet(what: "remosaic of a monochrome image") }
+            case .gainMap:
+                img = try HeifDecoder.decodePrimary(data, format: .mono)
             }
+            return (img.width, img.height, img.channels, img.bitDepth, img.samples, img.nclx, img.icc)
         }
-        return (out, note)
     }
 }
