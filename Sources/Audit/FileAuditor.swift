@@ -1,4 +1,5 @@
 import Digest
+import Findings
 import Foundation
 import ReportModel
 

@@ -1,5 +1,6 @@
 import Audit
 import Converter
+import Findings
 import Foundation
 import ReportModel
 

@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 
 /// The one versioned model every audit report is rendered from (JSON, HTML, JUnit).
@@ -103,100 +104,6 @@ public struct RunParameters: Codable, Hashable, Sendable {
         self.jobs = jobs
         self.policy = policy
         self.roots = roots
-    }
-}
-
-/// The severity of a finding, most severe first.
-public enum Severity: String, Codable, CaseIterable, Hashable, Sendable, Comparable {
-    case error
-    case warning
-    case knownLoss = "known-loss"
-    case info
-
-    /// 3 for error … 0 for info.
-    public var rank: Int {
-        switch self {
-        case .error: 3
-        case .warning: 2
-        case .knownLoss: 1
-        case .info: 0
-        }
-    }
-
-    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
-
-    /// True when a finding of this severity fails a gate set at `gate`.
-    public func fails(gate: Severity) -> Bool { rank >= gate.rank }
-}
-
-/// Where a finding comes from and what was expected.
-public struct Evidence: Codable, Hashable, Sendable {
-    /// A byte offset in the output file (box start), when the finding is about one place.
-    public var offset: UInt64?
-    /// What the source had, or what the specification requires.
-    public var expected: String?
-    /// What the output has.
-    public var actual: String?
-    /// A metadata field, `Group:Tag` (e.g. `ExifIFD:DateTimeOriginal`).
-    public var field: String?
-    /// A HEIF item ID.
-    public var item: UInt32?
-
-    public init(
-        offset: UInt64? = nil, expected: String? = nil, actual: String? = nil, field: String? = nil,
-        item: UInt32? = nil
-    ) {
-        self.offset = offset
-        self.expected = expected
-        self.actual = actual
-        self.field = field
-        self.item = item
-    }
-
-    public var isEmpty: Bool { offset == nil && expected == nil && actual == nil && field == nil && item == nil }
-}
-
-/// One thing the auditor noticed.
-public struct Finding: Codable, Hashable, Sendable {
-    /// A stable, dotted code (`gainmap.missing`, `metadata.lost`, …); the policy keys severities on it.
-    public var code: String
-    public var severity: Severity
-    /// One line of text.
-    public var message: String
-    public var evidence: Evidence?
-
-    public init(code: String, severity: Severity, message: String, evidence: Evidence? = nil) {
-        self.code = code
-        self.severity = severity
-        self.message = Self.oneLine(message)
-        self.evidence =
-            (evidence?.isEmpty ?? true)
-            ? nil
-            : evidence.map {
-                var e = $0
-                e.expected = e.expected.map(Self.oneLine)
-                e.actual = e.actual.map(Self.oneLine)
-                return e
-            }
-    }
-
-    /// Collapses line breaks and runs of white space into single spaces (libraries end messages with newlines).
-    public static func oneLine(_ s: String) -> String {
-        s.split(whereSeparator: { $0.isNewline || $0 == "\t" }).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.joined(separator: " ")
-    }
-
-    /// The order findings are listed in: most severe first, then code, field, offset, message.
-    public static func reportOrder(_ a: Finding, _ b: Finding) -> Bool {
-        if a.severity != b.severity { return a.severity > b.severity }
-        if a.code != b.code { return a.code < b.code }
-        let af = a.evidence?.field ?? ""
-        let bf = b.evidence?.field ?? ""
-        if af != bf { return af < bf }
-        let ao = a.evidence?.offset ?? 0
-        let bo = b.evidence?.offset ?? 0
-        if ao != bo { return ao < bo }
-        return a.message < b.message
     }
 }
 

@@ -1,4 +1,5 @@
 import CorpusKit
+import Findings
 import Foundation
 import HEIF
 import ReportModel
@@ -109,7 +110,7 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     let r = try auditBytes(source: nil, output: cut)
     let t = r.findings.filter { $0.code == "container.truncated" }
     #expect(!t.isEmpty)
-    #expect(t.contains { $0.evidence?.offset == UInt64(mdat.offset) })
+    #expect(t.contains { $0.evidence?.offset == mdat.offset })
     #expect(t.allSatisfy { $0.severity == .error })
 }
 

@@ -1,4 +1,6 @@
 import Audit
+import AuditHistory
+import Findings
 import Foundation
 import ReportModel
 
