@@ -7,8 +7,12 @@ import Foundation
 /// The model is pure data: the clock and the paths are injected by whoever builds it, so renderings are stable.
 /// The schema is documented in docs/report-schema.md.
 public struct AuditReport: Codable, Hashable, Sendable {
-    /// The version of this schema. Bump it on any change a reader could notice.
-    public static let currentSchemaVersion = 1
+    /// The version of this schema. Bump it on any change a reader could notice. Version 2 dropped
+    /// `files[].thumbnails` (thumbnails are files beside report.html now); nothing else changed.
+    public static let currentSchemaVersion = 2
+    /// The versions ``AuditReport/decode(_:)`` reads: a version-1 report (an earlier `--baseline`) reads as
+    /// version 2, its thumbnails ignored.
+    public static let readableSchemaVersions = 1...currentSchemaVersion
 
     public var schemaVersion: Int
     /// Readback's name and version.
@@ -197,16 +201,6 @@ public struct DecodeResult: Codable, Hashable, Sendable {
     }
 }
 
-/// Small PNG previews as `data:image/png;base64,…` URIs (HTML report only).
-public struct Thumbnails: Codable, Hashable, Sendable {
-    public var primary: String?
-    public var gainMap: String?
-    public init(primary: String? = nil, gainMap: String? = nil) {
-        self.primary = primary
-        self.gainMap = gainMap
-    }
-}
-
 /// The pass/fail of one file against the gate.
 public enum Verdict: String, Codable, Hashable, Sendable {
     case pass, fail
@@ -235,12 +229,11 @@ public struct FileResult: Codable, Hashable, Sendable {
     /// Sorted by kind.
     public var gainMaps: [GainMapResult]
     public var decode: [DecodeResult]
-    public var thumbnails: Thumbnails?
 
     public init(
         name: String, source: String? = nil, output: String? = nil, sourceBytes: UInt64? = nil,
         outputBytes: UInt64? = nil, sha256: String? = nil, findings: [Finding] = [], metadata: [DiffRow] = [],
-        gainMaps: [GainMapResult] = [], decode: [DecodeResult] = [], thumbnails: Thumbnails? = nil
+        gainMaps: [GainMapResult] = [], decode: [DecodeResult] = []
     ) {
         self.name = name
         self.source = source
@@ -255,7 +248,6 @@ public struct FileResult: Codable, Hashable, Sendable {
         self.metadata = metadata.sorted { $0.field < $1.field }
         self.gainMaps = gainMaps.sorted { ($0.kind, $0.item ?? 0) < ($1.kind, $1.item ?? 0) }
         self.decode = decode
-        self.thumbnails = thumbnails
         self.worstSeverity = findings.map(\.severity).max()
         self.verdict = .pass
     }
