@@ -145,16 +145,7 @@ public enum HTMLRenderer {
         if let r = f.sizeRatio { h += "<tr><th>size ratio</th><td>\(String(format: "%.4f", r))</td></tr>" }
         if let d = f.sha256 { h += "<tr><th>sha256</th><td><code>\(esc(d))</code></td></tr>" }
         h += "</table>\n"
-        if t.primary != nil || t.gainMap != nil {
-            h += "<div class=\"thumbs\">"
-            if let p = t.primary, safeSource(p) {
-                h += "<figure><img alt=\"primary\" src=\"\(p)\"><figcaption>primary</figcaption></figure>"
-            }
-            if let g = t.gainMap, safeSource(g) {
-                h += "<figure><img alt=\"gain map\" src=\"\(g)\"><figcaption>gain map</figcaption></figure>"
-            }
-            h += "</div>\n"
-        }
+        h += figures(t)
         h += "<h4>Findings</h4>"
         if f.findings.isEmpty {
             h += "<p>none</p>\n"
@@ -210,6 +201,19 @@ public enum HTMLRenderer {
         }
         h += "</div></details>\n"
         return h
+    }
+
+    /// The thumbnails as figures, or nothing when there are none.
+    static func figures(_ t: ThumbnailLinks) -> String {
+        guard !t.isEmpty else { return "" }
+        var h = "<div class=\"thumbs\">"
+        if let p = t.primary, safeSource(p) {
+            h += "<figure><img alt=\"primary\" src=\"\(p)\"><figcaption>primary</figcaption></figure>"
+        }
+        if let g = t.gainMap, safeSource(g) {
+            h += "<figure><img alt=\"gain map\" src=\"\(g)\"><figcaption>gain map</figcaption></figure>"
+        }
+        return h + "</div>\n"
     }
 
     static func tick(_ p: PartStatus) -> String {

@@ -1,32 +1,25 @@
 import Foundation
 
-/// Small PNG previews of one output's images, for the HTML report. They are never part of report.json, which
-/// holds findings and facts only.
-public struct Thumbnails: Sendable, Hashable {
-    /// The primary image.
-    public var primary: Data?
-    /// The first gain map.
-    public var gainMap: Data?
+/// A file's two thumbnails: the primary image's and the first gain map's.
+public struct ThumbnailPair<Value: Sendable & Hashable>: Sendable, Hashable {
+    public var primary: Value?
+    public var gainMap: Value?
 
-    public init(primary: Data? = nil, gainMap: Data? = nil) {
+    public init(primary: Value? = nil, gainMap: Value? = nil) {
         self.primary = primary
         self.gainMap = gainMap
     }
 
-    /// True when there is no thumbnail.
+    /// True when there is neither.
     public var isEmpty: Bool { primary == nil && gainMap == nil }
 }
 
-/// What report.html shows for one file's thumbnails: an `img` source each (a relative path or a data URI).
-public struct ThumbnailLinks: Sendable, Hashable {
-    public var primary: String?
-    public var gainMap: String?
+/// Small PNG previews of one output's images, for the HTML report. They are never part of report.json, which
+/// holds findings and facts only.
+public typealias Thumbnails = ThumbnailPair<Data>
 
-    public init(primary: String? = nil, gainMap: String? = nil) {
-        self.primary = primary
-        self.gainMap = gainMap
-    }
-}
+/// What report.html shows for one file's thumbnails: an `img` source each (a relative path or a data URI).
+public typealias ThumbnailLinks = ThumbnailPair<String>
 
 /// The report's thumbnails as files beside report.html: `thumbs/<n>-primary.png` and `thumbs/<n>-gainmap.png`,
 /// where `n` is the file's index in the report. The audit writes them as each file is done (so memory does not grow
