@@ -3,8 +3,9 @@
 // Layers (bottom to top; a layer never imports one above it):
 //   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CExiv2Shim
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing
-//   3. pure Swift cores (no C)     ColorScience, HEIF, Metadata, GainMap, ReportModel, CorpusKit, Fidelity
-//   4. siblings on the cores       Converter, Audit
+//   3. pure Swift cores (no C)     leaves ColorScience and Findings; HEIF, Metadata, GainMap, ReportModel, CorpusKit,
+//                                  Fidelity
+//   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
 //   7. readback                    main.swift
@@ -43,10 +44,12 @@ let package = Package(
         .target(name: "Digest"),
         // Colour science, a leaf: nclx code points, transfer curves, primaries matrices, luminance weights.
         .target(name: "ColorScience"),
-        .target(name: "HEIF", dependencies: ["ColorScience"]),
-        .target(name: "Metadata", dependencies: ["Digest"]),
-        .target(name: "GainMap", dependencies: ["ColorScience", "HEIF"]),
-        .target(name: "ReportModel"),
+        // The one finding shape (code, severity, message, evidence) that every checker fills; a leaf.
+        .target(name: "Findings"),
+        .target(name: "HEIF", dependencies: ["ColorScience", "Findings"]),
+        .target(name: "Metadata", dependencies: ["Digest", "Findings"]),
+        .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
+        .target(name: "ReportModel", dependencies: ["Findings"]),
         .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "Metadata", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
@@ -57,10 +60,12 @@ let package = Package(
         .target(
             name: "Audit",
             dependencies: [
-                "ColorScience", "Digest", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel", "HeifCodec",
-                "Exiv2Bridge", "Store",
+                "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
+                "HeifCodec", "Exiv2Bridge",
             ]
         ),
+        // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
+        .target(name: "AuditHistory", dependencies: ["ReportModel", "Store"]),
         .target(
             name: "Converter",
             dependencies: [
@@ -70,14 +75,17 @@ let package = Package(
         ),
 
         // 5. Batch.
-        .target(name: "Batch", dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel"]),
+        .target(
+            name: "Batch",
+            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings"]
+        ),
 
         // 6–7. CLI.
         .target(
             name: "ReadbackCLI",
             dependencies: [
-                "Batch", "Converter", "Audit", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel", "CorpusKit",
-                "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store",
+                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap",
+                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
@@ -107,9 +115,15 @@ let package = Package(
         .testTarget(
             name: "ConverterTests", dependencies: ["ColorScience", "Converter", "Audit", "CorpusKit", "TestSupport"]),
         .testTarget(
-            name: "AuditTests", dependencies: ["Audit", "ColorScience", "CorpusKit", "ReportModel", "TestSupport"]),
+            name: "AuditTests",
+            dependencies: [
+                "Audit", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "ReportModel", "TestSupport",
+            ]
+        ),
         .testTarget(
-            name: "BatchTests", dependencies: ["Batch", "Converter", "Digest", "Store", "CorpusKit", "TestSupport"]),
+            name: "BatchTests",
+            dependencies: ["Batch", "Converter", "Digest", "Findings", "Store", "CorpusKit", "TestSupport"]
+        ),
         .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),
         .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.

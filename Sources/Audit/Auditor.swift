@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import ReportModel
 
@@ -12,17 +13,26 @@ public enum Auditor {
     ///   - tool: Readback's name and version.
     ///   - libraries: library versions.
     ///   - clock: the time source (injected so goldens are stable).
+    ///   - thumbnails: where each file's thumbnails are written as soon as it is audited (with
+    ///     `options.thumbnails`); nil keeps none.
     ///   - progress: called after each file, serialised.
     /// - Returns: the report, summary computed.
     public static func run(
         _ pairing: Pairing, options: AuditOptions, mode: String, roots: [String: String], tool: ToolInfo,
         libraries: [LibraryVersion], clock: @escaping @Sendable () -> Date = { Date() },
+        thumbnails: ThumbnailFolder? = nil,
         progress: @escaping @Sendable (Int, Int, FileResult) -> Void = { _, _, _ in }
     ) -> AuditReport {
         let start = clock()
         let auditor = FileAuditor(options: options)
         let files = AuditRunner.run(
-            pairing.jobs, workers: options.jobs, audit: { auditor.audit($0) }, progress: progress)
+            pairing.jobs, workers: options.jobs,
+            indexedAudit: { i, job in
+                guard let thumbnails else { return auditor.audit(job) }
+                let (result, pngs) = auditor.auditWithThumbnails(job)
+                thumbnails.write(pngs, index: i)
+                return result
+            }, progress: progress)
         let duration = clock().timeIntervalSince(start)
         let run = RunParameters(
             mode: mode, startedAt: iso8601(start), durationSeconds: (duration * 1000).rounded() / 1000,
@@ -40,13 +50,31 @@ public enum Auditor {
         return f.string(from: d)
     }
 
+    /// How report.html shows the thumbnails in `DIR/thumbs`.
+    public enum HTMLThumbnails: Sendable {
+        /// `img` elements linking the files by relative path (those that exist).
+        case linked
+        /// The files inlined as data URIs, so report.html is one self-contained file; the files are removed.
+        case inlined
+    }
+
     /// Writes `report.json`, `report.html` and `junit.xml` into `dir` (created if needed).
+    /// - Parameters:
+    ///   - report: the report.
+    ///   - dir: the report's folder; the thumbnails, if any, are in its `thumbs` folder (``ThumbnailFolder``).
+    ///   - html: whether report.html links the thumbnails or inlines them.
     /// - Throws: the file system's error, naming the file.
-    public static func writeReports(_ report: AuditReport, to dir: URL) throws {
+    public static func writeReports(_ report: AuditReport, to dir: URL, html: HTMLThumbnails = .linked) throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try Data(report.jsonText().utf8).write(to: dir.appendingPathComponent("report.json"), options: .atomic)
-        try Data(HTMLRenderer.render(report).utf8).write(
-            to: dir.appendingPathComponent("report.html"), options: .atomic)
+        let folder = ThumbnailFolder(reportDirectory: dir)
+        let page =
+            switch html {
+            case .linked: HTMLRenderer.render(report, thumbnails: folder.links)
+            case .inlined: HTMLRenderer.render(report, thumbnails: folder.inlined)
+            }
+        try Data(page.utf8).write(to: dir.appendingPathComponent("report.html"), options: .atomic)
+        if html == .inlined { try folder.clear() }
         try Data(JUnitRenderer.render(report).utf8).write(to: dir.appendingPathComponent("junit.xml"), options: .atomic)
     }
 }

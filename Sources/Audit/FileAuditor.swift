@@ -1,4 +1,5 @@
 import Digest
+import Findings
 import Foundation
 import ReportModel
 
@@ -14,7 +15,12 @@ public struct FileAuditor: Sendable {
     /// Audits one job.
     /// - Parameter job: the output (and source) to read.
     /// - Returns: the file's result; problems reading files become findings, never throws.
-    public func audit(_ job: AuditJob) -> FileResult {
+    public func audit(_ job: AuditJob) -> FileResult { auditWithThumbnails(job).result }
+
+    /// Audits one job and keeps the thumbnails its decoding made (with `options.thumbnails`).
+    /// - Parameter job: the output (and source) to read.
+    /// - Returns: the file's result, and its thumbnails (empty when none were made).
+    public func auditWithThumbnails(_ job: AuditJob) -> (result: FileResult, thumbnails: Thumbnails) {
         var findings: [Finding] = []
         var sourceBytes: UInt64? = nil
         if let s = job.source {
@@ -32,22 +38,24 @@ public struct FileAuditor: Sendable {
                     code: "output.missing", severity: .error,
                     message: "no output was found for this source",
                     evidence: Evidence(expected: "an output with the same stem")))
-            return FileResult(
+            let r = FileResult(
                 name: job.name, source: job.sourceDisplay, sourceBytes: sourceBytes,
                 findings: options.policy.apply(findings))
+            return (r, Thumbnails())
         }
         guard let outSize = Self.fileSize(out), let data = try? Data(contentsOf: out) else {
             findings.append(
                 Finding(
                     code: "input.unreadable", severity: .error,
                     message: "the output cannot be read: \(job.outputDisplay ?? out.path)"))
-            return FileResult(
+            let r = FileResult(
                 name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
                 findings: options.policy.apply(findings))
+            return (r, Thumbnails())
         }
         let bytes = [UInt8](data)
         let digest = options.digest ? SHA256.hex(bytes) : nil
-        var result = FileResult(
+        let result = FileResult(
             name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
             outputBytes: outSize, sha256: digest)
         var ctx = Checks.Context(job: job, output: bytes, options: options, findings: findings)
@@ -71,10 +79,8 @@ public struct FileAuditor: Sendable {
         let rebuilt = FileResult(
             name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
             outputBytes: outSize, sha256: digest, findings: options.policy.apply(ctx.findings),
-            metadata: ctx.diffRows, gainMaps: ctx.gainMaps, decode: ctx.decode,
-            thumbnails: ctx.thumbnails.primary == nil && ctx.thumbnails.gainMap == nil ? nil : ctx.thumbnails)
-        result = rebuilt
-        return result
+            metadata: ctx.diffRows, gainMaps: ctx.gainMaps, decode: ctx.decode)
+        return (rebuilt, ctx.thumbnails)
     }
 
     static func fileSize(_ url: URL) -> UInt64? {

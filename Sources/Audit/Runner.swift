@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import ReportModel
 
@@ -6,7 +7,7 @@ public struct AuditOptions: Sendable {
     public var policy: Policy
     /// False with `--no-decode`: no pixel decoding, no thumbnails.
     public var decode: Bool
-    /// Thumbnails for the HTML report (only when decoding).
+    /// Thumbnails for the HTML report (only when decoding); they are files beside it, never in report.json.
     public var thumbnails: Bool
     /// Worker threads.
     public var jobs: Int
@@ -43,6 +44,20 @@ public enum AuditRunner {
         _ jobs: [AuditJob], workers: Int, audit: @escaping @Sendable (AuditJob) -> FileResult,
         progress: @escaping @Sendable (Int, Int, FileResult) -> Void
     ) -> [FileResult] {
+        run(jobs, workers: workers, indexedAudit: { audit($1) }, progress: progress)
+    }
+
+    /// Audits every job, telling the per-file audit each job's index (its place in the report).
+    /// - Parameters:
+    ///   - jobs: the work, in report order.
+    ///   - workers: threads to use (≥ 1).
+    ///   - indexedAudit: the per-file audit, given (index, job).
+    ///   - progress: called after each file with (done, total, result), serialised.
+    /// - Returns: one result per job, in the jobs' order.
+    public static func run(
+        _ jobs: [AuditJob], workers: Int, indexedAudit audit: @escaping @Sendable (Int, AuditJob) -> FileResult,
+        progress: @escaping @Sendable (Int, Int, FileResult) -> Void
+    ) -> [FileResult] {
         final class State: @unchecked Sendable {
             let lock = NSLock()
             var next = 0
@@ -63,7 +78,7 @@ public enum AuditRunner {
                         return state.next
                     }
                     guard let i else { break }
-                    let r = autoreleasepool { audit(jobs[i]) }
+                    let r = autoreleasepool { audit(i, jobs[i]) }
                     state.lock.withLock {
                         state.results[i] = r
                         state.done += 1

@@ -1,4 +1,5 @@
 import Audit
+import Findings
 import Foundation
 import ReportModel
 

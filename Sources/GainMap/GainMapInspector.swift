@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import HEIF
 
@@ -81,7 +82,7 @@ public struct GainMapPartReport: Sendable, Hashable, Codable {
     /// The verdict: worst finding severity, or `unverified`/`pass`.
     public var verdict: PartVerdict
     /// Problems, each with code, message and file offset.
-    public var findings: [GainMapFinding]
+    public var findings: [Finding]
     /// Human-readable facts supporting the verdict ("ispe 2856x2142", "tmap 62 bytes, one channel", …).
     public var evidence: [String]
 }
@@ -112,11 +113,16 @@ public struct GainMapReport: Sendable, Hashable {
     /// The report for `part`.
     public func part(_ p: GainMapPart) -> GainMapPartReport { parts.first { $0.part == p }! }
     /// All findings of all parts.
-    public var findings: [GainMapFinding] { parts.flatMap(\.findings) }
+    public var findings: [Finding] { parts.flatMap(\.findings) }
     /// Apple's linear headroom: XMP HDRGainMapHeadroom, else the MakerNote formula.
     public var appleHeadroom: Double? { appleXMP?.headroom ?? appleMakerNote?.headroom }
     /// True when no part failed.
     public var isComplete: Bool { !parts.contains { $0.verdict == .fail } }
+
+    /// True when the ISO 21496-1 form describes this gain map.
+    var isISO: Bool { forms.contains(.iso21496) }
+    /// The gain-map image item, when it is referenced and exists.
+    func gainMapItem(in f: HEIFFile) -> Item? { gainMapItemID.flatMap { f.item($0) } }
 }
 
 /// The gain maps of a file and the file-level findings.
@@ -124,7 +130,7 @@ public struct GainMapInspection: Sendable, Hashable {
     /// One report per gain map.
     public var reports: [GainMapReport]
     /// Findings that belong to no single gain map (e.g. a `tmap` brand without a `tmap` item).
-    public var findings: [GainMapFinding]
+    public var findings: [Finding]
     /// True when the file carries at least one gain map in any form.
     public var hasGainMap: Bool { !reports.isEmpty }
 }
@@ -148,12 +154,12 @@ public enum GainMapInspector {
     /// - Returns: one report per gain map plus file-level findings.
     public static func inspect(_ file: HEIFFile, decode: GainMapDecoder? = nil) -> GainMapInspection {
         var reports: [GainMapReport] = []
-        var fileFindings: [GainMapFinding] = []
+        var fileFindings: [Finding] = []
         let tmaps = file.toneMapItems
         if file.brands?.compatible.contains("tmap") == true || file.brands?.major == "tmap", tmaps.isEmpty {
             fileFindings.append(
-                GainMapFinding(
-                    .brandWithoutTmap, .error, "ftyp lists the tmap brand but the file has no tmap item", offset: 0))
+                Finding(.brandWithoutTmap, .error, "ftyp lists the tmap brand but the file has no tmap item", offset: 0)
+            )
         }
         // ISO form: one record per tmap item.
         for t in tmaps {
@@ -187,371 +193,34 @@ public enum GainMapInspector {
 
     // MARK: - the parts
 
+    /// One part being checked: its findings, the evidence seen, and whether it could be verified.
     struct Part {
-        var findings: [GainMapFinding] = []
+        var findings: [Finding] = []
         var evidence: [String] = []
         var unverified = false
-        mutating func add(_ c: GainMapFindingCode, _ s: GainMapSeverity, _ m: String, _ o: Int?) {
-            findings.append(GainMapFinding(c, s, m, offset: o))
+        mutating func add(_ c: GainMapFindingCode, _ s: Severity, _ m: String, _ o: Int?) {
+            findings.append(Finding(c, s, m, offset: o))
         }
         func report(_ p: GainMapPart) -> GainMapPartReport {
-            let worst = findings.map(\.severity).min()
+            let worst = findings.map(\.severity).max()
             let v: PartVerdict =
                 worst == .error ? .fail : worst == .warning ? .warn : unverified ? .unverified : .pass
             return GainMapPartReport(part: p, verdict: v, findings: findings, evidence: evidence)
         }
     }
 
+    /// Runs one checker per part and files the parts in report order. The metadata checker records what it read
+    /// (ISO metadata, Apple and Adobe XMP, Apple MakerNote) on the report, and the consistency checker compares it.
     static func check(_ r: inout GainMapReport, _ f: HEIFFile, _ decode: GainMapDecoder?) {
-        var description = Part()
-        var metadata = Part()
-        var data = Part()
-        var colour = Part()
-        var consistency = Part()
-        let iso = r.forms.contains(.iso21496)
-        let gmItem = r.gainMapItemID.flatMap { f.item($0) }
-
-        // Description.
-        if let g = gmItem {
-            description.evidence.append(
-                "item \(g.id) '\(g.type)'\(g.hidden ? " hidden" : "")\(r.auxiliaryType.map { ", auxC \($0)" } ?? "")")
-            if !g.hidden {
-                description.add(
-                    .descriptionNotHidden, .warning,
-                    "gain-map item \(g.id) is not hidden; readers show it as an image of its own", g.offset)
-            }
-            if let s = f.imageSize(of: g.id) {
-                description.evidence.append("ispe \(s.width)x\(s.height)")
-            } else {
-                description.add(.descriptionIspeMissing, .error, "gain-map item \(g.id) has no ispe", g.offset)
-            }
-            if case .pixi(let b)? = f.property("pixi", of: g.id) {
-                description.evidence.append("pixi \(b.map(String.init).joined(separator: ","))")
-            } else {
-                description.add(.descriptionPixiMissing, .warning, "gain-map item \(g.id) has no pixi", g.offset)
-            }
-            let coded = g.type == "grid" ? f.derivedInputs(of: g.id) : [g.id]
-            let withConfig = coded.filter { f.property("hvcC", of: $0) != nil || f.property("av1C", of: $0) != nil }
-            if coded.isEmpty || withConfig.count != coded.count {
-                description.add(
-                    .descriptionCodecConfigMissing, .error,
-                    g.type == "grid"
-                        ? "\(coded.count - withConfig.count) of \(coded.count) tiles of grid \(g.id) lack hvcC/av1C"
-                        : "gain-map item \(g.id) has no codec configuration (hvcC/av1C)", g.offset)
-            } else {
-                let chroma =
-                    f.chromaFormat(of: g.id).map { ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][Swift.min($0, 3)] } ?? "?"
-                let cfg = f.property("hvcC", of: coded[0]) != nil ? "hvcC" : "av1C"
-                description.evidence.append(
-                    g.type == "grid"
-                        ? "\(cfg) on \(coded.count) tiles (\(chroma))"
-                        : "\(cfg) (\(chroma), \(f.bitDepth(of: g.id) ?? 0)-bit)")
-            }
-            if let s = f.imageSize(of: g.id), let b = f.imageSize(of: r.baseItemID) {
-                if let k = [1, 2, 4].first(where: {
-                    plausible(Int(s.width), Int(b.width), $0) && plausible(Int(s.height), Int(b.height), $0)
-                }) {
-                    description.evidence.append(
-                        k == 1 ? "same size as base \(b.width)x\(b.height)" : "1/\(k) of base \(b.width)x\(b.height)")
-                } else {
-                    description.add(
-                        .descriptionSizeImplausible, .warning,
-                        "gain map \(s.width)x\(s.height) is not 1, 1/2 or 1/4 of base \(b.width)x\(b.height)",
-                        propertyOffset(f, "ispe", g.id))
-                }
-            }
-        } else {
-            let msg =
-                r.gainMapItemID.map { "gain-map item \($0) does not exist" }
-                ?? "tmap \(r.toneMapItemID ?? 0) names no gain-map input"
-            let off =
-                r.toneMapItemID.flatMap { f.references(from: $0, type: "dimg").first?.offset }
-                ?? r.toneMapItemID.flatMap { f.item($0)?.offset }
-            description.add(.descriptionItemMissing, .error, msg, off)
-        }
-
-        // Data.
-        if let g = gmItem {
-            let coded = g.type == "grid" ? f.derivedInputs(of: g.id) : [g.id]
-            var missing: [UInt32] = []
-            var total = 0
-            for id in coded {
-                if let n = f.payloadLength(of: id), n > 0 { total += n } else { missing.append(id) }
-            }
-            if g.type == "grid", f.grid(of: g.id) == nil { missing.append(g.id) }
-            if !missing.isEmpty || coded.isEmpty {
-                data.add(
-                    .dataMissing, .error,
-                    coded.isEmpty
-                        ? "grid \(g.id) has no tiles"
-                        : "no or empty iloc data for item\(missing.count > 1 ? "s" : "") \(missing.map(String.init).joined(separator: ", "))",
-                    f.item(missing.first ?? g.id)?.offset)
-            } else {
-                data.evidence.append("\(total) bytes in \(coded.count) extent set\(coded.count > 1 ? "s" : "")")
-                if let decode {
-                    decodeCheck(&data, f, g.id, decode)
-                } else {
-                    data.unverified = true
-                    data.evidence.append("present, not decoded")
-                }
-            }
-        }
-
-        if gmItem == nil {
-            data.add(.dataMissing, .error, "there is no gain-map item, so no gain-map data", nil)
-        }
-
-        // Metadata.
-        if iso, let t = r.toneMapItemID {
-            if let body = f.payload(of: t) {
-                let d = ToneMapImage.decode(body)
-                let base = f.payloadRanges(of: t)?.first?.lowerBound
-                for var x in d.findings {
-                    x.offset = x.offset.flatMap { o in base.map { $0 + o } }
-                    metadata.findings.append(x)
-                }
-                if let m = d.image?.metadata {
-                    metadata.evidence.append(describe(m, bytes: body.count))
-                }
-                r.isoMetadata = d.usableMetadata
-            } else {
-                metadata.add(.tmapBodyMissing, .error, "tmap item \(t) has no readable body", f.item(t)?.offset)
-            }
-        }
-        if let g = gmItem {
-            let xmps = f.metadataItems(describing: g.id).filter { f.item($0)?.isXMP == true }
-            if r.forms.contains(.appleAux) {
-                let parsed = xmps.compactMap { id in f.xmp(of: id).map { (id, AppleGainMapXMP.parse($0)) } }
-                let hit = parsed.first { $0.1.version != nil } ?? parsed.first { $0.1.declaresNamespace }
-                r.appleXMP = hit?.1
-                r.appleMakerNote =
-                    f.metadataItems(describing: r.baseItemID).lazy.filter { f.item($0)?.isExif == true }
-                    .compactMap { f.payload(of: $0).flatMap(AppleMakerNote.find(inExif:)) }.first
-                if let (id, x) = hit {
-                    if let v = x.version {
-                        metadata.evidence.append("XMP item \(id) → item \(g.id): HDRGainMapVersion \(v)")
-                    } else {
-                        metadata.add(
-                            .appleVersionMissing, .error, "XMP item \(id) on the gain map has no HDRGainMapVersion",
-                            f.item(id)?.offset)
-                    }
-                    if let h = x.headroom {
-                        metadata.evidence.append("HDRGainMapHeadroom \(h) (\(fmt(log2(h))) stops)")
-                    }
-                } else {
-                    metadata.add(
-                        .appleXMPMissing, .error,
-                        xmps.isEmpty
-                            ? "no XMP item describes (cdsc) the Apple gain map \(g.id)"
-                            : "the XMP on gain map \(g.id) has no HDRGainMap properties", g.offset)
-                }
-                if r.appleXMP?.headroom == nil {
-                    if let h = r.appleMakerNote?.headroom, let n = r.appleMakerNote {
-                        metadata.evidence.append(
-                            "headroom from MakerNote 0x0021 \(fmt(n.hdrHeadroom!)) / 0x0030 \(fmt(n.hdrGain!)): \(fmt(h)) (\(fmt(log2(h))) stops)"
-                        )
-                    } else if let n = r.appleMakerNote, let a = n.hdrHeadroom ?? n.hdrGain {
-                        let which =
-                            n.hdrHeadroom != nil
-                            ? "0x0021 HDRHeadroom \(fmt(a)) without 0x0030 HDRGain"
-                            : "0x0030 HDRGain \(fmt(a)) without 0x0021 HDRHeadroom"
-                        metadata.add(
-                            .appleHeadroomMissing, .warning,
-                            "no HDRGainMapHeadroom in the XMP and only MakerNote \(which): readers fall back to defaults",
-                            g.offset)
-                    } else if hit != nil {
-                        metadata.add(
-                            .appleHeadroomMissing, .error,
-                            "no HDRGainMapHeadroom in the XMP and no MakerNote tags 0x0021/0x0030 in the base's Exif",
-                            g.offset)
-                    }
-                }
-            }
-            if r.forms.contains(.otherAux) {
-                let hit = xmps.lazy.compactMap { id in f.xmp(of: id).flatMap(AdobeGainMapXMP.parse).map { (id, $0) } }
-                    .first
-                r.adobeXMP = hit?.1
-                if let (id, x) = hit, let m = x.isoMetadata {
-                    metadata.evidence.append("hdrgm XMP item \(id) → item \(g.id): " + describe(m, bytes: nil))
-                } else if !iso {
-                    metadata.add(
-                        .auxMetadataMissing, .error,
-                        "no usable hdrgm XMP (Version, GainMapMax, HDRCapacityMax) describes the auxiliary gain map \(g.id)",
-                        g.offset)
-                }
-            }
-        }
-
-        // Colour.
-        if let g = gmItem {
-            let cs = f.colours(of: g.id)
-            if cs.isEmpty {
-                if iso {
-                    colour.add(
-                        .colrMissing, .warning, "gain-map item \(g.id) has no colr (libavif expects nclx)", g.offset)
-                } else {
-                    colour.evidence.append(
-                        "gain map untagged (no colr), as \(r.forms.contains(.appleAux) ? "iOS" : "the vendor") writes it"
-                    )
-                }
-            } else {
-                colour.evidence.append("gain map colr " + cs.map(describe).joined(separator: " + "))
-            }
-        }
-        if iso, let t = r.toneMapItemID {
-            let cs = f.colours(of: t)
-            if cs.isEmpty {
-                colour.add(
-                    .tmapColrMissing, .warning, "tmap \(t) has no colr (nclx or ICC) for the alternate rendition",
-                    f.item(t)?.offset)
-            } else {
-                colour.evidence.append("alternate (tmap) colr " + cs.map(describe).joined(separator: " + "))
-            }
-            if case .clli(let a, let b)? = f.property("clli", of: t) {
-                colour.evidence.append("alternate clli \(a)/\(b)")
-            }
-        }
-
-        // Consistency.
-        if iso, let t = r.toneMapItemID {
-            if f.brands?.contains("tmap") == true {
-                consistency.evidence.append("ftyp has the tmap brand")
-            } else {
-                consistency.add(
-                    .brandMissing, .error, "tmap item \(t) but no tmap brand in ftyp; readers ignore the gain map", 0)
-            }
-            let dimgs = f.references(from: t, type: "dimg")
-            let inputs = dimgs.first?.to ?? []
-            let off = dimgs.first?.offset ?? f.item(t)?.offset
-            if inputs.count != 2 || Set(inputs).count != 2 || inputs.contains(where: { f.item($0)?.isImage != true }) {
-                consistency.add(
-                    .dimgInvalid, .error,
-                    "tmap \(t) dimg is \(inputs); it must list two distinct images [base, gain map]", off)
-            } else if dimgs.count > 1 {
-                consistency.add(
-                    .dimgInvalid, .error, "tmap \(t) has \(dimgs.count) dimg boxes; one is allowed", dimgs[1].offset)
-            } else if inputs[0] != f.primaryItemID {
-                consistency.add(
-                    .dimgInvalid, .warning,
-                    "tmap \(t) base input \(inputs[0]) is not the primary item \(f.primaryItemID.map(String.init) ?? "none")",
-                    off)
-            } else {
-                consistency.evidence.append("dimg \(t) → [\(inputs[0]), \(inputs[1])]")
-            }
-            let groups = f.alternativeGroups(containing: t)
-            if let gr = groups.first(where: { $0.entities.contains(r.baseItemID) }) {
-                let it = gr.entities.firstIndex(of: t)!
-                let ib = gr.entities.firstIndex(of: r.baseItemID)!
-                if it < ib {
-                    consistency.evidence.append(
-                        "altr \(gr.id) [\(gr.entities.map(String.init).joined(separator: ", "))]")
-                } else {
-                    consistency.add(
-                        .altrOrder, .error,
-                        "altr \(gr.id) lists base \(r.baseItemID) before tmap \(t); readers ignore the gain map",
-                        gr.offset)
-                }
-            } else {
-                consistency.add(
-                    .altrMissing, .error, "no altr group holds tmap \(t) and base \(r.baseItemID)", f.item(t)?.offset)
-            }
-            // libavif read.c: irot/imir/clap/pasp belong on the base and the gain map, not on the tmap. A no-op
-            // irot 0 (as iOS and Samsung write) changes nothing and is not reported.
-            let transforms = f.properties(of: t).filter {
-                switch $0.property {
-                case .irot(let q): return q != 0
-                case .imir, .clap, .pasp: return true
-                default: return false
-                }
-            }
-            if let first = transforms.first {
-                consistency.add(
-                    .tmapTransform, .warning,
-                    "tmap \(t) carries \(transforms.map { $0.property.type.description }.joined(separator: ", ")); libavif rejects transforms on tmap (put them on base and gain map)",
-                    f.propertyBoxes[first.index - 1].range?.lowerBound ?? f.item(t)?.offset)
-            }
-            if let ts = f.imageSize(of: t) {
-                if let bs = f.imageSize(of: r.baseItemID) {
-                    if ts == bs {
-                        consistency.evidence.append("tmap ispe = base ispe \(bs.width)x\(bs.height)")
-                    } else if f.orientation(of: r.baseItemID) >= 5, ts.width == bs.height, ts.height == bs.width {
-                        consistency.evidence.append(
-                            "tmap ispe \(ts.width)x\(ts.height) = base ispe after its rotation (as iOS writes it)")
-                    } else {
-                        consistency.add(
-                            .tmapIspeMismatch, .error,
-                            "tmap ispe \(ts.width)x\(ts.height) differs from base ispe \(bs.width)x\(bs.height)",
-                            propertyOffset(f, "ispe", t))
-                    }
-                }
-            } else {
-                consistency.add(.tmapIspeMissing, .error, "tmap \(t) has no ispe", f.item(t)?.offset)
-            }
-        }
-        if let m = r.isoMetadata {
-            let ha = m.alternateHdrHeadroom.doubleValue
-            if let h = r.appleHeadroom, h > 0 {
-                let d = abs(log2(h) - ha)
-                if d > 0.05 {
-                    consistency.add(
-                        .headroomMismatch, .warning,
-                        "Apple headroom \(fmt(h)) = \(fmt(log2(h))) stops vs ISO alternate_hdr_headroom \(fmt(ha)) (Δ \(fmt(d)))",
-                        r.toneMapItemID.flatMap { f.payloadRanges(of: $0)?.first?.lowerBound }.map { $0 + 14 })
-                } else {
-                    consistency.evidence.append("Apple headroom log2 \(fmt(log2(h))) ≈ ISO \(fmt(ha))")
-                }
-            }
-            if let a = r.adobeXMP?.hdrCapacityMax {
-                if abs(a - ha) > 0.05 {
-                    consistency.add(
-                        .headroomMismatch, .warning,
-                        "hdrgm HDRCapacityMax \(fmt(a)) vs ISO alternate_hdr_headroom \(fmt(ha))", nil)
-                } else {
-                    consistency.evidence.append("hdrgm HDRCapacityMax \(fmt(a)) ≈ ISO \(fmt(ha))")
-                }
-            }
-        }
-        if r.forms.contains(.appleAux) || r.forms.contains(.otherAux), let g = r.gainMapItemID {
-            let auxl = f.references(from: g, type: "auxl")
-            if let a = auxl.first {
-                consistency.evidence.append("auxl \(g) → [\(a.to.map(String.init).joined(separator: ", "))]")
-            }
-        }
-
+        let description = DescriptionCheck.run(r, f)
+        let data = DataCheck.run(r, f, decode)
+        let metadata = MetadataCheck.run(&r, f)
+        let colour = ColourCheck.run(r, f)
+        let consistency = ConsistencyCheck.run(r, f)
         r.parts = [
             description.report(.description), metadata.report(.metadata), data.report(.data), colour.report(.colour),
             consistency.report(.consistency),
         ]
-    }
-
-    static func decodeCheck(_ data: inout Part, _ f: HEIFFile, _ id: UInt32, _ decode: GainMapDecoder) {
-        guard let standalone = standalone(f, id) else {
-            data.add(
-                .dataUndecodable, .error, "item \(id) cannot be wrapped as a standalone image to decode",
-                f.item(id)?.offset)
-            return
-        }
-        let plane: DecodedPlane?
-        do { plane = try decode(standalone) } catch {
-            data.add(.dataUndecodable, .error, "item \(id) does not decode: \(error)", f.item(id)?.offset)
-            return
-        }
-        guard let p = plane, !p.samples.isEmpty else {
-            data.add(.dataUndecodable, .error, "item \(id) decoded to nothing", f.item(id)?.offset)
-            return
-        }
-        var lo = p.samples[0]
-        var hi = lo
-        for s in p.samples {
-            lo = Swift.min(lo, s)
-            hi = Swift.max(hi, s)
-        }
-        data.evidence.append("decoded \(p.width)x\(p.height) \(p.bitDepth)-bit, samples \(lo)…\(hi)")
-        if lo == hi {
-            data.add(
-                .dataConstant, .error, "gain map \(id) is constant (every sample \(lo)): it carries no HDR",
-                f.item(id)?.offset)
-        }
     }
 
     /// The gain-map image wrapped as the primary of a minimal HEIF (libheif 1.15 decodes it even when it

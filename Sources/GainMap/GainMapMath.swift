@@ -437,7 +437,7 @@ public enum GainMapMath {
             throw .invalidInput("gain map or metadata is empty")
         }
         let invalid = GainMapValidation.validate(ToneMapImage(metadata: metadata)).filter {
-            [.tmapDenominatorZero, .tmapGammaZero, .tmapChannelCount].contains($0.code)
+            [.tmapDenominatorZero, .tmapGammaZero, .tmapChannelCount].contains($0.gainMapCode)
         }
         guard invalid.isEmpty else { throw .invalidMetadata(invalid) }
         var out = base

@@ -1,3 +1,4 @@
+import Findings
 import HEIF
 
 /// The result of reading a `tmap` body: what could be parsed and everything wrong with it.
@@ -5,7 +6,7 @@ public struct ToneMapDecoding: Sendable, Hashable {
     /// The parsed body; nil only for an empty body.
     public var image: ToneMapImage?
     /// Findings from `GainMapValidation.validate`, sorted by offset then code.
-    public var findings: [GainMapFinding]
+    public var findings: [Finding]
 
     /// The metadata a reader may use: present and with no error-level finding (libavif would use it).
     public var usableMetadata: GainMapMetadata? {
@@ -16,7 +17,7 @@ public struct ToneMapDecoding: Sendable, Hashable {
 /// Errors from encoding gain-map metadata.
 public enum GainMapError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The metadata fails validation; the findings say why.
-    case invalidMetadata([GainMapFinding])
+    case invalidMetadata([Finding])
     /// A writer input is unusable (the message says which and why).
     case invalidInput(String)
 
@@ -38,7 +39,7 @@ extension ToneMapImage {
     public static func decode(_ body: [UInt8]) -> ToneMapDecoding {
         guard let image = parse(body) else {
             return ToneMapDecoding(
-                image: nil, findings: [GainMapFinding(.tmapLength, .error, "tmap body is empty", offset: 0)])
+                image: nil, findings: [Finding(.tmapLength, .error, "tmap body is empty", offset: 0)])
         }
         return ToneMapDecoding(image: image, findings: GainMapValidation.validate(image))
     }
@@ -112,7 +113,7 @@ extension ToneMapImage {
     /// - Returns: the item body.
     /// - Throws: `GainMapError.invalidMetadata` with the findings.
     public func encoded() throws(GainMapError) -> [UInt8] {
-        guard let metadata else { throw .invalidMetadata([GainMapFinding(.tmapLength, .error, "no metadata")]) }
+        guard let metadata else { throw .invalidMetadata([Finding(.tmapLength, .error, "no metadata")]) }
         var probe = ToneMapImage(metadata: metadata)
         probe.version = version
         let findings = GainMapValidation.validate(probe)
@@ -167,12 +168,12 @@ public enum GainMapValidation {
     /// every denominator ≠ 0; gamma > 0; max ≥ min by Int64 cross-multiplication.
     /// - Parameter image: the parsed (or to-be-written) body.
     /// - Returns: findings sorted by offset, then code; empty when conformant.
-    public static func validate(_ image: ToneMapImage) -> [GainMapFinding] {
-        var out: [GainMapFinding] = []
+    public static func validate(_ image: ToneMapImage) -> [Finding] {
+        var out: [Finding] = []
         func add(
-            _ code: GainMapFindingCode, _ sev: GainMapSeverity, _ msg: String, _ field: ToneMapImage.Field, _ c: Int = 0
+            _ code: GainMapFindingCode, _ sev: Severity, _ msg: String, _ field: ToneMapImage.Field, _ c: Int = 0
         ) {
-            out.append(GainMapFinding(code, sev, msg, offset: image.offset(of: field, channel: c)))
+            out.append(Finding(code, sev, msg, offset: image.offset(of: field, channel: c)))
         }
         let supported = GainMapMetadata.supportedVersion
         guard image.version == 0 else {
@@ -183,7 +184,7 @@ public enum GainMapValidation {
         }
         guard let m = image.metadata else {
             out.append(
-                GainMapFinding(
+                Finding(
                     .tmapLength, .error,
                     "tmap body is \(image.byteCount) bytes, too short for its header (needs \(image.requiredByteCount))",
                     offset: image.truncatedAt ?? image.byteCount))
@@ -220,14 +221,14 @@ public enum GainMapValidation {
         }
         if let at = image.truncatedAt {
             out.append(
-                GainMapFinding(
+                Finding(
                     .tmapLength, .error,
                     "tmap body is \(image.byteCount) bytes; its \([142, 78].contains(image.requiredByteCount) ? "three" : "one")-channel \(image.layout.rawValue) layout needs \(image.requiredByteCount)",
                     offset: at))
         } else if image.trailingByteCount > 0 && m.minimumVersion <= supported {
             if m.writerVersion <= supported {
                 out.append(
-                    GainMapFinding(
+                    Finding(
                         .tmapExtraBytes, .error,
                         "\(image.trailingByteCount) bytes after the metadata with writer_version \(m.writerVersion); the body must end at \(image.requiredByteCount)",
                         offset: image.requiredByteCount))
@@ -270,7 +271,7 @@ public enum GainMapValidation {
         return sorted(out)
     }
 
-    static func sorted(_ f: [GainMapFinding]) -> [GainMapFinding] {
+    static func sorted(_ f: [Finding]) -> [Finding] {
         f.sorted { ($0.offset ?? -1, $0.code) < ($1.offset ?? -1, $1.code) }
     }
 }

@@ -1,3 +1,5 @@
+import Findings
+
 /// One box of the file's box tree (ISO/IEC 14496-12 §4.2): where it is, how big, and its children.
 ///
 /// The body is not copied: read it from the file's bytes through `bodyRange`. Unknown boxes are kept as they are
@@ -33,7 +35,7 @@ public struct Box: Sendable, Hashable {
 struct BoxTreeReader {
     let bytes: [UInt8]
     let limits: Limits
-    var findings: [ContainerFinding] = []
+    var findings: [Finding] = []
     var boxCount = 0
     var limitHit = false
 
@@ -43,8 +45,7 @@ struct BoxTreeReader {
     }
 
     mutating func add(_ code: String, _ message: String, offset: Int?) {
-        findings.append(
-            ContainerFinding(code: code, severity: FindingCode.severity(of: code), message: message, offset: offset))
+        findings.append(FindingCode.finding(code, message, offset: offset))
     }
 
     mutating func limit(_ what: String, offset: Int?) {

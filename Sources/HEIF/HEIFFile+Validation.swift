@@ -1,11 +1,11 @@
+import Findings
+
 /// Structural checks over the parsed model; each emits a stable code from `FindingCode`.
 extension HEIFFile {
-    func validate(pitmOffset: Int?, metaOffset: Int?) -> [ContainerFinding] {
-        var out: [ContainerFinding] = []
+    func validate(pitmOffset: Int?, metaOffset: Int?) -> [Finding] {
+        var out: [Finding] = []
         func add(_ code: String, _ message: String, _ offset: Int?) {
-            out.append(
-                ContainerFinding(code: code, severity: FindingCode.severity(of: code), message: message, offset: offset)
-            )
+            out.append(FindingCode.finding(code, message, offset: offset))
         }
         if let b = brands, !b.contains("mif1") {
             add(

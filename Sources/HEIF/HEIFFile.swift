@@ -1,3 +1,5 @@
+import Findings
+
 /// # The HEIF container layer
 ///
 /// A pure-Swift reader and writer for HEIF/HEIC/AVIF files (ISO/IEC 14496-12 ISOBMFF, ISO/IEC 23008-12 HEIF,
@@ -13,7 +15,7 @@
 /// file.references(from: id, type: "dimg")           // iref
 /// file.groups                                       // grpl (altr, …)
 /// file.payload(of: id)                              // all iloc extents, file offsets or idat, bounded
-/// file.findings                                     // [ContainerFinding]: code, severity, message, offset
+/// file.findings                                     // [Finding]: code, severity, message, evidence.offset
 /// ```
 /// The item graph (HEIFFile+ItemGraph.swift): `primaryItem`, `thumbnails(of:)`, `auxiliaryImages(of:)`,
 /// `auxiliaryType(of:)`, `metadataItems(describing:)`, `exifTIFF(of:)`, `xmp(of:)`, `grid(of:)`,
@@ -72,7 +74,7 @@ public struct HEIFFile: Sendable {
     /// The bodies of the top-level `mdat` boxes.
     public let mdat: [Range<Int>]
     /// Everything structurally wrong or noteworthy, in the order found.
-    public private(set) var findings: [ContainerFinding]
+    public private(set) var findings: [Finding]
 
     private let itemIndex: [UInt32: Int]
 

@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 
 /// The `readback inspect` view of a file: a summary for people (`text`) and a versioned machine form (`json`).
@@ -97,6 +98,26 @@ public struct Inspection: Codable, Sendable {
         public var children: [BoxSummary]?
     }
 
+    /// A container finding as the JSON form writes it, flat: `{code, severity, message, offset?}`.
+    public struct FindingSummary: Codable, Sendable, CustomStringConvertible {
+        public var code: String
+        public var severity: Severity
+        public var message: String
+        public var offset: Int?
+
+        init(_ f: Finding) {
+            code = f.code
+            severity = f.severity
+            message = f.message
+            offset = f.offset
+        }
+
+        /// The summary's line: the finding's own description.
+        public var description: String {
+            Finding(code: code, severity: severity, message: message, evidence: Evidence(offset: offset)).description
+        }
+    }
+
     public var schemaVersion: Int
     public var file: String
     public var fileBytes: Int
@@ -106,7 +127,7 @@ public struct Inspection: Codable, Sendable {
     public var gainMaps: [GainMapSummary]
     public var metadata: [MetadataSummary]
     public var groups: [GroupSummary]
-    public var findings: [ContainerFinding]
+    public var findings: [FindingSummary]
     public var boxes: [BoxSummary]?
 
     /// Builds the view of a parsed file.
@@ -189,7 +210,7 @@ public struct Inspection: Codable, Sendable {
                 bytes: f.payloadLength(of: it.id), describes: f.described(by: it.id))
         }
         groups = f.groups.map { GroupSummary(type: $0.type.description, id: $0.id, entities: $0.entities) }
-        findings = f.findings
+        findings = f.findings.map(FindingSummary.init)
         boxes = includeBoxes ? f.boxes.map(Inspection.boxSummary) : nil
     }
 

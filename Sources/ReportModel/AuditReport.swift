@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 
 /// The one versioned model every audit report is rendered from (JSON, HTML, JUnit).
@@ -6,8 +7,12 @@ import Foundation
 /// The model is pure data: the clock and the paths are injected by whoever builds it, so renderings are stable.
 /// The schema is documented in docs/report-schema.md.
 public struct AuditReport: Codable, Hashable, Sendable {
-    /// The version of this schema. Bump it on any change a reader could notice.
-    public static let currentSchemaVersion = 1
+    /// The version of this schema. Bump it on any change a reader could notice. Version 2 dropped
+    /// `files[].thumbnails` (thumbnails are files beside report.html now); nothing else changed.
+    public static let currentSchemaVersion = 2
+    /// The versions ``AuditReport/decode(_:)`` reads: a version-1 report (an earlier `--baseline`) reads as
+    /// version 2, its thumbnails ignored.
+    public static let readableSchemaVersions = 1...currentSchemaVersion
 
     public var schemaVersion: Int
     /// Readback's name and version.
@@ -106,100 +111,6 @@ public struct RunParameters: Codable, Hashable, Sendable {
     }
 }
 
-/// The severity of a finding, most severe first.
-public enum Severity: String, Codable, CaseIterable, Hashable, Sendable, Comparable {
-    case error
-    case warning
-    case knownLoss = "known-loss"
-    case info
-
-    /// 3 for error … 0 for info.
-    public var rank: Int {
-        switch self {
-        case .error: 3
-        case .warning: 2
-        case .knownLoss: 1
-        case .info: 0
-        }
-    }
-
-    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
-
-    /// True when a finding of this severity fails a gate set at `gate`.
-    public func fails(gate: Severity) -> Bool { rank >= gate.rank }
-}
-
-/// Where a finding comes from and what was expected.
-public struct Evidence: Codable, Hashable, Sendable {
-    /// A byte offset in the output file (box start), when the finding is about one place.
-    public var offset: UInt64?
-    /// What the source had, or what the specification requires.
-    public var expected: String?
-    /// What the output has.
-    public var actual: String?
-    /// A metadata field, `Group:Tag` (e.g. `ExifIFD:DateTimeOriginal`).
-    public var field: String?
-    /// A HEIF item ID.
-    public var item: UInt32?
-
-    public init(
-        offset: UInt64? = nil, expected: String? = nil, actual: String? = nil, field: String? = nil,
-        item: UInt32? = nil
-    ) {
-        self.offset = offset
-        self.expected = expected
-        self.actual = actual
-        self.field = field
-        self.item = item
-    }
-
-    public var isEmpty: Bool { offset == nil && expected == nil && actual == nil && field == nil && item == nil }
-}
-
-/// One thing the auditor noticed.
-public struct Finding: Codable, Hashable, Sendable {
-    /// A stable, dotted code (`gainmap.missing`, `metadata.lost`, …); the policy keys severities on it.
-    public var code: String
-    public var severity: Severity
-    /// One line of text.
-    public var message: String
-    public var evidence: Evidence?
-
-    public init(code: String, severity: Severity, message: String, evidence: Evidence? = nil) {
-        self.code = code
-        self.severity = severity
-        self.message = Self.oneLine(message)
-        self.evidence =
-            (evidence?.isEmpty ?? true)
-            ? nil
-            : evidence.map {
-                var e = $0
-                e.expected = e.expected.map(Self.oneLine)
-                e.actual = e.actual.map(Self.oneLine)
-                return e
-            }
-    }
-
-    /// Collapses line breaks and runs of white space into single spaces (libraries end messages with newlines).
-    public static func oneLine(_ s: String) -> String {
-        s.split(whereSeparator: { $0.isNewline || $0 == "\t" }).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.joined(separator: " ")
-    }
-
-    /// The order findings are listed in: most severe first, then code, field, offset, message.
-    public static func reportOrder(_ a: Finding, _ b: Finding) -> Bool {
-        if a.severity != b.severity { return a.severity > b.severity }
-        if a.code != b.code { return a.code < b.code }
-        let af = a.evidence?.field ?? ""
-        let bf = b.evidence?.field ?? ""
-        if af != bf { return af < bf }
-        let ao = a.evidence?.offset ?? 0
-        let bo = b.evidence?.offset ?? 0
-        if ao != bo { return ao < bo }
-        return a.message < b.message
-    }
-}
-
 /// How one metadata field fared between source and output.
 public enum DiffStatus: String, Codable, CaseIterable, Hashable, Sendable {
     case kept, changed, lost, added
@@ -290,16 +201,6 @@ public struct DecodeResult: Codable, Hashable, Sendable {
     }
 }
 
-/// Small PNG previews as `data:image/png;base64,…` URIs (HTML report only).
-public struct Thumbnails: Codable, Hashable, Sendable {
-    public var primary: String?
-    public var gainMap: String?
-    public init(primary: String? = nil, gainMap: String? = nil) {
-        self.primary = primary
-        self.gainMap = gainMap
-    }
-}
-
 /// The pass/fail of one file against the gate.
 public enum Verdict: String, Codable, Hashable, Sendable {
     case pass, fail
@@ -328,12 +229,11 @@ public struct FileResult: Codable, Hashable, Sendable {
     /// Sorted by kind.
     public var gainMaps: [GainMapResult]
     public var decode: [DecodeResult]
-    public var thumbnails: Thumbnails?
 
     public init(
         name: String, source: String? = nil, output: String? = nil, sourceBytes: UInt64? = nil,
         outputBytes: UInt64? = nil, sha256: String? = nil, findings: [Finding] = [], metadata: [DiffRow] = [],
-        gainMaps: [GainMapResult] = [], decode: [DecodeResult] = [], thumbnails: Thumbnails? = nil
+        gainMaps: [GainMapResult] = [], decode: [DecodeResult] = []
     ) {
         self.name = name
         self.source = source
@@ -348,7 +248,6 @@ public struct FileResult: Codable, Hashable, Sendable {
         self.metadata = metadata.sorted { $0.field < $1.field }
         self.gainMaps = gainMaps.sorted { ($0.kind, $0.item ?? 0) < ($1.kind, $1.item ?? 0) }
         self.decode = decode
-        self.thumbnails = thumbnails
         self.worstSeverity = findings.map(\.severity).max()
         self.verdict = .pass
     }

@@ -6,8 +6,9 @@ extension AuditReport {
         public let found: Int?
         public var description: String {
             if let found {
+                let v = AuditReport.readableSchemaVersions
                 return
-                    "report schemaVersion \(found) is not supported (this build reads \(AuditReport.currentSchemaVersion))"
+                    "report schemaVersion \(found) is not supported (this build reads \(v.lowerBound) to \(v.upperBound))"
             }
             return "not a Readback report: no schemaVersion"
         }
@@ -15,15 +16,18 @@ extension AuditReport {
 
     private struct Probe: Decodable { let schemaVersion: Int? }
 
-    /// Decodes a report, checking `schemaVersion` before anything else.
+    /// Decodes a report, checking `schemaVersion` before anything else. The result is always a current report:
+    /// a version-1 report comes back with `schemaVersion` 2 (it differs only by the thumbnails, which are dropped).
     /// - Parameter data: the bytes of a `report.json`.
     /// - Returns: the report.
     /// - Throws: ``UnsupportedSchema`` for another version, or a `DecodingError`.
     public static func decode(_ data: Data) throws -> AuditReport {
         let probe = try JSONDecoder().decode(Probe.self, from: data)
         guard let v = probe.schemaVersion else { throw UnsupportedSchema(found: nil) }
-        guard v == currentSchemaVersion else { throw UnsupportedSchema(found: v) }
-        return try JSONDecoder().decode(AuditReport.self, from: data)
+        guard readableSchemaVersions.contains(v) else { throw UnsupportedSchema(found: v) }
+        var report = try JSONDecoder().decode(AuditReport.self, from: data)
+        report.schemaVersion = currentSchemaVersion
+        return report
     }
 
     /// The stable JSON text: keys sorted, two-space indentation, `schemaVersion` moved to the first line so a reader

@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import ReportModel
 
@@ -31,12 +32,7 @@ enum FixedReport {
                         field: "IFD0:Orientation", status: .expected, source: "6", output: "1", note: "pixels rotated"),
                 ],
                 gainMaps: [],
-                decode: [DecodeResult(target: "primary", status: "ok", width: 6000, height: 4000, bitDepth: 10)],
-                thumbnails: Thumbnails(
-                    primary: Thumbnailer.dataURI(
-                        Pixels(width: 4, height: 2, channels: 3, bitDepth: 8, samples: Array(repeating: 200, count: 24))
-                    ),
-                    gainMap: nil)),
+                decode: [DecodeResult(target: "primary", status: "ok", width: 6000, height: 4000, bitDepth: 10)]),
             FileResult(
                 name: "b/IMG_0002.heic", source: "b/IMG_0002.heic", output: "b/IMG_0002.heic", sourceBytes: 2_000_000,
                 outputBytes: 2_100_000, sha256: String(repeating: "cd", count: 32),
@@ -80,5 +76,13 @@ enum FixedReport {
             tool: ToolInfo(version: "0.0.0-test"),
             libraries: [LibraryVersion(name: "libheif", version: "X"), LibraryVersion(name: "exiv2", version: "Y")],
             run: run, files: files, unmatchedOutputs: ["z/extra.heic"])
+    }
+
+    /// The thumbnails the HTML golden shows, inlined: a primary for the first file only.
+    static func thumbnails(_ index: Int) -> ThumbnailLinks {
+        guard index == 0 else { return ThumbnailLinks() }
+        return ThumbnailLinks(
+            primary: Thumbnailer.dataURI(
+                Pixels(width: 4, height: 2, channels: 3, bitDepth: 8, samples: Array(repeating: 200, count: 24))))
     }
 }

@@ -38,14 +38,18 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     _ = try Constructed.write(try Constructed.heic(), "complete.heic", in: outputs)
     _ = try Constructed.write(try Constructed.heic(noXMP), "aux-without-xmp.heic", in: outputs)
     _ = try Constructed.write(Array(try Constructed.heic().dropLast(300)), "truncated.heic", in: outputs)
+    // The thumbnails are files beside the page (thumbs/), as `readback audit --report` writes them.
+    let thumbs = ThumbnailFolder(reportDirectory: dir)
     let report = Auditor.run(
         try Pairing.outputsOnly(outputs), options: AuditOptions(thumbnails: true, jobs: 2), mode: "outputs-only",
         roots: ["outputs": "out"], tool: ToolInfo(version: "test"), libraries: [],
-        clock: { Date(timeIntervalSince1970: 0) })
+        clock: { Date(timeIntervalSince1970: 0) }, thumbnails: thumbs)
     #expect(report.summary.files == 3)
     #expect(report.summary.failed == 2)
+    let written = try FileManager.default.contentsOfDirectory(atPath: thumbs.url.path).count
+    #expect(written >= 4, "two images each for the two decodable files")
     // A page script that checks what the DOM must show and logs one line the test looks for.
-    var html = HTMLRenderer.render(report)
+    var html = HTMLRenderer.render(report, thumbnails: thumbs.links)
     let probe = """
         <script>(function(){
           var t=document.getElementById('filetable'), s=document.getElementById('summary');
@@ -63,7 +67,15 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
           document.body.setAttribute('data-probe','rows='+t.tBodies[0].rows.length+' cards='+s.querySelectorAll('.card').length+' imgs='+imgs.length+' asc='+asc+' desc='+desc+' filtered='+shown+' pass='+passShown);
         })();</script>
         """
-    html = html.replacingOccurrences(of: "</body>", with: probe + "\n</body>")
+    // Once the page has loaded: how many of its images loaded (a missing or broken file has naturalWidth 0).
+    let loadProbe = """
+        <script>window.addEventListener('load',function(){
+          var imgs=Array.prototype.slice.call(document.images);
+          var loaded=imgs.filter(function(i){return i.complete&&i.naturalWidth>0;}).length;
+          document.body.setAttribute('data-images',loaded+' of '+imgs.length+' loaded');
+        });</script>
+        """
+    html = html.replacingOccurrences(of: "</body>", with: probe + "\n" + loadProbe + "\n</body>")
     let page = dir.appendingPathComponent("report.html")
     try html.write(to: page, atomically: true, encoding: .utf8)
 
@@ -80,6 +92,8 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     #expect(probeLine.contains("asc=aux-without-xmp.heic desc=truncated.heic"), "probe: \(probeLine)")
     #expect(probeLine.contains("filtered=2 of 3 shown"), "probe: \(probeLine)")
     #expect(probeLine.contains("pass=1 of 3 shown"), "probe: \(probeLine)")
+    // Every thumbnail file the audit wrote is shown, and loads.
+    #expect(dom.contains("data-images=\"\(written) of \(written) loaded\""), "probe: \(probeLine)")
 
     // The screenshot of the real report (unmodified), and its console.
     let reports = Repo.root.appendingPathComponent("Reports")
@@ -87,7 +101,7 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     let shot = reports.appendingPathComponent("report-screenshot.png")
     try? FileManager.default.removeItem(at: shot)
     let real = dir.appendingPathComponent("real.html")
-    try HTMLRenderer.render(report).write(to: real, atomically: true, encoding: .utf8)
+    try HTMLRenderer.render(report, thumbnails: thumbs.links).write(to: real, atomically: true, encoding: .utf8)
     let (s2, _, err) = try chromium(["--screenshot=\(shot.path)", "--window-size=1280,900", real.absoluteString])
     #expect(s2 == 0)
     let console = err.split(separator: "\n").filter { $0.contains(":CONSOLE") }

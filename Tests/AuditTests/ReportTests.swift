@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import FoundationXML
 import ReportModel
@@ -28,7 +29,7 @@ import Testing
     let r = FixedReport.make()
     let text = r.jsonText()
     let lines = text.split(separator: "\n")
-    #expect(lines[1] == "  \"schemaVersion\" : 1,")
+    #expect(lines[1] == "  \"schemaVersion\" : 2,")
     let back = try AuditReport.decode(Data(text.utf8))
     #expect(back == r)
     #expect(Golden.check(text, named: "report.json") == nil)
@@ -36,13 +37,27 @@ import Testing
 
 @Test func readersRefuseAnotherSchemaVersion() {
     let r = FixedReport.make()
-    let text = r.jsonText().replacingOccurrences(of: "\"schemaVersion\" : 1,", with: "\"schemaVersion\" : 99,")
+    let text = r.jsonText().replacingOccurrences(of: "\"schemaVersion\" : 2,", with: "\"schemaVersion\" : 99,")
     #expect(throws: AuditReport.UnsupportedSchema.self) { try AuditReport.decode(Data(text.utf8)) }
     #expect(throws: AuditReport.UnsupportedSchema.self) { try AuditReport.decode(Data("{\"files\": []}".utf8)) }
 }
 
+/// Schema 2 only dropped `files[].thumbnails`: a version-1 report (an earlier `--baseline`) still reads, as the
+/// same report without its thumbnails.
+@Test func readersReadAVersionOneReportWithItsThumbnails() throws {
+    let r = FixedReport.make()
+    var v1 = r.jsonText().replacingOccurrences(of: "\"schemaVersion\" : 2,", with: "\"schemaVersion\" : 1,")
+    v1 = v1.replacingOccurrences(
+        of: "      \"sha256\" : \"\(String(repeating: "ab", count: 32))\",",
+        with: "      \"sha256\" : \"\(String(repeating: "ab", count: 32))\",\n"
+            + "      \"thumbnails\" : { \"primary\" : \"data:image/png;base64,iVBORw0KGgo=\" },")
+    #expect(v1.contains("\"thumbnails\""))
+    #expect(try AuditReport.decode(Data(v1.utf8)) == r)
+    #expect(!r.jsonText().contains("thumbnails"))
+}
+
 @Test func htmlMatchesGolden() {
-    let html = HTMLRenderer.render(FixedReport.make())
+    let html = HTMLRenderer.render(FixedReport.make(), thumbnails: FixedReport.thumbnails)
     #expect(Golden.check(html, named: "report.html") == nil)
     // Self-contained: no network references.
     #expect(!html.contains("http://") && !html.contains("https://"))

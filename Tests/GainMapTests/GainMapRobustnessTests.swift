@@ -124,7 +124,7 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
         edit(&b)
         return try #require(GainMapInspector.inspect(HEIFFile(bytes: b.build())).reports.first)
     }
-    func codes(_ r: GainMapReport) -> Set<GainMapFindingCode> { Set(r.findings.map(\.code)) }
+    func codes(_ r: GainMapReport) -> Set<GainMapFindingCode> { Set(r.findings.compactMap(\.gainMapCode)) }
     let base = try #require(file.primaryItemID)
     // Wrong altr order.
     var r = try inspectEdited { b in
@@ -200,16 +200,16 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
     var b = HEIFBuilder(file: file)
     b.removeItem(w.toneMapItemID)
     let ins = GainMapInspector.inspect(HEIFFile(bytes: b.build()))
-    #expect(ins.findings.map(\.code) == [.brandWithoutTmap])
+    #expect(ins.findings.map(\.gainMapCode) == [.brandWithoutTmap])
     #expect(ins.reports.map(\.forms) == [[.appleAux]])
     // A constant map is caught when decoding; an undecodable one too.
     let constant = GainMapInspector.inspect(file) { _ in
         DecodedPlane(width: 32, height: 24, bitDepth: 8, samples: .init(repeating: 7, count: 768))
     }
-    #expect(constant.reports[0].findings.map(\.code) == [.dataConstant])
+    #expect(constant.reports[0].findings.map(\.gainMapCode) == [.dataConstant])
     struct Boom: Error {}
     let broken = GainMapInspector.inspect(file) { _ in throw Boom() }
-    #expect(broken.reports[0].findings.map(\.code) == [.dataUndecodable])
+    #expect(broken.reports[0].findings.map(\.gainMapCode) == [.dataUndecodable])
 }
 
 @Test func inspectorSurvivesTruncatedFiles() throws {

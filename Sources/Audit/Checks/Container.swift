@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import HEIF
 import ReportModel
@@ -9,19 +10,13 @@ extension Checks {
         let file = HEIFFile(bytes: ctx.output)
         ctx.file = file
         for f in file.findings {
-            let sev: Severity =
-                switch f.severity {
-                case .error: .error
-                case .warning: .warning
-                case .info: .info
-                }
-            let evidence = Evidence(offset: f.offset.map { UInt64(max(0, $0)) })
+            let evidence = Evidence(offset: f.offset.map { max(0, $0) })
             if f.code == "box.truncated" || f.code == "iloc.extentPastEOF" {
                 ctx.add(
                     "container.truncated", .error, "the file is truncated: \(f.message)",
                     Evidence(offset: evidence.offset, actual: "\(ctx.output.count) bytes in the file"))
             } else {
-                ctx.add("container.\(f.code)", sev, f.message, evidence)
+                ctx.add("container.\(f.code)", f.severity, f.message, evidence)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import HEIF
 import HeifCodec
@@ -81,9 +82,10 @@ extension Checks {
         }
     }
 
-    static func thumbnail(_ img: HeifDecodedImage) -> String? {
+    /// The PNG thumbnail of a decoded image (≤ 160 px).
+    static func thumbnail(_ img: HeifDecodedImage) -> Data? {
         let px = Pixels(
             width: img.width, height: img.height, channels: img.channels, bitDepth: img.bitDepth, samples: img.samples)
-        return Thumbnailer.dataURI(px, maxSide: 160)
+        return Thumbnailer.png(px, maxSide: 160)
     }
 }

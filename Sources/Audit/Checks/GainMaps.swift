@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import GainMap
 import HEIF
@@ -88,14 +89,6 @@ enum GainMapView {
         return true
     }
 
-    static func severity(_ s: GainMapSeverity) -> Severity {
-        switch s {
-        case .error: .error
-        case .warning: .warning
-        case .info: .info
-        }
-    }
-
     /// - Parameters:
     ///   - inspection: the GainMap module's inspection.
     ///   - policy: severities are judged after the policy, so a part fails on what the policy calls an error.
@@ -105,10 +98,10 @@ enum GainMapView {
         var results: [GainMapResult] = []
         var findings: [Finding] = []
         var seen = Set<Finding>()
-        func add(_ g: GainMapFinding, item: UInt32?) {
+        func add(_ g: Finding, item: UInt32?) {
             let f = Finding(
-                code: g.code.rawValue, severity: severity(g.severity), message: g.message,
-                evidence: Evidence(offset: g.offset.map { UInt64(max(0, $0)) }, item: item))
+                code: g.code, severity: g.severity, message: g.message,
+                evidence: Evidence(offset: g.offset.map { max(0, $0) }, item: item))
             if seen.insert(f).inserted { findings.append(f) }
         }
         for g in inspection.findings { add(g, item: nil) }
@@ -118,8 +111,7 @@ enum GainMapView {
                 let k = kind(form)
                 func status(_ parts: [GainMapPart]) -> PartStatus {
                     let failing = parts.flatMap { r.part($0).findings }.contains {
-                        policy.severity(for: $0.code.rawValue, default: severity($0.severity)) == .error
-                            && concerns($0.code.rawValue, k)
+                        policy.severity(for: $0.code, default: $0.severity) == .error && concerns($0.code, k)
                     }
                     return failing ? .fail : .pass
                 }

@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import Metadata
 import MetadataIO
@@ -68,7 +69,7 @@ extension Checks {
             }
         }
         for f in diff.findings {
-            switch f.code {
+            switch f.metadataCode {
             case .doubleRotation:
                 if !ctx.findings.contains(where: { $0.code == "orientation.double-rotation" }) {
                     ctx.add(

@@ -1,4 +1,5 @@
 import ColorScience
+import Findings
 import Foundation
 import HEIF
 import ReportModel

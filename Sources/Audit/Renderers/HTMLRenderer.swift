@@ -1,16 +1,23 @@
+import Findings
 import Foundation
 import ReportModel
 
-/// Renders a report as one self-contained HTML page: inline CSS and JS, no network, images as data URIs.
+/// Renders a report as one HTML page: inline CSS and JS, no network. Thumbnails are `img` elements whose sources the
+/// caller gives: relative paths to files beside the page (`thumbs/…`, ``ThumbnailFolder``), or data URIs when the
+/// page must be one self-contained file.
 ///
 /// Layout: summary counts first; a sortable (click a header) and filterable (text box, verdict menu) table of files;
 /// then one collapsible detail block per file with its findings, metadata diff, gain-map parts (✓/✗/–), decode
 /// results and thumbnails.
 public enum HTMLRenderer {
     /// The HTML text.
-    /// - Parameter report: the report to render.
+    /// - Parameters:
+    ///   - report: the report to render.
+    ///   - thumbnails: the thumbnails' sources for the file at each index of `report.files` (none by default).
     /// - Returns: a UTF-8 HTML5 document ending in a newline.
-    public static func render(_ report: AuditReport) -> String {
+    public static func render(
+        _ report: AuditReport, thumbnails: (Int) -> ThumbnailLinks = { _ in ThumbnailLinks() }
+    ) -> String {
         let s = report.summary
         var h = """
             <!DOCTYPE html>
@@ -95,7 +102,9 @@ public enum HTMLRenderer {
             h += "</ul>\n"
         }
         h += "</section>\n<section id=\"details\"><h2>Details</h2>\n"
-        for (i, f) in report.files.enumerated() { h += detail(f, index: i, gate: report.run.failOn) }
+        for (i, f) in report.files.enumerated() {
+            h += detail(f, index: i, gate: report.run.failOn, thumbnails: thumbnails(i))
+        }
         h += "</section>\n<script>\(js)</script>\n</body>\n</html>\n"
         return h
     }
@@ -119,7 +128,7 @@ public enum HTMLRenderer {
         }
     }
 
-    static func detail(_ f: FileResult, index i: Int, gate: Severity) -> String {
+    static func detail(_ f: FileResult, index i: Int, gate: Severity, thumbnails t: ThumbnailLinks) -> String {
         // The first file opens by default, so its thumbnails and diff are visible without a click.
         var h =
             "<details id=\"f\(i)\" class=\"file \(f.verdict.rawValue)\"\(i == 0 ? " open" : "")><summary><b>\(esc(f.name))</b> — "
@@ -136,16 +145,7 @@ public enum HTMLRenderer {
         if let r = f.sizeRatio { h += "<tr><th>size ratio</th><td>\(String(format: "%.4f", r))</td></tr>" }
         if let d = f.sha256 { h += "<tr><th>sha256</th><td><code>\(esc(d))</code></td></tr>" }
         h += "</table>\n"
-        if let t = f.thumbnails, t.primary != nil || t.gainMap != nil {
-            h += "<div class=\"thumbs\">"
-            if let p = t.primary, safeURI(p) {
-                h += "<figure><img alt=\"primary\" src=\"\(p)\"><figcaption>primary</figcaption></figure>"
-            }
-            if let g = t.gainMap, safeURI(g) {
-                h += "<figure><img alt=\"gain map\" src=\"\(g)\"><figcaption>gain map</figcaption></figure>"
-            }
-            h += "</div>\n"
-        }
+        h += figures(t)
         h += "<h4>Findings</h4>"
         if f.findings.isEmpty {
             h += "<p>none</p>\n"
@@ -203,6 +203,19 @@ public enum HTMLRenderer {
         return h
     }
 
+    /// The thumbnails as figures, or nothing when there are none.
+    static func figures(_ t: ThumbnailLinks) -> String {
+        guard !t.isEmpty else { return "" }
+        var h = "<div class=\"thumbs\">"
+        if let p = t.primary, safeSource(p) {
+            h += "<figure><img alt=\"primary\" src=\"\(p)\"><figcaption>primary</figcaption></figure>"
+        }
+        if let g = t.gainMap, safeSource(g) {
+            h += "<figure><img alt=\"gain map\" src=\"\(g)\"><figcaption>gain map</figcaption></figure>"
+        }
+        return h + "</div>\n"
+    }
+
     static func tick(_ p: PartStatus) -> String {
         switch p {
         case .pass: "✓"
@@ -211,8 +224,9 @@ public enum HTMLRenderer {
         }
     }
 
-    /// Only our own PNG data URIs go into `src`.
-    static func safeURI(_ s: String) -> Bool {
+    /// Only our own thumbnails go into `src`: PNG data URIs, or the relative paths ``ThumbnailFolder`` writes.
+    static func safeSource(_ s: String) -> Bool {
+        if s.hasPrefix("thumbs/") { return ThumbnailFolder.isThumbnailName(String(s.dropFirst("thumbs/".count))) }
         let prefix = "data:image/png;base64,"
         guard s.hasPrefix(prefix) else { return false }
         return s.dropFirst(prefix.count).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+/=".contains($0)) }

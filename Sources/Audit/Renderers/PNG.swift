@@ -108,12 +108,18 @@ public struct Pixels: Sendable {
 
 /// Box-filter downscaling to a thumbnail.
 public enum Thumbnailer {
-    /// A PNG data URI of `pixels` scaled (box average) so its longer side is at most `maxSide`.
+    /// A PNG data URI of `pixels` scaled as ``png(_:maxSide:)`` scales them.
+    /// - Returns: the data URI, or nil for empty or inconsistent input.
+    public static func dataURI(_ pixels: Pixels, maxSide: Int = 160) -> String? {
+        png(pixels, maxSide: maxSide).map(PNG.dataURI)
+    }
+
+    /// A PNG of `pixels` scaled (box average) so its longer side is at most `maxSide`.
     /// - Parameters:
     ///   - pixels: decoded samples; 4 channels drop the 4th, 2 channels keep the first.
     ///   - maxSide: the longest side of the thumbnail in pixels.
-    /// - Returns: the data URI, or nil for empty or inconsistent input.
-    public static func dataURI(_ pixels: Pixels, maxSide: Int = 160) -> String? {
+    /// - Returns: the PNG bytes, or nil for empty or inconsistent input.
+    public static func png(_ pixels: Pixels, maxSide: Int = 160) -> Data? {
         let w = pixels.width
         let h = pixels.height
         let c = pixels.channels
@@ -151,7 +157,6 @@ public enum Thumbnailer {
                 }
             }
         }
-        guard let png = PNG.encode(width: tw, height: th, channels: outC, samples: out) else { return nil }
-        return PNG.dataURI(png)
+        return PNG.encode(width: tw, height: th, channels: outC, samples: out)
     }
 }

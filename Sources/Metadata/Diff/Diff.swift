@@ -1,3 +1,5 @@
+import Findings
+
 /// How one field fared between a source and an output.
 public enum DiffClass: String, Sendable, Hashable, Codable, CaseIterable {
     case kept
@@ -34,39 +36,60 @@ public struct DiffEntry: Sendable, Hashable, Codable {
     }
 }
 
-/// A finding for the audit (codes are stable; the audit engineer consumes them).
-public struct MetadataFinding: Sendable, Hashable, Codable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
-        case lost = "metadata.lost"
-        case changed = "metadata.changed"
-        case added = "metadata.added"
-        case knownLoss = "metadata.known-loss"
-        case knownLossNotHappened = "metadata.known-loss-not-happened"
-        case doubleRotation = "orientation.double-rotation"
-        case orientationChanged = "orientation.changed"
-    }
-    public let code: Code
-    /// The class of the field(s) involved; orientation findings are critical.
-    public let criticality: Criticality
-    /// The field, when the finding is about one.
-    public let key: FieldKey?
-    public let message: String
+/// Every finding code the metadata diff raises. The raw values are stable: the audit and its policy key on them.
+public enum MetadataFindingCode: String, Sendable, Hashable, Codable, CaseIterable {
+    case lost = "metadata.lost"
+    case changed = "metadata.changed"
+    case added = "metadata.added"
+    case knownLoss = "metadata.known-loss"
+    case knownLossNotHappened = "metadata.known-loss-not-happened"
+    case doubleRotation = "orientation.double-rotation"
+    case orientationChanged = "orientation.changed"
+}
 
-    public init(code: Code, criticality: Criticality, key: FieldKey?, message: String) {
-        self.code = code
-        self.criticality = criticality
-        self.key = key
-        self.message = message
+extension Criticality {
+    /// The default severity of a diff finding about a field of this class: critical → error, important →
+    /// warning, informational → info. The audit's policy decides the severity it reports, by code.
+    public var severity: Severity {
+        switch self {
+        case .critical: .error
+        case .important: .warning
+        case .informational: .info
+        }
     }
 
-    public var description: String { "\(code.rawValue) [\(criticality.rawValue)] \(message)" }
+    /// The class a diff finding's severity stands for (the inverse of ``severity``).
+    public init(severity: Severity) {
+        switch severity {
+        case .error: self = .critical
+        case .warning: self = .important
+        case .knownLoss, .info: self = .informational
+        }
+    }
+}
+
+extension Finding {
+    /// A metadata-diff finding: the class of the field(s) involved is its default severity (orientation findings
+    /// are critical), and the field, when it is about one, its evidence.
+    public init(code: MetadataFindingCode, criticality: Criticality, key: FieldKey?, message: String) {
+        self.init(
+            code: code.rawValue, severity: criticality.severity, message: message,
+            evidence: Evidence(field: key?.description))
+    }
+
+    /// The code as a metadata-diff code, nil for a code of another layer.
+    public var metadataCode: MetadataFindingCode? { MetadataFindingCode(rawValue: code) }
+    /// For a metadata-diff finding: the class its severity stands for.
+    public var criticality: Criticality { Criticality(severity: severity) }
+    /// For a metadata-diff finding: the field it is about (`evidence.field`).
+    public var key: FieldKey? { evidence?.field.flatMap(FieldKey.init) }
 }
 
 /// The result of comparing a source's metadata with an output's.
 public struct MetadataDiff: Sendable, Codable {
     /// Every field of either side, sorted by (group, name).
     public let entries: [DiffEntry]
-    public let findings: [MetadataFinding]
+    public let findings: [Finding]
     public let sourceOrientation: OrientationInfo
     public let outputOrientation: OrientationInfo
     public let sourceMakerNote: MakerNoteInfo?
@@ -83,7 +106,7 @@ public struct MetadataDiff: Sendable, Codable {
     /// True when a critical or important field was lost or changed, or an orientation finding was raised.
     public var hasSeriousLoss: Bool {
         findings.contains {
-            switch $0.code {
+            switch $0.metadataCode {
             case .lost, .changed: return $0.criticality != .informational
             case .doubleRotation, .orientationChanged: return true
             default: return false
@@ -108,7 +131,7 @@ public enum Diff {
         -> MetadataDiff
     {
         var entries: [DiffEntry] = []
-        var findings: [MetadataFinding] = []
+        var findings: [Finding] = []
         let outByKey = Dictionary(output.fields.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         let srcKeys = Set(source.fields.map(\.key))
 
@@ -133,13 +156,13 @@ public enum Diff {
                     entries.append(
                         DiffEntry(key: s.key, diffClass: .knownLoss, criticality: crit, source: s.value, output: nil))
                     findings.append(
-                        MetadataFinding(
+                        Finding(
                             code: .knownLoss, criticality: crit, key: s.key, message: "\(s.key) dropped (known loss)"))
                 } else {
                     entries.append(
                         DiffEntry(key: s.key, diffClass: .lost, criticality: crit, source: s.value, output: nil))
                     findings.append(
-                        MetadataFinding(
+                        Finding(
                             code: .lost, criticality: crit, key: s.key, message: "\(s.key) lost (was \(s.value))"))
                 }
                 continue
@@ -160,7 +183,7 @@ public enum Diff {
                 entries.append(
                     DiffEntry(key: s.key, diffClass: .changed, criticality: crit, source: s.value, output: o.value))
                 findings.append(
-                    MetadataFinding(
+                    Finding(
                         code: .changed, criticality: crit, key: s.key,
                         message: "\(s.key) changed: \(s.value) → \(o.value)"))
             }
@@ -182,7 +205,7 @@ public enum Diff {
             entries.append(DiffEntry(key: o.key, diffClass: .added, criticality: crit, source: nil, output: o.value))
             if !policy.ignoredAddedGroups.contains(o.key.group) {
                 findings.append(
-                    MetadataFinding(
+                    Finding(
                         code: .added, criticality: .informational, key: o.key, message: "\(o.key) added: \(o.value)"))
             }
         }
@@ -196,7 +219,7 @@ public enum Diff {
                     key: makerNoteKey, diffClass: known ? .knownLoss : .lost, criticality: .important,
                     source: .text(s.description), output: nil))
             findings.append(
-                MetadataFinding(
+                Finding(
                     code: known ? .knownLoss : .lost, criticality: .important, key: makerNoteKey,
                     message: "MakerNote (\(s)) dropped" + (known ? " (known loss)" : "")))
         case (let s?, let o?):
@@ -210,13 +233,13 @@ public enum Diff {
                     source: .text(s.description), output: .text(o.description)))
             if !same {
                 findings.append(
-                    MetadataFinding(
+                    Finding(
                         code: .changed, criticality: .important, key: makerNoteKey,
                         message: "MakerNote changed: \(s) → \(o)"))
             }
             if policy.isKnownLoss(makerNoteKey) {
                 findings.append(
-                    MetadataFinding(
+                    Finding(
                         code: .knownLossNotHappened, criticality: .informational, key: makerNoteKey,
                         message: "MakerNote survived although the policy lists it as a known loss"))
             }
@@ -230,7 +253,7 @@ public enum Diff {
         }
         for s in source.fields where policy.isKnownLoss(s.key) && outByKey[s.key] != nil && !s.structural {
             findings.append(
-                MetadataFinding(
+                Finding(
                     code: .knownLossNotHappened, criticality: .informational, key: s.key,
                     message: "\(s.key) survived although the policy lists it as a known loss"))
         }
@@ -240,7 +263,7 @@ public enum Diff {
         let oo = output.orientation
         if oo.doubleRotationHazard {
             findings.append(
-                MetadataFinding(
+                Finding(
                     code: .doubleRotation, criticality: .critical, key: orientationKey,
                     message:
                         "output has an irot/imir transform (orientation \(oo.heifTransform ?? 1)) and Exif Orientation \(oo.exif ?? 1): readers that apply both rotate twice"
@@ -250,16 +273,14 @@ public enum Diff {
         let outEff = oo.effective
         if srcEff != outEff && !(outEff == 1 && policy.outputPixelsUpright) {
             findings.append(
-                MetadataFinding(
+                Finding(
                     code: .orientationChanged, criticality: .critical, key: orientationKey,
                     message: "effective orientation changed: source \(srcEff), output \(outEff)"))
         }
 
         entries.sort { $0.key < $1.key }
         findings.sort {
-            ($0.criticality, $0.code.rawValue, $0.key?.description ?? "") < (
-                $1.criticality, $1.code.rawValue, $1.key?.description ?? ""
-            )
+            ($0.criticality, $0.code, $0.evidence?.field ?? "") < ($1.criticality, $1.code, $1.evidence?.field ?? "")
         }
         return MetadataDiff(
             entries: entries, findings: findings, sourceOrientation: so, outputOrientation: oo,

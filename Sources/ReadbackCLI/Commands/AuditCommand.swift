@@ -1,5 +1,7 @@
 import Audit
+import AuditHistory
 import Converter
+import Findings
 import Foundation
 import ReportModel
 
@@ -38,6 +40,8 @@ struct AuditCommand: Subcommand {
         .value("pairs", "FILE", "explicit pairs, one SOURCE<TAB>OUTPUT per line"),
         .value("policy", "FILE", "policy file: severities, fields that matter, known losses (docs/policy.md)"),
         .value("report", "DIR", "write report.json, report.html and junit.xml into DIR"),
+        .flag("no-thumbnails", "with --report: write no thumbnails (report.html shows none)"),
+        .flag("html-single-file", "with --report: inline the thumbnails into report.html instead of DIR/thumbs/"),
         .value("fail-on", "SEVERITY", "error|warning|known-loss|info: lowest severity that fails (default error)"),
         .value("baseline", "FILE", "an earlier report.json: fail only on regressions, list improvements"),
         .flag("no-decode", "fast mode: no pixel decoding (no decode.* checks, no thumbnails)"),
@@ -53,6 +57,68 @@ struct AuditCommand: Subcommand {
         if args.has("no-history"), args.value("history-db") != nil {
             throw UsageError("--no-history and --history-db contradict each other")
         }
+        let (pairing, mode, roots) = try Self.pairing(args)
+
+        var policy = Policy.builtIn
+        if let p = args.value("policy") {
+            do { policy = try Policy.load(path: p) } catch { throw IOFailure(error.description) }
+        }
+        var baseline: AuditReport? = nil
+        if let b = args.value("baseline") {
+            guard let data = FileManager.default.contents(atPath: b) else {
+                throw IOFailure("\(b): cannot read the baseline")
+            }
+            do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
+        }
+        let reportDir = args.value("report").map { URL(fileURLWithPath: $0) }
+        if reportDir == nil, let flag = ["no-thumbnails", "html-single-file"].first(where: { args.has($0) }) {
+            throw UsageError("--\(flag) needs --report DIR")
+        }
+        // Thumbnails are files in DIR/thumbs, written as each file is audited; an earlier run's are removed first.
+        let folder = reportDir.map { ThumbnailFolder(reportDirectory: $0) }
+        do { try folder?.clear() } catch {
+            throw IOFailure("\(folder!.url.path): cannot remove the earlier thumbnails (\(error.localizedDescription))")
+        }
+        let thumbnails = folder != nil && !args.has("no-decode") && !args.has("no-thumbnails")
+        let options = AuditOptions(
+            policy: policy, decode: !args.has("no-decode"), thumbnails: thumbnails, jobs: jobs, failOn: failOn,
+            digest: reportDir != nil || !args.has("no-history"))
+
+        let quiet = args.has("quiet")
+        let progress = Progress(console: console, quiet: quiet, failOn: failOn)
+        let tool = ToolInfo(version: readbackVersion)
+        let libraries = Readback.versionReport.filter { $0.0 != "readback" }.map {
+            LibraryVersion(name: $0.0, version: $0.1)
+        }
+        var report = Auditor.run(
+            pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries,
+            thumbnails: thumbnails ? folder : nil, progress: { done, total, r in progress.update(done, total, r) })
+        progress.finish()
+        if let baseline, let b = args.value("baseline") {
+            report.baseline = Baseline.compare(old: baseline, current: report, path: b)
+        }
+
+        if let reportDir {
+            if let e = folder?.firstError {
+                console.error("readback audit: warning: some thumbnails were not written: \(e.localizedDescription)")
+            }
+            let html: Auditor.HTMLThumbnails = args.has("html-single-file") ? .inlined : .linked
+            do { try Auditor.writeReports(report, to: reportDir, html: html) } catch {
+                throw IOFailure("\(reportDir.path): cannot write the reports (\(error.localizedDescription))")
+            }
+        }
+        if !args.has("no-history") {
+            let path = args.value("history-db") ?? History.defaultPath(environment: console.environment)
+            do { try History(path: path).record(report) } catch {
+                console.error("readback audit: warning: history not recorded in \(path): \(error)")
+            }
+        }
+        printSummary(report, console: console)
+        return report.gateFails ? .findings : .clean
+    }
+
+    /// What to audit, from the command line: the jobs, the mode's name and the roots as given.
+    static func pairing(_ args: ParsedArguments) throws -> (Pairing, String, [String: String]) {
         let pairing: Pairing
         let mode: String
         var roots: [String: String] = [:]
@@ -110,50 +176,7 @@ struct AuditCommand: Subcommand {
             throw UsageError(
                 "nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR")
         }
-
-        var policy = Policy.builtIn
-        if let p = args.value("policy") {
-            do { policy = try Policy.load(path: p) } catch { throw IOFailure(error.description) }
-        }
-        var baseline: AuditReport? = nil
-        if let b = args.value("baseline") {
-            guard let data = FileManager.default.contents(atPath: b) else {
-                throw IOFailure("\(b): cannot read the baseline")
-            }
-            do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
-        }
-        let reportDir = args.value("report").map { URL(fileURLWithPath: $0) }
-        let options = AuditOptions(
-            policy: policy, decode: !args.has("no-decode"), thumbnails: reportDir != nil, jobs: jobs, failOn: failOn,
-            digest: reportDir != nil || !args.has("no-history"))
-
-        let quiet = args.has("quiet")
-        let progress = Progress(console: console, quiet: quiet, failOn: failOn)
-        let tool = ToolInfo(version: readbackVersion)
-        let libraries = Readback.versionReport.filter { $0.0 != "readback" }.map {
-            LibraryVersion(name: $0.0, version: $0.1)
-        }
-        var report = Auditor.run(
-            pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries,
-            progress: { done, total, r in progress.update(done, total, r) })
-        progress.finish()
-        if let baseline, let b = args.value("baseline") {
-            report.baseline = Baseline.compare(old: baseline, current: report, path: b)
-        }
-
-        if let reportDir {
-            do { try Auditor.writeReports(report, to: reportDir) } catch {
-                throw IOFailure("\(reportDir.path): cannot write the reports (\(error.localizedDescription))")
-            }
-        }
-        if !args.has("no-history") {
-            let path = args.value("history-db") ?? History.defaultPath(environment: console.environment)
-            do { try History(path: path).record(report) } catch {
-                console.error("readback audit: warning: history not recorded in \(path): \(error)")
-            }
-        }
-        printSummary(report, console: console)
-        return report.gateFails ? .findings : .clean
+        return (pairing, mode, roots)
     }
 
     func printSummary(_ r: AuditReport, console: Console) {

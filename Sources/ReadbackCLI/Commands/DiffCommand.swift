@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import Metadata
 import MetadataIO
@@ -67,7 +68,7 @@ struct DiffCommand: Subcommand {
         let source: String
         let output: String
         let entries: [JSONEntry]
-        let findings: [MetadataFinding]
+        let findings: [JSONFinding]
         let counts: [String: [String: Int]]
         let sourceOrientation: OrientationInfo
         let outputOrientation: OrientationInfo
@@ -88,6 +89,20 @@ struct DiffCommand: Subcommand {
         }
     }
 
+    /// A diff finding as the JSON has always written it: `{code, criticality, key?, message}`.
+    struct JSONFinding: Encodable {
+        let code: String
+        let criticality: Criticality
+        let key: FieldKey?
+        let message: String
+        init(_ f: Finding) {
+            code = f.code
+            criticality = f.criticality
+            key = f.key
+            message = f.message
+        }
+    }
+
     static func json(_ d: MetadataDiff, source: String, output: String) throws -> String {
         var counts: [String: [String: Int]] = [:]
         for c in DiffClass.allCases {
@@ -102,7 +117,7 @@ struct DiffCommand: Subcommand {
                     key: $0.key.description, diffClass: $0.diffClass.rawValue, criticality: $0.criticality.rawValue,
                     source: $0.source?.description, output: $0.output?.description, note: $0.note)
             },
-            findings: d.findings, counts: counts, sourceOrientation: d.sourceOrientation,
+            findings: d.findings.map(JSONFinding.init), counts: counts, sourceOrientation: d.sourceOrientation,
             outputOrientation: d.outputOrientation, sourceMakerNote: d.sourceMakerNote,
             outputMakerNote: d.outputMakerNote)
         let enc = JSONEncoder()
@@ -149,7 +164,7 @@ struct DiffCommand: Subcommand {
         if !d.findings.isEmpty {
             lines.append("")
             lines.append("Findings:")
-            lines += d.findings.map { "  \($0.code.rawValue) [\($0.criticality.rawValue)] \($0.message)" }
+            lines += d.findings.map { "  \($0.code) [\($0.criticality.rawValue)] \($0.message)" }
         }
         lines.append("")
         lines.append(

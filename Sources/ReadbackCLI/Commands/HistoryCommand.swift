@@ -1,4 +1,4 @@
-import Audit
+import AuditHistory
 import Foundation
 
 /// `readback history`: recent audit runs and what changed between the last two.

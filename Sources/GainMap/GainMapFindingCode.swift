@@ -1,3 +1,5 @@
+import Findings
+
 /// Every finding code the GainMap module can raise, in one place. The raw values are stable: reports,
 /// baselines and the Audit module key on them.
 public enum GainMapFindingCode: String, Sendable, CaseIterable, Codable, Comparable {
@@ -58,52 +60,15 @@ public enum GainMapFindingCode: String, Sendable, CaseIterable, Codable, Compara
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// How bad a finding is, from a reader's point of view.
-public enum GainMapSeverity: String, Sendable, Codable, Comparable {
-    /// Readers (libavif, ImageIO) ignore or drop the gain map because of this.
-    case error
-    /// Non-conformant or suspicious, but readers still use the gain map.
-    case warning
-    /// Worth knowing; nothing is lost.
-    case info
-
-    private var rank: Int {
-        switch self {
-        case .error: 0
-        case .warning: 1
-        case .info: 2
-        }
-    }
-    public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
-}
-
-/// One problem found in a gain map: a stable code, a severity, a human message and where it is.
-public struct GainMapFinding: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The stable code.
-    public var code: GainMapFindingCode
-    /// How bad it is.
-    public var severity: GainMapSeverity
-    /// One line for a human: what is wrong, with the values involved.
-    public var message: String
-    /// Byte offset: inside the `tmap` body for codec findings, in the file once the completeness check has
-    /// placed them; nil when there is no single place.
-    public var offset: Int?
-
-    /// Makes a finding.
-    /// - Parameters:
-    ///   - code: the stable code.
-    ///   - severity: how bad it is.
-    ///   - message: one line for a human.
-    ///   - offset: where it is, if there is a single place.
-    public init(_ code: GainMapFindingCode, _ severity: GainMapSeverity, _ message: String, offset: Int? = nil) {
-        self.code = code
-        self.severity = severity
-        self.message = message
-        self.offset = offset
+extension Finding {
+    /// A gain-map finding: `code`'s stable string, a severity from a reader's point of view (`error`: readers such
+    /// as libavif or ImageIO ignore or drop the gain map; `warning`: non-conformant or suspicious, but readers still
+    /// use it; `info`: nothing is lost), a line for a person and the byte offset (inside the `tmap` body for codec
+    /// findings, in the file once the inspector has placed them; nil when there is no single place).
+    public init(_ code: GainMapFindingCode, _ severity: Severity, _ message: String, offset: Int? = nil) {
+        self.init(code: code.rawValue, severity: severity, message: message, evidence: Evidence(offset: offset))
     }
 
-    public var description: String {
-        let at = offset.map { " @\($0)" } ?? ""
-        return "[\(severity.rawValue)] \(code.rawValue)\(at): \(message)"
-    }
+    /// The code as a gain-map code, nil for a code of another layer.
+    public var gainMapCode: GainMapFindingCode? { GainMapFindingCode(rawValue: code) }
 }

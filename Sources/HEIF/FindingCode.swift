@@ -1,40 +1,11 @@
-/// A structural problem found while parsing a HEIF/ISOBMFF file: the parser never throws, it reports.
-public struct ContainerFinding: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// How bad a finding is. `error`: the file breaks a *shall* of ISO/IEC 23008-12 or cannot be read fully;
-    /// `warning`: valid or tolerated, but some readers fail on it; `info`: worth knowing.
-    public enum Severity: String, Sendable, Hashable, Codable, Comparable {
-        case error, warning, info
-        var rank: Int { self == .error ? 0 : self == .warning ? 1 : 2 }
-        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
-    }
-
-    /// A stable code from `FindingCode` (e.g. `pitm.missing`); never reworded.
-    public let code: String
-    public let severity: Severity
-    /// One line for a person.
-    public let message: String
-    /// The byte offset in the file of the box or field at fault, when there is one.
-    public let offset: Int?
-
-    public init(code: String, severity: Severity, message: String, offset: Int? = nil) {
-        self.code = code
-        self.severity = severity
-        self.message = message
-        self.offset = offset
-    }
-
-    public var description: String {
-        let at = offset.map { " @\($0)" } ?? ""
-        return "\(severity.rawValue) \(code)\(at): \(message)"
-    }
-}
+import Findings
 
 /// Every finding code the container layer emits, with its severity, in one table.
 ///
 /// Codes are stable identifiers that tests, baselines and reports key on; a code is never renamed.
 public enum FindingCode {
     /// (code, severity, what it means). The order is the documentation order.
-    public static let all: [(code: String, severity: ContainerFinding.Severity, meaning: String)] = [
+    public static let all: [(code: String, severity: Severity, meaning: String)] = [
         (
             "box.truncated", .error,
             "a box's declared size runs past its parent or the end of the file (offset of the box)"
@@ -87,7 +58,12 @@ public enum FindingCode {
     ]
 
     /// The severity of `code`, or `.error` for an unknown code.
-    public static func severity(of code: String) -> ContainerFinding.Severity {
+    public static func severity(of code: String) -> Severity {
         all.first { $0.code == code }?.severity ?? .error
+    }
+
+    /// A container finding for `code`, with the table's severity and the byte offset at fault as its evidence.
+    static func finding(_ code: String, _ message: String, offset: Int?) -> Finding {
+        Finding(code: code, severity: severity(of: code), message: message, evidence: Evidence(offset: offset))
     }
 }

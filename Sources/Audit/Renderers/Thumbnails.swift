@@ -1,0 +1,99 @@
+import Foundation
+
+/// A file's two thumbnails: the primary image's and the first gain map's.
+public struct ThumbnailPair<Value: Sendable & Hashable>: Sendable, Hashable {
+    public var primary: Value?
+    public var gainMap: Value?
+
+    public init(primary: Value? = nil, gainMap: Value? = nil) {
+        self.primary = primary
+        self.gainMap = gainMap
+    }
+
+    /// True when there is neither.
+    public var isEmpty: Bool { primary == nil && gainMap == nil }
+}
+
+/// Small PNG previews of one output's images, for the HTML report. They are never part of report.json, which
+/// holds findings and facts only.
+public typealias Thumbnails = ThumbnailPair<Data>
+
+/// What report.html shows for one file's thumbnails: an `img` source each (a relative path or a data URI).
+public typealias ThumbnailLinks = ThumbnailPair<String>
+
+/// The report's thumbnails as files beside report.html: `thumbs/<n>-primary.png` and `thumbs/<n>-gainmap.png`,
+/// where `n` is the file's index in the report. The audit writes them as each file is done (so memory does not grow
+/// with the number of files); report.html links them by relative path, or inlines them when it must be one file.
+public final class ThumbnailFolder: @unchecked Sendable {
+    /// The report's folder (the thumbnails go into its `thumbs` subfolder).
+    public let reportDirectory: URL
+    private let lock = NSLock()
+    private var error: (any Error)?
+
+    /// The two images of a file that get a thumbnail.
+    public enum Image: String, CaseIterable, Sendable {
+        case primary
+        case gainMap = "gainmap"
+    }
+
+    public init(reportDirectory: URL) { self.reportDirectory = reportDirectory }
+
+    /// `DIR/thumbs`.
+    public var url: URL { reportDirectory.appendingPathComponent("thumbs", isDirectory: true) }
+
+    /// `thumbs/3-primary.png`: the path report.html uses, relative to the report's folder.
+    public static func relativePath(index: Int, _ image: Image) -> String { "thumbs/\(index)-\(image.rawValue).png" }
+
+    /// True for a name this folder writes (`3-primary.png`, `12-gainmap.png`).
+    static func isThumbnailName(_ name: String) -> Bool {
+        guard name.hasSuffix(".png"), let dash = name.firstIndex(of: "-") else { return false }
+        let n = name[..<dash]
+        let kind = name[name.index(after: dash)...].dropLast(4)
+        return !n.isEmpty && n.allSatisfy(\.isASCII) && n.allSatisfy(\.isNumber)
+            && Image(rawValue: String(kind)) != nil
+    }
+
+    /// Removes the thumbnails a run left here (only files named as this folder names them, then the folder if that
+    /// leaves it empty), so a new report never shows an old run's image.
+    /// - Throws: the file system's error.
+    public func clear() throws {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: url.path) else { return }
+        for n in names where Self.isThumbnailName(n) { try fm.removeItem(at: url.appendingPathComponent(n)) }
+        if try fm.contentsOfDirectory(atPath: url.path).isEmpty { try fm.removeItem(at: url) }
+    }
+
+    /// Writes one file's thumbnails (creating the folder on first use). A failure is kept (``firstError``) and the
+    /// thumbnail is left out; the audit itself goes on.
+    public func write(_ t: Thumbnails, index: Int) {
+        let pngs = [(Image.primary, t.primary), (.gainMap, t.gainMap)].compactMap { i, d in d.map { (i, $0) } }
+        guard !pngs.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            for (image, png) in pngs { try png.write(to: file(index, image), options: .atomic) }
+        } catch {
+            lock.withLock { if self.error == nil { self.error = error } }
+        }
+    }
+
+    /// The first error met writing thumbnails, if any.
+    public var firstError: (any Error)? { lock.withLock { error } }
+
+    /// The sources report.html uses for file `index`: the relative paths of the thumbnails that exist.
+    public func links(index: Int) -> ThumbnailLinks {
+        func link(_ i: Image) -> String? {
+            FileManager.default.fileExists(atPath: file(index, i).path) ? Self.relativePath(index: index, i) : nil
+        }
+        return ThumbnailLinks(primary: link(.primary), gainMap: link(.gainMap))
+    }
+
+    /// The same thumbnails as PNG data URIs, read from their files (report.html as one self-contained file).
+    public func inlined(index: Int) -> ThumbnailLinks {
+        func uri(_ i: Image) -> String? { (try? Data(contentsOf: file(index, i))).map(PNG.dataURI) }
+        return ThumbnailLinks(primary: uri(.primary), gainMap: uri(.gainMap))
+    }
+
+    private func file(_ index: Int, _ image: Image) -> URL {
+        reportDirectory.appendingPathComponent(Self.relativePath(index: index, image))
+    }
+}

@@ -1,0 +1,27 @@
+import AuditHistory
+import Findings
+import ReportModel
+import Testing
+
+/// The audit history (the AuditHistory target, SQLite through Store) over the fixed report.
+@Test func historyStoresRunsAndDiffsTheLastTwo() throws {
+    let h = try History()
+    let r1 = FixedReport.make()
+    var r2 = r1
+    r2.files[0].findings.removeAll { $0.code == "metadata.lost" }
+    r2.files[1].findings.append(
+        Finding(code: "decode.gainmap-failed", severity: .error, message: "x", evidence: Evidence(item: 5)))
+    r2.recomputeSummary()
+    let id1 = try h.record(r1)
+    let id2 = try h.record(r2)
+    #expect(id2 > id1)
+    let runs = try h.recentRuns(limit: 10)
+    #expect(runs.map(\.id) == [id2, id1])
+    #expect(runs[1].files == 4 && runs[1].failed == 3 && runs[1].errors == 4)
+    #expect(runs[1].roots == "{\"outputs\": \"out\", \"sources\": \"src\"}")
+    let ch = try h.changes(from: id1, to: id2)
+    #expect(ch.new.map(\.code) == ["decode.gainmap-failed"])
+    #expect(ch.new.first?.subject == "item 5")
+    #expect(ch.fixed.map(\.code) == ["metadata.lost"])
+    #expect(ch.fixed.first?.subject == "GPS:GPSLatitude")
+}
