@@ -42,8 +42,9 @@ gzip -9n <"$work/debian/changelog" >"$doc/changelog.gz" && chmod 644 "$doc/chang
 
 (
   cd "$work"
-  dpkg-shlibdeps -Tdebian/readback.substvars debian/readback/usr/bin/readback
+  # DEBIAN/ first: dpkg-shlibdeps finds the package's root by it.
   mkdir -m 755 debian/readback/DEBIAN
+  dpkg-shlibdeps -Tdebian/readback.substvars debian/readback/usr/bin/readback
   dpkg-gencontrol -preadback -Pdebian/readback -Tdebian/readback.substvars
   cd debian/readback
   find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum >DEBIAN/md5sums

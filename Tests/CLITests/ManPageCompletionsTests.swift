@@ -55,7 +55,7 @@ func manPageDocumentsEveryOptionOfTheCommand(_ name: String) {
 
 @Test func manPageIsPlainASCIIRoffWithOnlyKnownRequests() {
     let page = ManPage.render(version: "9.8.7")
-    #expect(page.unicodeScalars.allSatisfy(\.isASCII))
+    #expect(page.unicodeScalars.allSatisfy { $0.isASCII })
     #expect(page.contains(".TH READBACK 1 \"\" \"readback 9.8.7\" \"User Commands\"\n"))
     #expect(page.contains(".SH NAME\nreadback \\- convert camera RAW to HEIC"))
     let known: Set<String> = ["TH", "SH", "SS", "PP", "TP", "IP", "RS", "RE", "nf", "fi", "br", "nh", "ad", "\\\""]
