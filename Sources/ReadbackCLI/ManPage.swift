@@ -111,21 +111,43 @@ enum ManPage {
 
     /// FILES, ENVIRONMENT and SEE ALSO: facts about the installed tool, not about one command.
     private static func trailer(_ r: inout Roff) {
-        r.macro("SH", "ENVIRONMENT")
-        r.macro("TP")
-        r.raw(Roff.bold("NO_COLOR"))
-        r.text("When set, output is never coloured (colour is used only on a terminal anyway).")
-        r.macro("TP")
-        r.raw(Roff.bold("XDG_STATE_HOME"))
-        r.text("Where readback audit keeps its history: $XDG_STATE_HOME/readback/history.db, else")
-        r.text("~/.local/state/readback/history.db.")
-        r.macro("SH", "FILES")
-        r.macro("TP")
-        r.raw(Roff.italic("/usr/share/doc/readback/policy.md"))
-        r.text("The audit policy file format (--policy): severities, fields that matter, known losses.")
-        r.macro("TP")
-        r.raw(Roff.italic("/usr/share/doc/readback/report-schema.md"))
-        r.text("The report.json schema and the history database's tables.")
+        let sections: [(String, [(tag: String, text: String)])] = [
+            (
+                "ENVIRONMENT",
+                [
+                    (
+                        Roff.bold("NO_COLOR"),
+                        "When set, output is never coloured (colour is used only on a terminal anyway)."
+                    ),
+                    (
+                        Roff.bold("XDG_STATE_HOME"),
+                        "Where readback audit keeps its history: $XDG_STATE_HOME/readback/history.db, else "
+                            + "~/.local/state/readback/history.db."
+                    ),
+                ]
+            ),
+            (
+                "FILES",
+                [
+                    (
+                        Roff.italic("/usr/share/doc/readback/policy.md"),
+                        "The audit policy file format (--policy): severities, fields that matter, known losses."
+                    ),
+                    (
+                        Roff.italic("/usr/share/doc/readback/report-schema.md"),
+                        "The report.json schema and the history database's tables."
+                    ),
+                ]
+            ),
+        ]
+        for (title, entries) in sections {
+            r.macro("SH", title)
+            for entry in entries {
+                r.macro("TP")
+                r.raw(entry.tag)
+                r.text(entry.text)
+            }
+        }
         r.macro("PP")
         r.text("With make install, these are under PREFIX/share/doc/readback instead (PREFIX defaults to /usr/local).")
         r.macro("SH", "SEE ALSO")
@@ -173,22 +195,13 @@ struct Roff {
     /// each `|` (long choice lists such as the x265 presets fit the line), and anything beyond ASCII as a groff
     /// Unicode escape, so the page renders the same in any locale.
     static func escape(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\\": out += "\\e"
-            case "-": out += "\\-"
-            case "|": out += "|\\:"
-            default:
-                if u.isASCII {
-                    out.unicodeScalars.append(u)
-                } else {
-                    let hex = String(u.value, radix: 16, uppercase: true)
-                    out += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
-                }
-            }
-        }
-        return out
+        let special: [Unicode.Scalar: String] = ["\\": "\\e", "-": "\\-", "|": "|\\:"]
+        return s.unicodeScalars.map { u in
+            if let replacement = special[u] { return replacement }
+            if u.isASCII { return String(u) }
+            let hex = String(u.value, radix: 16, uppercase: true)
+            return "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+        }.joined()
     }
 }
 

@@ -111,23 +111,19 @@ func manPageDocumentsEveryOptionOfTheCommand(_ name: String) {
 
 /// Runs the generated bash completion for the words typed so far (the last one is being completed).
 private func bashComplete(_ words: [String]) throws -> [String] {
-    let script = Completions.bash()
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/bin/bash")
-    p.arguments =
-        [
-            "-c",
-            "eval \"$READBACK_COMPLETION\"; COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _readback; "
-                + "printf '%s\\n' \"${COMPREPLY[@]}\"",
-            "_",
-        ] + words
-    p.environment = ["READBACK_COMPLETION": script, "PATH": "/usr/bin:/bin"]
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    #expect(p.terminationStatus == 0)
+    let command =
+        "eval \"$READBACK_COMPLETION\"; COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _readback; "
+        + "printf '%s\\n' \"${COMPREPLY[@]}\""
+    let bash = Process()
+    let output = Pipe()
+    (bash.executableURL, bash.arguments, bash.standardOutput) = (
+        URL(fileURLWithPath: "/bin/bash"), ["-c", command, "_"] + words, output
+    )
+    bash.environment = ["READBACK_COMPLETION": Completions.bash(), "PATH": "/usr/bin:/bin"]
+    try bash.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    bash.waitUntilExit()
+    #expect(bash.terminationStatus == 0)
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
 }
 
