@@ -12,14 +12,31 @@ BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 # Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 runs its stand-in,
 # procps (ps) finds what a run left behind.
 DIST_PACKAGES := slurm-wlm munge python3 procps
+# make deb: Debian's packaging tools (dpkg-shlibdeps, dpkg-gencontrol) and lintian, for that target only.
+DEB_PACKAGES := dpkg-dev lintian
+# make test-pkg: man (man -w, rendering) and zsh (parses the zsh completion).
+TEST_PKG_PACKAGES := man-db zsh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Release builds link the Swift runtime and Foundation statically, so `make install` and `make deb` ship a binary
+# that needs only Debian's libraries (docs/install.md). --static-swift-stdlib is in every module's compile
+# command: build other release products with it too (as `make ladder` does), or .build/release is compiled again
+# without it. The rest is link-only: no $ORIGIN run path (nothing is loaded from beside the binary) and
+# immediate binding (full RELRO), as Debian's hardening asks.
+SWIFT_RELEASE := $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
 RELEASE_BIN := .build/release/readback
+# make install / make uninstall, GNU style (also BINDIR MANDIR DOCDIR BASHCOMPDIR ZSHCOMPDIR; packaging/install.sh).
+PREFIX ?= /usr/local
+DESTDIR ?=
+# The version the release binary reports, read when a recipe needs it (after `release` has built it).
+VERSION = $(shell $(RELEASE_BIN) --version | awk '$$1 == "readback" { print $$2; exit }')
+DEB = readback_$(VERSION)_$(shell dpkg --print-architecture).deb
 DEBUG_BIN := .build/debug/readback
 # The real-world corpus (raw/, heic/, avif/ and MANIFEST.tsv), read in place by `make test-real`, `make bench` and
 # `make ladder`; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
 
-.PHONY: all deps bench-deps dist-deps build release test test-real test-dist demo corpus corpus-large lint fuzz bench ladder clean help
+.PHONY: all deps bench-deps dist-deps build release test test-real test-dist demo corpus corpus-large lint fuzz \
+        bench ladder clean help install uninstall deb deb-deps test-pkg test-container
 
 all: build
 
@@ -33,6 +50,11 @@ help:
 	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~10 min on 2 cores)"
 	@echo "make fuzz       run the HEIF parser fuzzer (libFuzzer)"
 	@echo "make lint       swift format lint"
+	@echo "make install    install readback, its man page, completions and docs (PREFIX=$(PREFIX) DESTDIR=)"
+	@echo "make uninstall  remove what make install installed (same PREFIX and DESTDIR)"
+	@echo "make deb        build readback_<version>_$(shell dpkg --print-architecture).deb and run lintian on it"
+	@echo "make test-pkg   install the .deb with apt-get, use it without a toolchain, purge it; install/uninstall"
+	@echo "make test-container  the Containerfile's steps in a debootstrap'ed bookworm root (root, network)"
 
 # Installs each missing Debian package; says what it installs; installs nothing when all are present.
 define apt_install
@@ -60,7 +82,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release --product readback
+	$(SWIFT_RELEASE) --product readback
 
 test: build
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --skip RealWorld
@@ -99,7 +121,7 @@ fuzz: deps
 
 # The audit comparisons read the real-world corpus in place (BENCH_CORPUS, else CORPUS).
 bench: bench-deps release
-	BENCH_CORPUS="$${BENCH_CORPUS:-$(abspath $(CORPUS))}" ./scripts/bench.sh $(RELEASE_BIN)
+	SWIFT_RELEASE="$(SWIFT_RELEASE)" BENCH_CORPUS="$${BENCH_CORPUS:-$(abspath $(CORPUS))}" ./scripts/bench.sh $(RELEASE_BIN)
 
 # The quality ladder (docs/quality-ladder.md): the 24 MP chart (`make corpus-large`, or generated here if missing), two real photos from the
 # corpus remosaiced into DNGs under Corpus/large/ (git-ignored, never committed) and the real DNG, read in place.
@@ -110,7 +132,7 @@ LADDER_REAL := $(CORPUS)/raw/photoprism_canon_eos_6d.dng
 LADDER_PHOTOS := iphone15pro-gainmap:photoprism_iphone_15_pro iphone13pro-pug:pillowheif_pug_iPhone13Pro
 
 ladder: release
-	$(SWIFT) build -c release --product readback-ladder
+	$(SWIFT_RELEASE) --product readback-ladder
 	@# Missing chart: generated into a temp folder, so the committed Corpus/ is left alone.
 	@[ -f $(LADDER_CHART) ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
 	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART)) $(LADDER_CHART); }
@@ -121,6 +143,32 @@ ladder: release
 	done
 	$(LADDER_BIN) run $(LADDER_CHART) $(foreach p,$(LADDER_PHOTOS),Corpus/large/remosaic-$(firstword $(subst :, ,$(p))).dng) \
 	  $(LADDER_REAL) --out docs/quality-ladder.tsv
+
+install: release
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh install $(RELEASE_BIN)
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh uninstall
+
+deb-deps:
+	$(call apt_install,$(DEB_PACKAGES))
+
+# The package's files are those of `make install PREFIX=/usr`; lintian fails the target on an error, and prints
+# warnings and notes (each remaining one is explained in docs/install.md).
+deb: release deb-deps
+	./packaging/deb.sh $(RELEASE_BIN) "$(VERSION)" $(DEB)
+	lintian --display-info --fail-on error $(DEB)
+
+# The deb through apt-get (packaging/test-pkg.sh), then make install and make uninstall into temporary DESTDIRs.
+test-pkg: deb
+	$(call apt_install,$(TEST_PKG_PACKAGES))
+	./packaging/test-pkg.sh $(DEB)
+	./packaging/test-install.sh "$(MAKE)"
+
+# Not part of .ci/run: needs the network and a few minutes of debootstrap. CONTAINER_ROOT=DIR reuses a bookworm root.
+test-container: deb
+	$(call apt_install,debootstrap)
+	./packaging/test-container.sh $(CONTAINER_ROOT)
 
 clean:
 	rm -rf .build Reports
