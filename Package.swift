@@ -126,6 +126,8 @@ let package = Package(
         ),
         .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),
         .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
+        // The house rules that hold for the whole package: file and function sizes, the package graph.
+        .testTarget(name: "HouseRulesTests"),
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
         .testTarget(
             name: "RealWorldTests",

@@ -279,6 +279,7 @@ public enum DNGWriter {
     ///   - scene: scene-linear colours in display orientation (what a viewer should show after orientation).
     ///   - spec: layout, bit depth, levels, orientation, camera and capture metadata.
     /// - Returns: the DNG bytes; identical for identical inputs.
+    // length: split with issue 20's sensor-noise model, which rewrites this function on another branch
     public static func write(scene: some SceneSource, spec: DNGSpec) -> [UInt8] {
         let o = spec.orientation
         let (sw, sh) = Orientation.storedSize(
