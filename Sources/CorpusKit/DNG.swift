@@ -245,8 +245,9 @@ public enum ColorMath {
     }
 }
 
-/// A deterministic generator (SplitMix64): the same seed gives the same sequence on every platform.
-public struct SplitMix64: Sendable {
+/// A deterministic generator (SplitMix64): the same seed gives the same sequence on every platform. The tests draw
+/// their reproducible inputs from it too (`Int.random(in:using:)`).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {

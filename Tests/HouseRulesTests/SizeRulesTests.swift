@@ -25,6 +25,8 @@ extension SwiftSource {
     // declaration, groups 2–6 its name.
     private static let declaration =
         #"(?:^|[^\w.])((?:func\s+([^\s(<]+)|(init)[?!]?\s*[(<]|(deinit)\b|(subscript)\s*[(<]|var\s+(\w+)\s*:[^={]*\{\s*$))"#
+    // Every declaration contains one of these: lines without any skip the regex.
+    private static let keywords = ["func", "init", "subscript", "var"]
     // Signature continuations that swift-format puts on the next line.
     private static let continuations = ["->", "throws", "rethrows", "async", "where", "{", ")"]
 
@@ -32,7 +34,7 @@ extension SwiftSource {
     var functions: [FunctionSpan] {
         let declaration = try! Regex(Self.declaration)
         var found: [FunctionSpan] = []
-        for (n, text) in code.enumerated() {
+        for (n, text) in code.enumerated() where Self.keywords.contains(where: text.contains) {
             for match in text.matches(of: declaration) {
                 let name = (2...6).lazy.compactMap { match.output[$0].substring.map(String.init) }.first ?? "?"
                 guard let start = match.output[1].range?.lowerBound else { continue }
