@@ -21,7 +21,7 @@ private let warn = PartVerdict.warn
 private let fail = PartVerdict.fail
 private let unv = PartVerdict.unverified
 
-/// Expected verdicts for every gain-map file in ../shared/corpus (MANIFEST.tsv "gain map:" column and the notes).
+/// Expected verdicts for every gain-map file in the real-world corpus (MANIFEST.tsv "gain map:" column and the notes).
 let gainMapExpectations: [String: GainMapExpectation] = [
     // libavif: valid files.
     "573a67fdd581f6e6": .init(
