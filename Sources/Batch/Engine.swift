@@ -93,10 +93,8 @@ public final class BatchEngine: Sendable {
         (outputRoot as NSString).appendingPathComponent(".readback/state.db")
     }
 
-    /// Jobs from cores and available memory. Measured with the streaming tiled converter (docs/tiling.md): a 24 MP
-    /// RAW peaks at 0.35 GB and a 50 MP RAW at 0.64 GB per job, read-back audit included; four 24 MP RAWs with two
-    /// jobs peak at 0.87 GB for the process (the heap `readback` keeps for reuse, `AllocatorTuning`, included); 1 GB
-    /// per job leaves room for 10-bit output and sensors up to about 80 MP.
+    /// Jobs from cores and available memory, about 1 GB per job: room for a 50 MP RAW with its read-back audit, 10-bit
+    /// output and sensors up to about 80 MP (measurements: docs/tiling.md).
     public static func defaultJobs(
         cores: Int = ProcessInfo.processInfo.activeProcessorCount,
         availableMemory: Int64? = BatchEngine.availableMemory()

@@ -28,8 +28,6 @@ public enum OutputColorSpace: String, Sendable, Codable, CaseIterable {
 /// docs/quality-ladder.tsv; `EncodingTarget.visuallyLossless`, checked against the data by FidelityTests): the
 /// smallest and fastest (preset, quality) whose decoded luma keeps mean SSIM ≥ 0.99 and every 64×64 block ≥ 0.97
 /// against the float render on every ladder image (24 MP chart, two remosaiced iPhone photos, a real Canon DNG).
-/// Measured there: 1.11 bits/pixel (≈ 3.3 MB per 24 MP), lowest mean SSIM-Y 0.9907, lowest block 0.9806; against
-/// medium q75, 0.40× the size and 0.22× the encode time.
 public struct ConvertOptions: Sendable, Equatable, Codable {
     /// libheif quality 0–100.
     public var quality: Int = 65
@@ -47,9 +45,8 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public var thumbnail: Bool = true
     /// Quality of the gain-map stream.
     public var gainMapQuality: Int = 90
-    /// x265 preset of the gain-map stream: the map is smooth, so the fastest preset costs no measurable fidelity
-    /// (gain map at full weight against the HDR rendition, ConverterTests: mean 0.0171 stops with ultrafast and with
-    /// veryfast, p99 0.248 both) and encodes the 24 MP chart's 3000×2000 map in ≈ 0.11 s instead of ≈ 0.34 s.
+    /// x265 preset of the gain-map stream: the map is smooth, so the fastest preset costs no measurable fidelity and
+    /// is about 3× faster (docs/tiling.md).
     public var gainMapSpeed: String = "ultrafast"
     /// Exif Software value.
     public var software: String = "Readback \(readbackVersion)"

@@ -139,7 +139,8 @@ public enum Corpus {
 
     /// Benchmark recipes (generated on demand into `large/`, git-ignored): 24 MP and 50 MP RGGB 14-bit, each stored
     /// uncompressed (the benchmark's input) and as lossless JPEG (Compression 7) with the same seed, so the same
-    /// scene and noise: the losslessly compressed RAW that issue 11's size goal measures the output against.
+    /// scene and noise: the losslessly compressed RAW that the benchmark's size goal (docs/bench.md) measures the
+    /// output against.
     public static let large: [CorpusRecipe] = [
         (6000, 4000, "large/chart-24mp-rggb-14bit", UInt64(500)),
         (8640, 5760, "large/chart-50mp-rggb-14bit", UInt64(501)),

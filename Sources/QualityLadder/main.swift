@@ -6,7 +6,7 @@ import GainMap
 import HEIF
 import HeifCodec
 
-// readback-ladder: the quality ladder of issue 11 (docs/quality-ladder.md) and the benchmark's frame writer.
+// readback-ladder: the quality ladder (docs/quality-ladder.md) and the benchmark's frame writer.
 //
 //   readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets a,b,..] [--qualities 40,50,..] [--merge]
 //       Renders each RAW with the converter, crops a centred region, encodes it with HeifCodec (x265 through
@@ -293,7 +293,7 @@ func run(_ raws: [String], options: [String: String]) throws {
         ($0.image, order[$0.preset] ?? 99, $0.quality) < ($1.image, order[$1.preset] ?? 99, $1.quality)
     }
     var text = """
-        # Readback quality ladder (issue 11): docs/quality-ladder.md explains the columns and the rule.
+        # Readback quality ladder: docs/quality-ladder.md explains the columns and the rule.
         # Written by `readback-ladder run` (make ladder). Readback \(readbackVersion); libheif \(Heif.version); x265 \(x265Version()).
         # Machine: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores (shared; encode_s is one wall-clock run).
         # Encode: HeifCodec, 8-bit RGB → YCbCr 4:2:0 (matrix 6, full range), x265 tune ssim; bytes = the coded HEVC item.

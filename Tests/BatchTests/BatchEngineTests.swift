@@ -1,6 +1,7 @@
 import Digest
 import Foundation
 import Store
+import TestSupport
 import Testing
 
 @testable import Batch
@@ -334,7 +335,7 @@ import Testing
 }
 
 @Test func anInjectedFailingWriterLeavesNoFileAndReportsENOSPC() throws {
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-batch")
     defer { try? FileManager.default.removeItem(at: dir) }
     let target = dir.appendingPathComponent(".readback-tmp-0a1b2c3d-0000-0000-0000-000000000000-x.heic").path
     var written = 0

@@ -45,6 +45,7 @@ struct CorpusCommand: Subcommand {
         .value("camera", "NAME", "remosaic: the camera profile (canon-5d4, sony-a7m3, synthetic)."),
     ]
 
+    // length: split with issue 20's `remosaic --iso`, which rewrites this function on another branch
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
         guard let action = args.positionals.first else {
             throw UsageError("corpus needs an action: generate, mutate or remosaic")
