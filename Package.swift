@@ -42,6 +42,8 @@ let package = Package(
 
         // 3. Pure Swift cores.
         .target(name: "Digest"),
+        // The sharding rule (`--shard K/N`: SHA-256 of a relative path mod N) and the source-list fingerprint.
+        .target(name: "Sharding", dependencies: ["Digest"]),
         // Colour science, a leaf: nclx code points, transfer curves, primaries matrices, luminance weights.
         .target(name: "ColorScience"),
         // The one finding shape (code, severity, message, evidence) that every checker fills; a leaf.
@@ -61,7 +63,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Exiv2Bridge",
+                "HeifCodec", "Exiv2Bridge", "Sharding",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -77,7 +79,7 @@ let package = Package(
         // 5. Batch.
         .target(
             name: "Batch",
-            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings"]
+            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding"]
         ),
 
         // 6–7. CLI.
@@ -85,7 +87,7 @@ let package = Package(
             name: "ReadbackCLI",
             dependencies: [
                 "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap",
-                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store",
+                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
@@ -101,6 +103,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
         .testTarget(name: "ColorScienceTests", dependencies: ["ColorScience"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
+        .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
         .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "HEIF", "TestSupport", "CorpusKit"]),
         .testTarget(
             name: "MetadataTests",
