@@ -121,6 +121,7 @@ let package = Package(
             name: "AuditTests",
             dependencies: [
                 "Audit", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "ReportModel", "TestSupport",
+                "Sharding",
             ]
         ),
         .testTarget(
