@@ -63,11 +63,13 @@ struct AuditCommand: Subcommand {
         if args.has("no-history"), args.value("history-db") != nil {
             throw UsageError("--no-history and --history-db contradict each other")
         }
-        var (pairing, mode, roots) = try Self.pairing(args)
         let shard = try ShardOption.parse(args, environment: console.environment)
+        if shard != nil, args.positionals.count == 2 {
+            throw UsageError("--shard splits a folder or a pairs file, not one pair")
+        }
+        var (pairing, mode, roots) = try Self.pairing(args)
         var shardRecords: (shard: ShardRecord, sourceList: SourceListRecord)?
         if let shard {
-            guard mode != "pair" else { throw UsageError("--shard splits a folder or a pairs file, not one pair") }
             let restricted = pairing.restricted(to: shard)
             pairing = restricted.pairing
             shardRecords = (restricted.shard, restricted.sourceList)

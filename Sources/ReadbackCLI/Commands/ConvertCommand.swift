@@ -83,7 +83,7 @@ struct ConvertCommand: Subcommand {
             "remove-originals", "trash|delete",
             "Once all files are done, remove originals whose output verified clean: trash (undoable) or delete."
         ),
-        ShardOption.spec("files"),
+        ShardOption.spec("files", sentence: true),
     ]
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
