@@ -115,9 +115,7 @@ public struct RunParameters: Codable, Hashable, Sendable {
         self.jobs = jobs
         self.policy = policy
         self.roots = roots
-        self.shard = shard
-        self.sourceList = sourceList
-        self.mergedShards = mergedShards
+        (self.shard, self.sourceList, self.mergedShards) = (shard, sourceList, mergedShards)
     }
 }
 
@@ -131,9 +129,7 @@ public struct ShardRecord: Codable, Hashable, Sendable {
     public var sources: Int
 
     public init(index: Int, count: Int, sources: Int) {
-        self.index = index
-        self.count = count
-        self.sources = sources
+        (self.index, self.count, self.sources) = (index, count, sources)
     }
 }
 
@@ -145,10 +141,7 @@ public struct SourceListRecord: Codable, Hashable, Sendable {
     /// SHA-256 of the relative paths sorted by their UTF-8 bytes, each followed by a line feed.
     public var sha256: String
 
-    public init(files: Int, sha256: String) {
-        self.files = files
-        self.sha256 = sha256
-    }
+    public init(files: Int, sha256: String) { (self.files, self.sha256) = (files, sha256) }
 }
 
 /// How one metadata field fared between source and output.
