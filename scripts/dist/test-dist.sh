@@ -26,7 +26,7 @@
 # The preset `readback` (the default) runs Readback itself: .build/release/readback, or $READBACK.
 #
 # Knobs: DIST_SHARDS (4), DIST_KILL_TASK (1), DIST_TIMEOUT seconds per wait (300), DIST_KEEP=1 keeps the folder,
-# DIST_COPIES (4): how many copies of Corpus/dng (19 DNGs) the source folder holds, under distinct folders.
+# DIST_COPIES (8): how many copies of Corpus/dng (19 DNGs) the source folder holds, under distinct folders.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export DIST_BIN=$PWD/scripts/dist
@@ -38,7 +38,7 @@ export DIST_SHARDS=${DIST_SHARDS:-4}
 export DIST_KILL_TASK=${DIST_KILL_TASK:-1}
 DIST_TIMEOUT=${DIST_TIMEOUT:-300}
 DIST_PRESET=${DIST_PRESET:-readback}
-export DIST_COPIES=${DIST_COPIES:-4} DIST_CORPUS=$PWD/Corpus/dng
+export DIST_COPIES=${DIST_COPIES:-8} DIST_CORPUS=$PWD/Corpus/dng
 
 # Hooks are single-quoted on purpose: their $VARIABLES expand when the hook runs (in the job), not here.
 # default NAME SNIPPET: NAME keeps the value the caller exported (even an empty one), else gets SNIPPET.
@@ -51,8 +51,9 @@ case $DIST_PRESET in
     export READBACK=${READBACK:-$PWD/.build/release/readback}
     [ -x "$READBACK" ] || { echo "test-dist: $READBACK is not built (make release)" >&2; exit 2; }
     # DIST_COPIES copies of the committed corpus under distinct folders (non-ASCII and spaces among them): about
-    # 19 files per task with the defaults, so a task can be killed mid-run.
-    default DIST_PREPARE 'names=(été "Ünï ✓" sub "a b"); for ((c = 0; c < DIST_COPIES; c++)); do d="$DIST_SRC/set-$c/${names[c % 4]}"; mkdir -p "$d"; cp "$DIST_CORPUS"/*.dng "$d/"; done; echo "$(find "$DIST_SRC" -name "*.dng" | wc -l) DNGs in $DIST_SRC"'
+    # 38 files per task with the defaults, so a task can be killed mid-run; plus two truncated DNGs that fail to
+    # convert, so some verdicts are "fail" (output.missing) and the gate fails in every run alike.
+    default DIST_PREPARE 'names=(été "Ünï ✓" sub "a b"); for ((c = 0; c < DIST_COPIES; c++)); do d="$DIST_SRC/set-$c/${names[c % 4]}"; mkdir -p "$d"; cp "$DIST_CORPUS"/*.dng "$d/"; done; for b in broken-1 "set-1/broken 2"; do head -c 30000 "$DIST_CORPUS/chart-rggb-12bit-o1.dng" >"$DIST_SRC/$b.dng"; done; echo "$(find "$DIST_SRC" -name "*.dng" | wc -l) DNGs in $DIST_SRC"'
     default DIST_REFERENCE '{ "$READBACK" convert "$DIST_SRC" --out "$DIST_WORK/ref-out" --quiet || [ $? = 1 ]; } && { "$READBACK" audit --sources "$DIST_SRC" --outputs "$DIST_WORK/ref-out" --report "$DIST_REF" --no-history --quiet || [ $? = 1 ]; }'
     # convert prints a line per finished file into the task's log (the kill waits for them; the requeued attempt
     # must say it skipped them).
