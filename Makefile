@@ -9,8 +9,8 @@ APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev 
                 libexiv2-dev exiv2 libsqlite3-dev sqlite3 libssl-dev libimage-exiftool-perl chromium
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
-# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 runs its stand-in,
-# procps (ps) finds what a run left behind.
+# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 compares the
+# merged verdicts and finds free ports, procps (ps) finds what a run left behind.
 DIST_PACKAGES := slurm-wlm munge python3 procps
 # make deb: Debian's packaging tools (dpkg-shlibdeps, dpkg-gencontrol) and lintian, for that target only.
 DEB_PACKAGES := dpkg-dev lintian
@@ -92,9 +92,10 @@ test-real: build
 	READBACK_REAL_CORPUS="$(abspath $(CORPUS))" SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --filter RealWorld
 
 # A throwaway single-node Slurm (munged, slurmctld, slurmd as root, every file in a temporary folder, stopped by
-# pid on exit) runs `sbatch --array=0-3` shards, a dependent merge, and a kill-and-requeue of one task.
-# scripts/dist/test-dist.sh names the hooks (DIST_TASK, DIST_MERGE, ...); DIST_PRESET=readback plugs Readback in.
-test-dist: dist-deps
+# pid on exit) runs `sbatch --array=0-3` shards of the release build's convert and audit over copies of Corpus/dng,
+# a dependent merge, a refused partial merge and a kill-and-requeue of one task; the merged verdicts must equal one
+# unsharded run's. scripts/dist/test-dist.sh names the hooks (DIST_TASK, DIST_MERGE, ...) and the knobs.
+test-dist: dist-deps release
 	./scripts/dist/test-dist.sh
 
 corpus: release

@@ -44,6 +44,8 @@ let package = Package(
         // SHA-256 in pure Swift, a leaf: in-memory bytes for the cores, files for the tools; its file-error type is the
         // one Hashing throws too.
         .target(name: "Digest"),
+        // The sharding rule (`--shard K/N`: SHA-256 of a relative path mod N) and the source-list fingerprint.
+        .target(name: "Sharding", dependencies: ["Digest"]),
         // Colour science, a leaf: nclx code points, transfer curves, primaries matrices, luminance weights.
         .target(name: "ColorScience"),
         // The one finding shape (code, severity, message, evidence) that every checker fills; a leaf.
@@ -63,7 +65,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec",
+                "HeifCodec", "Sharding",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -78,7 +80,7 @@ let package = Package(
         // 5. Batch.
         .target(
             name: "Batch",
-            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings"]
+            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding"]
         ),
 
         // 6–7. CLI.
@@ -86,7 +88,7 @@ let package = Package(
             name: "ReadbackCLI",
             dependencies: [
                 "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO",
-                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store",
+                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
@@ -107,6 +109,7 @@ let package = Package(
         .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
         .testTarget(name: "HeifCodecTests", dependencies: ["HEIF", "HeifCodec"]),
         .testTarget(name: "RawDecoderTests", dependencies: ["RawDecoder", "TestSupport"]),
+        .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
         .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "HEIF", "TestSupport"]),
         .testTarget(
@@ -128,8 +131,8 @@ let package = Package(
         .testTarget(
             name: "AuditTests",
             dependencies: [
-                "Audit", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec", "ReportModel",
-                "TestSupport",
+                "Audit", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec",
+                "ReportModel", "Sharding", "TestSupport",
             ]
         ),
         .testTarget(
@@ -137,7 +140,8 @@ let package = Package(
         .testTarget(
             name: "BatchTests",
             dependencies: [
-                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "Findings", "ReportModel", "Store", "TestSupport",
+                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "Findings", "ReportModel", "Sharding", "Store",
+                "TestSupport",
             ]
         ),
         .testTarget(

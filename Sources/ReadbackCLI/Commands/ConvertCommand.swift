@@ -34,6 +34,12 @@ struct ConvertCommand: Subcommand {
         --target picks a measured setting by name; --quality or --speed given with it win over its values:
         \(EncodingTarget.allCases.map { "  " + $0.summary }.joined(separator: "\n"))
 
+        --shard K/N converts only shard K of N: the files whose path relative to their SRC folder hashes (SHA-256
+        mod N) to K. Shards of one run may work at the same time, on many machines, into one --out folder: each
+        keeps its own store and lock (DIR/.readback/shard-K-of-N/state.db), so they never wait for one another, a
+        rerun of a shard resumes only that shard, and --remove-originals removes only that shard's originals, with
+        the same rules. --shard auto takes K and N from Slurm, Kubernetes or GitLab (docs/distributed.md).
+
         Exit status: 0 every file clean (or skipped), 1 some file failed or kept its original, 2 usage or I/O error
         (a missing SRC, disk full, store in use). A disk-full error stops the run: nothing is removed and no
         half-written file is left under a final name.
@@ -66,7 +72,10 @@ struct ConvertCommand: Subcommand {
             "print-defaults",
             "Print the encoding defaults (with --target NAME, that target's) and exit; with --json as one JSON object."),
         .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1 GB each)."),
-        .value("db", "PATH", "State database (default: DIR/.readback/state.db); a lock file sits beside it."),
+        .value(
+            "db", "PATH",
+            "State database (default: DIR/.readback/state.db, with --shard DIR/.readback/shard-K-of-N/state.db); a lock file sits beside it."
+        ),
         .flag("dry-run", "Show what would be converted, skipped and removed, with a size estimate; touch nothing."),
         .flag("quiet", "Print only errors and the final summary."),
         .flag("json", "Print one JSON object per finished file (with seconds per stage), per removal, and a summary."),
@@ -74,6 +83,7 @@ struct ConvertCommand: Subcommand {
             "remove-originals", "trash|delete",
             "Once all files are done, remove originals whose output verified clean: trash (undoable) or delete."
         ),
+        ShardOption.spec("files", sentence: true),
     ]
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
@@ -96,7 +106,8 @@ struct ConvertCommand: Subcommand {
         let config = BatchConfiguration(
             sources: args.positionals, outputRoot: out, databasePath: args.value("db"),
             options: conversion, jobs: jobs,
-            dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment)
+            dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment,
+            shard: try ShardOption.parse(args, environment: console.environment))
         let (converter, verifier) = ConvertAndAudit.make()
         let engine = BatchEngine(
             configuration: config, converter: converter, verifier: verifier,
