@@ -364,7 +364,7 @@ func summarize(_ rows: [LadderRow]) throws {
         let rule =
             t.measure == .viewing
             ? String(format: "viewing-size loss ≤ %.3f mean, ≤ %.3f every block", 1 - t.minMean, 1 - t.minWorst)
-            : String(format: "1:1 SSIM-Y mean ≥ %.3f, every block ≥ %.3f, no denoise", t.minMean, t.minWorst)
+            : String(format: "1:1 SSIM-Y mean ≥ %.3f, every block ≥ %.3f", t.minMean, t.minWorst)
         guard let c = Ladder.choose(rows, threshold: t) else {
             print("\(name) (\(rule)): no setting passes on every image")
             continue
