@@ -47,7 +47,7 @@ help:
 	@echo "make test-dist  run a sharded job array on a throwaway single-node Slurm (as root; docs/distributed.md)"
 	@echo "make corpus     regenerate Corpus/ deterministically"
 	@echo "make bench      side-by-side benchmarks against peer tools"
-	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~10 min on 2 cores)"
+	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~30 min on 2 shared cores)"
 	@echo "make fuzz       run the HEIF parser fuzzer (libFuzzer)"
 	@echo "make lint       swift format lint"
 	@echo "make install    install readback, its man page, completions and docs (PREFIX=$(PREFIX) DESTDIR=)"
@@ -124,26 +124,35 @@ fuzz: deps
 bench: bench-deps release
 	SWIFT_RELEASE="$(SWIFT_RELEASE)" BENCH_CORPUS="$${BENCH_CORPUS:-$(abspath $(CORPUS))}" ./scripts/bench.sh $(RELEASE_BIN)
 
-# The quality ladder (docs/quality-ladder.md): the 24 MP chart (`make corpus-large`, or generated here if missing), two real photos from the
-# corpus remosaiced into DNGs under Corpus/large/ (git-ignored, never committed) and the real DNG, read in place.
+# The quality ladder (docs/quality-ladder.md): the 24 MP chart with sensor noise at each ISO and its noiseless scene
+# (`make corpus-large`, or generated here if missing), the two corpus photos remosaiced with sensor noise at several
+# ISOs beside their noiseless twins (under Corpus/large/, git-ignored, never committed), and the corpus's three real
+# full-pixel DNGs, read in place. The settings measured are listed in docs/quality-ladder.settings.
 LADDER_BIN := .build/release/readback-ladder
-LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit-o1.dng
-LADDER_REAL := $(CORPUS)/raw/photoprism_canon_eos_6d.dng
+LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit
+LADDER_ISOS := 100 800 3200 12800
+LADDER_PHOTO_ISOS := 800 3200 12800
+LADDER_REAL := $(addprefix $(CORPUS)/raw/,photoprism_canon_eos_6d.dng tinydng_Canon550D_MagicLantern_colorchart.dng \
+               dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng)
 # name-in-the-ladder:corpus-HEIC pairs (the iPhone 15 Pro one carries an Apple gain map, applied by remosaic).
 LADDER_PHOTOS := iphone15pro-gainmap:photoprism_iphone_15_pro iphone13pro-pug:pillowheif_pug_iPhone13Pro
+LADDER_PHOTO_NAMES := $(foreach p,$(LADDER_PHOTOS),$(firstword $(subst :, ,$(p))))
 
 ladder: release
 	$(SWIFT_RELEASE) --product readback-ladder
-	@# Missing chart: generated into a temp folder, so the committed Corpus/ is left alone.
-	@[ -f $(LADDER_CHART) ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
-	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART)) $(LADDER_CHART); }
-	@for p in $(LADDER_PHOTOS); do \
-	  n=$${p%%:*}; h=$${p#*:}; \
-	  [ -f Corpus/large/remosaic-$$n.dng ] || \
-	  $(RELEASE_BIN) corpus remosaic $(CORPUS)/heic/$$h.heic --out Corpus/large/remosaic-$$n.dng || exit 2; \
-	done
-	$(LADDER_BIN) run $(LADDER_CHART) $(foreach p,$(LADDER_PHOTOS),Corpus/large/remosaic-$(firstword $(subst :, ,$(p))).dng) \
-	  $(LADDER_REAL) --out docs/quality-ladder.tsv
+	@# Missing charts: generated into a temp folder, so the committed Corpus/ is left alone.
+	@[ -f $(LADDER_CHART)-noiseless-o1.dng ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
+	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART))-iso*-o1.dng \
+	  /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART))-noiseless-o1.dng Corpus/large/; }
+	@for p in $(LADDER_PHOTOS); do n=$${p%%:*}; h=$${p#*:}; for iso in $(LADDER_PHOTO_ISOS); do \
+	  [ -f Corpus/large/remosaic-$$n-iso$$iso.dng ] || $(RELEASE_BIN) corpus remosaic $(CORPUS)/heic/$$h.heic \
+	    --iso $$iso --out Corpus/large/remosaic-$$n-iso$$iso.dng --clean Corpus/large/remosaic-$$n-noiseless.dng || exit 2; \
+	done; done
+	$(LADDER_BIN) run $(foreach i,$(LADDER_ISOS),$(LADDER_CHART)-iso$(i)-o1.dng=$(LADDER_CHART)-noiseless-o1.dng) \
+	  $(foreach n,$(LADDER_PHOTO_NAMES),$(foreach i,$(LADDER_PHOTO_ISOS),\
+	    Corpus/large/remosaic-$(n)-iso$(i).dng=Corpus/large/remosaic-$(n)-noiseless.dng)) \
+	  $(LADDER_REAL) --crop 1024x768 --settings "$$(grep -v '^#' docs/quality-ladder.settings | paste -sd';')" \
+	  --out docs/quality-ladder.tsv
 
 install: release
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh install $(RELEASE_BIN)

@@ -162,7 +162,7 @@ public enum Corpus {
     /// Writes the recipes' files and the MANIFEST into `folder`.
     /// - Parameters:
     ///   - folder: the corpus folder (created when missing).
-    ///   - includeLarge: also write the benchmark sizes into `folder/large/`.
+    ///   - includeLarge: also write the benchmark sizes into `folder/large/`: `large` and `noisyLarge`.
     ///   - goodHEIC: a good HEIC (normally the Converter's output for `goodHEICSource`): written as
     ///     `heic/good.heic` with its mutations in `heic/mutations/` (see `Mutator`). The CorpusKit layer cannot
     ///     encode HEVC, so the caller supplies it; the tests pass the committed one back in.
@@ -176,7 +176,7 @@ public enum Corpus {
     ) throws -> [ManifestEntry] {
         let fm = FileManager.default
         var rows: [ManifestEntry] = []
-        for r in tiny + (includeLarge ? large : []) {
+        for r in tiny + (includeLarge ? large + noisyLarge : []) {
             let url = folder.appendingPathComponent(r.file)
             try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             let bytes = r.dngBytes()

@@ -50,11 +50,17 @@ public struct HeifEncodeSettings: Sendable, Equatable {
     public var nclx: NCLX
     /// Optional ICC profile written as a second `colr` (`prof`) box.
     public var icc: [UInt8]?
+    /// x265 options passed through libheif as `x265:NAME` (applied after the preset and tune, in name order), e.g.
+    /// `["nr-intra": "200"]`. x265 ignores names it does not know without an error (docs/platform.md), so a caller
+    /// must check that an option changes the stream.
+    public var x265: [String: String]
 
     public init(
         quality: Int = 78, bitDepth: Int = 8, chroma: HeifChroma = .yuv420, preset: String = "medium",
-        tune: String = "ssim", lossless: Bool = false, nclx: NCLX = .displayP3, icc: [UInt8]? = nil
+        tune: String = "ssim", lossless: Bool = false, nclx: NCLX = .displayP3, icc: [UInt8]? = nil,
+        x265: [String: String] = [:]
     ) {
+        self.x265 = x265
         self.quality = quality
         self.bitDepth = bitDepth
         self.chroma = chroma
@@ -232,6 +238,12 @@ public enum HeifEncoder {
         }
         try check(heif_encoder_set_parameter_string(enc.ptr, "preset", settings.preset), "set preset")
         try check(heif_encoder_set_parameter_string(enc.ptr, "tune", settings.tune), "set tune")
+        for (name, value) in settings.x265.sorted(by: { $0.key < $1.key }) {
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+                throw HeifError(operation: "set x265 option", message: "invalid x265 option name '\(name)'")
+            }
+            try check(heif_encoder_set_parameter_string(enc.ptr, "x265:" + name, value), "set x265 \(name)")
+        }
         if let t = threads {
             guard t >= 1 && t <= 256 else {
                 throw HeifError(operation: "set threads", message: "threads must be 1…256, got \(t)")
