@@ -61,7 +61,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Exiv2Bridge",
+                "HeifCodec", "Exiv2Bridge", "Fidelity",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
