@@ -166,6 +166,9 @@ struct NumberList {
         let b = other.numbers.map(\.value)
         if a == b { return numbers.map(\.form) == other.numbers.map(\.form) ? .identical : .reencoded }
         guard let x = Self.degrees(a), let y = Self.degrees(b) else { return .changed }
+        // The same angle in another split (48° 51.494′ and 48° 51′ 29.64″) is the same coordinate: d/m/s and
+        // decimal minutes are both ways the tag is written, not a re-encoding of a value.
+        if abs(x - y) <= 1e-12 * max(abs(x), abs(y), 1) { return .identical }
         if abs(x - y) <= rule.same { return .reencoded }
         return Self.dms(x) == Self.dms(y) ? .rounded : .changed
     }
