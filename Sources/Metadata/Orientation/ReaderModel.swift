@@ -1,4 +1,4 @@
-/// What readers show of a file, by reader model (issue 18):
+/// What readers show of a file, by reader model:
 /// - a HEIF reader applies `irot`/`imir`/`clap` and ignores Exif Orientation (ISO/IEC 23008-12 §6.5.10, §6.5.12;
 ///   MIAF): libheif, Apple, browsers;
 /// - an Exif-only reader turns the coded pixels by Exif Orientation (CIPA DC-008 §4.6.4);

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How two values of one tag compare (issue 18), carried as data by each ``TagDefinition``.
+/// How two values of one tag compare, carried as data by each ``TagDefinition``.
 ///
 /// Three bands, tested in order on numbers (integers, rationals, reals and numeric text, element by element):
 /// - **same value**: within ``same`` (relative, or absolute degrees for coordinates). A value written in another

@@ -27,6 +27,9 @@ extension MetadataValue {
     public func compared(
         with output: MetadataValue, rule: ValueRule = .standard, conversion: ExiftoolConversion = .none
     ) -> ValueVerdict {
+        // The same representation is the same value, even one without a number's meaning (0/0, which cameras write
+        // for an unknown coordinate).
+        if self == output { return .identical }
         if let a = NumberList(self), let b = NumberList(output) {
             return rule.measure == .degrees ? a.coordinate(b, rule) : a.compared(b, rule, conversion)
         }

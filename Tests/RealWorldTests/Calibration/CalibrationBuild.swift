@@ -1,6 +1,6 @@
 import Foundation
 
-/// Builds each pair's output with the Debian tools, as a user runs them (issue 18).
+/// Builds each pair's output with the Debian tools, as a user runs them.
 enum CalibrationBuild {
     /// ImageMagick's own convert (Debian's), never a wrapper earlier on PATH.
     static let magick = FileManager.default.isExecutableFile(atPath: "/usr/bin/convert") ? "/usr/bin/convert" : "convert"

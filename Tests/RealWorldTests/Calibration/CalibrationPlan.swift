@@ -1,7 +1,7 @@
 import Digest
 import Foundation
 
-/// Which outputs the calibration builds from the corpus, chosen by what the files are, never by name (issue 18).
+/// Which outputs the calibration builds from the corpus, chosen by what the files are, never by name.
 ///
 /// Sources: the HEIF-family files (heic/heif/hif/avif) that carry camera metadata (exiftool reads an IFD0:Make) and
 /// that libheif's own `heif-convert` decodes (the truth's display needs it). Per source, cheaply (metadata-only

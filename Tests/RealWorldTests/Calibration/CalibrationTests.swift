@@ -4,7 +4,7 @@ import Foundation
 import ReportModel
 import Testing
 
-/// The audit calibrated on real tools' outputs (issue 18), inside `make test-real`: outputs are built at test time
+/// The audit calibrated on real tools' outputs, inside `make test-real`: outputs are built at test time
 /// from the corpus's phone and camera HEIF files (``CalibrationPlan``, ``CalibrationBuild``), each pair's truth is
 /// computed with other readers (``CalibrationTruth``), and the audit must agree with it:
 /// - every untouched copy has no error;

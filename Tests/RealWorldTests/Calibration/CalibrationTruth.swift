@@ -1,6 +1,6 @@
 import Foundation
 
-/// Each pair's truth from readers other than Readback (issue 18): exiftool's values (`-n -G1`) for GPS, capture time
+/// Each pair's truth from readers other than Readback: exiftool's values (`-n -G1`) for GPS, capture time
 /// and make/model; this folder's own box reader (``Boxes``) for the transforms and the gain map; and libheif's
 /// `heif-convert`, which applies irot/imir/clap as every HEIF reader does, for what is displayed.
 ///

@@ -4,7 +4,7 @@ import Foundation
 import ReportModel
 import Testing
 
-/// Every untouched file of the corpus against itself (issue 18): `readback audit F F` for the HEIF-family files (the
+/// Every untouched file of the corpus against itself: `readback audit F F` for the HEIF-family files (the
 /// audit's outputs), and the same pair judgement `readback diff F F` shows for the others (JPEG, RAW, metadata
 /// containers). No file may get an error, except the deliberately broken ones; and not even those may get an error
 /// that compares the pair (a file cannot lose anything against itself).
