@@ -12,8 +12,8 @@ BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 # `make test-real` calibrates the audit on real tools' outputs: it builds them with libvips and ImageMagick too
 # (libheif-examples' heif-convert/heif-enc and exiftool are in APT_PACKAGES).
 REAL_PACKAGES := libvips-tools imagemagick
-# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 runs its stand-in,
-# procps (ps) finds what a run left behind.
+# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 compares the
+# merged verdicts and finds free ports, procps (ps) finds what a run left behind.
 DIST_PACKAGES := slurm-wlm munge python3 procps
 # make deb: Debian's packaging tools (dpkg-shlibdeps, dpkg-gencontrol) and lintian, for that target only.
 DEB_PACKAGES := dpkg-dev lintian
@@ -50,7 +50,7 @@ help:
 	@echo "make test-dist  run a sharded job array on a throwaway single-node Slurm (as root; docs/distributed.md)"
 	@echo "make corpus     regenerate Corpus/ deterministically"
 	@echo "make bench      side-by-side benchmarks against peer tools"
-	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~10 min on 2 cores)"
+	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~30 min on 2 shared cores)"
 	@echo "make fuzz       run the HEIF parser fuzzer (libFuzzer)"
 	@echo "make lint       swift format lint"
 	@echo "make install    install readback, its man page, completions and docs (PREFIX=$(PREFIX) DESTDIR=)"
@@ -96,9 +96,10 @@ test-real: build
 	READBACK_REAL_CORPUS="$(abspath $(CORPUS))" SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --filter RealWorld
 
 # A throwaway single-node Slurm (munged, slurmctld, slurmd as root, every file in a temporary folder, stopped by
-# pid on exit) runs `sbatch --array=0-3` shards, a dependent merge, and a kill-and-requeue of one task.
-# scripts/dist/test-dist.sh names the hooks (DIST_TASK, DIST_MERGE, ...); DIST_PRESET=readback plugs Readback in.
-test-dist: dist-deps
+# pid on exit) runs `sbatch --array=0-3` shards of the release build's convert and audit over copies of Corpus/dng,
+# a dependent merge, a refused partial merge and a kill-and-requeue of one task; the merged verdicts must equal one
+# unsharded run's. scripts/dist/test-dist.sh names the hooks (DIST_TASK, DIST_MERGE, ...) and the knobs.
+test-dist: dist-deps release
 	./scripts/dist/test-dist.sh
 
 corpus: release
@@ -127,26 +128,35 @@ fuzz: deps
 bench: bench-deps release
 	SWIFT_RELEASE="$(SWIFT_RELEASE)" BENCH_CORPUS="$${BENCH_CORPUS:-$(abspath $(CORPUS))}" ./scripts/bench.sh $(RELEASE_BIN)
 
-# The quality ladder (docs/quality-ladder.md): the 24 MP chart (`make corpus-large`, or generated here if missing), two real photos from the
-# corpus remosaiced into DNGs under Corpus/large/ (git-ignored, never committed) and the real DNG, read in place.
+# The quality ladder (docs/quality-ladder.md): the 24 MP chart with sensor noise at each ISO and its noiseless scene
+# (`make corpus-large`, or generated here if missing), the two corpus photos remosaiced with sensor noise at several
+# ISOs beside their noiseless twins (under Corpus/large/, git-ignored, never committed), and the corpus's three real
+# full-pixel DNGs, read in place. The settings measured are listed in docs/quality-ladder.settings.
 LADDER_BIN := .build/release/readback-ladder
-LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit-o1.dng
-LADDER_REAL := $(CORPUS)/raw/photoprism_canon_eos_6d.dng
+LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit
+LADDER_ISOS := 100 800 3200 12800
+LADDER_PHOTO_ISOS := 800 3200 12800
+LADDER_REAL := $(addprefix $(CORPUS)/raw/,photoprism_canon_eos_6d.dng tinydng_Canon550D_MagicLantern_colorchart.dng \
+               dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng)
 # name-in-the-ladder:corpus-HEIC pairs (the iPhone 15 Pro one carries an Apple gain map, applied by remosaic).
 LADDER_PHOTOS := iphone15pro-gainmap:photoprism_iphone_15_pro iphone13pro-pug:pillowheif_pug_iPhone13Pro
+LADDER_PHOTO_NAMES := $(foreach p,$(LADDER_PHOTOS),$(firstword $(subst :, ,$(p))))
 
 ladder: release
 	$(SWIFT_RELEASE) --product readback-ladder
-	@# Missing chart: generated into a temp folder, so the committed Corpus/ is left alone.
-	@[ -f $(LADDER_CHART) ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
-	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART)) $(LADDER_CHART); }
-	@for p in $(LADDER_PHOTOS); do \
-	  n=$${p%%:*}; h=$${p#*:}; \
-	  [ -f Corpus/large/remosaic-$$n.dng ] || \
-	  $(RELEASE_BIN) corpus remosaic $(CORPUS)/heic/$$h.heic --out Corpus/large/remosaic-$$n.dng || exit 2; \
-	done
-	$(LADDER_BIN) run $(LADDER_CHART) $(foreach p,$(LADDER_PHOTOS),Corpus/large/remosaic-$(firstword $(subst :, ,$(p))).dng) \
-	  $(LADDER_REAL) --out docs/quality-ladder.tsv
+	@# Missing charts: generated into a temp folder, so the committed Corpus/ is left alone.
+	@[ -f $(LADDER_CHART)-noiseless-o1.dng ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
+	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART))-iso*-o1.dng \
+	  /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART))-noiseless-o1.dng Corpus/large/; }
+	@for p in $(LADDER_PHOTOS); do n=$${p%%:*}; h=$${p#*:}; for iso in $(LADDER_PHOTO_ISOS); do \
+	  [ -f Corpus/large/remosaic-$$n-iso$$iso.dng ] || $(RELEASE_BIN) corpus remosaic $(CORPUS)/heic/$$h.heic \
+	    --iso $$iso --out Corpus/large/remosaic-$$n-iso$$iso.dng --clean Corpus/large/remosaic-$$n-noiseless.dng || exit 2; \
+	done; done
+	$(LADDER_BIN) run $(foreach i,$(LADDER_ISOS),$(LADDER_CHART)-iso$(i)-o1.dng=$(LADDER_CHART)-noiseless-o1.dng) \
+	  $(foreach n,$(LADDER_PHOTO_NAMES),$(foreach i,$(LADDER_PHOTO_ISOS),\
+	    Corpus/large/remosaic-$(n)-iso$(i).dng=Corpus/large/remosaic-$(n)-noiseless.dng)) \
+	  $(LADDER_REAL) --crop 1024x768 --settings "$$(grep -v '^#' docs/quality-ladder.settings | paste -sd';')" \
+	  --out docs/quality-ladder.tsv
 
 install: release
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh install $(RELEASE_BIN)

@@ -3,8 +3,8 @@
 // Layers (bottom to top; a layer never imports one above it):
 //   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CExiv2Shim
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing
-//   3. pure Swift cores (no C)     leaves ColorScience and Findings; HEIF, Metadata, GainMap, ReportModel, CorpusKit,
-//                                  Fidelity
+//   3. pure Swift cores (no C)     leaves Digest, ColorScience and Findings; HEIF, Metadata, GainMap, ReportModel,
+//                                  CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
@@ -17,7 +17,7 @@ let package = Package(
     products: [
         .executable(name: "readback", targets: ["readback"]),
         .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
-        // The quality ladder (issue 11): `make ladder`; `readback-ladder frame` feeds the benchmark's floor.
+        // The quality ladder (docs/quality-ladder.md): `make ladder`; `readback-ladder frame` feeds the benchmark's floor.
         .executable(name: "readback-ladder", targets: ["QualityLadder"]),
     ],
     targets: [
@@ -41,7 +41,11 @@ let package = Package(
         .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
 
         // 3. Pure Swift cores.
+        // SHA-256 in pure Swift, a leaf: in-memory bytes for the cores, files for the tools; its file-error type is the
+        // one Hashing throws too.
         .target(name: "Digest"),
+        // The sharding rule (`--shard K/N`: SHA-256 of a relative path mod N) and the source-list fingerprint.
+        .target(name: "Sharding", dependencies: ["Digest"]),
         // Colour science, a leaf: nclx code points, transfer curves, primaries matrices, luminance weights.
         .target(name: "ColorScience"),
         // The one finding shape (code, severity, message, evidence) that every checker fills; a leaf.
@@ -50,7 +54,7 @@ let package = Package(
         .target(name: "Metadata", dependencies: ["Digest", "Findings"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
-        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "Metadata", "GainMap"]),
+        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
 
@@ -61,7 +65,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Exiv2Bridge", "Fidelity",
+                "HeifCodec", "Sharding", "Fidelity",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -69,69 +73,88 @@ let package = Package(
         .target(
             name: "Converter",
             dependencies: [
-                "ColorScience", "HEIF", "Metadata", "MetadataIO", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge",
-                "Fidelity",
+                "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity",
             ]
         ),
 
         // 5. Batch.
         .target(
             name: "Batch",
-            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings"]
+            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding"]
         ),
 
         // 6–7. CLI.
         .target(
             name: "ReadbackCLI",
             dependencies: [
-                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap",
-                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store",
+                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO",
+                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
 
         // Fuzzing entry point: `swift build --product FuzzHEIF --sanitize=fuzzer` (see Makefile `fuzz`).
-        .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF", "GainMap"]),
+        .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF"]),
         // Quality ladder: encodes rendered RAWs at every preset × quality and measures them (docs/quality-ladder.md).
         .executableTarget(
             name: "QualityLadder",
             dependencies: ["ColorScience", "Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
 
-        // Tests: one target per module, goldens and fixtures beside each.
-        .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
+        // Tests: one target per module, goldens and fixtures beside each; TestSupport holds what several share (goldens,
+        // the test DNG writer, the fixed report, the gain-map plane decoder).
+        .target(
+            name: "TestSupport", dependencies: ["Findings", "GainMap", "HeifCodec", "ReportModel"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "ColorScienceTests", dependencies: ["ColorScience"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
-        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "HEIF", "TestSupport", "CorpusKit"]),
+        .testTarget(name: "HeifCodecTests", dependencies: ["HEIF", "HeifCodec"]),
+        .testTarget(name: "RawDecoderTests", dependencies: ["RawDecoder", "TestSupport"]),
+        .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
+        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "HEIF", "TestSupport"]),
         .testTarget(
-            name: "MetadataTests",
-            dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "HEIF", "TestSupport", "CorpusKit"]
-        ),
+            name: "MetadataTests", dependencies: ["Exiv2Bridge", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
         .testTarget(
             name: "GainMapTests",
-            dependencies: ["ColorScience", "GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]
+            dependencies: ["ColorScience", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "TestSupport"]
         ),
+        .testTarget(name: "ReportModelTests", dependencies: ["ReportModel", "TestSupport"]),
+        .testTarget(name: "CorpusTests", dependencies: ["ColorScience", "CorpusKit", "Digest", "HEIF", "TestSupport"]),
+        .testTarget(name: "FidelityTests", dependencies: ["Converter", "Fidelity"]),
         .testTarget(
-            name: "CorpusTests", dependencies: ["ColorScience", "CorpusKit", "Digest", "RawDecoder", "TestSupport"]),
-        .testTarget(
-            name: "ConverterTests", dependencies: ["ColorScience", "Converter", "Audit", "CorpusKit", "TestSupport"]),
-        .testTarget(
-            name: "AuditTests",
+            name: "ConverterTests",
             dependencies: [
-                "Audit", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "ReportModel", "TestSupport",
+                "Audit", "ColorScience", "Converter", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "RawDecoder",
+                "ReportModel", "TestSupport",
             ]
         ),
         .testTarget(
-            name: "BatchTests",
-            dependencies: ["Batch", "Converter", "Digest", "Findings", "Store", "CorpusKit", "TestSupport"]
+            name: "AuditTests",
+            dependencies: [
+                "Audit", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec",
+                "ReportModel", "Sharding", "TestSupport",
+            ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),
-        .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
-        // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
+        .testTarget(
+            name: "AuditHistoryTests", dependencies: ["AuditHistory", "Findings", "ReportModel", "TestSupport"]),
+        .testTarget(
+            name: "BatchTests",
+            dependencies: [
+                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "Findings", "ReportModel", "Sharding", "Store",
+                "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "CLITests", dependencies: ["Batch", "Converter", "HEIF", "HeifCodec", "ReadbackCLI", "TestSupport"]),
+        // The house rules that hold for the whole package: file and function sizes, the package graph, citations.
+        .testTarget(name: "HouseRulesTests"),
+        // The real-world suite over a real-world corpus (make test-real CORPUS=DIR): run by `make test-real`, skipped
+        // by `make test`.
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "HEIF", "Metadata", "MetadataIO", "GainMap", "Audit", "Converter", "ReportModel", "HeifCodec",
-                "RawDecoder", "Exiv2Bridge", "Digest", "TestSupport",
+                "Audit", "Converter", "Digest", "Exiv2Bridge", "GainMap", "HEIF", "HeifCodec", "Metadata", "MetadataIO",
+                "RawDecoder", "ReportModel", "TestSupport",
             ]
         ),
     ],

@@ -125,11 +125,18 @@ enum Trash {
                 // Our own orphan (a run killed between creating the .trashinfo and the rename): no file in files/,
                 // and our Path or none. Reuse it rather than leave an entry pointing at nothing.
                 let existing = (try? String(contentsOfFile: infoPath, encoding: .utf8)) ?? ""
-                // An info file with no Path line at all is one cut off between its creation and its write.
+                // An info file with no Path line at all is one cut off between its creation and its write, once it
+                // is a minute old: a younger one may be another process's (another shard trashing a file of the
+                // same name into the same Trash) between its two steps, and reusing it would let both rename a file
+                // onto one name.
                 let lines = existing.split(separator: "\n")
+                let stale = (try FileOps.info(infoPath)).map {
+                    Date().timeIntervalSince1970 - Double($0.mtimeNs) / 1e9 > 60
+                }
                 let orphan =
                     (try FileOps.info(files + "/" + name)) == nil
-                    && (lines.contains { $0 == pathLine } || !lines.contains { $0.hasPrefix("Path=") })
+                    && (lines.contains { $0 == pathLine }
+                        || (!lines.contains { $0.hasPrefix("Path=") } && stale == true))
                 if orphan { fd = open(infoPath, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }
                 if fd < 0 {
                     n += 1

@@ -12,7 +12,7 @@
 #include <vector>
 
 // ---------------------------------------------------------------------------------------------
-// Process-wide setup and locking (platform-notes §3).
+// Process-wide setup and locking (docs/platform.md, exiv2).
 
 namespace {
 
@@ -468,7 +468,7 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
         std::unique_ptr<rb_exiv2_blob> result(new rb_exiv2_blob());
         result->bytes.assign(blob.begin(), blob.end());
 
-        // Compare after encoding: encode enforces the 64 KB APP1 limit silently (platform-notes §3).
+        // Compare after encoding: encode enforces the 64 KB APP1 limit silently.
         Exiv2::ExifData back;
         if (!blob.empty()) Exiv2::ExifParser::decode(back, blob.data(), static_cast<uint32_t>(blob.size()));
         std::map<std::string, long> after;

@@ -9,7 +9,7 @@ import Store
 public enum Readback {
     /// Every subcommand, in the order `--help` lists them.
     public static let commands: [any Subcommand] = [
-        ConvertCommand(), AuditCommand(), InspectCommand(), DiffCommand(), HistoryCommand(),
+        ConvertCommand(), AuditCommand(), MergeCommand(), InspectCommand(), DiffCommand(), HistoryCommand(),
         CorpusCommand(),
     ]
 

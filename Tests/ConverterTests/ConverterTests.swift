@@ -98,10 +98,7 @@ struct Fixture {
     // No transformative property anywhere on the primary.
     #expect(file.orientation(of: p) == 1)
     // The gain-map inspector (with libheif decoding the map) finds it complete, in both forms.
-    let inspection = GainMapInspector.inspect(file) { bytes in
-        let d = try HeifDecoder.decodePrimary(bytes, format: .mono)
-        return DecodedPlane(width: d.width, height: d.height, bitDepth: 8, samples: d.samples)
-    }
+    let inspection = GainMapInspector.inspect(file, decode: heifCodecPlane)
     #expect(inspection.reports.count == 1)
     if let rep = inspection.reports.first {
         #expect(rep.isComplete, "\(rep.findings)")
@@ -382,9 +379,6 @@ func srgbDecode(_ v: Float) -> Float { SRGBTransfer.decode(v) }
     #expect(gm.width % 2 == 0 && gm.height % 2 == 0 && gm.width >= 126 && gm.height >= 94)
     let (code, text) = run("heif-info", [out.path])
     #expect(code == 0, "\(text)")
-    let inspection = GainMapInspector.inspect(file) { b in
-        let m = try HeifDecoder.decodePrimary(b, format: .mono)
-        return DecodedPlane(width: m.width, height: m.height, bitDepth: 8, samples: m.samples)
-    }
+    let inspection = GainMapInspector.inspect(file, decode: heifCodecPlane)
     #expect(inspection.reports.first?.isComplete == true, "\(inspection.reports.first?.findings ?? [])")
 }

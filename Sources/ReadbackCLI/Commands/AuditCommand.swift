@@ -34,6 +34,11 @@ struct AuditCommand: Subcommand {
         evidence. The gate: exit 1 when a finding reaches --fail-on (default error); with --baseline, exit 1 only on
         regressions against that earlier report.json. Every run is stored in the history database (see
         'readback history') unless --no-history.
+
+        --shard K/N audits only shard K of N: the pairs whose source's path relative to --sources (with --outputs
+        alone: the output's path) hashes (SHA-256 mod N) to K, so audit shard K checks exactly what 'convert
+        --shard K/N' wrote. The report records run.shard and a fingerprint of the whole source list; 'readback
+        merge' joins the N reports into one. --shard auto reads Slurm, Kubernetes or GitLab (docs/distributed.md).
         Example: readback audit --sources raw/ --outputs heic/ --report Reports/ --jobs 2
         """
     let options: [OptionSpec] = [
@@ -51,6 +56,7 @@ struct AuditCommand: Subcommand {
         .flag("quiet", "print only the summary and failing files, no progress"),
         .value("history-db", "PATH", "history database (default $XDG_STATE_HOME/readback/history.db)"),
         .flag("no-history", "do not record this run in the history database"),
+        ShardOption.spec("sources (with --outputs alone: outputs)"),
     ]
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
@@ -59,7 +65,17 @@ struct AuditCommand: Subcommand {
         if args.has("no-history"), args.value("history-db") != nil {
             throw UsageError("--no-history and --history-db contradict each other")
         }
-        let (pairing, mode, roots) = try Self.pairing(args)
+        let shard = try ShardOption.parse(args, environment: console.environment)
+        if shard != nil, args.positionals.count == 2 {
+            throw UsageError("--shard splits a folder or a pairs file, not one pair")
+        }
+        var (pairing, mode, roots) = try Self.pairing(args)
+        var shardRecords: (shard: ShardRecord, sourceList: SourceListRecord)?
+        if let shard {
+            let restricted = pairing.restricted(to: shard)
+            pairing = restricted.pairing
+            shardRecords = (restricted.shard, restricted.sourceList)
+        }
 
         var policy = Policy.builtIn
         if let p = args.value("policy") {
@@ -96,6 +112,8 @@ struct AuditCommand: Subcommand {
             pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries,
             thumbnails: thumbnails ? folder : nil, progress: { done, total, r in progress.update(done, total, r) })
         progress.finish()
+        report.run.shard = shardRecords?.shard
+        report.run.sourceList = shardRecords?.sourceList
         if let baseline, let b = args.value("baseline") {
             report.baseline = Baseline.compare(old: baseline, current: report, path: b)
         }
@@ -114,6 +132,10 @@ struct AuditCommand: Subcommand {
             do { try History(path: path).record(report) } catch {
                 console.error("readback audit: warning: history not recorded in \(path): \(error)")
             }
+        }
+        if let s = report.run.shard, let list = report.run.sourceList {
+            console.print(
+                "shard \(s.index)/\(s.count): \(s.sources) of \(list.files) source(s); merge the shards' reports")
         }
         printSummary(report, console: console)
         return report.gateFails ? .findings : .clean
