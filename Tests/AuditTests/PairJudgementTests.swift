@@ -1,6 +1,7 @@
 import Audit
 import Findings
 import Foundation
+import TestSupport
 import Testing
 
 /// `readback diff` and `readback audit` judge a pair through the same ``PairJudgement``: for every pair below, the
@@ -29,7 +30,7 @@ import Testing
             AuditJob(name: name, source: s, output: out)
         ).findings.filter(judged)
         #expect(diff.map(key).sorted() == audit.map(key).sorted(), "\(name)")
-        let errors = Set(audit.filter { $0.severity == .error }.map(\.code))
+        let errors = Set(audit.filter { $0.severity == .error }.map { $0.code })
         switch name {
         case "same": #expect(errors.isEmpty, "\(audit)")
         case "turned": #expect(errors == ["orientation.changed"], "\(audit)")

@@ -36,16 +36,14 @@ enum CalibrationBuild {
             }
             try Data(b).write(to: out)
         case ("heifenc", _):
-            let jpg = tmp.appendingPathComponent("decoded.jpg").path
-            try Tool.run("heif-convert", ["--quiet", "-q", "92", src, jpg])
+            let jpg = try decoded(src, into: tmp, ext: "jpg", ["-q", "92"])
             try Tool.run("heif-enc", ["-q", "50", "-p", "preset=ultrafast", "-o", out.path, jpg])
             try copyTags()
         case (_, "rotate-pixels"):
             // The picture as shown, turned 90° clockwise, encoded without tags; then the tags copied with Orientation
             // 1, as if the turn were the photo's own.
-            let png = tmp.appendingPathComponent("decoded.png").path
+            let png = try decoded(src, into: tmp, ext: "png")
             let turned = tmp.appendingPathComponent("turned.png").path
-            try Tool.run("heif-convert", ["--quiet", src, png])
             try Tool.run(magick, [png, "-rotate", "90", "-strip", "-depth", "8", "PNG24:" + turned])
             try Tool.run("heif-enc", ["-q", "50", "-p", "preset=ultrafast", "-o", out.path, turned])
             try copyTags(["-IFD0:Orientation#=1"])
@@ -60,6 +58,19 @@ enum CalibrationBuild {
             throw Tool.Failure(description: "\(pair.id): no output written")
         }
         return out
+    }
+
+    /// `heif-convert SRC decoded.EXT`, and the file it wrote: `decoded.EXT`, or for a file with several top-level
+    /// images (a stereo pair), which it writes as `decoded-1.EXT`, `decoded-2.EXT`, the first.
+    static func decoded(_ src: String, into tmp: URL, ext: String, _ options: [String] = []) throws -> String {
+        let target = tmp.appendingPathComponent("decoded.\(ext)")
+        try Tool.run("heif-convert", ["--quiet"] + options + [src, target.path])
+        if FileManager.default.fileExists(atPath: target.path) { return target.path }
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []
+        guard let first = written.filter({ $0.hasPrefix("decoded-") && $0.hasSuffix("." + ext) }).sorted().first else {
+            throw Tool.Failure(description: "heif-convert \(src): no picture written")
+        }
+        return tmp.appendingPathComponent(first).path
     }
 
     /// Runs `body` over `items` on `workers` threads, results in order.
