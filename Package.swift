@@ -145,7 +145,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CLITests", dependencies: ["Batch", "Converter", "HEIF", "HeifCodec", "ReadbackCLI", "TestSupport"]),
+            name: "CLITests",
+            dependencies: ["Batch", "Converter", "HEIF", "HeifCodec", "ReadbackCLI", "ReportModel", "TestSupport"]),
         // The house rules that hold for the whole package: file and function sizes, the package graph, citations.
         .testTarget(name: "HouseRulesTests"),
         // The real-world suite over a real-world corpus (make test-real CORPUS=DIR): run by `make test-real`, skipped

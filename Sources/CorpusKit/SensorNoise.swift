@@ -3,7 +3,7 @@ import Foundation
 /// Sensor noise for generated RAWs, in electrons, where a sensor makes it: before the mosaic values are quantised.
 ///
 /// Model (Foi, Trimeche, Katkovnik, Egiazarian, "Practical Poissonian-Gaussian noise modeling and fitting for
-/// single-image raw-data", IEEE TIP 17(10), 2008; /work/shared/docs/formats/sensor-noise.md): a photosite whose
+/// single-image raw-data", IEEE TIP 17(10), 2008; the model is summarised in docs/quality-ladder.md): a photosite whose
 /// clean value is `d` DN above black collects λ = d · g electrons on average, with `g` the conversion gain in e⁻/DN;
 /// its value is
 ///

@@ -164,7 +164,7 @@ func removalIsPerShardWithTheSameInvariants(_ mode: String) async throws {
 /// A shard's store is opened in SQLite's exclusive locking mode: no shared-memory index (`-shm`, which needs one
 /// host's memory map and breaks on NFS) and no second connection while it is open.
 @Test func aShardStoreIsExclusiveAndHasNoSharedMemoryIndex() throws {
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-shard-store")
     defer { try? FileManager.default.removeItem(at: dir) }
     let path = dir.appendingPathComponent("s.db").path
     let a = try Database(path: path, migrations: ["CREATE TABLE t (v)"], exclusive: true)
@@ -190,7 +190,7 @@ func removalIsPerShardWithTheSameInvariants(_ mode: String) async throws {
     let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
     #expect(FileManager.default.isExecutableFile(atPath: binary), "build readback first (swift build): \(binary)")
     guard FileManager.default.isExecutableFile(atPath: binary) else { return }
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-shard-store")
     defer { try? FileManager.default.removeItem(at: dir) }
     let src = dir.appendingPathComponent("src")
     let out = dir.appendingPathComponent("out")

@@ -15,7 +15,6 @@ public enum HTMLRenderer {
     ///   - report: the report to render.
     ///   - thumbnails: the thumbnails' sources for the file at each index of `report.files` (none by default).
     /// - Returns: a UTF-8 HTML5 document ending in a newline.
-    // length: split with issue 21's shard/merge rewrite of the renderer, under way on another branch
     public static func render(
         _ report: AuditReport, thumbnails: (Int) -> ThumbnailLinks = { _ in ThumbnailLinks() }
     ) -> String {

@@ -77,17 +77,7 @@ struct AuditCommand: Subcommand {
             shardRecords = (restricted.shard, restricted.sourceList)
         }
 
-        var policy = Policy.builtIn
-        if let p = args.value("policy") {
-            do { policy = try Policy.load(path: p) } catch { throw IOFailure(error.description) }
-        }
-        var baseline: AuditReport? = nil
-        if let b = args.value("baseline") {
-            guard let data = FileManager.default.contents(atPath: b) else {
-                throw IOFailure("\(b): cannot read the baseline")
-            }
-            do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
-        }
+        let (policy, baseline) = try Self.policyAndBaseline(args)
         let reportDir = args.value("report").map { URL(fileURLWithPath: $0) }
         if reportDir == nil, let flag = ["no-thumbnails", "html-single-file"].first(where: { args.has($0) }) {
             throw UsageError("--\(flag) needs --report DIR")
@@ -139,6 +129,22 @@ struct AuditCommand: Subcommand {
         }
         printSummary(report, console: console)
         return report.gateFails ? .findings : .clean
+    }
+
+    /// The `--policy` file (else the built-in policy) and the `--baseline` report, read before any file is audited.
+    static func policyAndBaseline(_ args: ParsedArguments) throws -> (Policy, AuditReport?) {
+        var policy = Policy.builtIn
+        if let p = args.value("policy") {
+            do { policy = try Policy.load(path: p) } catch { throw IOFailure(error.description) }
+        }
+        var baseline: AuditReport? = nil
+        if let b = args.value("baseline") {
+            guard let data = FileManager.default.contents(atPath: b) else {
+                throw IOFailure("\(b): cannot read the baseline")
+            }
+            do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
+        }
+        return (policy, baseline)
     }
 
     /// What to audit, from the command line: the jobs, the mode's name and the roots as given.
