@@ -154,8 +154,8 @@ let package = Package(
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "Audit", "Converter", "Digest", "Exiv2Bridge", "GainMap", "HEIF", "HeifCodec", "Metadata", "MetadataIO",
-                "RawDecoder", "ReportModel", "TestSupport",
+                "Audit", "Converter", "Digest", "Exiv2Bridge", "Findings", "GainMap", "HEIF", "HeifCodec", "Metadata",
+                "MetadataIO", "RawDecoder", "ReportModel", "TestSupport",
             ]
         ),
     ],

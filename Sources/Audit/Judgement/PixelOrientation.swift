@@ -18,7 +18,9 @@ enum PixelOrientation {
     /// The evidence for a pair of parsed files.
     /// - Parameters:
     ///   - decode: false (`--no-decode`) compares the coded data only.
-    static func evidence(source: HEIFFile?, sourceBytes: [UInt8]?, output: HEIFFile?, outputBytes: [UInt8]?, decode: Bool)
+    static func evidence(
+        source: HEIFFile?, sourceBytes: [UInt8]?, output: HEIFFile?, outputBytes: [UInt8]?, decode: Bool
+    )
         -> OrientationEvidence
     {
         guard let s = source, let o = output, let sp = s.primaryItemID, let op = o.primaryItemID else { return .none }
@@ -69,7 +71,9 @@ enum PixelOrientation {
 
     /// Whether two shown sizes differ by a quarter turn; nil when either is nearly square.
     static func quarterTurn(_ a: (width: Int, height: Int), _ b: (width: Int, height: Int)) -> Bool? {
-        func squarish(_ s: (width: Int, height: Int)) -> Bool { abs(s.width - s.height) * 100 <= max(s.width, s.height) }
+        func squarish(_ s: (width: Int, height: Int)) -> Bool {
+            abs(s.width - s.height) * 100 <= max(s.width, s.height)
+        }
         guard !squarish(a), !squarish(b) else { return nil }
         return (a.width > a.height) != (b.width > b.height)
     }

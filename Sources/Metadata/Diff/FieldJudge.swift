@@ -79,7 +79,8 @@ struct FieldJudge {
             entry(.changed)
             findings.append(
                 Finding(
-                    code: .changed, severity: crit.lossSeverity, key: s.key, message: "\(s.key) changed: \(was) → \(now)",
+                    code: .changed, severity: crit.lossSeverity, key: s.key,
+                    message: "\(s.key) changed: \(was) → \(now)",
                     expected: was, actual: now))
         }
     }

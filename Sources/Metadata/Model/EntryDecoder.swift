@@ -64,7 +64,8 @@ public enum EntryDecoder {
                     makerTagCount += 1
                     if !makerGroups.contains(e.group) { makerGroups.append(e.group) }
                     if !isMakerNotePointer(group: e.group, name: e.tagName) {
-                        makerTags["\(e.group).\(e.tagName)"] = decodeExifValue(e, kind: .plain, littleEndian: littleEndian)
+                        makerTags["\(e.group).\(e.tagName)"] = decodeExifValue(
+                            e, kind: .plain, littleEndian: littleEndian)
                     }
                     continue
                 }

@@ -14,8 +14,10 @@ public struct DisplayTransform: Hashable, Sendable, Codable, CustomStringConvert
         self.mirrored = mirrored
     }
 
-    private static let byExif: [(Int, Bool)] = [(0, false), (0, true), (2, false), (2, true), (3, true), (1, false),
-        (1, true), (3, false)]
+    private static let byExif: [(Int, Bool)] = [
+        (0, false), (0, true), (2, false), (2, true), (3, true), (1, false),
+        (1, true), (3, false),
+    ]
 
     /// The transform an Exif Orientation value asks for; values outside 1–8 are the identity.
     public init(exif: Int) {

@@ -96,7 +96,8 @@ struct NumberList {
             numbers = a.map { Number(value: Double($0), exact: Rational($0, 1), form: "i", halfStep: nil) }
         case .rationals(let a):
             numbers = a.map {
-                Number(value: $0.doubleValue, exact: $0, form: "r \($0)", halfStep: Self.decimalHalfStep($0.denominator))
+                Number(
+                    value: $0.doubleValue, exact: $0, form: "r \($0)", halfStep: Self.decimalHalfStep($0.denominator))
             }
         case .reals(let a): numbers = a.map { Number(value: $0, exact: nil, form: "f", halfStep: nil) }
         case .text(let t):

@@ -209,6 +209,7 @@ struct DiffCommand: Subcommand {
             return i.isHEIF ? "irot/imir \(i.heifTransform ?? 1), \(e)" : e
         }
         let how = j.transform.map { j.verdict == .changed ? ", shown \($0)" : "" } ?? ""
-        return "Orientation: \(j.verdict.rawValue)\(how) (decided by \(j.basis)); source \(side(j.source)); output \(side(j.output))"
+        return
+            "Orientation: \(j.verdict.rawValue)\(how) (decided by \(j.basis)); source \(side(j.source)); output \(side(j.output))"
     }
 }

@@ -34,7 +34,8 @@ struct Boxes {
         self.bytes = bytes
         let top = Self.children(bytes, 0, bytes.count)
         if let f = top.first(where: { $0.type == "ftyp" }), f.end - f.start >= 8 {
-            brands = [Self.fourCC(bytes, f.start)]
+            brands =
+                [Self.fourCC(bytes, f.start)]
                 + stride(from: f.start + 8, to: f.end - 3, by: 4).map { Self.fourCC(bytes, $0) }
         }
         guard let meta = top.first(where: { $0.type == "meta" }) else { return }
@@ -176,7 +177,9 @@ struct Boxes {
 
     /// The properties associated with an item, in association order.
     func properties(of item: UInt32) -> [Box] {
-        (associations[item] ?? []).compactMap { $0.index > 0 && $0.index <= properties.count ? properties[$0.index - 1] : nil }
+        (associations[item] ?? []).compactMap {
+            $0.index > 0 && $0.index <= properties.count ? properties[$0.index - 1] : nil
+        }
     }
 
     /// The primary's irot/imir as the Exif Orientation they amount to (1 when none turns).

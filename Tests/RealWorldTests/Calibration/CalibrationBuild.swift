@@ -3,7 +3,8 @@ import Foundation
 /// Builds each pair's output with the Debian tools, as a user runs them.
 enum CalibrationBuild {
     /// ImageMagick's own convert (Debian's), never a wrapper earlier on PATH.
-    static let magick = FileManager.default.isExecutableFile(atPath: "/usr/bin/convert") ? "/usr/bin/convert" : "convert"
+    static let magick =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/convert") ? "/usr/bin/convert" : "convert"
 
     /// Builds `pair`'s output in `dir` and returns it.
     /// - Throws: ``Tool/Failure`` naming the step that failed.
@@ -14,7 +15,9 @@ enum CalibrationBuild {
         try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: tmp) }
         try? FileManager.default.removeItem(at: out)
-        func exiftool(_ args: [String]) throws { try Tool.run("exiftool", ["-q", "-q"] + args + ["-o", out.path, src]) }
+        func exiftool(_ args: [String]) throws {
+            try Tool.run("exiftool", ["-q", "-q"] + args + ["-o", out.path, src])
+        }
         func copyTags(_ extra: [String] = []) throws {
             try Tool.run(
                 "exiftool", ["-q", "-q", "-overwrite_original", "-tagsFromFile", src, "-all:all"] + extra + [out.path])

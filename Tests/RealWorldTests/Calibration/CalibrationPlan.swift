@@ -61,8 +61,10 @@ struct CalibrationPlan {
             !broken.isBroken(String($0.path.dropFirst(corpus.path.count + 1)), $0)
         }
         let exif = try Tool.exiftool(
-            ["-n", "-G1", "-IFD0:Make", "-IFD0:Orientation", "-GPS:GPSLatitude", "-ExifIFD:DateTimeOriginal",
-             "-MakerNotes:all", "-File:ImageWidth", "-File:ImageHeight"],
+            [
+                "-n", "-G1", "-IFD0:Make", "-IFD0:Orientation", "-GPS:GPSLatitude", "-ExifIFD:DateTimeOriginal",
+                "-MakerNotes:all", "-File:ImageWidth", "-File:ImageHeight",
+            ],
             files.map(\.path))
         var sources: [Source] = []
         for f in files {
@@ -94,7 +96,9 @@ struct CalibrationPlan {
                 pairs.append(Pair(source: s, tool: "lossy", transformation: "irot-unassoc"))
                 pairs.append(Pair(source: s, tool: "lossy", transformation: "irot-angle0"))
             }
-            if (s.exifOrientation ?? 1) != 1 { pairs.append(Pair(source: s, tool: "lossy", transformation: "exif-orient1")) }
+            if (s.exifOrientation ?? 1) != 1 {
+                pairs.append(Pair(source: s, tool: "lossy", transformation: "exif-orient1"))
+            }
         }
         for s in pick(sources, budget: fastBudget) {
             pairs.append(Pair(source: s, tool: "heifenc", transformation: "decode+encode+exifcopy"))
@@ -112,7 +116,9 @@ struct CalibrationPlan {
         var seen = Set<String>()
         var used = 0.0
         var out: [Source] = []
-        let order = sources.sorted { ($0.richness, -$0.megapixels, $0.sha256) > ($1.richness, -$1.megapixels, $1.sha256) }
+        let order = sources.sorted {
+            ($0.richness, -$0.megapixels, $0.sha256) > ($1.richness, -$1.megapixels, $1.sha256)
+        }
         for s in order where !seen.contains(s.layout) && used + s.megapixels <= budget {
             seen.insert(s.layout)
             used += s.megapixels

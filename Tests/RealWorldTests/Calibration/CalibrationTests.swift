@@ -29,7 +29,9 @@ import Testing
     defer { try? FileManager.default.removeItem(at: dir) }
 
     let started = Date()
-    func phase(_ name: String) { print(String(format: "calibration: %@ after %.0f s", name, Date().timeIntervalSince(started))) }
+    func phase(_ name: String) {
+        print(String(format: "calibration: %@ after %.0f s", name, Date().timeIntervalSince(started)))
+    }
     let built = CalibrationBuild.parallel(plan.pairs) { p in Result { try CalibrationBuild.build(p, in: dir) } }
     var pairs: [(CalibrationPlan.Pair, URL)] = []
     for (p, r) in zip(plan.pairs, built) {
@@ -82,7 +84,8 @@ enum CalibrationRun {
     static func checkCommitted(pairs: [CalibrationPlan.Pair], truths: [Truth]) throws {
         func key(_ sha: String, _ tool: String, _ tr: String) -> String { "\(sha)\t\(tool)\t\(tr)" }
         if ProcessInfo.processInfo.environment["RECORD_EXPECTATIONS"] != nil {
-            var text = "# source sha256\ttool\ttransformation\tsource (for humans)\t" + Truth.columns.joined(separator: "\t")
+            var text =
+                "# source sha256\ttool\ttransformation\tsource (for humans)\t" + Truth.columns.joined(separator: "\t")
             text += "\n"
             let rows = zip(pairs, truths).map { p, t in
                 [p.source.sha256, p.tool, p.transformation, p.source.relative].joined(separator: "\t") + "\t"
@@ -101,7 +104,8 @@ enum CalibrationRun {
         }
         for (p, t) in zip(pairs, truths) {
             guard let want = committed[key(p.source.sha256, p.tool, p.transformation)] else {
-                Issue.record("\(p.source.relative) \(p.tool)/\(p.transformation): no committed truth; computed \(t.cells)")
+                Issue.record(
+                    "\(p.source.relative) \(p.tool)/\(p.transformation): no committed truth; computed \(t.cells)")
                 continue
             }
             #expect(t == want, "\(p.source.relative) \(p.tool)/\(p.transformation): truth changed")
@@ -161,8 +165,11 @@ enum CalibrationRun {
 
         var table: String {
             let recall = losses == 0 ? 1 : Double(caught) / Double(losses)
-            return (["calibration: pairs \(pairs), errors \(errors), losses \(losses), caught \(caught), "
-                + String(format: "recall %.3f", recall) + ", false errors \(falseErrors)"] + rows)
+            return
+                ([
+                    "calibration: pairs \(pairs), errors \(errors), losses \(losses), caught \(caught), "
+                        + String(format: "recall %.3f", recall) + ", false errors \(falseErrors)"
+                ] + rows)
                 .joined(separator: "\n")
         }
     }
