@@ -9,23 +9,14 @@ import Foundation
 /// is within 0.05: a flat or symmetric picture cannot be shown turned); consistency: `inconsistent` when the source's
 /// two reader models (irot/imir and Exif Orientation) agree and the output's do not.
 struct Truth: Equatable {
-    var gps: String
-    var captureTime: String
-    var makeModel: String
-    var gainMap: String
-    var orientation: String
-    var consistency: String
-
-    init(gps: String, captureTime: String, makeModel: String, gainMap: String, orientation: String, consistency: String)
-    {
-        (self.gps, self.captureTime, self.makeModel, self.gainMap) = (gps, captureTime, makeModel, gainMap)
-        (self.orientation, self.consistency) = (orientation, consistency)
-    }
+    /// One verdict per topic, in the order of ``columns`` (the table's columns).
+    let cells: [String]
 
     static let columns = ["gps", "capture_time", "make_model", "gain_map", "orientation", "consistency"]
-    var cells: [String] { [gps, captureTime, makeModel, gainMap, orientation, consistency] }
-    init(cells c: [String]) {
-        (gps, captureTime, makeModel, gainMap, orientation, consistency) = (c[0], c[1], c[2], c[3], c[4], c[5])
+
+    init(cells: [String]) {
+        precondition(cells.count == Self.columns.count)
+        self.cells = cells
     }
 }
 
@@ -73,11 +64,10 @@ enum CalibrationTruth {
         }
         let consistency =
             !s.modelsAgree ? "source-disagrees" : o.modelsAgree ? "consistent" : "inconsistent"
-        return Truth(
-            gps: compare(s.exif, o.exif, gpsKeys), captureTime: compare(s.exif, o.exif, timeKeys),
-            makeModel: compare(s.exif, o.exif, makeKeys),
-            gainMap: s.boxes.hasUsableGainMap ? (o.boxes.hasUsableGainMap ? "kept" : "lost") : "n/a",
-            orientation: orientation, consistency: consistency)
+        return Truth(cells: [
+            compare(s.exif, o.exif, gpsKeys), compare(s.exif, o.exif, timeKeys), compare(s.exif, o.exif, makeKeys),
+            s.boxes.hasUsableGainMap ? (o.boxes.hasUsableGainMap ? "kept" : "lost") : "n/a", orientation, consistency,
+        ])
     }
 
     /// kept when every one of the source's keys is in the output with the same value, n/a when it has none.
