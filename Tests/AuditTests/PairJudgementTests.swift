@@ -38,3 +38,30 @@ import Testing
         }
     }
 }
+
+/// An output of another family (a JPEG) is said to be one, once, as a warning; its metadata is still judged against
+/// the source. Bytes no reader recognises stay with the container checks.
+@Test func anOutputThatIsNotHEIFIsJudgedOnItsMetadataOnly() throws {
+    func jpeg(_ tiff: [UInt8]) -> [UInt8] {
+        let body = Array("Exif".utf8) + [0, 0] + tiff
+        let len = body.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(len >> 8), UInt8(len & 0xFF)] + body + [0xFF, 0xD9]
+    }
+    let dir = Repo.temporaryDirectory("not-heif")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = try Constructed.write(jpeg(TinyTIFF.make(orientation: 6)), "a.jpg", in: dir)
+    let noGPS = try Constructed.write(jpeg(TinyTIFF.make(orientation: 6, gps: nil)), "b.jpg", in: dir)
+    let junk = try Constructed.write([UInt8](repeating: 0x5A, count: 64), "c.heic", in: dir)
+    func audit(_ s: URL, _ o: URL) -> [Finding] {
+        FileAuditor(options: AuditOptions(decode: true)).audit(
+            AuditJob(name: o.lastPathComponent, source: s, output: o)
+        )
+        .findings
+    }
+    let itself = audit(src, src)
+    #expect(itself.filter { $0.severity == .error }.isEmpty, "\(itself)")
+    #expect(itself.filter { $0.code == "output.not-heif" }.map(\.severity) == [.warning])
+    let lost = audit(src, noGPS)
+    #expect(lost.contains { $0.code == "metadata.lost" && $0.severity == .error })
+    #expect(audit(src, junk).contains { $0.code == "container.ftyp.missing" })
+}
