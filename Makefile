@@ -9,6 +9,9 @@ APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev 
                 libexiv2-dev exiv2 libsqlite3-dev sqlite3 libssl-dev libimage-exiftool-perl chromium
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
+# `make test-real` calibrates the audit on real tools' outputs: it builds them with libvips and ImageMagick too
+# (libheif-examples' heif-convert/heif-enc and exiftool are in APT_PACKAGES).
+REAL_PACKAGES := libvips-tools imagemagick
 # Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 compares the
 # merged verdicts and finds free ports, procps (ps) finds what a run left behind.
 DIST_PACKAGES := slurm-wlm munge python3 procps
@@ -88,6 +91,7 @@ test: build
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --skip RealWorld
 
 test-real: build
+	$(call apt_install,$(REAL_PACKAGES))
 	@if [ ! -d "$(CORPUS)" ]; then echo "test-real: corpus folder '$(CORPUS)' does not exist" >&2; exit 2; fi
 	READBACK_REAL_CORPUS="$(abspath $(CORPUS))" SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --filter RealWorld
 

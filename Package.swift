@@ -65,7 +65,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Sharding",
+                "HeifCodec", "Sharding", "Fidelity",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -154,8 +154,8 @@ let package = Package(
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "Audit", "Converter", "Digest", "Exiv2Bridge", "GainMap", "HEIF", "HeifCodec", "Metadata", "MetadataIO",
-                "RawDecoder", "ReportModel", "TestSupport",
+                "Audit", "Converter", "Digest", "Exiv2Bridge", "Findings", "GainMap", "HEIF", "HeifCodec", "Metadata",
+                "MetadataIO", "RawDecoder", "ReportModel", "TestSupport",
             ]
         ),
     ],

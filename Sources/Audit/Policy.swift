@@ -51,13 +51,18 @@ public struct Policy: Hashable, Sendable {
         # Severities of the auditor's own codes. Codes from the container and gain-map checks keep the severity
         # their module gives unless a line here names them.
         severity output.missing error
-        severity metadata.lost error
-        severity metadata.changed error
+        # metadata.lost and metadata.changed keep the comparison's severity: error for critical and important
+        # fields, warning for informational ones (a line here would give every field the same).
+        severity metadata.rounded warning
+        severity metadata.reencoded info
         severity metadata.added info
         severity metadata.known-loss known-loss
         severity metadata.known-loss-not-happened info
-        severity orientation.double-rotation error
-        severity orientation.lost error
+        # orientation.inconsistent keeps its severity: error against a source whose two models agreed, warning
+        # without a source.
+        severity orientation.changed error
+        severity orientation.double-rotation info
+        severity orientation.unverified info
         severity gainmap.missing error
         # A tmap without colr leaves the HDR rendition's colour space to guesswork: an error for an auditor.
         severity gainmap.tmap.colr-missing error

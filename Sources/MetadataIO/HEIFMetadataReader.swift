@@ -24,11 +24,12 @@ enum HEIFMetadataReader {
         var fields: [Field] = []
         var makerNote: MakerNoteInfo? = nil
 
-        // Every Exif and XMP item, those describing the primary first (as exiftool, which reads them all: a gain
-        // map's XMP, for one, describes the gain-map item). The first value of a field wins.
+        // The Exif and XMP items that describe the primary, then those that describe no item at all. Items that
+        // describe another image (a second top-level image's Exif, a gain map's XMP) are not the photo's metadata:
+        // merging them let a second image's GPS stand in for the primary's lost GPS. The first value of a field wins.
         let described = Set(file.metadataItems(describing: primary))
         func pick(_ all: [UInt32]) -> [UInt32] {
-            all.filter { described.contains($0) } + all.filter { !described.contains($0) }
+            all.filter { described.contains($0) } + all.filter { file.described(by: $0).isEmpty }
         }
         for id in pick(file.exifItems) {
             guard let tiff = file.exifTIFF(of: id) else {
@@ -60,8 +61,10 @@ enum HEIFMetadataReader {
             default: return false
             }
         }
+        let coded = file.codedShownSize(of: primary)
         let orientation = OrientationInfo(
-            exif: nil, heifTransform: file.orientation(of: primary), hasTransform: hasTransform)
+            exif: nil, heifTransform: file.orientation(of: primary), hasTransform: hasTransform,
+            codedWidth: coded?.width, codedHeight: coded?.height)
         let brand = file.brands.map { "\($0.major)" } ?? "?"
         return MetadataSet(
             path: path, format: brand == "avif" || brand == "avis" ? "avif" : "heif", fields: fields,

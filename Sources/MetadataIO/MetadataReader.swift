@@ -146,9 +146,10 @@ public enum MetadataReader {
             let have = Set(fields.map(\.key))
             fields += extra.fields.filter { $0.key.group == "ExifIFD" && !have.contains($0.key) }
         }
+        let frame = JPEGFrame.size(path: path)
         return MetadataSet(
             path: path, format: doc.mimeType, fields: fields, makerNote: decoded.makerNote,
-            orientation: OrientationInfo(), notes: doc.warnings)
+            orientation: OrientationInfo(codedWidth: frame?.width, codedHeight: frame?.height), notes: doc.warnings)
     }
 
     /// Where the TIFF header of a JPEG's Exif APP1 starts ("Exif\0\0" then "II"/"MM"), within the first MB.

@@ -9,7 +9,13 @@ import Testing
 @Test func builtInPolicyParses() throws {
     let p = try Policy.parse(Policy.builtInText, name: "built-in", base: Policy())
     #expect(p == Policy.builtIn)
-    #expect(p.severity(for: "metadata.lost", default: .info) == .error)
+    // metadata.lost keeps the comparison's severity (error for critical and important fields, warning for
+    // informational ones); the orientation codes are set.
+    #expect(p.severity(for: "metadata.lost", default: .warning) == .warning)
+    #expect(p.severity(for: "metadata.lost", default: .error) == .error)
+    #expect(p.severity(for: "orientation.changed", default: .info) == .error)
+    #expect(p.severity(for: "orientation.double-rotation", default: .error) == .info)
+    #expect(p.severity(for: "metadata.rounded", default: .error) == .warning)
     #expect(p.severity(for: "container.pitm.missing", default: .warning) == .warning)
     #expect(p.isKnownLoss("ExifIFD:MakerNote"))
     #expect(p.isKnownLoss("MakerNotes:MakerNoteApple"))

@@ -1,6 +1,7 @@
 import Findings
 import Foundation
 import HEIF
+import MetadataIO
 import ReportModel
 
 /// The per-file checks, each a function over a shared context, run in a fixed order.
@@ -36,6 +37,10 @@ enum Checks {
     }
 
     static func run(_ ctx: inout Context) {
+        if let format = otherFormat(ctx.output, ctx.job.output) {
+            notHEIF(&ctx, format)
+            return
+        }
         container(&ctx)
         // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
         let primary =
@@ -57,6 +62,34 @@ enum Checks {
     }
 }
 
+extension Checks {
+    /// The output's format when it is a readable image of another family (JPEG, TIFF, a RAW, a Canon CR3): a file
+    /// with no ISOBMFF `ftyp` naming a HEIF brand, whose metadata exiv2 reads. Nil for a HEIF-family file, and for
+    /// bytes no reader recognises (a HEIF that lost its `ftyp` stays with the container checks, which say why).
+    static func otherFormat(_ bytes: [UInt8], _ url: URL?) -> String? {
+        guard !Source.hasHEIFBrand(bytes), let url else { return nil }
+        if let set = try? MetadataReader.read(url, sidecars: false) { return set.format }
+        return Source.otherMagic(bytes)
+    }
+
+    /// An output that is not a HEIF-family file: the container, gain-map, signalling and decode checks do not apply;
+    /// the metadata and orientation are still judged against the source. A warning, since the auditor was asked
+    /// about a file it audits only in part.
+    static func notHEIF(_ ctx: inout Context, _ format: String) {
+        ctx.add(
+            "output.not-heif", .warning,
+            "the output is not a HEIF-family file (\(format)): only its metadata and orientation were compared",
+            Evidence(expected: "a HEIF-family file (ftyp with a HEIF brand)", actual: format))
+        if let src = ctx.job.source, let head = Source.head(src, count: 12), Source.isHEIF(head),
+            let data = try? Data(contentsOf: src)
+        {
+            ctx.sourceBytes = [UInt8](data)
+            ctx.sourceHEIF = HEIFFile(bytes: ctx.sourceBytes!)
+        }
+        metadata(&ctx)
+    }
+}
+
 /// Facts about a source file.
 enum Source {
     /// The first `count` bytes of the file at `url` (fewer when it is shorter), nil when it cannot be read.
@@ -70,11 +103,40 @@ enum Source {
     /// True when the bytes start with a JPEG SOI marker.
     static func isJPEG(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0xFF && b[1] == 0xD8 }
 
+    /// True when the bytes start with an ISOBMFF `ftyp` whose major or a compatible brand is of the HEIF family.
+    static func hasHEIFBrand(_ b: [UInt8]) -> Bool {
+        guard b.count >= 16, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 else { return false }
+        let size = min(b.count, max(16, Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])), 4096)
+        let brands = stride(from: 8, to: size - 3, by: 4).filter { $0 != 12 }.map {
+            String(decoding: b[$0..<($0 + 4)], as: UTF8.self)
+        }
+        return brands.contains { heifBrands.contains($0) }
+    }
+
+    /// The format of an image of another family by its first bytes (for files exiv2 does not read): an ISOBMFF file
+    /// of another brand (Canon CR3, MP4), JPEG, TIFF and the TIFF-like RAWs (Panasonic RW2 and Olympus ORF by their own
+    /// magic), Sigma X3F, Fujifilm RAF, Minolta MRW.
+    static func otherMagic(_ b: [UInt8]) -> String? {
+        guard b.count >= 12 else { return nil }
+        if b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 {
+            return "ISOBMFF '\(String(decoding: b[8..<12], as: UTF8.self))'"
+        }
+        if isJPEG(b) { return "image/jpeg" }
+        let magic: [(String, [UInt8])] = [
+            ("TIFF", [0x49, 0x49, 0x2A, 0]), ("TIFF", [0x4D, 0x4D, 0, 0x2A]), ("X3F", Array("FOVb".utf8)),
+            ("RAF", Array("FUJIFILM".utf8)), ("MRW", [0, 0x4D, 0x52, 0x4D]), ("RW2", [0x49, 0x49, 0x55, 0]),
+            ("ORF", Array("IIRO".utf8)), ("ORF", Array("IIRS".utf8)), ("ORF", Array("MMOR".utf8)),
+        ]
+        return magic.first { b.starts(with: $0.1) }?.0
+    }
+
+    static let heifBrands = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis", "mif2"]
+
     /// True when the bytes start with an ISOBMFF `ftyp` of a HEIF-family brand.
     static func isHEIF(_ b: [UInt8]) -> Bool {
         guard b.count >= 12, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 else { return false }
         let brand = String(decoding: b[8..<12], as: UTF8.self)
-        return ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis", "mif2"].contains(brand)
+        return heifBrands.contains(brand)
     }
 
     /// True for a JPEG whose metadata announces a gain map: Adobe/Google `hdrgm` XMP, ISO 21496-1 URN, Apple's

@@ -50,7 +50,11 @@ extension Checks {
         if ctx.options.thumbnails, let img = decoded.firstImage { ctx.thumbnails.gainMap = thumbnail(img) }
         if results.isEmpty {
             var why: String? = nil
-            if let s = ctx.sourceHEIF, GainMapInspector.inspect(s).hasGainMap {
+            // A source gain map counts when readers use it: one whose inspection finds no error (a tmap without its
+            // brand, of an unsupported version or behind the base in altr is ignored by libavif and ImageIO).
+            if let s = ctx.sourceHEIF,
+                GainMapInspector.inspect(s).reports.contains(where: { !$0.findings.contains { $0.severity == .error } })
+            {
                 why = "the source has a gain map"
             } else if let b = ctx.sourceBytes, Source.jpegHasGainMap(b) {
                 why = "the source JPEG has a gain map"

@@ -4,48 +4,19 @@ import HEIF
 import ReportModel
 
 extension Checks {
-    /// Orientation applied twice (libheif#227): the output's stored pixels already have the shape the source is
-    /// displayed with, yet the output still asks for a quarter turn, through `irot`/`imir` (ISO/IEC 23008-12
-    /// §6.5.10, §6.5.12) or, without a transform, through Exif Orientation (CIPA DC-008 tag 0x0112) that viewers
-    /// honouring Exif apply. Without a source: a transform and an Exif Orientation that disagree
-    /// (`orientation.inconsistent`, warning).
+    /// Without a source, the output's own two reader models: `irot`/`imir` (ISO/IEC 23008-12 §6.5.10, §6.5.12),
+    /// which HEIF readers apply, and an Exif Orientation (CIPA DC-008 tag 0x0112), which Exif-only readers apply,
+    /// that both turn and disagree (`orientation.inconsistent`, warning: which one is right needs the source). With a
+    /// source, the pair's judgement (``PairJudgement``) decides, in the metadata check.
     static func orientation(_ ctx: inout Context) {
-        guard let out = ctx.file, let p = out.primaryItemID, let outSize = displaySize(out, p, applying: false) else {
-            return
-        }
+        guard ctx.job.source == nil, let out = ctx.file, let p = out.primaryItemID else { return }
         let t = out.orientation(of: p)
-        let e = exifOrientation(out, p)
-        if let src = ctx.sourceHEIF, let sp = src.primaryItemID, let srcShown = displaySize(src, sp, applying: true) {
-            guard srcShown.0 != srcShown.1 else { return }
-            let storedUpright = (outSize.0 > outSize.1) == (srcShown.0 > srcShown.1)
-            let asksQuarterTurn = (5...8).contains(t) || (t == 1 && (5...8).contains(e ?? 1))
-            if storedUpright && asksQuarterTurn,
-                !ctx.findings.contains(where: { $0.code == "orientation.double-rotation" })
-            {
-                let how = t != 1 ? "irot/imir (orientation \(t))" : "Exif Orientation \(e ?? 1)"
-                ctx.add(
-                    "orientation.double-rotation", .error,
-                    "the output's pixels are already turned (\(outSize.0)×\(outSize.1), as the source is shown) and it still asks for a quarter turn through \(how)",
-                    Evidence(
-                        expected: "orientation 1 for upright pixels", actual: how, field: "IFD0:Orientation", item: p))
-            }
-            return
-        }
-        if t != 1, let e, e != 1, e != t {
+        if t != 1, let e = exifOrientation(out, p), e != 1, e != t {
             ctx.add(
                 "orientation.inconsistent", .warning,
                 "irot/imir say orientation \(t) but Exif Orientation says \(e): readers disagree on how to show the image",
                 Evidence(expected: "\(t)", actual: "\(e)", field: "IFD0:Orientation", item: p))
         }
-    }
-
-    /// The primary's size as stored (`applying: false`) or as shown after its orientation (HEIF transform, else Exif).
-    static func displaySize(_ f: HEIFFile, _ item: UInt32, applying: Bool) -> (UInt32, UInt32)? {
-        guard let s = f.imageSize(of: item) else { return nil }
-        guard applying else { return (s.width, s.height) }
-        var o = f.orientation(of: item)
-        if o == 1 { o = exifOrientation(f, item) ?? 1 }
-        return (5...8).contains(o) ? (s.height, s.width) : (s.width, s.height)
     }
 
     /// IFD0 Orientation from the Exif item describing `item` (bounded TIFF read; nil when absent or malformed).

@@ -3,10 +3,15 @@ import Findings
 /// How one field fared between a source and an output.
 public enum DiffClass: String, Sendable, Hashable, Codable, CaseIterable {
     case kept
+    /// The same value written another way (a rational re-derived from a float, XMP text for an Exif rational, a tag
+    /// moved from XMP into Exif by the writer).
+    case reencoded
+    /// Within the source's own printed precision (exiftool prints both the same).
+    case rounded
     case changed
     case lost
     case added
-    /// Changed or dropped on purpose (Orientation reset because the pixels were made upright; pixel dimensions;
+    /// Changed or dropped on purpose (Orientation carried by the pixels or by irot/imir; pixel dimensions;
     /// Software; thumbnail, strip and DNG-structural tags).
     case expectedChange = "expected-change"
     /// Lost, and the policy says that loss is known (e.g. the MakerNote).
@@ -20,7 +25,7 @@ public struct DiffEntry: Sendable, Hashable, Codable {
     public let criticality: Criticality
     public let source: MetadataValue?
     public let output: MetadataValue?
-    /// Why an entry got its class when that is not obvious ("pixels made upright", "structural").
+    /// Why an entry got its class when that is not obvious ("pixels made upright", "moved to ExifIFD").
     public let note: String?
 
     public init(
@@ -40,16 +45,24 @@ public struct DiffEntry: Sendable, Hashable, Codable {
 public enum MetadataFindingCode: String, Sendable, Hashable, Codable, CaseIterable {
     case lost = "metadata.lost"
     case changed = "metadata.changed"
+    case rounded = "metadata.rounded"
+    case reencoded = "metadata.reencoded"
     case added = "metadata.added"
     case knownLoss = "metadata.known-loss"
     case knownLossNotHappened = "metadata.known-loss-not-happened"
-    case doubleRotation = "orientation.double-rotation"
     case orientationChanged = "orientation.changed"
+    case orientationInconsistent = "orientation.inconsistent"
+    case doubleRotation = "orientation.double-rotation"
+    case orientationUnverified = "orientation.unverified"
 }
 
 extension Criticality {
+    /// The severity of a lost or changed field of this class: critical and important → error (someone relies on
+    /// it), informational → warning. The audit's policy may rewrite severities by code.
+    public var lossSeverity: Severity { self == .informational ? .warning : .error }
+
     /// The default severity of a diff finding about a field of this class: critical → error, important →
-    /// warning, informational → info. The audit's policy decides the severity it reports, by code.
+    /// warning, informational → info.
     public var severity: Severity {
         switch self {
         case .critical: .error
@@ -69,12 +82,19 @@ extension Criticality {
 }
 
 extension Finding {
-    /// A metadata-diff finding: the class of the field(s) involved is its default severity (orientation findings
-    /// are critical), and the field, when it is about one, its evidence.
-    public init(code: MetadataFindingCode, criticality: Criticality, key: FieldKey?, message: String) {
+    /// A metadata-diff finding with its severity, about a field (the evidence's field) with both values.
+    public init(
+        code: MetadataFindingCode, severity: Severity, key: FieldKey?, message: String, expected: String? = nil,
+        actual: String? = nil
+    ) {
         self.init(
-            code: code.rawValue, severity: criticality.severity, message: message,
-            evidence: Evidence(field: key?.description))
+            code: code.rawValue, severity: severity, message: message,
+            evidence: Evidence(expected: expected, actual: actual, field: key?.description))
+    }
+
+    /// A metadata-diff finding whose severity is the class's default (``Criticality/severity``).
+    public init(code: MetadataFindingCode, criticality: Criticality, key: FieldKey?, message: String) {
+        self.init(code: code, severity: criticality.severity, key: key, message: message)
     }
 
     /// The code as a metadata-diff code, nil for a code of another layer.
@@ -89,9 +109,12 @@ extension Finding {
 public struct MetadataDiff: Sendable, Codable {
     /// Every field of either side, sorted by (group, name).
     public let entries: [DiffEntry]
+    /// The findings, with the severities the audit starts from (before its policy).
     public let findings: [Finding]
     public let sourceOrientation: OrientationInfo
     public let outputOrientation: OrientationInfo
+    /// The orientation verdict by reader model.
+    public let orientation: OrientationJudgement
     public let sourceMakerNote: MakerNoteInfo?
     public let outputMakerNote: MakerNoteInfo?
 
@@ -103,16 +126,9 @@ public struct MetadataDiff: Sendable, Codable {
         entries.filter { $0.diffClass == c && (k == nil || $0.criticality == k) }.count
     }
 
-    /// True when a critical or important field was lost or changed, or an orientation finding was raised.
-    public var hasSeriousLoss: Bool {
-        findings.contains {
-            switch $0.metadataCode {
-            case .lost, .changed: return $0.criticality != .informational
-            case .doubleRotation, .orientationChanged: return true
-            default: return false
-            }
-        }
-    }
+    /// True when a finding is an error: a critical or important field lost or changed, or the orientation changed
+    /// or made inconsistent.
+    public var hasSeriousLoss: Bool { findings.contains { $0.severity == .error } }
 }
 
 /// Field-by-field comparison of two MetadataSets (pure; returns data).
@@ -125,200 +141,36 @@ public enum Diff {
     /// - Parameters:
     ///   - source: the original's metadata.
     ///   - output: the converted file's metadata.
-    ///   - policy: classes, tolerances, known losses and expected changes.
+    ///   - policy: classes, known losses and expected changes.
+    ///   - evidence: what decoded pixels say about the orientation (``OrientationEvidence/none`` without).
     /// - Returns: the entries sorted by (group, name) and the findings.
-    // length: split with issue 18's rewrite (Orientation and Metadata checks, Diff), under way on another branch
-    public static func compare(source: MetadataSet, output: MetadataSet, policy: MetadataPolicy = .standard)
-        -> MetadataDiff
-    {
-        var entries: [DiffEntry] = []
-        var findings: [Finding] = []
-        let outByKey = Dictionary(output.fields.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        let srcKeys = Set(source.fields.map(\.key))
-
-        for s in source.fields {
-            let crit = policy.criticality(of: s)
-            guard let o = outByKey[s.key] else {
-                if s.key == orientationKey,
-                    output.orientation.effective == source.orientation.effective
-                        || (output.orientation.effective == 1 && policy.outputPixelsUpright)
-                {
-                    entries.append(
-                        DiffEntry(
-                            key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: nil,
-                            note: output.orientation.hasTransform
-                                ? "orientation carried by irot/imir" : "pixels made upright"))
-                } else if s.structural || policy.expectedChanges.contains(s.key) {
-                    entries.append(
-                        DiffEntry(
-                            key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: nil,
-                            note: "structural"))
-                } else if policy.isKnownLoss(s.key) {
-                    entries.append(
-                        DiffEntry(key: s.key, diffClass: .knownLoss, criticality: crit, source: s.value, output: nil))
-                    findings.append(
-                        Finding(
-                            code: .knownLoss, criticality: crit, key: s.key, message: "\(s.key) dropped (known loss)"))
-                } else {
-                    entries.append(
-                        DiffEntry(key: s.key, diffClass: .lost, criticality: crit, source: s.value, output: nil))
-                    findings.append(
-                        Finding(
-                            code: .lost, criticality: crit, key: s.key, message: "\(s.key) lost (was \(s.value))"))
-                }
-                continue
-            }
-            if s.key == orientationKey {
-                entries.append(orientationEntry(source: source, output: output, s: s, o: o, crit: crit, policy: policy))
-                continue
-            }
-            if equal(s, o, policy: policy) {
-                entries.append(
-                    DiffEntry(key: s.key, diffClass: .kept, criticality: crit, source: s.value, output: o.value))
-            } else if s.structural || policy.expectedChanges.contains(s.key) {
-                entries.append(
-                    DiffEntry(
-                        key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: o.value,
-                        note: "structural"))
-            } else {
-                entries.append(
-                    DiffEntry(key: s.key, diffClass: .changed, criticality: crit, source: s.value, output: o.value))
-                findings.append(
-                    Finding(
-                        code: .changed, criticality: crit, key: s.key,
-                        message: "\(s.key) changed: \(s.value) → \(o.value)"))
-            }
+    public static func compare(
+        source: MetadataSet, output: MetadataSet, policy: MetadataPolicy = .standard,
+        evidence: OrientationEvidence = .none
+    ) -> MetadataDiff {
+        let orientation = OrientationJudgement.judge(
+            source: source.orientation, output: output.orientation, evidence: evidence,
+            assumedUpright: policy.outputPixelsUpright)
+        var judged = FieldJudge(source: source, output: output, policy: policy, orientation: orientation)
+        judged.run()
+        var findings = judged.findings + orientationFindings(orientation, evidence: evidence)
+        if let m = makerNote(source.makerNote, output.makerNote, policy: policy) {
+            judged.entries.append(m.entry)
+            findings += m.findings
         }
-        for o in output.fields where !srcKeys.contains(o.key) {
-            let crit = policy.criticality(of: o)
-            if o.key == orientationKey {
-                entries.append(
-                    orientationEntry(source: source, output: output, s: nil, o: o, crit: crit, policy: policy))
-                continue
-            }
-            if o.structural || policy.expectedChanges.contains(o.key) {
-                entries.append(
-                    DiffEntry(
-                        key: o.key, diffClass: .expectedChange, criticality: crit, source: nil, output: o.value,
-                        note: "structural"))
-                continue
-            }
-            entries.append(DiffEntry(key: o.key, diffClass: .added, criticality: crit, source: nil, output: o.value))
-            if !policy.ignoredAddedGroups.contains(o.key.group) {
-                findings.append(
-                    Finding(
-                        code: .added, criticality: .informational, key: o.key, message: "\(o.key) added: \(o.value)"))
-            }
-        }
-
-        // MakerNote, as one pseudo-field.
-        switch (source.makerNote, output.makerNote) {
-        case (let s?, nil):
-            let known = policy.isKnownLoss(makerNoteKey)
-            entries.append(
-                DiffEntry(
-                    key: makerNoteKey, diffClass: known ? .knownLoss : .lost, criticality: .important,
-                    source: .text(s.description), output: nil))
-            findings.append(
-                Finding(
-                    code: known ? .knownLoss : .lost, criticality: .important, key: makerNoteKey,
-                    message: "MakerNote (\(s)) dropped" + (known ? " (known loss)" : "")))
-        case (let s?, let o?):
-            // Re-encoding may add bookkeeping tags (exiv2 writes a few Canon ones back); fewer tags is a loss.
-            let same =
-                s.vendor == o.vendor && o.decodedTagCount >= s.decodedTagCount
-                && (s.blob == nil || o.blob == nil || s.blob!.length == o.blob!.length)
-            entries.append(
-                DiffEntry(
-                    key: makerNoteKey, diffClass: same ? .kept : .changed, criticality: .important,
-                    source: .text(s.description), output: .text(o.description)))
-            if !same {
-                findings.append(
-                    Finding(
-                        code: .changed, criticality: .important, key: makerNoteKey,
-                        message: "MakerNote changed: \(s) → \(o)"))
-            }
-            if policy.isKnownLoss(makerNoteKey) {
-                findings.append(
-                    Finding(
-                        code: .knownLossNotHappened, criticality: .informational, key: makerNoteKey,
-                        message: "MakerNote survived although the policy lists it as a known loss"))
-            }
-        case (nil, let o?):
-            entries.append(
-                DiffEntry(
-                    key: makerNoteKey, diffClass: .added, criticality: .informational, source: nil,
-                    output: .text(o.description)))
-        case (nil, nil):
-            break
-        }
-        for s in source.fields where policy.isKnownLoss(s.key) && outByKey[s.key] != nil && !s.structural {
-            findings.append(
-                Finding(
-                    code: .knownLossNotHappened, criticality: .informational, key: s.key,
-                    message: "\(s.key) survived although the policy lists it as a known loss"))
-        }
-
-        // Orientation findings.
-        let so = source.orientation
-        let oo = output.orientation
-        if oo.doubleRotationHazard {
-            findings.append(
-                Finding(
-                    code: .doubleRotation, criticality: .critical, key: orientationKey,
-                    message:
-                        "output has an irot/imir transform (orientation \(oo.heifTransform ?? 1)) and Exif Orientation \(oo.exif ?? 1): readers that apply both rotate twice"
-                ))
-        }
-        let srcEff = so.effective
-        let outEff = oo.effective
-        if srcEff != outEff && !(outEff == 1 && policy.outputPixelsUpright) {
-            findings.append(
-                Finding(
-                    code: .orientationChanged, criticality: .critical, key: orientationKey,
-                    message: "effective orientation changed: source \(srcEff), output \(outEff)"))
-        }
-
-        entries.sort { $0.key < $1.key }
         findings.sort {
-            ($0.criticality, $0.code, $0.evidence?.field ?? "") < ($1.criticality, $1.code, $1.evidence?.field ?? "")
+            ($0.severity, $0.code, $0.evidence?.field ?? "") > ($1.severity, $1.code, $1.evidence?.field ?? "")
         }
         return MetadataDiff(
-            entries: entries, findings: findings, sourceOrientation: so, outputOrientation: oo,
+            entries: judged.entries.sorted { $0.key < $1.key }, findings: findings,
+            sourceOrientation: source.orientation, outputOrientation: output.orientation, orientation: orientation,
             sourceMakerNote: source.makerNote, outputMakerNote: output.makerNote)
     }
 
-    /// Orientation: Exif Orientation reset to 1 is an expected change when the output's pixels were made upright
-    /// (or the output expresses the same orientation with irot/imir).
-    static func orientationEntry(
-        source: MetadataSet, output: MetadataSet, s: Field?, o: Field, crit: Criticality, policy: MetadataPolicy
-    ) -> DiffEntry {
-        if let s, equal(s, o, policy: policy) {
-            return DiffEntry(key: o.key, diffClass: .kept, criticality: crit, source: s.value, output: o.value)
-        }
-        let outExif = output.orientation.exif ?? 1
-        let srcEff = source.orientation.effective
-        if outExif == 1 && (output.orientation.effective == srcEff || policy.outputPixelsUpright) {
-            let note =
-                output.orientation.hasTransform && output.orientation.effective == srcEff
-                ? "orientation carried by irot/imir" : "pixels made upright"
-            return DiffEntry(
-                key: o.key, diffClass: .expectedChange, criticality: crit, source: s?.value, output: o.value, note: note
-            )
-        }
-        return DiffEntry(
-            key: o.key, diffClass: s == nil ? .added : .changed, criticality: crit, source: s?.value, output: o.value)
-    }
-
-    /// Field equality after normalisation, with the GPS tolerance for coordinates.
-    static func equal(_ a: Field, _ b: Field, policy: MetadataPolicy) -> Bool {
-        let isCoordinate =
-            a.key.group == "GPS"
-            && ["GPSLatitude", "GPSLongitude", "GPSDestLatitude", "GPSDestLongitude"].contains(a.key.name)
-            || a.key.group == "XMP-exif" && ["GPSLatitude", "GPSLongitude"].contains(a.key.name)
-        if isCoordinate, let x = MetadataSet.degrees(a.value), let y = MetadataSet.degrees(b.value) {
-            return abs(x - y) <= policy.gpsToleranceDegrees
-        }
-        return a.value.matches(b.value, relativeTolerance: policy.relativeTolerance)
+    /// A value for a message or evidence (long values cut to 160 characters).
+    public static func text(_ v: MetadataValue?) -> String? {
+        guard let v else { return nil }
+        let t = v.description
+        return t.count > 160 ? String(t.prefix(157)) + "…" : t
     }
 }

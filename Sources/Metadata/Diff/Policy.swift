@@ -8,27 +8,22 @@ public struct MetadataPolicy: Sendable, Codable {
     public var knownLossGroups: Set<String>
     /// Fields a conversion is expected to rewrite (Software, pixel dimensions, ModifyDate of the XMP, ...).
     public var expectedChanges: Set<FieldKey>
-    /// GPS coordinates compare as decimal degrees within this tolerance (1e-6° ≈ 0.1 m).
-    public var gpsToleranceDegrees: Double
-    /// Numbers in different representations (rational vs real) compare within this relative tolerance.
-    public var relativeTolerance: Double
-    /// The output's pixels were turned upright (so Orientation reset to 1 is an expected change). True for
-    /// Readback's converter, which renders upright and writes Orientation 1.
-    public var outputPixelsUpright: Bool
+    /// How the output's coded pixels relate to the source's, when the caller knows: true asserts the writer turned
+    /// them upright (the source's display orientation baked in), false asserts they are the source's coded pixels;
+    /// nil (the default) leaves it to the pixels, the sizes and the tags (``OrientationJudgement``). Value tolerances
+    /// are no longer here: they are per tag, in the tag tables (``ValueRule``).
+    public var outputPixelsUpright: Bool?
     /// Groups that appear in outputs without being a problem (container-specific, added by any writer).
     public var ignoredAddedGroups: Set<String>
 
     public init(
         criticality: [FieldKey: Criticality] = [:], knownLosses: Set<FieldKey> = [], knownLossGroups: Set<String> = [],
-        expectedChanges: Set<FieldKey> = [], gpsToleranceDegrees: Double = 1e-6, relativeTolerance: Double = 1e-6,
-        outputPixelsUpright: Bool = true, ignoredAddedGroups: Set<String> = []
+        expectedChanges: Set<FieldKey> = [], outputPixelsUpright: Bool? = nil, ignoredAddedGroups: Set<String> = []
     ) {
         self.criticality = criticality
         self.knownLosses = knownLosses
         self.knownLossGroups = knownLossGroups
         self.expectedChanges = expectedChanges
-        self.gpsToleranceDegrees = gpsToleranceDegrees
-        self.relativeTolerance = relativeTolerance
         self.outputPixelsUpright = outputPixelsUpright
         self.ignoredAddedGroups = ignoredAddedGroups
     }

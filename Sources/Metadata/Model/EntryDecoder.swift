@@ -53,6 +53,7 @@ public enum EntryDecoder {
     public static func decode(_ entries: [RawEntry], littleEndian: Bool = true) -> Decoded {
         var fields: [Field] = []
         var makerTagCount = 0
+        var makerTags: [String: MetadataValue] = [:]
         var makerGroups: [String] = []
         var makerBlob: [UInt8]? = nil
         var iptcLists: [String: (Int, [String])] = [:]
@@ -62,6 +63,10 @@ public enum EntryDecoder {
                 if e.isMakerNote {
                     makerTagCount += 1
                     if !makerGroups.contains(e.group) { makerGroups.append(e.group) }
+                    if !isMakerNotePointer(group: e.group, name: e.tagName) {
+                        makerTags["\(e.group).\(e.tagName)"] = decodeExifValue(
+                            e, kind: .plain, littleEndian: littleEndian)
+                    }
                     continue
                 }
                 if e.group == "Photo" && e.tag == 0x927C {
@@ -107,9 +112,19 @@ public enum EntryDecoder {
             }
             makerNote = MakerNoteInfo(
                 vendor: vendor, recognisedBy: by, decodedTagCount: makerTagCount,
-                blob: makerTagCount == 0 ? makerBlob.map { BlobDigest(bytes: $0) } : nil)
+                blob: makerTagCount == 0 ? makerBlob.map { BlobDigest(bytes: $0) } : nil, length: makerBlob?.count,
+                tags: makerTags)
         }
         return Decoded(fields: fields, makerNote: makerNote)
+    }
+
+    /// MakerNote tags that point at or size other data (preview images, sub-IFDs): a rewrite that moves the data
+    /// changes them without changing the content, so the comparison by content leaves them out.
+    static func isMakerNotePointer(group: String, name: String) -> Bool {
+        if group.hasSuffix("Preview") { return true }
+        let pointerSuffixes = ["Offset", "Offsets", "Start", "Length", "ByteCount", "ByteCounts", "Pointer", "IFD"]
+        let blobPrefixes = ["PreviewImage", "ThumbnailImage", "JpgFromRaw"]
+        return pointerSuffixes.contains { name.hasSuffix($0) } || blobPrefixes.contains { name.hasPrefix($0) }
     }
 
     static func iptcCriticality(_ name: String) -> Criticality {

@@ -38,12 +38,35 @@ public struct MakerNoteInfo: Sendable, Hashable, Codable, CustomStringConvertibl
     public let decodedTagCount: Int
     /// The undecoded MakerNote bytes (length + SHA-256), when exiv2 kept it opaque.
     public let blob: BlobDigest?
+    /// The MakerNote's size in bytes, parsed or not (for the size note when a rewrite moved its offsets).
+    public let length: Int?
+    /// The tags exiv2 decoded from inside it ("Canon.ModelID", "NikonAf2.AFAreaMode"), without the pointers and sizes
+    /// a rewrite legitimately changes (preview offsets and lengths): what a comparison by content compares.
+    public let tags: [String: MetadataValue]
 
-    public init(vendor: String?, recognisedBy: String?, decodedTagCount: Int, blob: BlobDigest?) {
+    public init(
+        vendor: String?, recognisedBy: String?, decodedTagCount: Int, blob: BlobDigest?, length: Int? = nil,
+        tags: [String: MetadataValue] = [:]
+    ) {
         self.vendor = vendor
         self.recognisedBy = recognisedBy
         self.decodedTagCount = decodedTagCount
         self.blob = blob
+        self.length = length ?? blob?.length
+        self.tags = tags
+    }
+
+    /// The tags stay out of JSON (the diff shows the summary; a Canon MakerNote decodes into hundreds).
+    enum CodingKeys: String, CodingKey { case vendor, recognisedBy, decodedTagCount, blob, length }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            vendor: try c.decodeIfPresent(String.self, forKey: .vendor),
+            recognisedBy: try c.decodeIfPresent(String.self, forKey: .recognisedBy),
+            decodedTagCount: try c.decode(Int.self, forKey: .decodedTagCount),
+            blob: try c.decodeIfPresent(BlobDigest.self, forKey: .blob),
+            length: try c.decodeIfPresent(Int.self, forKey: .length))
     }
 
     public var description: String {
@@ -91,11 +114,20 @@ public struct OrientationInfo: Sendable, Hashable, Codable {
     public var heifTransform: Int?
     /// True when the HEIF primary has any irot/imir property.
     public var hasTransform: Bool
+    /// The coded raster's width and height before any turn (HEIF: `ispe`, cropped by `clap`; JPEG: the frame
+    /// header), nil when unknown (RAW: LibRaw's sensor size is not read here).
+    public var codedWidth: Int?
+    public var codedHeight: Int?
 
-    public init(exif: Int? = nil, heifTransform: Int? = nil, hasTransform: Bool = false) {
+    public init(
+        exif: Int? = nil, heifTransform: Int? = nil, hasTransform: Bool = false, codedWidth: Int? = nil,
+        codedHeight: Int? = nil
+    ) {
         self.exif = exif
         self.heifTransform = heifTransform
         self.hasTransform = hasTransform
+        self.codedWidth = codedWidth
+        self.codedHeight = codedHeight
     }
 
     /// How a viewer turns the stored pixels: the HEIF transform when the file is HEIF (Exif Orientation is only
@@ -105,9 +137,9 @@ public struct OrientationInfo: Sendable, Hashable, Codable {
         return exif.flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
     }
 
-    /// The double-rotation hazard (libheif#227): a transform is present and Exif Orientation is not 1, so
-    /// readers that apply both rotate twice.
-    public var doubleRotationHazard: Bool { hasTransform && (exif ?? 1) != 1 }
+    /// The double-rotation hazard (libheif#227): a transform that turns or mirrors and an Exif Orientation other than
+    /// 1, so readers that apply both turn twice.
+    public var doubleRotationHazard: Bool { (heifTransform ?? 1) != 1 && (exif ?? 1) != 1 }
 }
 
 /// Everything we read from one file: typed fields sorted by (group, name), MakerNote, orientation, reading notes.

@@ -3,11 +3,11 @@
 public enum ExifTables {
     private static func t(
         _ group: String, _ id: UInt16, _ name: String, _ c: Criticality = .informational, _ kind: TagKind = .plain,
-        structural: Bool = false, conversion: ExiftoolConversion = .none
+        structural: Bool = false, conversion: ExiftoolConversion = .none, print: ValueRule.PrintForm? = nil
     ) -> TagDefinition {
         TagDefinition(
             group: group, name: name, id: id, kind: kind, criticality: c, structural: structural,
-            conversion: conversion)
+            conversion: conversion, rule: print.map { ValueRule.printed($0) })
     }
 
     /// IFD0 (TIFF 6.0 baseline and extension tags, TIFF/EP, Windows XP tags).
@@ -77,12 +77,13 @@ public enum ExifTables {
         ]
     }()
 
-    /// The Exif IFD (CIPA DC-008 §4.6.5).
+    /// The Exif IFD (CIPA DC-008 §4.6.5). `print:` is exiftool's PrintConv for the tag (Exif.pm), the precision a
+    /// user reads and `exiftool -tagsFromFile` writes back: a difference within it is a rounding, not a change.
     public static let exifIFD: [TagDefinition] = {
         let g = "ExifIFD"
         return [
-            t(g, 0x829A, "ExposureTime", .critical),
-            t(g, 0x829D, "FNumber", .critical),
+            t(g, 0x829A, "ExposureTime", .critical, print: .exposureTime),
+            t(g, 0x829D, "FNumber", .critical, print: .fNumber),
             t(g, 0x8822, "ExposureProgram", .important),
             t(g, 0x8824, "SpectralSensitivity"),
             t(g, 0x8827, "ISO", .critical),
@@ -98,16 +99,16 @@ public enum ExifTables {
             t(g, 0x9012, "OffsetTimeDigitized", .important),
             t(g, 0x9101, "ComponentsConfiguration", .informational, .byteList, structural: true),
             t(g, 0x9102, "CompressedBitsPerPixel", structural: true),
-            t(g, 0x9201, "ShutterSpeedValue", .important, conversion: .apexShutter),
-            t(g, 0x9202, "ApertureValue", .important, conversion: .apexAperture),
+            t(g, 0x9201, "ShutterSpeedValue", .important, conversion: .apexShutter, print: .exposureTime),
+            t(g, 0x9202, "ApertureValue", .important, conversion: .apexAperture, print: .oneDecimal),
             t(g, 0x9203, "BrightnessValue"),
-            t(g, 0x9204, "ExposureCompensation", .important),
-            t(g, 0x9205, "MaxApertureValue", .important, conversion: .apexAperture),
+            t(g, 0x9204, "ExposureCompensation", .important, print: .fraction),
+            t(g, 0x9205, "MaxApertureValue", .important, conversion: .apexAperture, print: .oneDecimal),
             t(g, 0x9206, "SubjectDistance", .important),
             t(g, 0x9207, "MeteringMode", .important),
             t(g, 0x9208, "LightSource", .important),
             t(g, 0x9209, "Flash", .important),
-            t(g, 0x920A, "FocalLength", .critical),
+            t(g, 0x920A, "FocalLength", .critical, print: .oneDecimal),
             t(g, 0x9214, "SubjectArea"),
             t(g, 0x9286, "UserComment", .important, .encodedText),
             t(g, 0x9290, "SubSecTime", .important),

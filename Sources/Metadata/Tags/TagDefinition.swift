@@ -1,3 +1,5 @@
+import Foundation
+
 /// How much a field matters when it is lost or changed (the diff's policy classes).
 public enum Criticality: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
     /// Capture time and offset, GPS, make/model/lens, exposure, focal length, orientation.
@@ -39,6 +41,15 @@ public enum ExiftoolConversion: String, Sendable, Hashable, Codable {
     case apexShutter
     /// APEX aperture: 2^(v/2) (ApertureValue, MaxApertureValue).
     case apexAperture
+
+    /// The value exiftool shows under `-n` for a raw value.
+    public func apply(_ v: Double) -> Double {
+        switch self {
+        case .none: v
+        case .apexShutter: pow(2, -v)
+        case .apexAperture: pow(2, v / 2)
+        }
+    }
 }
 
 /// One tag in a table: the exiftool-style group and name, the numeric id (Exif) or property (XMP), the kind,
@@ -57,10 +68,13 @@ public struct TagDefinition: Sendable, Hashable, Codable {
     /// Expected to disappear or change in a converted file (thumbnail, strips, DNG structure, pixel dimensions).
     public let structural: Bool
     public let conversion: ExiftoolConversion
+    /// How two values of the tag compare (same value, rounded, changed); coordinates by default compare in degrees.
+    public let rule: ValueRule
 
     public init(
         group: String, name: String, id: UInt16 = 0, property: String = "", kind: TagKind = .plain,
-        criticality: Criticality = .informational, structural: Bool = false, conversion: ExiftoolConversion = .none
+        criticality: Criticality = .informational, structural: Bool = false, conversion: ExiftoolConversion = .none,
+        rule: ValueRule? = nil
     ) {
         self.group = group
         self.name = name
@@ -70,6 +84,7 @@ public struct TagDefinition: Sendable, Hashable, Codable {
         self.criticality = criticality
         self.structural = structural
         self.conversion = conversion
+        self.rule = rule ?? (kind == .gpsCoordinate ? .coordinate : .standard)
     }
 
     /// "IFD0:Make".

@@ -4,11 +4,11 @@
 public enum XMPTables {
     private static func x(
         _ prefix: String, _ property: String, _ name: String? = nil, _ c: Criticality = .informational,
-        _ kind: TagKind = .plain, structural: Bool = false
+        _ kind: TagKind = .plain, structural: Bool = false, print: ValueRule.PrintForm? = nil
     ) -> TagDefinition {
         TagDefinition(
             group: "XMP-\(prefix)", name: name ?? exiftoolName(property), property: property, kind: kind,
-            criticality: c, structural: structural)
+            criticality: c, structural: structural, rule: print.map { ValueRule.printed($0) })
     }
 
     public static let all: [TagDefinition] = [
@@ -38,17 +38,17 @@ public enum XMPTables {
         // exif: Exif for XMP.
         x("exif", "DateTimeOriginal", nil, .critical, .dateTime),
         x("exif", "DateTimeDigitized", "DateTimeDigitized", .important, .dateTime),
-        x("exif", "ExposureTime", nil, .critical, .number),
-        x("exif", "FNumber", nil, .critical, .number),
+        x("exif", "ExposureTime", nil, .critical, .number, print: .exposureTime),
+        x("exif", "FNumber", nil, .critical, .number, print: .fNumber),
         x("exif", "ISOSpeedRatings", "ISO", .critical, .number),
-        x("exif", "FocalLength", nil, .critical, .number),
+        x("exif", "FocalLength", nil, .critical, .number, print: .oneDecimal),
         x("exif", "GPSLatitude", nil, .critical, .gpsCoordinate),
         x("exif", "GPSLongitude", nil, .critical, .gpsCoordinate),
         x("exif", "GPSAltitude", nil, .critical, .number),
         x("exif", "GPSAltitudeRef", nil, .critical, .number),
         x("exif", "PixelXDimension", "ExifImageWidth", .informational, .number, structural: true),
         x("exif", "PixelYDimension", "ExifImageHeight", .informational, .number, structural: true),
-        x("exif", "ExposureBiasValue", "ExposureCompensation", .important, .number),
+        x("exif", "ExposureBiasValue", "ExposureCompensation", .important, .number, print: .fraction),
         // tiff: TIFF for XMP.
         x("tiff", "Make", nil, .important),
         x("tiff", "Model", nil, .important),

@@ -176,26 +176,12 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible 
         return t
     }
 
-    /// True when both values are equal after normalisation.
+    /// True when both values are the same value after normalisation (``compared(with:rule:conversion:)`` says
+    /// identical or re-encoded).
     /// - Parameters:
     ///   - other: the value to compare with.
-    ///   - relativeTolerance: for numbers of different representations (rational vs real).
+    ///   - relativeTolerance: the same-value band for numbers.
     public func matches(_ other: MetadataValue, relativeTolerance: Double = 1e-9) -> Bool {
-        switch (self, other) {
-        case (.rationals(let a), .rationals(let b)): return a == b
-        case (.integers(let a), .integers(let b)): return a == b
-        case (.text(let a), .text(let b)): return Self.normalizeText(a) == Self.normalizeText(b)
-        case (.dateTime(let a), .dateTime(let b)): return a == b
-        case (.strings(let a), .strings(let b)): return a == b
-        case (.text(let a), .strings(let b)), (.strings(let b), .text(let a)): return b.count == 1 && b[0] == a
-        case (.binary(let a), .binary(let b)): return a == b
-        case (.dateTime(let a), .text(let b)), (.text(let b), .dateTime(let a)):
-            return DateTimeValue(parsing: b) == a
-        default:
-            guard let a = numbers, let b = other.numbers, a.count == b.count else { return false }
-            return zip(a, b).allSatisfy { x, y in
-                x == y || abs(x - y) <= relativeTolerance * max(abs(x), abs(y))
-            }
-        }
+        compared(with: other, rule: ValueRule(same: relativeTolerance)) <= .reencoded
     }
 }

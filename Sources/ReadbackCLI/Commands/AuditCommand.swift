@@ -20,8 +20,10 @@ struct AuditCommand: Subcommand {
         container.truncated with its offset), the gain maps in four parts (description, metadata, data, colour
         space; codes gainmap.*), HDR signalling (signalling.nclx-missing, signalling.bit-depth-mismatch), decoding of
         the primary image and the gain map (decode.*), and, when the source is known, the metadata diff field by field
-        (metadata.lost, metadata.changed, metadata.known-loss, metadata.known-loss-not-happened), orientation
-        (orientation.double-rotation), a gain map the source had (gainmap.missing) and the size ratio.
+        with each tag's value rule (metadata.lost, metadata.changed, metadata.rounded, metadata.reencoded,
+        metadata.known-loss, metadata.known-loss-not-happened), the orientation by reader model, confirmed from
+        pixels (orientation.changed, orientation.inconsistent, orientation.double-rotation), a gain map the source
+        had (gainmap.missing) and the size ratio. 'readback diff SRC OUT' shows the same judgement field by field.
 
         Pairing: SRC OUT audits one pair. --sources DIR --outputs DIR pairs files by relative folder and stem
         (extensions compared case-insensitively); a source without an output is a finding (output.missing), outputs

@@ -1,3 +1,4 @@
+import Audit
 import Findings
 import Foundation
 import Metadata
@@ -12,24 +13,31 @@ struct DiffCommand: Subcommand {
         Reads the metadata of SRC (a RAW, JPEG, TIFF, HEIC or AVIF file, plus its .xmp sidecar if one sits
         beside it as IMG_1.CR2.xmp or IMG_1.xmp) and of OUT (any converter's output), and compares them field
         by field, by exiftool-style name (IFD0:Make, ExifIFD:DateTimeOriginal, GPS:GPSLatitude, XMP-xmp:Rating).
+        The judgement is the audit's own (readback audit SRC OUT says the same), under the built-in policy.
 
-        Values compare after normalisation: 1/100 equals 10/1000, NUL-padded and plain ASCII are equal, GPS
-        coordinates compare as coordinates within 1e-6 degrees. Each field is one of:
+        Values compare as values, with each tag's rule from the tag tables: the same value written another
+        way (1/100 and 10/1000, a rational re-derived from a float within 1e-6) is re-encoded; a difference
+        within the source's own printed precision (exiftool's print form: f-number and focal length to 0.1,
+        exposure time as 1/n) is rounded; text compares with NUL padding and trailing blanks trimmed; GPS
+        coordinates compare in degrees. Each field is one of:
           kept             the same value on both sides
+          reencoded        the same value written another way, or moved by the writer (XMP into Exif)
+          rounded          within the source's printed precision (a warning, both values shown)
           changed          both values are shown
           lost             in SRC, missing from OUT
           added            only in OUT
-          expected-change  Orientation reset to 1 because the pixels were turned upright, pixel dimensions,
-                           Software, thumbnail, strip and DNG-structural tags
-          known-loss       lost, and the policy accepts it (the MakerNote; IPTC, which HEIF cannot carry)
-        Fields are critical (capture time and offset, GPS, make/model/lens, exposure time, f-number, ISO,
-        focal length, orientation), important, or informational. For HEIF outputs the orientation is read from
-        irot/imir (authoritative) as well as Exif; a transform together with Exif Orientation other than 1 is
-        reported as orientation.double-rotation.
+          expected-change  Orientation carried by upright pixels or irot/imir, pixel dimensions, Software,
+                           thumbnail, strip and DNG-structural tags
+          known-loss       lost, and the policy accepts it (the MakerNote)
+        The MakerNote compares tag by tag where exiv2 parses it, else as present or absent with its size.
+        Orientation is judged by reader model: what a HEIF reader shows (irot/imir/clap, Exif ignored) of
+        OUT against SRC as shown, confirmed from decoded pixels for HEIF sources (orientation.changed);
+        irot/imir and Exif Orientation that disagree in OUT but agreed in SRC (orientation.inconsistent);
+        a new irot + Exif pairing (orientation.double-rotation, info).
 
-        The table lists lost and changed critical fields first, then the other differences, then findings,
-        and ends with counts per class. Exit status: 0 when no critical or important field was lost or
-        changed, 1 when one was (or an orientation finding was raised), 2 on a usage or read error.
+        The table lists lost and changed critical fields first, then the other differences, then the
+        findings with their severities, and ends with counts per class. Exit status: 0 when no finding is an
+        error, 1 when one is, 2 on a usage or read error.
 
         Example:
           readback diff IMG_0001.CR2 out/IMG_0001.heic
@@ -47,18 +55,25 @@ struct DiffCommand: Subcommand {
         guard args.positionals.count == 2 else {
             throw UsageError("diff takes exactly two files, SRC and OUT (got \(args.positionals.count))")
         }
-        let source = try MetadataReader.read(path: args.positionals[0])
-        let output = try MetadataReader.read(path: args.positionals[1])
-        let diff = Diff.compare(source: source, output: output, policy: .standard)
+        // A file that cannot be read is a usage-level error (exit 2), as before.
+        _ = try MetadataReader.read(path: args.positionals[0])
+        _ = try MetadataReader.read(path: args.positionals[1])
+        let policy = Policy.builtIn
+        let judged = PairJudgement.judge(
+            source: URL(fileURLWithPath: args.positionals[0]), output: URL(fileURLWithPath: args.positionals[1]),
+            policy: policy)
+        guard let diff = judged.diff else { throw UsageError(judged.findings.first?.message ?? "unreadable") }
+        let findings = policy.apply(judged.findings).sorted(by: Finding.reportOrder)
         if args.has("json") {
-            console.print(try Self.json(diff, source: args.positionals[0], output: args.positionals[1]))
+            console.print(
+                try Self.json(diff, findings: findings, source: args.positionals[0], output: args.positionals[1]))
         } else {
             console.print(
                 Self.table(
-                    diff, source: args.positionals[0], output: args.positionals[1], all: args.has("all"),
-                    console: console))
+                    diff, findings: findings, source: args.positionals[0], output: args.positionals[1],
+                    all: args.has("all"), console: console))
         }
-        return diff.hasSeriousLoss ? .findings : .clean
+        return findings.contains { $0.severity == .error } ? .findings : .clean
     }
 
     // MARK: rendering (pure)
@@ -89,21 +104,24 @@ struct DiffCommand: Subcommand {
         }
     }
 
-    /// A diff finding as the JSON has always written it: `{code, criticality, key?, message}`.
+    /// A finding as the JSON has always written it, `{code, criticality, key?, message}`, plus its severity (the
+    /// audit's, after the policy).
     struct JSONFinding: Encodable {
         let code: String
+        let severity: Severity
         let criticality: Criticality
         let key: FieldKey?
         let message: String
         init(_ f: Finding) {
             code = f.code
+            severity = f.severity
             criticality = f.criticality
             key = f.key
             message = f.message
         }
     }
 
-    static func json(_ d: MetadataDiff, source: String, output: String) throws -> String {
+    static func json(_ d: MetadataDiff, findings: [Finding], source: String, output: String) throws -> String {
         var counts: [String: [String: Int]] = [:]
         for c in DiffClass.allCases {
             var row: [String: Int] = [:]
@@ -117,7 +135,7 @@ struct DiffCommand: Subcommand {
                     key: $0.key.description, diffClass: $0.diffClass.rawValue, criticality: $0.criticality.rawValue,
                     source: $0.source?.description, output: $0.output?.description, note: $0.note)
             },
-            findings: d.findings.map(JSONFinding.init), counts: counts, sourceOrientation: d.sourceOrientation,
+            findings: findings.map(JSONFinding.init), counts: counts, sourceOrientation: d.sourceOrientation,
             outputOrientation: d.outputOrientation, sourceMakerNote: d.sourceMakerNote,
             outputMakerNote: d.outputMakerNote)
         let enc = JSONEncoder()
@@ -127,7 +145,9 @@ struct DiffCommand: Subcommand {
 
     static func clip(_ s: String, _ n: Int) -> String { s.count <= n ? s : String(s.prefix(n - 1)) + "…" }
 
-    static func table(_ d: MetadataDiff, source: String, output: String, all: Bool, console: Console) -> String {
+    static func table(
+        _ d: MetadataDiff, findings: [Finding], source: String, output: String, all: Bool, console: Console
+    ) -> String {
         var lines = ["source: \(source)", "output: \(output)", ""]
         let keyWidth = min(40, max(24, d.entries.map { $0.key.description.count }.max() ?? 0))
         func row(_ e: DiffEntry) -> String {
@@ -161,15 +181,13 @@ struct DiffCommand: Subcommand {
             lines.append("Kept (\(kept.count)):")
             lines += kept.map(row)
         }
-        if !d.findings.isEmpty {
+        if !findings.isEmpty {
             lines.append("")
             lines.append("Findings:")
-            lines += d.findings.map { "  \($0.code) [\($0.criticality.rawValue)] \($0.message)" }
+            lines += findings.map { "  \($0.severity.rawValue) \($0.code): \($0.message)" }
         }
         lines.append("")
-        lines.append(
-            "Orientation: source \(d.sourceOrientation.effective) (Exif \(d.sourceOrientation.exif.map(String.init) ?? "—")), output \(d.outputOrientation.effective) (Exif \(d.outputOrientation.exif.map(String.init) ?? "—")\(d.outputOrientation.hasTransform ? ", irot/imir" : ""))"
-        )
+        lines.append(Self.orientationLine(d.orientation))
         lines.append("")
         let header = "class".padding(toLength: 16, withPad: " ", startingAt: 0) + "critical  important  informational"
         lines.append(header)
@@ -182,5 +200,16 @@ struct DiffCommand: Subcommand {
             lines.append(c.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0) + cells.joined(separator: "  "))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// "Orientation: kept (decided by coded data); source irot/imir 6, Exif 6; output irot/imir 6, Exif 6".
+    static func orientationLine(_ j: OrientationJudgement) -> String {
+        func side(_ i: OrientationInfo) -> String {
+            let e = "Exif \(i.exif.map(String.init) ?? "—")"
+            return i.isHEIF ? "irot/imir \(i.heifTransform ?? 1), \(e)" : e
+        }
+        let how = j.transform.map { j.verdict == .changed ? ", shown \($0)" : "" } ?? ""
+        return
+            "Orientation: \(j.verdict.rawValue)\(how) (decided by \(j.basis)); source \(side(j.source)); output \(side(j.output))"
     }
 }

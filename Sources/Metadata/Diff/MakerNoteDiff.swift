@@ -1,0 +1,74 @@
+import Findings
+
+extension Diff {
+    /// The MakerNote, as one pseudo-field. Compared by content where exiv2 parses it (tag by tag: a rewrite that only
+    /// moved its internal offsets changes nothing); otherwise as present or absent, with a size note.
+    static func makerNote(_ s: MakerNoteInfo?, _ o: MakerNoteInfo?, policy: MetadataPolicy)
+        -> (entry: DiffEntry, findings: [Finding])?
+    {
+        let key = makerNoteKey
+        let known = policy.isKnownLoss(key)
+        switch (s, o) {
+        case (nil, nil):
+            return nil
+        case (nil, let o?):
+            return (
+                DiffEntry(
+                    key: key, diffClass: .added, criticality: .informational, source: nil, output: .text(o.description)),
+                []
+            )
+        case (let s?, nil):
+            let entry = DiffEntry(
+                key: key, diffClass: known ? .knownLoss : .lost, criticality: .important, source: .text(s.description),
+                output: nil)
+            let f = Finding(
+                code: known ? .knownLoss : .lost, severity: known ? .knownLoss : Criticality.important.lossSeverity,
+                key: key, message: "MakerNote (\(s)) dropped" + (known ? " (known loss)" : ""), expected: s.description)
+            return (entry, [f])
+        case (let s?, let o?):
+            let (changes, note) = makerNoteChanges(s, o)
+            let entry = DiffEntry(
+                key: key, diffClass: changes == nil ? .kept : .changed, criticality: .important,
+                source: .text(s.description), output: .text(o.description), note: note)
+            var findings: [Finding] = []
+            if let changes {
+                findings.append(
+                    Finding(
+                        code: .changed, severity: Criticality.important.lossSeverity, key: key,
+                        message: "MakerNote changed: \(changes)", expected: s.description, actual: o.description))
+            }
+            if known {
+                findings.append(
+                    Finding(
+                        code: .knownLossNotHappened, severity: .info, key: key,
+                        message: "MakerNote survived although the policy lists it as a known loss"))
+            }
+            return (entry, findings)
+        }
+    }
+
+    /// What changed inside a MakerNote present on both sides (nil when nothing did), and the note for the entry.
+    static func makerNoteChanges(_ s: MakerNoteInfo, _ o: MakerNoteInfo) -> (String?, String?) {
+        let size =
+            s.length != nil && o.length != nil && s.length != o.length
+            ? "\(s.length!) → \(o.length!) bytes" : nil
+        if let a = s.vendor, let b = o.vendor, a != b { return ("vendor \(a) → \(b)", size) }
+        guard !s.tags.isEmpty else {
+            // exiv2 does not parse this vendor's MakerNote (Apple, Samsung, ...): present on both sides is all that
+            // can be said; its size changes whenever a writer rewrites the offsets inside it.
+            return (nil, "not parsed by exiv2; present in both" + (size.map { ", \($0)" } ?? ""))
+        }
+        guard !o.tags.isEmpty else {
+            return ("\(s.tags.count) tags decoded from the source's, none from the output's", size)
+        }
+        let differing = s.tags.keys.sorted().filter { k in
+            guard let b = o.tags[k] else { return true }
+            return s.tags[k]!.compared(with: b) > .reencoded
+        }
+        guard differing.isEmpty else {
+            let shown = differing.prefix(8).joined(separator: ", ") + (differing.count > 8 ? ", …" : "")
+            return ("\(differing.count) of \(s.tags.count) tags differ or are missing (\(shown))", size)
+        }
+        return (nil, "\(s.tags.count) tags equal" + (size.map { ", \($0) (offsets rewritten)" } ?? ""))
+    }
+}
