@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(
             name: "CExiv2Shim",
             cxxSettings: [.unsafeFlags(["-Wno-deprecated-declarations"])],
@@ -39,6 +40,8 @@ let package = Package(
         .target(name: "Store", dependencies: ["CSQLite"]),
         // Whole-file SHA-256 through libcrypto (the batch's source fingerprints); error type and hex from Digest.
         .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
+        // JPEG decode (embedded previews, JPEG sources) and encode (the synthetic corpus's previews).
+        .target(name: "JPEGCodec", dependencies: ["CTurboJPEG"]),
 
         // 3. Pure Swift cores.
         .target(name: "Digest"),
@@ -53,7 +56,14 @@ let package = Package(
         .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "Metadata", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
+        // Pixel checks of an output against a reference rendering (CIELAB, CIEDE2000, exposure, cast, orientation).
+        .target(name: "RenderCheck", dependencies: ["ColorScience", "Findings"]),
 
+        // 4. Reading renderings from files for the render check: a source's reference (embedded preview, thumbnail
+        //    item, the JPEG itself) and an output's pixels, through exiv2, TurboJPEG and libheif.
+        .target(
+            name: "RenderIO",
+            dependencies: ["ColorScience", "RenderCheck", "Exiv2Bridge", "JPEGCodec", "HeifCodec", "HEIF"]),
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
         .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge"]),
         // Converter and Audit, siblings on the cores.
@@ -126,6 +136,7 @@ let package = Package(
         ),
         .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),
         .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
+        .testTarget(name: "RenderCheckTests", dependencies: ["RenderCheck", "ColorScience", "Findings", "JPEGCodec"]),
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
         .testTarget(
             name: "RealWorldTests",
