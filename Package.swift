@@ -19,6 +19,8 @@ let package = Package(
         .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
         // The quality ladder (issue 11): `make ladder`; `readback-ladder frame` feeds the benchmark's floor.
         .executable(name: "readback-ladder", targets: ["QualityLadder"]),
+        // The render check's measurements (issue 19): `scripts/render-fidelity.sh` rebuilds docs/render-fidelity.md.
+        .executable(name: "readback-render", targets: ["RenderBench"]),
     ],
     targets: [
         // 1. C system libraries
@@ -40,7 +42,7 @@ let package = Package(
         .target(name: "Store", dependencies: ["CSQLite"]),
         // Whole-file SHA-256 through libcrypto (the batch's source fingerprints); error type and hex from Digest.
         .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
-        // JPEG decode (embedded previews, JPEG sources) and encode (the synthetic corpus's previews).
+        // JPEG decoding (embedded previews, JPEG sources) for the render check.
         .target(name: "JPEGCodec", dependencies: ["CTurboJPEG"]),
 
         // 3. Pure Swift cores.
@@ -71,7 +73,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Exiv2Bridge",
+                "HeifCodec", "Exiv2Bridge", "RenderCheck", "RenderIO",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -106,6 +108,8 @@ let package = Package(
         .executableTarget(
             name: "QualityLadder",
             dependencies: ["ColorScience", "Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
+        // Render check measurements: an output (HEIC, JPEG, TIFF, PPM) against a source's reference render, as JSON.
+        .executableTarget(name: "RenderBench", dependencies: ["HeifCodec", "JPEGCodec", "RenderCheck", "RenderIO"]),
 
         // Tests: one target per module, goldens and fixtures beside each.
         .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
@@ -123,7 +127,8 @@ let package = Package(
         .testTarget(
             name: "CorpusTests", dependencies: ["ColorScience", "CorpusKit", "Digest", "RawDecoder", "TestSupport"]),
         .testTarget(
-            name: "ConverterTests", dependencies: ["ColorScience", "Converter", "Audit", "CorpusKit", "TestSupport"]),
+            name: "ConverterTests",
+            dependencies: ["ColorScience", "Converter", "Audit", "CorpusKit", "TestSupport", "RenderCheck", "RenderIO"]),
         .testTarget(
             name: "AuditTests",
             dependencies: [
@@ -136,7 +141,10 @@ let package = Package(
         ),
         .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),
         .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
-        .testTarget(name: "RenderCheckTests", dependencies: ["RenderCheck", "ColorScience", "Findings", "JPEGCodec"]),
+        .testTarget(
+            name: "RenderCheckTests",
+            dependencies: ["RenderCheck", "RenderIO", "ColorScience", "CorpusKit", "Findings", "JPEGCodec", "HeifCodec"]
+        ),
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
         .testTarget(
             name: "RealWorldTests",

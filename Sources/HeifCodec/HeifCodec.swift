@@ -449,9 +449,12 @@ public enum HeifDecoder {
     /// - Parameters:
     ///   - bytes: the whole file.
     ///   - minSide: the smallest long side wanted.
-    /// - Returns: 8-bit codes in `samples` (3 channels), with the file's nclx and ICC; `width`/`height` reduced.
+    /// - Returns: the reduced image (8-bit codes in `samples`, 3 channels, with the file's nclx and ICC) and the
+    ///   decoded full size.
     /// - Throws: `HeifError` with libheif's message.
-    public static func decodePrimaryReduced(_ bytes: [UInt8], minSide: Int) throws -> HeifDecodedImage {
+    public static func decodePrimaryReduced(_ bytes: [UInt8], minSide: Int) throws -> (
+        image: HeifDecodedImage, size: HeifDecodedSize
+    ) {
         let (ctx, handle) = try primaryHandle(bytes)
         defer { withExtendedLifetime(ctx) {} }
         let (nclx, icc) = colour(handle)
@@ -488,8 +491,9 @@ public enum HeifDecoder {
             }
             for i in acc.indices { out[ry * rw * 3 + i] = UInt16((acc[i] + half) / (f * f)) }
         }
-        return HeifDecodedImage(
+        let image = HeifDecodedImage(
             width: rw, height: rh, bitDepth: 8, channels: 3, samples: out, nclx: nclx, icc: icc, codedBitDepth: coded)
+        return (image, HeifDecodedSize(width: w, height: h, codedBitDepth: coded))
     }
 
     /// Reads a HEIF file from disk and decodes its primary image (see `decodePrimary(_:format:)`).

@@ -118,37 +118,6 @@ public enum JPEGDecoder {
     }
 }
 
-/// RGB → JPEG encoding (baseline, 4:2:0 chroma), for the previews the synthetic corpus embeds in its DNGs.
-public enum JPEGEncoder {
-    /// Encodes interleaved 8-bit RGB.
-    /// - Parameters:
-    ///   - image: the pixels (`samples.count` must be `width × height × 3`).
-    ///   - quality: 1…100.
-    /// - Returns: a JFIF stream.
-    /// - Throws: `JPEGError` for a bad size or a library failure.
-    public static func encode(_ image: JPEGImage, quality: Int = 90) throws(JPEGError) -> [UInt8] {
-        guard image.width > 0, image.height > 0, image.width * image.height <= JPEGDecoder.maxPixels,
-            image.samples.count == image.width * image.height * 3, (1...100).contains(quality)
-        else {
-            throw JPEGError(operation: "encode", message: "bad image \(image.width)×\(image.height) or quality")
-        }
-        guard let p = tjInitCompress() else {
-            throw JPEGError(operation: "tjInitCompress", message: "cannot create an encoder")
-        }
-        let h = Handle(p)
-        var buf: UnsafeMutablePointer<UInt8>? = nil
-        var size: UInt = 0
-        defer { if let buf { tjFree(buf) } }
-        let rc = image.samples.withUnsafeBufferPointer { src in
-            tjCompress2(
-                h.ptr, src.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue), &buf,
-                &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_ACCURATEDCT)
-        }
-        guard rc == 0, let buf else { throw JPEGError(operation: "encode", message: h.message) }
-        return Array(UnsafeBufferPointer(start: buf, count: Int(size)))
-    }
-}
-
 /// The APP segments of a JPEG that describe its pixels, found by walking its markers up to the first scan.
 public struct JPEGSegments: Sendable, Equatable {
     /// The ICC profile (APP2 `ICC_PROFILE` chunks joined in sequence order), nil when absent or incomplete.

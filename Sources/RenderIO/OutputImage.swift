@@ -14,7 +14,7 @@ public enum OutputImage {
     /// - Throws: `Unreadable` for a decode failure or a colour signalling the check cannot read (PQ, HLG, …).
     public static func fromHEIF(_ bytes: [UInt8]) throws(Unreadable) -> RenderImage {
         let img: HeifDecodedImage
-        do { img = try HeifDecoder.decodePrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide) } catch {
+        do { img = try HeifDecoder.decodePrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide).image } catch {
             throw Unreadable(description: "the primary image does not decode: \(error)")
         }
         return try image(img)

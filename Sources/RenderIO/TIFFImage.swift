@@ -4,6 +4,21 @@ import JPEGCodec
 /// own holding that IFD's strips), and what `dcraw_emu -T` writes. Reads 8- or 16-bit chunky RGB, uncompressed, or a
 /// JPEG stream in the strips (Compression 6/7, as DNG previews store it). Every offset is bounded by the file.
 public enum TIFFImage {
+    /// The ICC profile of the first IFD (tag 34675), nil when absent or out of bounds.
+    public static func iccProfile(_ b: [UInt8]) -> [UInt8]? {
+        guard b.count >= 8, b[0] == b[1], b[0] == 0x49 || b[0] == 0x4D else { return nil }
+        let r = Reader(bytes: b, little: b[0] == 0x49)
+        guard let ifd = r.u32(4).map(Int.init), let n = r.u16(ifd), n < 1000 else { return nil }
+        for i in 0..<n {
+            let e = ifd + 2 + 12 * i
+            guard r.u16(e) == 34675, let count = r.u32(e + 4).map(Int.init), let at = r.u32(e + 8).map(Int.init),
+                count > 4, at + count <= b.count
+            else { continue }
+            return Array(b[at..<(at + count)])
+        }
+        return nil
+    }
+
     /// Decodes the first IFD's image to 8-bit RGB (16-bit samples are scaled to 8 bits).
     /// - Parameter b: the whole TIFF.
     /// - Returns: the pixels, or nil with the reason.
