@@ -143,14 +143,16 @@ let package = Package(
         .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
         .testTarget(
             name: "RenderCheckTests",
-            dependencies: ["RenderCheck", "RenderIO", "ColorScience", "CorpusKit", "Findings", "JPEGCodec", "HeifCodec"]
+            dependencies: [
+                "RenderCheck", "RenderIO", "ColorScience", "CorpusKit", "Findings", "JPEGCodec", "HeifCodec",
+            ]
         ),
         // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
                 "HEIF", "Metadata", "MetadataIO", "GainMap", "Audit", "Converter", "ReportModel", "HeifCodec",
-                "RawDecoder", "Exiv2Bridge", "Digest", "TestSupport",
+                "RawDecoder", "Exiv2Bridge", "Digest", "TestSupport", "Findings", "RenderCheck", "RenderIO",
             ]
         ),
     ],

@@ -171,7 +171,9 @@ public enum BaselineJPEG {
         return cos(x * u * Double.pi / 16)
     }
 
-    static func quantised(_ f: [Double], _ q: [Int]) -> [Int] { (0..<64).map { Int((f[$0] / Double(q[$0])).rounded()) } }
+    static func quantised(_ f: [Double], _ q: [Int]) -> [Int] {
+        (0..<64).map { Int((f[$0] / Double(q[$0])).rounded()) }
+    }
 
     /// The magnitude category SSSS of a value (T.81 Table F.1).
     static func category(_ v: Int) -> Int { v == 0 ? 0 : Int.bitWidth - abs(v).leadingZeroBitCount }

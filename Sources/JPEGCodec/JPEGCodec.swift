@@ -109,7 +109,9 @@ public enum JPEGDecoder {
         var ht: Int32 = 0
         var sub: Int32 = 0
         var cs: Int32 = 0
-        let rc = bytes.withUnsafeBufferPointer { tjDecompressHeader3(h.ptr, $0.baseAddress, UInt($0.count), &w, &ht, &sub, &cs) }
+        let rc = bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(h.ptr, $0.baseAddress, UInt($0.count), &w, &ht, &sub, &cs)
+        }
         if rc != 0 { throw JPEGError(operation: "read header", message: h.message) }
         guard w > 0, ht > 0, Int(w) * Int(ht) <= maxPixels else {
             throw JPEGError(operation: "read header", message: "impossible dimensions \(w)×\(ht)")

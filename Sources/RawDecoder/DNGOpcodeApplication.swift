@@ -23,7 +23,11 @@ extension LibRawDecoder {
             let label = "OpcodeList\(op.list) \(op.name)"
             if op.list == 2, op.id == 8, libRawMaps { continue }
             if op.list == 2, op.id == 8, let p = op.mapPolynomial, let why = unsupported(p) {
-                if op.isOptional { skipped.append("\(label) (optional): \(why)") } else { throw refusal("\(label) \(why)") }
+                if op.isOptional {
+                    skipped.append("\(label) (optional): \(why)")
+                } else {
+                    throw refusal("\(label) \(why)")
+                }
             } else if op.list == 2, op.id == 8, let p = op.mapPolynomial {
                 maps.append(p)
                 applied.append("\(label), plane \(p.plane)")
@@ -51,7 +55,9 @@ extension LibRawDecoder {
         if p.top != 0 || p.left != 0 || p.bottom < Int(d.sizes.height) || p.right < Int(d.sizes.width) {
             return "covers part of the image (\(p.top), \(p.left))–(\(p.bottom), \(p.right)), which is not applied"
         }
-        if p.rowPitch != 1 || p.colPitch != 1 { return "skips samples (pitch \(p.rowPitch)×\(p.colPitch)), not applied" }
+        if p.rowPitch != 1 || p.colPitch != 1 {
+            return "skips samples (pitch \(p.rowPitch)×\(p.colPitch)), not applied"
+        }
         if p.plane < 0 || p.planes < 1 || p.plane + p.planes > planes {
             return "names planes \(p.plane)..<\(p.plane + p.planes) of \(planes)"
         }

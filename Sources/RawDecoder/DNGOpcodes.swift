@@ -140,7 +140,9 @@ public enum DNGOpcodeReader {
                 throw Unreadable(description: "OpcodeList\(list): an opcode's parameters run past the list")
             }
             out.append(
-                DNGOpcode(list: list, id: u32(b, at), flags: u32(b, at + 8), parameters: Array(b[(at + 16)..<(at + 16 + size)])))
+                DNGOpcode(
+                    list: list, id: u32(b, at), flags: u32(b, at + 8),
+                    parameters: Array(b[(at + 16)..<(at + 16 + size)])))
             at += 16 + size
         }
         return out

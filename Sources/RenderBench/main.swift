@@ -3,6 +3,7 @@
 //
 //   readback-render compare SOURCE OUTPUT [options]   one line: OUTPUT against SOURCE's reference render
 //   readback-render failures SOURCE OUTPUT [options]  one line per deliberate failure applied to OUTPUT
+//   readback-render table FILE.jsonl                  the Markdown tables of docs/render-fidelity.md from those lines
 //
 // Options: --reference FILE (take the reference from FILE instead of SOURCE), --reference-primary (FILE is a HEIF
 // whose primary image is the reference, for photos without a thumbnail), --space srgb|p3|srgb709 (OUTPUT's space
@@ -79,7 +80,9 @@ func output(_ path: String, space: RenderColourSpace?) throws -> RenderImage {
 }
 
 func reference(_ path: String, primary: Bool) throws -> ReferenceRender {
-    if primary { return ReferenceRender(image: try OutputImage.fromHEIF(try bytes(path)), description: "primary image") }
+    if primary {
+        return ReferenceRender(image: try OutputImage.fromHEIF(try bytes(path)), description: "primary image")
+    }
     switch ReferenceExtractor.reference(for: URL(fileURLWithPath: path)) {
     case .found(let r): return r
     case .none(let why): throw Failure(description: "no reference render: \(why)")
@@ -97,15 +100,20 @@ func json(_ m: RenderMeasurement, _ f: [String], _ extra: [String: String]) -> S
         "\"corr_best\": \(n(m.correlationBest))", "\"corr_runner_up\": \(n(m.correlationRunnerUp))",
         "\"out_spread\": \(n(m.outputSpread))", "\"ref_spread\": \(n(m.referenceSpread))",
         "\"de00_median\": \(n(m.deltaEMedian))", "\"de00_p90\": \(n(m.deltaEP90))",
-        "\"chroma_ratio\": \(n(m.chromaRatio))", "\"trimmed\": \"\(m.trimmedBars.map(String.init).joined(separator: "/"))\"",
+        "\"chroma_ratio\": \(n(m.chromaRatio))",
+        "\"trimmed\": \"\(m.trimmedBars.map(String.init).joined(separator: "/"))\"",
         "\"findings\": [\(f.map { "\"\($0)\"" }.joined(separator: ", "))]",
     ]
     return "{" + fields.joined(separator: ", ") + "}"
 }
 
 func run(_ args: [String]) throws {
+    if args.count == 2, args[0] == "table" {
+        print(try Tables.markdown(jsonl: String(decoding: try bytes(args[1]), as: UTF8.self)))
+        return
+    }
     guard args.count >= 3, ["compare", "failures"].contains(args[0]) else {
-        throw Failure(description: "usage: readback-render compare|failures SOURCE OUTPUT [options]")
+        throw Failure(description: "usage: readback-render compare|failures SOURCE OUTPUT [options] | table FILE")
     }
     var opts: [String: String] = [:]
     var i = 3

@@ -134,7 +134,9 @@ public enum Chromaticity {
     /// The linear RGB → XYZ matrix of three primaries and a white (white maps to Y = 1), row-major.
     public static func rgbToXYZ(_ primaries: [XY], white: XY) -> [Double] {
         let cols = primaries.map { [$0.x / $0.y, 1, (1 - $0.x - $0.y) / $0.y] }
-        let m = [cols[0][0], cols[1][0], cols[2][0], cols[0][1], cols[1][1], cols[2][1], cols[0][2], cols[1][2], cols[2][2]]
+        let m = [
+            cols[0][0], cols[1][0], cols[2][0], cols[0][1], cols[1][1], cols[2][1], cols[0][2], cols[1][2], cols[2][2],
+        ]
         let w = (white.x / white.y, 1.0, (1 - white.x - white.y) / white.y)
         let s = Matrix3.apply(Matrix3.invert(m), w)
         return (0..<9).map { m[$0] * [s.0, s.1, s.2][$0 % 3] }

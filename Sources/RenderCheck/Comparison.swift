@@ -131,14 +131,15 @@ public enum RenderComparison {
     static func shapeDistance(_ a: Double, _ b: Double) -> Double { min(abs(log(a / b)), abs(log(a * b))) }
 
     /// CIELAB planes and relative luminance Y of an image.
-    struct LabPlanes {
-        var l: [Double] = []
-        var a: [Double] = []
-        var b: [Double] = []
-        var y: [Double] = []
+    public struct LabPlanes: Sendable {
+        public var l: [Double] = []
+        public var a: [Double] = []
+        public var b: [Double] = []
+        public var y: [Double] = []
     }
 
-    static func lab(_ img: RenderImage) -> LabPlanes {
+    /// The CIELAB (D65) planes and relative luminance of `img`, read through its own space.
+    public static func lab(_ img: RenderImage) -> LabPlanes {
         let n = img.width * img.height
         var p = LabPlanes(
             l: .init(repeating: 0, count: n), a: .init(repeating: 0, count: n), b: .init(repeating: 0, count: n),

@@ -127,7 +127,8 @@ public struct RenderImage: Sendable {
         let long = max(width, height)
         guard long > maxSide else { return self }
         let s = Double(maxSide) / Double(long)
-        return resized(width: max(1, Int((Double(width) * s).rounded())), height: max(1, Int((Double(height) * s).rounded())))
+        return resized(
+            width: max(1, Int((Double(width) * s).rounded())), height: max(1, Int((Double(height) * s).rounded())))
     }
 
     /// Encoded luma (BT.601 weights on code values, 0…1) of pixel `i`.

@@ -95,7 +95,8 @@ public enum RenderVerdict {
                     message: "the output's pixels are \(transformName(inverse(m.bestOrientation))) against the"
                         + " \(reference): they match it under orientation \(m.bestOrientation), not as signalled\(note)",
                     evidence: Evidence(
-                        expected: String(format: "orientation 1 (as signalled): correlation %.3f", m.correlationIdentity),
+                        expected: String(
+                            format: "orientation 1 (as signalled): correlation %.3f", m.correlationIdentity),
                         actual: String(
                             format: "orientation %d: correlation %.3f (gain %.3f ≥ %g)", m.bestOrientation,
                             m.correlationBest, gain, t.orientationGain)))

@@ -98,7 +98,8 @@ public enum ReferenceExtractor {
                     continue
                 }
                 let space = icc.flatMap(ICCReader.colourSpace) ?? dngSpace ?? .sRGB
-                let ambiguous = sensor.map { disagree(storedAspect: Double(img.width) / Double(img.height), $0) } ?? false
+                let ambiguous =
+                    sensor.map { disagree(storedAspect: Double(img.width) / Double(img.height), $0) } ?? false
                 let image = RenderImage(width: img.width, height: img.height, codes: img.samples, space: space)
                 return .found(
                     ReferenceRender(
@@ -134,7 +135,11 @@ public enum ReferenceExtractor {
         var sizes: [String: (w: Int?, h: Int?)] = [:]
         for e in doc.entries where e.family == .exif && (e.tag == 256 || e.tag == 257) && e.group != "Thumbnail" {
             guard let v = Int(e.text.split(separator: " ").first ?? "") else { continue }
-            if e.tag == 256 { sizes[e.group, default: (nil, nil)].w = v } else { sizes[e.group, default: (nil, nil)].h = v }
+            if e.tag == 256 {
+                sizes[e.group, default: (nil, nil)].w = v
+            } else {
+                sizes[e.group, default: (nil, nil)].h = v
+            }
         }
         return sizes.values.compactMap { s in s.w.flatMap { w in s.h.map { (width: w, height: $0) } } }
             .max { $0.width * $0.height < $1.width * $1.height }
@@ -169,7 +174,7 @@ public enum ReferenceExtractor {
     // MARK: - HEIF
 
     /// The largest thumbnail item of a HEIF source's primary image (found by the container parser, decoded by libheif
-    /// re-wrapped alone, its transformations applied), read in its own colour signalling or else the primary's.
+    /// re-wrapped alone, its irot/imir applied), read in its own colour signalling or else the primary's.
     public static func fromHEIF(_ bytes: [UInt8]) -> ReferenceLookup {
         let file = HEIFFile(bytes: bytes)
         guard let primary = file.primaryItemID else { return .none(reason: "the HEIF source has no primary image") }
@@ -197,8 +202,11 @@ public enum ReferenceExtractor {
                     rejected.append("item \(t): \(img.width)×\(img.height) is smaller than \(minimumLongSide) px")
                     continue
                 }
+                // The re-wrapped item carries no transforms: its irot/imir are applied here, as libheif would.
                 let image = RenderImage(width: img.width, height: img.height, codes: img.samples, space: space)
-                return .found(ReferenceRender(image: image, description: "thumbnail item \(t) \(img.width)×\(img.height)"))
+                    .oriented(file.orientation(of: t))
+                return .found(
+                    ReferenceRender(image: image, description: "thumbnail item \(t) \(img.width)×\(img.height)"))
             } catch {
                 rejected.append("item \(t): \(error)")
             }

@@ -63,7 +63,8 @@ public enum TIFFImage {
                 if bps == 8 {
                     out[3 * i + c] = strips[s]
                 } else {
-                    let v = r.little ? Int(strips[s]) | Int(strips[s + 1]) << 8 : Int(strips[s]) << 8 | Int(strips[s + 1])
+                    let v =
+                        r.little ? Int(strips[s]) | Int(strips[s + 1]) << 8 : Int(strips[s]) << 8 | Int(strips[s + 1])
                     out[3 * i + c] = UInt8((v * 255 + 32767) / 65535)
                 }
             }

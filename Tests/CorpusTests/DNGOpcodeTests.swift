@@ -6,15 +6,21 @@ import Testing
 
 /// Big-endian DNG opcode list bytes (DNG 1.4 §6): count, then id, version, flags, size, parameters per opcode.
 func opcodeList(_ ops: [(id: UInt32, flags: UInt32, parameters: [UInt8])]) -> [UInt8] {
-    func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    func be(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
     var out = be(UInt32(ops.count))
-    for op in ops { out += be(op.id) + be(0x0103_0000) + be(op.flags) + be(UInt32(op.parameters.count)) + op.parameters }
+    for op in ops {
+        out += be(op.id) + be(0x0103_0000) + be(op.flags) + be(UInt32(op.parameters.count)) + op.parameters
+    }
     return out
 }
 
 /// MapPolynomial parameters: the whole image, one plane, pitch 1, the coefficients.
 func mapPolynomial(plane: UInt32, coefficients: [Double]) -> [UInt8] {
-    func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    func be(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
     var p = [0, 0, 100_000, 100_000, plane, 1, 1, 1, UInt32(coefficients.count - 1)].flatMap(be)
     for c in coefficients {
         let b = c.bitPattern
@@ -55,7 +61,9 @@ struct SetupFailure: Error { let what: String }
 /// OpcodeList2's MapPolynomials, which LibRaw's lossless and uncompressed loaders never apply, are applied by the
 /// wrapper: the √x-coded DNG with x² per plane decodes to the linear DNG's values (not 2–4× brighter ones).
 @Test func mapPolynomialOfOpcodeList2IsAppliedWhereLibRawsLoaderDoesNot() throws {
-    let square = (0..<3).map { (id: UInt32(8), flags: UInt32(0), parameters: mapPolynomial(plane: $0, coefficients: [0, 0, 1])) }
+    let square = (0..<3).map {
+        (id: UInt32(8), flags: UInt32(0), parameters: mapPolynomial(plane: $0, coefficients: [0, 0, 1]))
+    }
     let (plainURL, codedURL) = try encodedLinearDNG(square)
     defer { try? FileManager.default.removeItem(at: plainURL.deletingLastPathComponent()) }
     let (pm, plain) = try LibRawDecoder.decode(plainURL, options: RawDecodeOptions(workingSpace: .sRGB))
@@ -64,7 +72,8 @@ struct SetupFailure: Error { let what: String }
     #expect(cm.dngOpcodesApplied.count == 3 && cm.dngOpcodesApplied[0].hasPrefix("OpcodeList2 MapPolynomial"))
     #expect(plain.width == coded.width && plain.height == coded.height)
     let mean = { (img: LinearImage16) in img.pixels.reduce(0.0) { $0 + Double($1) } / Double(img.pixels.count) }
-    let diff = zip(plain.pixels, coded.pixels).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) }
+    let diff =
+        zip(plain.pixels, coded.pixels).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) }
         / Double(plain.pixels.count)
     #expect(diff < 0.01 * mean(plain), "mean difference \(diff) against mean \(mean(plain))")
 }
@@ -79,7 +88,10 @@ struct SetupFailure: Error { let what: String }
         _ = try LibRawDecoder.decode(mandatory)
         Issue.record("a DNG with a mandatory GainMap opcode decoded")
     } catch let e as RawDecodeError {
-        #expect(e.description == "coded.dng: DNG OpcodeList2 GainMap is not optional and neither LibRaw \(LibRaw.version) nor Readback applies it, so the picture would be wrong")
+        #expect(
+            e.description
+                == "coded.dng: DNG OpcodeList2 GainMap is not optional and neither LibRaw \(LibRaw.version) nor Readback applies it, so the picture would be wrong"
+        )
     }
     let (_, optional) = try encodedLinearDNG([(9, 1, gainMap)])
     let (m, _) = try LibRawDecoder.decode(optional, options: RawDecodeOptions(halfSize: true))

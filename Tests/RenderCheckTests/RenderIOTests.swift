@@ -25,7 +25,8 @@ func picture(_ w: Int, _ h: Int) -> [UInt8] {
     #expect(worst <= 8, "largest difference \(worst)")
     #expect(try JPEGDecoder.size(jpeg) == (w, h))
     // Scaled decode: the smallest TurboJPEG scale that keeps the long side at least 16.
-    let small = try JPEGDecoder.decode(BaselineJPEG.encode(rgb: picture(256, 128), width: 256, height: 128), minSide: 60)
+    let small = try JPEGDecoder.decode(
+        BaselineJPEG.encode(rgb: picture(256, 128), width: 256, height: 128), minSide: 60)
     #expect(small.width == 64 && small.height == 32)
 }
 
@@ -56,7 +57,8 @@ func picture(_ w: Int, _ h: Int) -> [UInt8] {
     let exif = Array("Exif\0\0".utf8) + [0x49, 0x49, 42, 0, 8, 0, 0, 0]
     // Chunk 2 before chunk 1: the order comes from the sequence numbers.
     let withSegments =
-        Array(jpeg.prefix(2)) + app(0xE1, exif) + app(0xE2, icc + [2, 2] + [4, 5, 6]) + app(0xE2, icc + [1, 2] + [1, 2, 3])
+        Array(jpeg.prefix(2)) + app(0xE1, exif) + app(0xE2, icc + [2, 2] + [4, 5, 6])
+        + app(0xE2, icc + [1, 2] + [1, 2, 3])
         + Array(jpeg.dropFirst(2))
     let s = JPEGSegments(withSegments)
     #expect(s.icc == [1, 2, 3, 4, 5, 6])
