@@ -137,7 +137,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BatchTests",
-            dependencies: ["Batch", "Converter", "Digest", "Findings", "Store", "CorpusKit", "TestSupport"]
+            dependencies: [
+                "Batch", "Converter", "Digest", "Findings", "Store", "CorpusKit", "TestSupport", "RenderCheck", "RenderIO",
+            ]
         ),
         .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),
         .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The deliberate pixel failures the render check must catch (issue 19, item 5), applied to a rendering: what a
-/// broken converter would write while every tag stays right. Used to measure the thresholds' margins
-/// (`readback-render failures`, the real-world suite) and by the tests.
+/// The deliberate pixel failures the render check must catch, applied to a rendering: what a broken converter would
+/// write while every tag stays right. Used to measure the thresholds' margins (`readback-render failures`, the
+/// real-world suite) and by the tests.
 public enum DeliberateFailure: String, CaseIterable, Sendable {
     /// The pixels turned 90° clockwise, the orientation signalling unchanged.
     case turned90 = "turned-90"

@@ -67,26 +67,9 @@ public enum RenderVerdict {
     public static func findings(
         _ m: RenderMeasurement, thresholds t: RenderThresholds, reference: String, orientationAmbiguous: Bool = false
     ) -> [Finding] {
-        let scores = String(
-            format: "ΔE00 median %.2f, p90 %.2f; exposure %@ stops; cast Δa* %+.2f Δb* %+.2f (%@)", m.deltaEMedian,
-            m.deltaEP90, m.exposureStops.map { String(format: "%+.2f", $0) } ?? "n/a", m.castA, m.castB,
-            m.castFromNeutrals ? String(format: "%.0f%% near-neutral pixels", m.neutralFraction * 100) : "whole frame")
-        if m.outputSpread < t.blankSpread && m.referenceSpread >= t.blankReferenceSpread {
-            return [
-                Finding(
-                    code: RenderFindingCode.blank, severity: .error,
-                    message: String(
-                        format: "the output is a blank frame: its L* spread is %.1f where the %@'s is %.1f",
-                        m.outputSpread, reference, m.referenceSpread),
-                    evidence: Evidence(
-                        expected: String(format: "L* spread ≥ %g (reference %.1f)", t.blankSpread, m.referenceSpread),
-                        actual: String(format: "L* spread %.2f, median L* %.1f", m.outputSpread, m.outputMedianL)))
-            ]
-        }
+        if let frame = frameFinding(m, t, reference) { return [frame] }
         let gain = m.correlationBest - m.correlationIdentity
-        if m.bestOrientation != 1 && m.correlationBest >= t.orientationCorrelation && gain >= t.orientationGain
-            && m.referenceSpread >= t.blankReferenceSpread
-        {
+        if m.bestOrientation != 1 && m.correlationBest >= t.orientationCorrelation && gain >= t.orientationGain {
             let sev: Severity = orientationAmbiguous ? .warning : .error
             let note = orientationAmbiguous ? " (the reference's own orientation is ambiguous)" : ""
             return [
@@ -102,6 +85,36 @@ public enum RenderVerdict {
                             m.correlationBest, gain, t.orientationGain)))
             ]
         }
+        return toneFindings(m, t, reference)
+    }
+
+    /// A reference without content (a near-black or flat frame) judges nothing, which is said rather than passed
+    /// (`render.no-reference`); an output without content where the reference has some is `render.blank`.
+    static func frameFinding(_ m: RenderMeasurement, _ t: RenderThresholds, _ reference: String) -> Finding? {
+        if m.referenceSpread < t.blankReferenceSpread {
+            return Finding(
+                code: RenderFindingCode.noReference, severity: .info,
+                message: String(
+                    format: "no reference render: the %@ has no content to compare with (L* spread %.1f < %g)",
+                    reference, m.referenceSpread, t.blankReferenceSpread))
+        }
+        guard m.outputSpread < t.blankSpread else { return nil }
+        return Finding(
+            code: RenderFindingCode.blank, severity: .error,
+            message: String(
+                format: "the output is a blank frame: its L* spread is %.1f where the %@'s is %.1f", m.outputSpread,
+                reference, m.referenceSpread),
+            evidence: Evidence(
+                expected: String(format: "L* spread ≥ %g (reference %.1f)", t.blankSpread, m.referenceSpread),
+                actual: String(format: "L* spread %.2f, median L* %.1f", m.outputSpread, m.outputMedianL)))
+    }
+
+    /// Colour cast and exposure, compared pixel to pixel.
+    static func toneFindings(_ m: RenderMeasurement, _ t: RenderThresholds, _ reference: String) -> [Finding] {
+        let scores = String(
+            format: "ΔE00 median %.2f, p90 %.2f; exposure %@ stops; cast Δa* %+.2f Δb* %+.2f (%@)", m.deltaEMedian,
+            m.deltaEP90, m.exposureStops.map { String(format: "%+.2f", $0) } ?? "n/a", m.castA, m.castB,
+            m.castFromNeutrals ? String(format: "%.0f%% near-neutral pixels", m.neutralFraction * 100) : "whole frame")
         var out: [Finding] = []
         if m.cast >= t.castWarning {
             out.append(

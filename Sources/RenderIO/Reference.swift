@@ -45,7 +45,10 @@ public enum ReferenceExtractor {
             guard let data = try? Data(contentsOf: source) else { return .none(reason: "the source cannot be read") }
             return fromJPEG([UInt8](data))
         }
-        if head.count >= 12, String(decoding: head[4..<8], as: UTF8.self) == "ftyp" {
+        // Canon's CR3 is an ISO BMFF file too ("ftyp" brand "crx "), but its previews are exiv2's to list.
+        if head.count >= 12, String(decoding: head[4..<8], as: UTF8.self) == "ftyp",
+            String(decoding: head[8..<12], as: UTF8.self) != "crx "
+        {
             guard let data = try? Data(contentsOf: source) else { return .none(reason: "the source cannot be read") }
             return fromHEIF([UInt8](data))
         }
@@ -162,6 +165,7 @@ public enum ReferenceExtractor {
         do { img = try JPEGDecoder.decode(bytes, minSide: decodeSide) } catch {
             return .none(reason: "the JPEG source does not decode: \(error)")
         }
+        if let problem = unusable(img) { return .none(reason: "the JPEG source is no picture to compare with: \(problem)") }
         let seg = JPEGSegments(bytes)
         let exif = seg.exif.flatMap { try? Exiv2.decodeExif($0) }
         let orientation = exif.flatMap { integer($0, key: "Exif.Image.Orientation") } ?? 1

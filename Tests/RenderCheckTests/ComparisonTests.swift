@@ -109,6 +109,19 @@ func verdict(_ ref: RenderImage, _ out: RenderImage) -> (RenderMeasurement, [Fin
     #expect(codes(verdict(ref, encoded(lin.map { _ in 0 }, width: w, height: h)).1) == ["render.blank:error"])
 }
 
+/// A reference without content (a stripped sample's near-black thumbnail) judges nothing: whatever the output, the
+/// verdict is `render.no-reference` (info) with the reference's spread, never a silent pass and never an error.
+@Test func aReferenceWithoutContentSaysSoInsteadOfPassing() {
+    let lin = scene()
+    let dark = encoded(lin.map { $0 * 0.004 }, width: 300, height: 200)
+    for out in [encoded(lin, width: 300, height: 200), dark, encoded(lin.map { _ in 0 }, width: 300, height: 200)] {
+        let (m, f) = verdict(dark, out)
+        #expect(m.referenceSpread < RenderThresholds().blankReferenceSpread)
+        #expect(codes(f) == ["render.no-reference:info"], "\(f)")
+        #expect(f.first?.message.contains("has no content to compare with (L* spread") == true)
+    }
+}
+
 /// A legitimate other rendering (half a stop brighter, a little more contrast, 2 % warmer) raises nothing.
 @Test func aDifferentButLegitimateRenderingRaisesNothing() {
     let lin = scene()
