@@ -59,7 +59,10 @@ let package = Package(
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
         // Pixel checks of an output against a reference rendering (CIELAB, CIEDE2000, exposure, cast, orientation).
-        .target(name: "RenderCheck", dependencies: ["ColorScience", "Findings"]),
+        // Optimised in debug builds too: its per-pixel loops (CIELAB, CIEDE2000) are about 4× slower unoptimised,
+        // which the test suites' hundreds of comparisons of real files would pay.
+        .target(
+            name: "RenderCheck", dependencies: ["ColorScience", "Findings"], swiftSettings: [.unsafeFlags(["-O"])]),
 
         // 4. Reading renderings from files for the render check: a source's reference (embedded preview, thumbnail
         //    item, the JPEG itself) and an output's pixels, through exiv2, TurboJPEG and libheif.
@@ -128,7 +131,9 @@ let package = Package(
             name: "CorpusTests", dependencies: ["ColorScience", "CorpusKit", "Digest", "RawDecoder", "TestSupport"]),
         .testTarget(
             name: "ConverterTests",
-            dependencies: ["ColorScience", "Converter", "Audit", "CorpusKit", "TestSupport", "RenderCheck", "RenderIO"]),
+            dependencies: [
+                "ColorScience", "Converter", "Audit", "CorpusKit", "TestSupport", "RenderCheck", "RenderIO", "ReportModel",
+            ]),
         .testTarget(
             name: "AuditTests",
             dependencies: [

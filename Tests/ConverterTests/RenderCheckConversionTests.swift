@@ -5,6 +5,7 @@ import Findings
 import Foundation
 import RenderCheck
 import RenderIO
+import ReportModel
 import TestSupport
 import Testing
 
@@ -63,4 +64,29 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
     let f = renderFindings(source: plain, output: out)
     #expect(f.map(\.code) == ["render.no-reference"], "\(f.map(\.description))")
     #expect(f.first?.severity == .info && f.first?.message.hasPrefix("no reference render: ") == true)
+}
+
+/// The HTML report shows the reference render beside the output's primary for a file with a render finding: the
+/// audit of a colour-cast output writes both thumbnails, and the file's section has both figures next to the finding.
+@Test func htmlShowsTheReferenceBesideTheOutputForARenderFinding() throws {
+    let dir = Repo.temporaryDirectory("render-html")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let recipe = try #require(Corpus.tiny.first { $0.file == "dng/linear-16bit-o6.dng" })
+    let src = dir.appendingPathComponent("linear-16bit-o6.dng")
+    try Data(recipe.dngBytes()).write(to: src)
+    let (_, out) = try convertToFile(src, in: dir)
+    let bad = dir.appendingPathComponent("cast.heic")
+    try Data(try OutputImage.broken([UInt8](try Data(contentsOf: out)), .castRedBlue)).write(to: bad)
+    let reportDir = dir.appendingPathComponent("report")
+    let report = Auditor.run(
+        Pairing(jobs: [AuditJob(name: "cast.heic", source: src, output: bad)], unmatchedOutputs: []),
+        options: AuditOptions(policy: .readbackOutputs, thumbnails: true), mode: "pair", roots: [:],
+        tool: ToolInfo(version: "test"), libraries: [], thumbnails: ThumbnailFolder(reportDirectory: reportDir))
+    #expect(report.files.first?.findings.contains { $0.code == "render.cast" } == true)
+    try Auditor.writeReports(report, to: reportDir, html: .inlined)
+    let html = try String(contentsOf: reportDir.appendingPathComponent("report.html"), encoding: .utf8)
+    let section = try #require(html.range(of: "render.cast").map { html[$0.lowerBound...] })
+    let figures = try #require(section.range(of: "<div class=\"thumbs\">").map { section[$0.lowerBound...] })
+    #expect(figures.hasPrefix("<div class=\"thumbs\"><figure><img alt=\"reference render\" src=\"data:image/png"))
+    #expect(figures.contains("<figure><img alt=\"primary\" src=\"data:image/png"))
 }

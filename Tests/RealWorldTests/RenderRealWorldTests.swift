@@ -158,12 +158,12 @@ private func codes(_ f: [Finding]) -> String {
 /// its mean a*/b* are those of a natural scene, not +54/−32. Found by what the decoder reports, not by name.
 @Test func dngsWhoseOpcodesLibRawSkipsRenderNatural() throws {
     let dngs = try RealWorldCorpus.files(["dng"])
-    var mapped = 0
+    var mapped: [String] = []
     for url in dngs {
         guard let (meta, _) = try? LibRawDecoder.decode(url, options: RawDecodeOptions(halfSize: true)),
             !meta.dngOpcodesApplied.isEmpty
         else { continue }
-        mapped += 1
+        mapped.append(SHA256.hex([UInt8](try Data(contentsOf: url))))
         let converted = try HEICConverter.convert(source: url)
         let img = try OutputImage.fromHEIF(converted.bytes)
         let lab = RenderComparison.lab(img)
@@ -172,5 +172,49 @@ private func codes(_ f: [Finding]) -> String {
         #expect(abs(a) < 8 && abs(b) < 20, "\(url.lastPathComponent): mean a* \(a), b* \(b)")
         #expect(RenderComparison.percentile(lab.l, 50) < 70, "\(url.lastPathComponent): too bright")
     }
-    #expect(mapped >= 1, "expected the Adobe DNG SDK sample with OpcodeList2 in the corpus")
+    // The Adobe DNG SDK 1.7 sample (lossless 8-bit LinearRaw, one MapPolynomial per plane), by its sha256.
+    let adobe = "574bfc7696a960e1479146584f4fac7b8d72bdf18783ad5e704a62761e8dcd5e"
+    #expect(mapped.contains(adobe), "the Adobe DNG SDK sample's OpcodeList2 was not applied: \(mapped)")
+}
+
+/// Runs a tool; returns its exit status, its standard output (bytes) and its standard error.
+private func run(_ name: String, _ args: [String]) throws -> (Int32, [UInt8], String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = [name] + args
+    let (out, err) = (Pipe(), Pipe())
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let errData = Box()
+    let t = Thread { errData.data = err.fileHandleForReading.readDataToEndOfFile() }
+    t.start()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    while !t.isFinished { usleep(10_000) }
+    return (p.terminationStatus, [UInt8](data), String(decoding: errData.data, as: UTF8.self))
+}
+
+private final class Box: @unchecked Sendable { var data = Data() }
+
+/// A different but legitimate rendering of the same real RAW raises no render error: `dcraw_emu -w` (camera white
+/// balance, sRGB primaries, its BT.709 curve) of every corpus RAW that Readback converts and that has a camera
+/// preview, compared with that preview. (RawTherapee's defaults are measured by scripts/render-fidelity.sh.)
+@Test func dcrawRenderingOfARealRAWRaisesNoRenderError() throws {
+    var compared: [String] = []
+    for url in try RealWorldCorpus.files(["dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef"]) {
+        guard case .found(let ref) = ReferenceExtractor.reference(for: url),
+            (try? HEICConverter.convert(source: url)) != nil
+        else { continue }
+        let (status, tiff, err) = try run("dcraw_emu", ["-w", "-T", "-Z", "-", url.path])
+        try #require(status == 0, "dcraw_emu \(url.lastPathComponent): \(err)")
+        let img = try TIFFImage.decode(tiff).get()
+        let out = RenderImage(width: img.width, height: img.height, codes: img.samples, space: .sRGBWithBT709Curve)
+        let m = RenderComparison.compare(reference: ref.image, output: out)
+        let f = RenderVerdict.findings(m, thresholds: RenderThresholds(), reference: ref.description)
+        #expect(!f.contains { $0.severity == .error }, "\(url.lastPathComponent): \(f.map(\.description))")
+        #expect(m.bestOrientation == 1 && m.deltaEMedian < 10, "\(url.lastPathComponent): ΔE00 \(m.deltaEMedian)")
+        compared.append(url.lastPathComponent)
+    }
+    #expect(compared.contains("photoprism_canon_eos_6d.dng"), "compared \(compared)")
 }
