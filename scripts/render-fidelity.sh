@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuilds the measurements of docs/render-fidelity.md (and the margins in docs/policy.md "Render checks"), issue 19:
+# Rebuilds the measurements of docs/render-fidelity.md (and the margins in docs/policy.md "Render checks"):
 #   1. every RAW of the corpus that converts and has a usable embedded preview, rendered by Readback, `dcraw_emu -w`
 #      (sRGB, its BT.709 curve) and `rawtherapee-cli` with its default profile, each compared with the preview;
 #   2. the same for real phone photos re-mosaiced into DNGs (`readback corpus remosaic`), compared with the photo's
