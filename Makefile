@@ -10,17 +10,34 @@ APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev 
                 libturbojpeg0-dev
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
-# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 runs its stand-in,
-# procps (ps) finds what a run left behind.
+# Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 compares the
+# merged verdicts and finds free ports, procps (ps) finds what a run left behind.
 DIST_PACKAGES := slurm-wlm munge python3 procps
+# make deb: Debian's packaging tools (dpkg-shlibdeps, dpkg-gencontrol) and lintian, for that target only.
+DEB_PACKAGES := dpkg-dev lintian
+# make test-pkg: man (man -w, rendering) and zsh (parses the zsh completion).
+TEST_PKG_PACKAGES := man-db zsh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Release builds link the Swift runtime and Foundation statically, so `make install` and `make deb` ship a binary
+# that needs only Debian's libraries (docs/install.md). --static-swift-stdlib is in every module's compile
+# command: build other release products with it too (as `make ladder` does), or .build/release is compiled again
+# without it. The rest is link-only: no $ORIGIN run path (nothing is loaded from beside the binary) and
+# immediate binding (full RELRO), as Debian's hardening asks.
+SWIFT_RELEASE := $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
 RELEASE_BIN := .build/release/readback
+# make install / make uninstall, GNU style (also BINDIR MANDIR DOCDIR BASHCOMPDIR ZSHCOMPDIR; packaging/install.sh).
+PREFIX ?= /usr/local
+DESTDIR ?=
+# The version the release binary reports, read when a recipe needs it (after `release` has built it).
+VERSION = $(shell $(RELEASE_BIN) --version | awk '$$1 == "readback" { print $$2; exit }')
+DEB = readback_$(VERSION)_$(shell dpkg --print-architecture).deb
 DEBUG_BIN := .build/debug/readback
 # The real-world corpus (raw/, heic/, avif/ and MANIFEST.tsv), read in place by `make test-real`, `make bench` and
 # `make ladder`; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
 
-.PHONY: all deps bench-deps dist-deps build release test test-real test-dist demo corpus corpus-large lint fuzz bench ladder clean help
+.PHONY: all deps bench-deps dist-deps build release test test-real test-dist demo corpus corpus-large lint fuzz \
+        bench ladder clean help install uninstall deb deb-deps test-pkg test-container
 
 all: build
 
@@ -31,9 +48,14 @@ help:
 	@echo "make test-dist  run a sharded job array on a throwaway single-node Slurm (as root; docs/distributed.md)"
 	@echo "make corpus     regenerate Corpus/ deterministically"
 	@echo "make bench      side-by-side benchmarks against peer tools"
-	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~10 min on 2 cores)"
+	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~30 min on 2 shared cores)"
 	@echo "make fuzz       run the HEIF parser fuzzer (libFuzzer)"
 	@echo "make lint       swift format lint"
+	@echo "make install    install readback, its man page, completions and docs (PREFIX=$(PREFIX) DESTDIR=)"
+	@echo "make uninstall  remove what make install installed (same PREFIX and DESTDIR)"
+	@echo "make deb        build readback_<version>_$(shell dpkg --print-architecture).deb and run lintian on it"
+	@echo "make test-pkg   install the .deb with apt-get, use it without a toolchain, purge it; install/uninstall"
+	@echo "make test-container  the Containerfile's steps in a debootstrap'ed bookworm root (root, network)"
 
 # Installs each missing Debian package; says what it installs; installs nothing when all are present.
 define apt_install
@@ -61,7 +83,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release --product readback
+	$(SWIFT_RELEASE) --product readback
 
 test: build
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --skip RealWorld
@@ -71,9 +93,10 @@ test-real: build
 	READBACK_REAL_CORPUS="$(abspath $(CORPUS))" SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --filter RealWorld
 
 # A throwaway single-node Slurm (munged, slurmctld, slurmd as root, every file in a temporary folder, stopped by
-# pid on exit) runs `sbatch --array=0-3` shards, a dependent merge, and a kill-and-requeue of one task.
-# scripts/dist/test-dist.sh names the hooks (DIST_TASK, DIST_MERGE, ...); DIST_PRESET=readback plugs Readback in.
-test-dist: dist-deps
+# pid on exit) runs `sbatch --array=0-3` shards of the release build's convert and audit over copies of Corpus/dng,
+# a dependent merge, a refused partial merge and a kill-and-requeue of one task; the merged verdicts must equal one
+# unsharded run's. scripts/dist/test-dist.sh names the hooks (DIST_TASK, DIST_MERGE, ...) and the knobs.
+test-dist: dist-deps release
 	./scripts/dist/test-dist.sh
 
 corpus: release
@@ -100,28 +123,63 @@ fuzz: deps
 
 # The audit comparisons read the real-world corpus in place (BENCH_CORPUS, else CORPUS).
 bench: bench-deps release
-	BENCH_CORPUS="$${BENCH_CORPUS:-$(abspath $(CORPUS))}" ./scripts/bench.sh $(RELEASE_BIN)
+	SWIFT_RELEASE="$(SWIFT_RELEASE)" BENCH_CORPUS="$${BENCH_CORPUS:-$(abspath $(CORPUS))}" ./scripts/bench.sh $(RELEASE_BIN)
 
-# The quality ladder (docs/quality-ladder.md): the 24 MP chart (`make corpus-large`, or generated here if missing), two real photos from the
-# corpus remosaiced into DNGs under Corpus/large/ (git-ignored, never committed) and the real DNG, read in place.
+# The quality ladder (docs/quality-ladder.md): the 24 MP chart with sensor noise at each ISO and its noiseless scene
+# (`make corpus-large`, or generated here if missing), the two corpus photos remosaiced with sensor noise at several
+# ISOs beside their noiseless twins (under Corpus/large/, git-ignored, never committed), and the corpus's three real
+# full-pixel DNGs, read in place. The settings measured are listed in docs/quality-ladder.settings.
 LADDER_BIN := .build/release/readback-ladder
-LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit-o1.dng
-LADDER_REAL := $(CORPUS)/raw/photoprism_canon_eos_6d.dng
+LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit
+LADDER_ISOS := 100 800 3200 12800
+LADDER_PHOTO_ISOS := 800 3200 12800
+LADDER_REAL := $(addprefix $(CORPUS)/raw/,photoprism_canon_eos_6d.dng tinydng_Canon550D_MagicLantern_colorchart.dng \
+               dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng)
 # name-in-the-ladder:corpus-HEIC pairs (the iPhone 15 Pro one carries an Apple gain map, applied by remosaic).
 LADDER_PHOTOS := iphone15pro-gainmap:photoprism_iphone_15_pro iphone13pro-pug:pillowheif_pug_iPhone13Pro
+LADDER_PHOTO_NAMES := $(foreach p,$(LADDER_PHOTOS),$(firstword $(subst :, ,$(p))))
 
 ladder: release
-	$(SWIFT) build -c release --product readback-ladder
-	@# Missing chart: generated into a temp folder, so the committed Corpus/ is left alone.
-	@[ -f $(LADDER_CHART) ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
-	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART)) $(LADDER_CHART); }
-	@for p in $(LADDER_PHOTOS); do \
-	  n=$${p%%:*}; h=$${p#*:}; \
-	  [ -f Corpus/large/remosaic-$$n.dng ] || \
-	  $(RELEASE_BIN) corpus remosaic $(CORPUS)/heic/$$h.heic --out Corpus/large/remosaic-$$n.dng || exit 2; \
-	done
-	$(LADDER_BIN) run $(LADDER_CHART) $(foreach p,$(LADDER_PHOTOS),Corpus/large/remosaic-$(firstword $(subst :, ,$(p))).dng) \
-	  $(LADDER_REAL) --out docs/quality-ladder.tsv
+	$(SWIFT_RELEASE) --product readback-ladder
+	@# Missing charts: generated into a temp folder, so the committed Corpus/ is left alone.
+	@[ -f $(LADDER_CHART)-noiseless-o1.dng ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
+	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART))-iso*-o1.dng \
+	  /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART))-noiseless-o1.dng Corpus/large/; }
+	@for p in $(LADDER_PHOTOS); do n=$${p%%:*}; h=$${p#*:}; for iso in $(LADDER_PHOTO_ISOS); do \
+	  [ -f Corpus/large/remosaic-$$n-iso$$iso.dng ] || $(RELEASE_BIN) corpus remosaic $(CORPUS)/heic/$$h.heic \
+	    --iso $$iso --out Corpus/large/remosaic-$$n-iso$$iso.dng --clean Corpus/large/remosaic-$$n-noiseless.dng || exit 2; \
+	done; done
+	$(LADDER_BIN) run $(foreach i,$(LADDER_ISOS),$(LADDER_CHART)-iso$(i)-o1.dng=$(LADDER_CHART)-noiseless-o1.dng) \
+	  $(foreach n,$(LADDER_PHOTO_NAMES),$(foreach i,$(LADDER_PHOTO_ISOS),\
+	    Corpus/large/remosaic-$(n)-iso$(i).dng=Corpus/large/remosaic-$(n)-noiseless.dng)) \
+	  $(LADDER_REAL) --crop 1024x768 --settings "$$(grep -v '^#' docs/quality-ladder.settings | paste -sd';')" \
+	  --out docs/quality-ladder.tsv
+
+install: release
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh install $(RELEASE_BIN)
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh uninstall
+
+deb-deps:
+	$(call apt_install,$(DEB_PACKAGES))
+
+# The package's files are those of `make install PREFIX=/usr`; lintian fails the target on an error, and prints
+# warnings and notes (each remaining one is explained in docs/install.md).
+deb: release deb-deps
+	./packaging/deb.sh $(RELEASE_BIN) "$(VERSION)" $(DEB)
+	lintian --display-info --fail-on error $(DEB)
+
+# The deb through apt-get (packaging/test-pkg.sh), then make install and make uninstall into temporary DESTDIRs.
+test-pkg: deb
+	$(call apt_install,$(TEST_PKG_PACKAGES))
+	./packaging/test-pkg.sh $(DEB)
+	./packaging/test-install.sh "$(MAKE)"
+
+# Not part of .ci/run: needs the network and a few minutes of debootstrap. CONTAINER_ROOT=DIR reuses a bookworm root.
+test-container: deb
+	$(call apt_install,debootstrap)
+	./packaging/test-container.sh $(CONTAINER_ROOT)
 
 clean:
 	rm -rf .build Reports

@@ -3,8 +3,8 @@
 // Layers (bottom to top; a layer never imports one above it):
 //   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CExiv2Shim
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing
-//   3. pure Swift cores (no C)     leaves ColorScience and Findings; HEIF, Metadata, GainMap, ReportModel, CorpusKit,
-//                                  Fidelity
+//   3. pure Swift cores (no C)     leaves Digest, ColorScience and Findings; HEIF, Metadata, GainMap, ReportModel,
+//                                  CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
@@ -17,9 +17,9 @@ let package = Package(
     products: [
         .executable(name: "readback", targets: ["readback"]),
         .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
-        // The quality ladder (issue 11): `make ladder`; `readback-ladder frame` feeds the benchmark's floor.
+        // The quality ladder (docs/quality-ladder.md): `make ladder`; `readback-ladder frame` feeds the benchmark's floor.
         .executable(name: "readback-ladder", targets: ["QualityLadder"]),
-        // The render check's measurements (issue 19): `scripts/render-fidelity.sh` rebuilds docs/render-fidelity.md.
+        // The render check's measurements: `scripts/render-fidelity.sh` rebuilds docs/render-fidelity.md.
         .executable(name: "readback-render", targets: ["RenderBench"]),
     ],
     targets: [
@@ -46,7 +46,11 @@ let package = Package(
         .target(name: "JPEGCodec", dependencies: ["CTurboJPEG"]),
 
         // 3. Pure Swift cores.
+        // SHA-256 in pure Swift, a leaf: in-memory bytes for the cores, files for the tools; its file-error type is the
+        // one Hashing throws too.
         .target(name: "Digest"),
+        // The sharding rule (`--shard K/N`: SHA-256 of a relative path mod N) and the source-list fingerprint.
+        .target(name: "Sharding", dependencies: ["Digest"]),
         // Colour science, a leaf: nclx code points, transfer curves, primaries matrices, luminance weights.
         .target(name: "ColorScience"),
         // The one finding shape (code, severity, message, evidence) that every checker fills; a leaf.
@@ -55,7 +59,7 @@ let package = Package(
         .target(name: "Metadata", dependencies: ["Digest", "Findings"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
-        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "Metadata", "GainMap"]),
+        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
         // Pixel checks of an output against a reference rendering (CIELAB, CIEDE2000, exposure, cast, orientation).
@@ -69,6 +73,7 @@ let package = Package(
         .target(
             name: "RenderIO",
             dependencies: ["ColorScience", "RenderCheck", "Exiv2Bridge", "JPEGCodec", "HeifCodec", "HEIF"]),
+
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
         .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge"]),
         // Converter and Audit, siblings on the cores.
@@ -76,7 +81,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Exiv2Bridge", "RenderCheck", "RenderIO",
+                "HeifCodec", "Sharding", "RenderCheck", "RenderIO",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -84,29 +89,28 @@ let package = Package(
         .target(
             name: "Converter",
             dependencies: [
-                "ColorScience", "HEIF", "Metadata", "MetadataIO", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge",
-                "Fidelity",
+                "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity",
             ]
         ),
 
         // 5. Batch.
         .target(
             name: "Batch",
-            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings"]
+            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding"]
         ),
 
         // 6–7. CLI.
         .target(
             name: "ReadbackCLI",
             dependencies: [
-                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap",
-                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store",
+                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO",
+                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
 
         // Fuzzing entry point: `swift build --product FuzzHEIF --sanitize=fuzzer` (see Makefile `fuzz`).
-        .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF", "GainMap"]),
+        .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF"]),
         // Quality ladder: encodes rendered RAWs at every preset × quality and measures them (docs/quality-ladder.md).
         .executableTarget(
             name: "QualityLadder",
@@ -114,52 +118,70 @@ let package = Package(
         // Render check measurements: an output (HEIC, JPEG, TIFF, PPM) against a source's reference render, as JSON.
         .executableTarget(name: "RenderBench", dependencies: ["HeifCodec", "JPEGCodec", "RenderCheck", "RenderIO"]),
 
-        // Tests: one target per module, goldens and fixtures beside each.
-        .target(name: "TestSupport", dependencies: ["HEIF"], path: "Tests/TestSupport"),
+        // Tests: one target per module, goldens and fixtures beside each; TestSupport holds what several share (goldens,
+        // the test DNG writer, the fixed report, the gain-map plane decoder).
+        .target(
+            name: "TestSupport", dependencies: ["Findings", "GainMap", "HeifCodec", "ReportModel"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "ColorScienceTests", dependencies: ["ColorScience"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
-        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "HEIF", "TestSupport", "CorpusKit"]),
+        .testTarget(name: "HeifCodecTests", dependencies: ["HEIF", "HeifCodec"]),
+        .testTarget(name: "RawDecoderTests", dependencies: ["RawDecoder", "TestSupport"]),
+        .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
+        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "HEIF", "TestSupport"]),
         .testTarget(
-            name: "MetadataTests",
-            dependencies: ["Metadata", "MetadataIO", "Exiv2Bridge", "HEIF", "TestSupport", "CorpusKit"]
-        ),
+            name: "MetadataTests", dependencies: ["Exiv2Bridge", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
         .testTarget(
             name: "GainMapTests",
-            dependencies: ["ColorScience", "GainMap", "HEIF", "HeifCodec", "TestSupport", "CorpusKit"]
+            dependencies: ["ColorScience", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "TestSupport"]
         ),
+        .testTarget(name: "ReportModelTests", dependencies: ["ReportModel", "TestSupport"]),
         .testTarget(
-            name: "CorpusTests", dependencies: ["ColorScience", "CorpusKit", "Digest", "RawDecoder", "TestSupport"]),
-        .testTarget(
-            name: "ConverterTests",
-            dependencies: [
-                "ColorScience", "Converter", "Audit", "CorpusKit", "TestSupport", "RenderCheck", "RenderIO", "ReportModel",
-            ]),
-        .testTarget(
-            name: "AuditTests",
-            dependencies: [
-                "Audit", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "ReportModel", "TestSupport",
-            ]
-        ),
-        .testTarget(
-            name: "BatchTests",
-            dependencies: [
-                "Batch", "Converter", "Digest", "Findings", "Store", "CorpusKit", "TestSupport", "RenderCheck", "RenderIO",
-            ]
-        ),
-        .testTarget(name: "CLITests", dependencies: ["ReadbackCLI", "Converter", "TestSupport"]),
-        .testTarget(name: "FidelityTests", dependencies: ["Fidelity", "Converter"]),
+            name: "CorpusTests",
+            dependencies: ["ColorScience", "CorpusKit", "Digest", "HEIF", "RawDecoder", "TestSupport"]),
+        .testTarget(name: "FidelityTests", dependencies: ["Converter", "Fidelity"]),
         .testTarget(
             name: "RenderCheckTests",
             dependencies: [
-                "RenderCheck", "RenderIO", "ColorScience", "CorpusKit", "Findings", "JPEGCodec", "HeifCodec",
+                "ColorScience", "CorpusKit", "Findings", "JPEGCodec", "RenderCheck", "RenderIO",
             ]
         ),
-        // The real-world suite over ../shared/corpus: run by `make test-real`, skipped by `make test`.
+        .testTarget(
+            name: "ConverterTests",
+            dependencies: [
+                "Audit", "ColorScience", "Converter", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec",
+                "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "AuditTests",
+            dependencies: [
+                "Audit", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec",
+                "ReportModel", "Sharding", "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "AuditHistoryTests", dependencies: ["AuditHistory", "Findings", "ReportModel", "TestSupport"]),
+        .testTarget(
+            name: "BatchTests",
+            dependencies: [
+                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "Findings", "RenderCheck", "RenderIO",
+                "ReportModel", "Sharding", "Store", "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["Batch", "Converter", "HEIF", "HeifCodec", "ReadbackCLI", "ReportModel", "TestSupport"]),
+        // The house rules that hold for the whole package: file and function sizes, the package graph, citations.
+        .testTarget(name: "HouseRulesTests"),
+        // The real-world suite over a real-world corpus (make test-real CORPUS=DIR): run by `make test-real`, skipped
+        // by `make test`.
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "HEIF", "Metadata", "MetadataIO", "GainMap", "Audit", "Converter", "ReportModel", "HeifCodec",
-                "RawDecoder", "Exiv2Bridge", "Digest", "TestSupport", "Findings", "RenderCheck", "RenderIO",
+                "Audit", "Converter", "Digest", "Exiv2Bridge", "Findings", "GainMap", "HEIF", "HeifCodec", "Metadata",
+                "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]
         ),
     ],

@@ -6,5 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-.build/release/readback}
 mkdir -p Reports
-swift build -c release --product readback-ladder
+# The same flags as `make release` (SWIFT_RELEASE), or .build/release is compiled again without them.
+${SWIFT_RELEASE:-swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now} --product readback-ladder
 exec python3 -B scripts/bench "$bin"

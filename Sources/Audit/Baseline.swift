@@ -18,37 +18,50 @@ public enum Baseline {
         var improvements: [BaselineComparison.Change] = []
         let before = Dictionary(old.files.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for f in current.files {
-            let errorsNow = Set(f.findings.filter { $0.severity == .error }.map(\.code))
-            guard let b = before[f.name] else {
-                for c in errorsNow.sorted() { regressions.append(.init(file: f.name, kind: "new-error", subject: c)) }
-                continue
-            }
-            let errorsBefore = Set(b.findings.filter { $0.severity == .error }.map(\.code))
-            for c in errorsNow.subtracting(errorsBefore) {
-                regressions.append(.init(file: f.name, kind: "new-error", subject: c))
-            }
-            for c in errorsBefore.subtracting(errorsNow) {
-                improvements.append(.init(file: f.name, kind: "error-fixed", subject: c))
-            }
-            let rowsBefore = Dictionary(b.metadata.map { ($0.field, $0.status) }, uniquingKeysWith: { a, _ in a })
-            for r in f.metadata {
-                guard let was = rowsBefore[r.field] else { continue }
-                if was == .kept, r.status == .lost || r.status == .knownLoss {
-                    regressions.append(.init(file: f.name, kind: "field-lost", subject: r.field))
-                }
-                if was == .lost || was == .knownLoss, r.status == .kept {
-                    improvements.append(.init(file: f.name, kind: "field-restored", subject: r.field))
-                }
-            }
-            let completeBefore = Set(b.gainMaps.filter(\.isComplete).map(\.kind))
-            let completeNow = Set(f.gainMaps.filter(\.isComplete).map(\.kind))
-            for k in completeBefore.subtracting(completeNow) {
-                regressions.append(.init(file: f.name, kind: "gainmap-incomplete", subject: k))
-            }
-            for k in completeNow.subtracting(completeBefore) {
-                improvements.append(.init(file: f.name, kind: "gainmap-complete", subject: k))
-            }
+            let (r, i) = changes(before: before[f.name], now: f)
+            regressions += r
+            improvements += i
         }
         return BaselineComparison(path: path, regressions: regressions, improvements: improvements)
+    }
+
+    /// The regressions and improvements of one file against its baseline entry (nil: the baseline did not have it),
+    /// by the rules of ``compare(old:current:path:)``; `readback merge` calls it file by file as they stream past.
+    public static func changes(before b: FileResult?, now f: FileResult) -> (
+        regressions: [BaselineComparison.Change], improvements: [BaselineComparison.Change]
+    ) {
+        var regressions: [BaselineComparison.Change] = []
+        var improvements: [BaselineComparison.Change] = []
+        let errorsNow = Set(f.findings.filter { $0.severity == .error }.map(\.code))
+        guard let b else {
+            for c in errorsNow.sorted() { regressions.append(.init(file: f.name, kind: "new-error", subject: c)) }
+            return (regressions, improvements)
+        }
+        let errorsBefore = Set(b.findings.filter { $0.severity == .error }.map(\.code))
+        for c in errorsNow.subtracting(errorsBefore) {
+            regressions.append(.init(file: f.name, kind: "new-error", subject: c))
+        }
+        for c in errorsBefore.subtracting(errorsNow) {
+            improvements.append(.init(file: f.name, kind: "error-fixed", subject: c))
+        }
+        let rowsBefore = Dictionary(b.metadata.map { ($0.field, $0.status) }, uniquingKeysWith: { a, _ in a })
+        for r in f.metadata {
+            guard let was = rowsBefore[r.field] else { continue }
+            if was == .kept, r.status == .lost || r.status == .knownLoss {
+                regressions.append(.init(file: f.name, kind: "field-lost", subject: r.field))
+            }
+            if was == .lost || was == .knownLoss, r.status == .kept {
+                improvements.append(.init(file: f.name, kind: "field-restored", subject: r.field))
+            }
+        }
+        let completeBefore = Set(b.gainMaps.filter(\.isComplete).map(\.kind))
+        let completeNow = Set(f.gainMaps.filter(\.isComplete).map(\.kind))
+        for k in completeBefore.subtracting(completeNow) {
+            regressions.append(.init(file: f.name, kind: "gainmap-incomplete", subject: k))
+        }
+        for k in completeNow.subtracting(completeBefore) {
+            improvements.append(.init(file: f.name, kind: "gainmap-complete", subject: k))
+        }
+        return (regressions, improvements)
     }
 }

@@ -23,10 +23,14 @@ public struct AuditJob: Hashable, Sendable {
 public struct Pairing: Sendable, Equatable {
     public var jobs: [AuditJob]
     public var unmatchedOutputs: [String]
+    /// The whole list `--shard` splits, before sharding: every file under `--sources` (relative paths), every output
+    /// under `--outputs` alone, or the SOURCE column of a pairs file (as written). Empty for a single pair.
+    public var shardKeys: [String]
 
-    public init(jobs: [AuditJob], unmatchedOutputs: [String]) {
+    public init(jobs: [AuditJob], unmatchedOutputs: [String], shardKeys: [String] = []) {
         self.jobs = jobs
         self.unmatchedOutputs = unmatchedOutputs
+        self.shardKeys = shardKeys
     }
 
     /// File extensions (lower case) the auditor reads as outputs.
@@ -71,7 +75,7 @@ public struct Pairing: Sendable, Equatable {
             jobs.append(AuditJob(name: s, source: sources.appendingPathComponent(s), output: nil, sourceDisplay: s))
         }
         jobs.sort { $0.name < $1.name }
-        return Pairing(jobs: jobs, unmatchedOutputs: unmatched)
+        return Pairing(jobs: jobs, unmatchedOutputs: unmatched, shardKeys: src)
     }
 
     /// Every output under `outputs`, audited without a source.
@@ -82,7 +86,7 @@ public struct Pairing: Sendable, Equatable {
             jobs: out.map {
                 AuditJob(name: $0, source: nil, output: outputs.appendingPathComponent($0), outputDisplay: $0)
             },
-            unmatchedOutputs: [])
+            unmatchedOutputs: [], shardKeys: out)
     }
 
     /// Parses a pairs file: one `SOURCE<TAB>OUTPUT` per line; `#` comments and blank lines ignored; relative paths
@@ -114,7 +118,7 @@ public struct Pairing: Sendable, Equatable {
                     name: caseName, source: resolve(cols[0]), output: exists ? resolve(cols[1]) : nil,
                     sourceDisplay: cols[0], outputDisplay: exists ? cols[1] : nil))
         }
-        return Pairing(jobs: jobs, unmatchedOutputs: [])
+        return Pairing(jobs: jobs, unmatchedOutputs: [], shardKeys: jobs.compactMap(\.sourceDisplay))
     }
 
     /// The pairing key: relative folder + stem, extension dropped.

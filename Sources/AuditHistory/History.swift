@@ -83,51 +83,91 @@ public final class History {
     @discardableResult
     public func record(_ report: AuditReport) throws(SQLiteError) -> Int64 {
         try db.transaction { () throws(SQLiteError) -> Int64 in
-            let s = report.summary
-            let rootsJSON = report.run.roots.keys.sorted().map { "\"\($0)\": \"\(report.run.roots[$0]!)\"" }
-            try db.run(
-                """
-                INSERT INTO runs (started_at, tool_version, schema_version, mode, fail_on, decode, policy, roots, files,
-                  passed, failed, errors, warnings, duration_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-                """,
-                [
-                    report.run.startedAt, report.tool.version, report.schemaVersion, report.run.mode,
-                    report.run.failOn.rawValue, report.run.decode, report.run.policy,
-                    "{" + rootsJSON.joined(separator: ", ") + "}", s.files, s.passed, s.failed,
-                    s.findingsBySeverity["error"] ?? 0, s.findingsBySeverity["warning"] ?? 0,
-                    report.run.durationSeconds,
-                ])
-            let runID = db.lastInsertRowID
-            let fileStmt = try db.prepare(
+            let runID = try insertRun(report)
+            let files = try FileRows(db)
+            for f in report.files { try files.insert(f, runID: runID) }
+            return runID
+        }
+    }
+
+    /// Stores one run whose files stream past one at a time (`readback merge` records a merged report read back
+    /// entry by entry), in one transaction; returns its id.
+    /// - Parameters:
+    ///   - header: the report without its files; its summary is the whole run's.
+    ///   - next: the next file, nil after the last.
+    /// - Throws: what `next` throws, or `SQLiteError`; nothing is stored then.
+    @discardableResult
+    public func record(_ header: AuditReport, files next: () throws -> FileResult?) throws -> Int64 {
+        try db.exec("BEGIN IMMEDIATE")
+        do {
+            let runID = try insertRun(header)
+            let files = try FileRows(db)
+            while let f = try next() { try files.insert(f, runID: runID) }
+            try db.exec("COMMIT")
+            return runID
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Inserts the run's row (its counts from `report.summary`); returns its id.
+    private func insertRun(_ report: AuditReport) throws(SQLiteError) -> Int64 {
+        let s = report.summary
+        let rootsJSON = report.run.roots.keys.sorted().map { "\"\($0)\": \"\(report.run.roots[$0]!)\"" }
+        try db.run(
+            """
+            INSERT INTO runs (started_at, tool_version, schema_version, mode, fail_on, decode, policy, roots, files,
+              passed, failed, errors, warnings, duration_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+            """,
+            [
+                report.run.startedAt, report.tool.version, report.schemaVersion, report.run.mode,
+                report.run.failOn.rawValue, report.run.decode, report.run.policy,
+                "{" + rootsJSON.joined(separator: ", ") + "}", s.files, s.passed, s.failed,
+                s.findingsBySeverity["error"] ?? 0, s.findingsBySeverity["warning"] ?? 0,
+                report.run.durationSeconds,
+            ])
+        return db.lastInsertRowID
+    }
+
+    /// The prepared inserts of one file and its findings.
+    private struct FileRows {
+        let db: Database
+        let file: Statement
+        let finding: Statement
+
+        init(_ db: Database) throws(SQLiteError) {
+            self.db = db
+            file = try db.prepare(
                 """
                 INSERT INTO files (run_id, name, source, output, sha256, source_bytes, output_bytes, size_ratio, verdict,
                   worst_severity, gainmaps_complete) VALUES (?,?,?,?,?,?,?,?,?,?,?)
                 """)
-            let findingStmt = try db.prepare(
+            finding = try db.prepare(
                 """
                 INSERT INTO findings (file_id, run_id, code, severity, message, field, item, offset, expected, actual)
                 VALUES (?,?,?,?,?,?,?,?,?,?)
                 """)
-            for f in report.files {
-                fileStmt.reset(clearBindings: true)
-                try fileStmt.bind([
-                    runID, f.name, f.source, f.output, f.sha256, f.sourceBytes.map { Int64($0) },
-                    f.outputBytes.map { Int64($0) }, f.sizeRatio, f.verdict.rawValue, f.worstSeverity?.rawValue,
-                    f.gainMaps.filter(\.isComplete).map(\.kind).joined(separator: ","),
+        }
+
+        func insert(_ f: FileResult, runID: Int64) throws(SQLiteError) {
+            file.reset(clearBindings: true)
+            try file.bind([
+                runID, f.name, f.source, f.output, f.sha256, f.sourceBytes.map { Int64($0) },
+                f.outputBytes.map { Int64($0) }, f.sizeRatio, f.verdict.rawValue, f.worstSeverity?.rawValue,
+                f.gainMaps.filter(\.isComplete).map(\.kind).joined(separator: ","),
+            ])
+            while try file.step() {}
+            let fileID = db.lastInsertRowID
+            for x in f.findings {
+                finding.reset(clearBindings: true)
+                try finding.bind([
+                    fileID, runID, x.code, x.severity.rawValue, x.message, x.evidence?.field,
+                    x.evidence?.item.map { Int64($0) }, x.evidence?.offset.map { Int64(clamping: $0) },
+                    x.evidence?.expected, x.evidence?.actual,
                 ])
-                while try fileStmt.step() {}
-                let fileID = db.lastInsertRowID
-                for x in f.findings {
-                    findingStmt.reset(clearBindings: true)
-                    try findingStmt.bind([
-                        fileID, runID, x.code, x.severity.rawValue, x.message, x.evidence?.field,
-                        x.evidence?.item.map { Int64($0) }, x.evidence?.offset.map { Int64(clamping: $0) },
-                        x.evidence?.expected, x.evidence?.actual,
-                    ])
-                    while try findingStmt.step() {}
-                }
+                while try finding.step() {}
             }
-            return runID
         }
     }
 

@@ -32,13 +32,8 @@ public enum BatchError: Error, Sendable, CustomStringConvertible, Equatable {
 
     /// A temp file is named after the output it becomes: `<dir>/.readback-tmp-<uuid>-<name>` shows as `<dir>/<name>`.
     static func displayPath(_ path: String) -> String {
-        let name = (path as NSString).lastPathComponent
-        guard name.hasPrefix(FileOps.tempPrefix) else { return path }
-        let rest = name.dropFirst(FileOps.tempPrefix.count)
-        guard rest.count > 37, rest[rest.index(rest.startIndex, offsetBy: 36)] == "-" else { return path }
-        let final = String(rest.dropFirst(37))
-        return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(final)
-            + " (while writing)"
+        guard let final = FileOps.finalPath(ofTemp: path) else { return path }
+        return final + " (while writing)"
     }
 
     /// True for errors that will repeat for every following item: disk full, quota, read-only filesystem.

@@ -44,6 +44,8 @@ public enum Discovery {
         public var files: [SourceFile] = []
         /// Items that cannot be converted (two sources mapping to one output).
         public var problems: [String] = []
+        /// The relative path of the source each of `problems` is about (what `--shard` keys it by).
+        var problemKeys: [String] = []
         /// SRC arguments that cannot be used: missing, a symlink, not a RAW file, not a file or folder.
         public var argumentProblems: [ArgumentProblem] = []
         public var skippedSymlinks: [String] = []
@@ -65,6 +67,7 @@ public enum Discovery {
                 result.problems.append(
                     "\(path): its output \(out) would overwrite the output of \(other); not converted"
                         + " (rename one of them)")
+                result.problemKeys.append(rel)
                 return
             }
             if outputs[out] == path { return }

@@ -12,7 +12,8 @@ extension BatchEngine {
         var records: [String: ItemRecord] = [:]
         if (try FileOps.info(dbPath)) != nil {
             let ledger = try Ledger(
-                path: dbPath, progress: ProgressReporter(style: .quiet, out: { _ in }, clock: { 0 }))
+                path: dbPath, progress: ProgressReporter(style: .quiet, out: { _ in }, clock: { 0 }),
+                exclusive: config.shard != nil)
             for r in try await ledger.allItems() { records[r.sourcePath] = r }
         }
         let plan = try await Planner.plan(found.files) { records[$0] }

@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import Sharding
 
 /// Everything a batch run needs, decoded from `readback convert`'s arguments.
 public struct BatchConfiguration: Sendable {
@@ -19,12 +20,15 @@ public struct BatchConfiguration: Sendable {
     public var progress: ProgressStyle
     /// For the Trash location (`XDG_DATA_HOME`, `HOME`).
     public var environment: [String: String]
+    /// `--shard K/N`: only the files of that shard, with the shard's own store and lock (docs/distributed.md).
+    public var shard: Shard?
 
     public init(
         sources: [String], outputRoot: String, databasePath: String? = nil, options: ConvertOptions = .init(),
         jobs: Int? = nil, dryRun: Bool = false, removal: RemovalPermit? = nil, progress: ProgressStyle = .plain,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment, shard: Shard? = nil
     ) {
+        self.shard = shard
         self.sources = sources
         self.outputRoot = outputRoot
         self.databasePath = databasePath
@@ -88,15 +92,15 @@ public final class BatchEngine: Sendable {
         self.err = err
     }
 
-    /// The default state database for an output folder.
-    public static func defaultDatabasePath(outputRoot: String) -> String {
-        (outputRoot as NSString).appendingPathComponent(".readback/state.db")
+    /// The default state database for an output folder: `.readback/state.db`, or for shard K of N its own
+    /// `.readback/shard-K-of-N/state.db`, so shards writing into one folder never share a store or a lock.
+    public static func defaultDatabasePath(outputRoot: String, shard: Shard? = nil) -> String {
+        let folder = shard.map { ".readback/\($0.folderName)" } ?? ".readback"
+        return (outputRoot as NSString).appendingPathComponent(folder + "/state.db")
     }
 
-    /// Jobs from cores and available memory. Measured with the streaming tiled converter (docs/tiling.md): a 24 MP
-    /// RAW peaks at 0.35 GB and a 50 MP RAW at 0.64 GB per job, read-back audit included; four 24 MP RAWs with two
-    /// jobs peak at 0.87 GB for the process (the heap `readback` keeps for reuse, `AllocatorTuning`, included); 1 GB
-    /// per job leaves room for 10-bit output and sensors up to about 80 MP.
+    /// Jobs from cores and available memory, about 1 GB per job: room for a 50 MP RAW with its read-back audit, 10-bit
+    /// output and sensors up to about 80 MP (measurements: docs/tiling.md).
     public static func defaultJobs(
         cores: Int = ProcessInfo.processInfo.activeProcessorCount,
         availableMemory: Int64? = BatchEngine.availableMemory()
@@ -144,10 +148,16 @@ public final class BatchEngine: Sendable {
         // 1. Output folder and store location; nothing is created in a dry run.
         let (outRoot, dbPath) = try locations()
 
-        // 2. Discovery before anything is touched: a missing SRC is an I/O error.
-        let found = try Discovery.discover(config.sources, outputRoot: outRoot)
+        // 2. Discovery before anything is touched: a missing SRC is an I/O error. A shard discovers everything,
+        //    then keeps its own part.
+        let everything = try Discovery.discover(config.sources, outputRoot: outRoot)
+        let found = config.shard.map { everything.restricted(to: $0) } ?? everything
         let style = config.progress
         let progress = ProgressReporter(style: style, out: out, clock: { Date().timeIntervalSince1970 })
+        if let shard = config.shard {
+            progress.note(
+                "shard \(shard): \(found.files.count) of \(everything.files.count) file(s) (store \(dbPath))")
+        }
 
         try refuseUnusableSources(found, dbPath: dbPath)
 
@@ -161,9 +171,10 @@ public final class BatchEngine: Sendable {
         try FileOps.makeDirectories((dbPath as NSString).deletingLastPathComponent)
         let lock = try FileLock(path: dbPath + ".lock")
         defer { withExtendedLifetime(lock) {} }
-        let ledger = try Ledger(path: dbPath, progress: progress)
+        let ledger = try Ledger(path: dbPath, progress: progress, exclusive: config.shard != nil)
 
-        // 4. A killed run's temp files go first; sources gone since an earlier run are accounted for.
+        // 4. A killed run's temp files go first (a shard's own only); sources gone since an earlier run are
+        //    accounted for.
         try await begin(found, outRoot: outRoot, ledger: ledger, summary: &summary)
 
         // 5. Plan: new, changed, interrupted and failed items are (re)done; finished unchanged ones are skipped.
@@ -227,7 +238,7 @@ public final class BatchEngine: Sendable {
         let outRoot = FileOps.canonicalPath(outAbs)
         let dbPath =
             config.databasePath.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
-            ?? Self.defaultDatabasePath(outputRoot: outRoot)
+            ?? Self.defaultDatabasePath(outputRoot: outRoot, shard: config.shard)
         return (outRoot, dbPath)
     }
 
@@ -248,7 +259,8 @@ public final class BatchEngine: Sendable {
     private func begin(
         _ found: Discovery.Result, outRoot: String, ledger: Ledger, summary: inout BatchSummary
     ) async throws {
-        let leftovers = try FileOps.removeTempFiles(under: outRoot)
+        let mine = config.shard.map { _ in Set(found.files.map(\.outputPath)) }
+        let leftovers = try FileOps.removeTempFiles(under: outRoot, outputs: mine)
         summary.leftoverTempFilesRemoved = leftovers.count
         if !leftovers.isEmpty {
             await ledger.note("removed \(leftovers.count) temp file(s) left by an interrupted run")

@@ -68,6 +68,17 @@ enum FileOps {
         return (dir as NSString).appendingPathComponent("\(tempPrefix)\(UUID().uuidString.lowercased())-\(name)")
     }
 
+    /// The final path a temp file becomes (`<dir>/.readback-tmp-<uuid>-<name>` → `<dir>/<name>`), or nil for a
+    /// name `tempPath(for:)` did not make.
+    static func finalPath(ofTemp path: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        guard name.hasPrefix(tempPrefix) else { return nil }
+        let rest = name.dropFirst(tempPrefix.count)
+        guard rest.count > 37, rest[rest.index(rest.startIndex, offsetBy: 36)] == "-" else { return nil }
+        return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(
+            String(rest.dropFirst(37)))
+    }
+
     /// Publishes a finished temp file under its final name: fsync the file, `rename` it into place (atomic,
     /// never a copy), fsync the directory.
     static func publish(temp: String, final: String) throws {
@@ -118,7 +129,9 @@ enum FileOps {
 
     /// Deletes every Batch temp file under `root` (a killed run's leftovers); returns the paths removed.
     /// Does not follow symlinks.
-    static func removeTempFiles(under root: String) throws -> [String] {
+    /// - Parameter outputs: when given (a shard), only the temp files that would become one of these outputs are
+    ///   removed: the other shards writing into the same folder at the same time keep theirs.
+    static func removeTempFiles(under root: String, outputs: Set<String>? = nil) throws -> [String] {
         var removed: [String] = []
         guard let rootInfo = try info(root), rootInfo.isDirectory else { return [] }
         var stack = [root]
@@ -129,6 +142,7 @@ enum FileOps {
                 if i.isDirectory {
                     stack.append(path)
                 } else if name.hasPrefix(tempPrefix) && (i.isRegular || i.isSymlink) {
+                    if let outputs, !(finalPath(ofTemp: path).map(outputs.contains) ?? false) { continue }
                     if unlink(path) != 0 && errno != ENOENT {
                         throw BatchError.io(path: path, operation: "unlink leftover temp file", errno: errno)
                     }

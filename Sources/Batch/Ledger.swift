@@ -140,11 +140,12 @@ actor Ledger {
     /// Progress output, serialised with the database writes.
     let progress: ProgressReporter
 
-    /// Opens (and migrates) the store at `path`.
-    init(path: String, progress: ProgressReporter) throws {
+    /// Opens (and migrates) the store at `path`; `exclusive` for a shard's store (`Database`'s exclusive locking
+    /// mode: no shared-memory WAL index, so it works on a network file system).
+    init(path: String, progress: ProgressReporter, exclusive: Bool = false) throws {
         self.progress = progress
         do {
-            db = try Database(path: path, migrations: Schema.migrations)
+            db = try Database(path: path, migrations: Schema.migrations, exclusive: exclusive)
         } catch {
             throw BatchError.store(error)
         }

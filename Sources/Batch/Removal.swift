@@ -122,15 +122,9 @@ enum Trash {
                 guard errno == EEXIST else {
                     throw BatchError.io(path: infoPath, operation: "create trashinfo", errno: errno)
                 }
-                // Our own orphan (a run killed between creating the .trashinfo and the rename): no file in files/,
-                // and our Path or none. Reuse it rather than leave an entry pointing at nothing.
-                let existing = (try? String(contentsOfFile: infoPath, encoding: .utf8)) ?? ""
-                // An info file with no Path line at all is one cut off between its creation and its write.
-                let lines = existing.split(separator: "\n")
-                let orphan =
-                    (try FileOps.info(files + "/" + name)) == nil
-                    && (lines.contains { $0 == pathLine } || !lines.contains { $0.hasPrefix("Path=") })
-                if orphan { fd = open(infoPath, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }
+                if try isOrphan(infoPath: infoPath, file: files + "/" + name, pathLine: pathLine) {
+                    fd = open(infoPath, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
+                }
                 if fd < 0 {
                     n += 1
                     continue
@@ -161,6 +155,21 @@ enum Trash {
             try FileOps.fsyncDirectory(dir)
             return dest
         }
+    }
+
+    /// Whether an existing `.trashinfo` is our own orphan (a run killed between creating it and the rename): no file
+    /// in files/, and our Path line, or no Path line at all once it is a minute old. A younger one without a Path may
+    /// be another process's (another shard trashing a file of the same name into the same Trash) between its two
+    /// steps, and reusing it would let both rename a file onto one name.
+    static func isOrphan(infoPath: String, file: String, pathLine: String) throws -> Bool {
+        guard try FileOps.info(file) == nil else { return false }
+        let existing = (try? String(contentsOfFile: infoPath, encoding: .utf8)) ?? ""
+        let lines = existing.split(separator: "\n")
+        if lines.contains(where: { $0 == pathLine }) { return true }
+        guard !lines.contains(where: { $0.hasPrefix("Path=") }), let info = try FileOps.info(infoPath) else {
+            return false
+        }
+        return Date().timeIntervalSince1970 - Double(info.mtimeNs) / 1e9 > 60
     }
 
     /// RFC 2396 escaping of a path, keeping "/" (as the spec asks).

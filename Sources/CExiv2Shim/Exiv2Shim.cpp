@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-// Process-wide setup, locking and the exception guard are in ShimSupport.hpp (docs/platform.md, "exiv2 0.27").
+// Process-wide setup, locking and the exception guard are in ShimSupport.hpp (docs/platform.md, exiv2).
 using namespace rbshim;
 
 namespace {
@@ -394,7 +394,7 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
         std::unique_ptr<rb_exiv2_blob> result(new rb_exiv2_blob());
         result->bytes.assign(blob.begin(), blob.end());
 
-        // Compare after encoding: encode enforces the 64 KB APP1 limit silently (docs/platform.md, "exiv2 0.27").
+        // Compare after encoding: encode enforces the 64 KB APP1 limit silently.
         Exiv2::ExifData back;
         if (!blob.empty()) Exiv2::ExifParser::decode(back, blob.data(), static_cast<uint32_t>(blob.size()));
         std::map<std::string, long> after;

@@ -13,7 +13,7 @@ struct EncodedParts {
 /// Puts the coded parts and the metadata together into one HEIC file (HEIFBuilder).
 enum HEICAssembler {
     /// Adds a coded image: one `hvc1` item, or a `grid` over hidden tiles whose `colr` and `pixi` it repeats (as
-    /// Apple's grids do; libheif 1.15 takes a grid's colour from the grid item, platform-notes §2).
+    /// Apple's grids do; libheif 1.15 takes a grid's colour from the grid item: docs/platform.md).
     static func addImage(
         _ image: CodedImage, to b: inout HEIFBuilder, hidden: Bool, name: String,
         extra: [(Property, essential: Bool)] = []

@@ -22,17 +22,19 @@ public enum OutputColorSpace: String, Sendable, Codable, CaseIterable {
     case sRGB = "srgb"
 }
 
-/// Conversion options. Defaults: quality 65 at x265 preset `ultrafast`, 8-bit 4:2:0, Display P3, HDR auto.
+/// Conversion options. Defaults: quality 55 at x265 preset `ultrafast` with x265 `aq-strength` 1.5, 8-bit 4:2:0,
+/// Display P3, HDR auto.
 ///
-/// Why q65/ultrafast: the quality ladder's "visually lossless" pick (docs/quality-ladder.md, data in
-/// docs/quality-ladder.tsv; `EncodingTarget.visuallyLossless`, checked against the data by FidelityTests): the
-/// smallest and fastest (preset, quality) whose decoded luma keeps mean SSIM ≥ 0.99 and every 64×64 block ≥ 0.97
-/// against the float render on every ladder image (24 MP chart, two remosaiced iPhone photos, a real Canon DNG).
-/// Measured there: 1.11 bits/pixel (≈ 3.3 MB per 24 MP), lowest mean SSIM-Y 0.9907, lowest block 0.9806; against
-/// medium q75, 0.40× the size and 0.22× the encode time.
+/// Why: the quality ladder's "visually lossless" pick (docs/quality-ladder.md, data in docs/quality-ladder.tsv;
+/// `EncodingTarget.visuallyLossless`, checked against the data by FidelityTests), judged at viewing size: the smallest
+/// and fastest (preset, x265 options, quality) whose decoded luma, 2×2-downscaled, loses at most 0.01 of mean SSIM
+/// and 0.03 in every 64×64 block against the clean scene (a real file: its own render) on every ladder image: the
+/// 24 MP chart with sensor noise at ISO 100…12800, two remosaiced iPhone photos at ISO 800…12800, and three real
+/// camera DNGs. Measured there: 2.40 bits/pixel mean (the real Sony α7R IV DNG is the image that binds); against the
+/// previous default (q65, judged at 1:1), 0.70× the bits.
 public struct ConvertOptions: Sendable, Equatable, Codable {
     /// libheif quality 0–100.
-    public var quality: Int = 65
+    public var quality: Int = 55
     /// 8 or 10.
     public var bitDepth: Int = 8
     /// "420" or "444".
@@ -40,6 +42,9 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public var hdr: HDRMode = .auto
     /// x265 preset (ultrafast … placebo).
     public var speed: String = "ultrafast"
+    /// x265 options of the primary, passed through libheif as `x265:NAME` (HeifEncodeSettings.x265); the default
+    /// target's (`EncodingTarget.x265Options`).
+    public var x265Options: [String: String] = ["aq-strength": "1.5"]
     public var colorSpace: OutputColorSpace = .displayP3
     /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
     public var icc: Bool = true
@@ -47,9 +52,8 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public var thumbnail: Bool = true
     /// Quality of the gain-map stream.
     public var gainMapQuality: Int = 90
-    /// x265 preset of the gain-map stream: the map is smooth, so the fastest preset costs no measurable fidelity
-    /// (gain map at full weight against the HDR rendition, ConverterTests: mean 0.0171 stops with ultrafast and with
-    /// veryfast, p99 0.248 both) and encodes the 24 MP chart's 3000×2000 map in ≈ 0.11 s instead of ≈ 0.34 s.
+    /// x265 preset of the gain-map stream: the map is smooth, so the fastest preset costs no measurable fidelity and
+    /// is about 3× faster (docs/tiling.md).
     public var gainMapSpeed: String = "ultrafast"
     /// Exif Software value.
     public var software: String = "Readback \(readbackVersion)"
@@ -73,6 +77,11 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
         if chroma == .monochrome { return "chroma must be 420 or 444" }
         if !HeifEncodeSettings.presets.contains(gainMapSpeed) {
             return "gain-map speed '\(gainMapSpeed)' is not an x265 preset"
+        }
+        if let bad = x265Options.keys.first(where: { k in
+            k.isEmpty || !k.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
+        }) {
+            return "x265 option name '\(bad)' is not letters, digits and '-'"
         }
         if !HeifEncodeSettings.presets.contains(speed) {
             return "speed must be one of \(HeifEncodeSettings.presets.joined(separator: ", ")), got '\(speed)'"

@@ -1,24 +1,28 @@
-// `--target` shorthands: each names a fidelity requirement and maps to the x265 (preset, quality) that the quality
-// ladder (docs/quality-ladder.md, data in docs/quality-ladder.tsv) picked for it by the stated rule. A test
+// `--target` shorthands: each names a fidelity requirement and maps to the x265 setting (preset, quality, x265
+// options, chroma) that the quality ladder (docs/quality-ladder.md, data in docs/quality-ladder.tsv) picked for it by
+// the stated rule. A test
 // (Tests/FidelityTests/LadderDataTests.swift) re-applies the rule to the committed data and checks these numbers
 // and `ConvertOptions`' defaults, so code and data cannot drift apart.
 
 import Fidelity
+import Foundation
+import HeifCodec
 
 /// A named encoding target: a fidelity requirement and the encoder setting measured to meet it.
 public enum EncodingTarget: String, Sendable, CaseIterable, Codable {
-    /// Every ladder image keeps mean SSIM-Y ≥ 0.99 and every 64×64 block ≥ 0.97; the converter's default.
+    /// At viewing size (½ scale, against the clean scene) every ladder image loses at most 0.01 of mean SSIM-Y and
+    /// 0.03 in every 64×64 block; the converter's default.
     case visuallyLossless = "visually-lossless"
-    /// Stricter: mean SSIM-Y ≥ 0.995 and every block ≥ 0.985.
+    /// Faithful to the grain: at 1:1 against the file's own render, mean SSIM-Y ≥ 0.995 and every block ≥ 0.985.
     case archival
-    /// Looser: mean SSIM-Y ≥ 0.98 and every block ≥ 0.95.
+    /// Looser, at viewing size: losses of at most 0.02 (mean) and 0.05 (every block).
     case small
 
     /// The x265 preset the ladder picked.
     public var preset: String {
         switch self {
         case .visuallyLossless: return "ultrafast"
-        case .archival: return "superfast"
+        case .archival: return "ultrafast"
         case .small: return "ultrafast"
         }
     }
@@ -26,10 +30,30 @@ public enum EncodingTarget: String, Sendable, CaseIterable, Codable {
     /// The libheif quality (x265 CRF = (100 − q) / 2) the ladder picked.
     public var quality: Int {
         switch self {
-        case .visuallyLossless: return 65
-        case .archival: return 80
-        case .small: return 60
+        case .visuallyLossless: return 55
+        case .archival: return 85
+        case .small: return 49
         }
+    }
+
+    /// The ladder variant of the pick (`LadderRow.variant`): libheif's tune, x265 options, no pre-encode filter.
+    public var variant: String {
+        switch self {
+        case .visuallyLossless: return "tune=ssim,aq-strength=1.5"
+        case .archival: return "tune=ssim,chroma=444"
+        case .small: return "tune=ssim,aq-strength=1.5"
+        }
+    }
+
+    /// The x265 options of `variant` (everything but `tune` and `chroma`; the converter has no pre-encode filter).
+    public var x265Options: [String: String] {
+        let pairs = Ladder.pairs(of: variant).filter { $0.key != "tune" && $0.key != "chroma" }
+        return Dictionary(uniqueKeysWithValues: pairs.map { ($0.key, $0.value) })
+    }
+
+    /// The chroma subsampling of `variant` (4:2:0 unless it says `chroma=444`).
+    public var chroma: HeifChroma {
+        Ladder.pairs(of: variant).first { $0.key == "chroma" }.flatMap { HeifChroma(rawValue: $0.value) } ?? .yuv420
     }
 
     /// The requirement, in numbers (`Ladder`'s thresholds: lowest mean SSIM-Y, lowest worst-64×64-block SSIM-Y).
@@ -44,13 +68,22 @@ public enum EncodingTarget: String, Sendable, CaseIterable, Codable {
     /// One line for `--help`: the requirement and the setting.
     public var summary: String {
         let t = threshold
+        let requirement =
+            t.measure == .archival
+            ? "SSIM-Y at 1:1, grain included, mean ≥ \(t.minMean), every 64×64 block ≥ \(t.minWorst)"
+            : "SSIM-Y at viewing size (½ scale) loses ≤ \(rounded(1 - t.minMean)) mean, ≤ \(rounded(1 - t.minWorst)) in every 64×64 block"
+        let extras = x265Options.sorted { $0.key < $1.key }.map { ", \($0.key) \($0.value)" }.joined()
         return
-            "\(rawValue): SSIM-Y mean ≥ \(t.minMean), every 64×64 block ≥ \(t.minWorst) → preset \(preset), quality \(quality)"
+            "\(rawValue): \(requirement) → preset \(preset), quality \(quality)\(extras)\(chroma == .yuv444 ? ", 4:4:4" : "")"
     }
 
-    /// Sets `options.speed` and `options.quality` to this target's values.
+    private func rounded(_ v: Double) -> String { String(format: "%g", (v * 1000).rounded() / 1000) }
+
+    /// Sets `options.speed`, `options.quality`, `options.x265Options` and `options.chroma` to this target's values.
     public func apply(to options: inout ConvertOptions) {
         options.speed = preset
         options.quality = quality
+        options.x265Options = x265Options
+        options.chroma = chroma
     }
 }

@@ -81,7 +81,7 @@ enum GainMapEncoder {
         let chMeta = computed.metadata.channel(0)
         let ha = computed.metadata.alternateHdrHeadroom.doubleValue
         // Apple's view carries the same headroom as the ISO view (libavif's Apple ↔ ISO mapping,
-        // apple-heic-gainmap.md §5: HDRGainMapHeadroom = 2^alternate_hdr_headroom), so the auditor's consistency check
+        // HDRGainMapHeadroom = 2^alternate_hdr_headroom; docs/platform.md), so the auditor's consistency check
         // (log2(Apple headroom) ≈ alternate_hdr_headroom) holds for our own files.
         let appleH = max(1, exp2(ha))
         let mean = pass.hdrSum / Double(max(1, pass.width * pass.height))

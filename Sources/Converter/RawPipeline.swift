@@ -101,7 +101,7 @@ extension HEICConverter {
         let settings = HeifEncodeSettings(
             quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
             nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
-            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil)
+            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil, x265: options.x265Options)
         var parts = EncodedParts()
         let layout = try TileLayout.make(width: width, height: height, tileSize: options.tileSize, file: name)
         let primary = try encodePrimary(pass, layout: layout, settings: settings, options: options, file: name)

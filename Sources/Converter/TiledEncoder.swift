@@ -112,17 +112,9 @@ enum TiledEncoder {
 }
 
 extension HEICConverter {
-    /// The default tile size, 512 px (Apple's), chosen by measurement on this 2-core machine (release build,
-    /// conversion alone; full table and commands in docs/tiling.md):
-    /// - memory: untiled, the full 8/10-bit frame, libheif's copy and x265's full-size picture buffers coexist; tiled,
-    ///   LibRaw's buffer plus one band of tiles. Peak RSS, 24 MP chart: 502–544 MB untiled vs 333–357 MB tiled (8-bit;
-    ///   10-bit 786 vs 363 MB); 50 MP: 995 vs 621 MB — tiled stays under the bound of 3× the decoded 16-bit
-    ///   frame (432 / 900 MB), untiled does not. 1024-px tiles: 381 MB at 24 MP;
-    /// - size: +0.8–1.0 % bytes on photographic content (12 MP remosaiced iPhone photos at ultrafast q65; 24 MP chart at
-    ///   veryfast/medium q75), +10 % on the synthetic chart at ultrafast q65, where the whole picture is only 0.11
-    ///   bit/pixel and every tile restarts its entropy coder and prediction (1024 px: +0.6 % / +6 % but 381 MB);
-    /// - speed: equal or up to 3 % faster (x265 already keeps both cores busy on one picture): 24 MP chart ultrafast
-    ///   q65 3.32–3.52 s untiled, 3.25–3.37 s tiled; medium q75 11.57 vs 11.56 s.
+    /// The default tile size, 512 px (Apple's): tiled, peak memory stays under 3× the decoded 16-bit frame where
+    /// untiled does not, for about 1 % more bytes on photographs and no loss of speed (measurements: docs/tiling.md,
+    /// "Why the default is 512").
     public static let defaultTileSize = 512
 }
 

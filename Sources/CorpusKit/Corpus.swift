@@ -139,7 +139,8 @@ public enum Corpus {
 
     /// Benchmark recipes (generated on demand into `large/`, git-ignored): 24 MP and 50 MP RGGB 14-bit, each stored
     /// uncompressed (the benchmark's input) and as lossless JPEG (Compression 7) with the same seed, so the same
-    /// scene and noise: the losslessly compressed RAW that issue 11's size goal measures the output against.
+    /// scene and noise: the losslessly compressed RAW that the benchmark's size goal (docs/bench.md) measures the
+    /// output against.
     public static let large: [CorpusRecipe] = [
         (6000, 4000, "large/chart-24mp-rggb-14bit", UInt64(500)),
         (8640, 5760, "large/chart-50mp-rggb-14bit", UInt64(501)),
@@ -161,7 +162,7 @@ public enum Corpus {
     /// Writes the recipes' files and the MANIFEST into `folder`.
     /// - Parameters:
     ///   - folder: the corpus folder (created when missing).
-    ///   - includeLarge: also write the benchmark sizes into `folder/large/`.
+    ///   - includeLarge: also write the benchmark sizes into `folder/large/`: `large` and `noisyLarge`.
     ///   - goodHEIC: a good HEIC (normally the Converter's output for `goodHEICSource`): written as
     ///     `heic/good.heic` with its mutations in `heic/mutations/` (see `Mutator`). The CorpusKit layer cannot
     ///     encode HEVC, so the caller supplies it; the tests pass the committed one back in.
@@ -175,7 +176,7 @@ public enum Corpus {
     ) throws -> [ManifestEntry] {
         let fm = FileManager.default
         var rows: [ManifestEntry] = []
-        for r in tiny + (includeLarge ? large : []) {
+        for r in tiny + (includeLarge ? large + noisyLarge : []) {
             let url = folder.appendingPathComponent(r.file)
             try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             let bytes = r.dngBytes()

@@ -187,6 +187,8 @@ public struct DNGSpec: Sendable, Codable, Equatable {
     public var headroomStops: Double
     /// Gaussian read noise, standard deviation in raw codes (0 for none).
     public var noiseSigma: Double
+    /// Shot + read noise in electrons (`SensorNoise`), applied instead of `noiseSigma`; nil for none.
+    public var sensorNoise: SensorNoise?
     public var seed: UInt64
     /// Exif Orientation 1…8; the raw data is stored so that applying it shows the scene upright.
     public var orientation: Int
@@ -205,8 +207,9 @@ public struct DNGSpec: Sendable, Codable, Equatable {
         layout: DNGLayout, bitsPerSample: Int = 16, blackLevel: UInt32? = nil, headroomStops: Double = 4,
         noiseSigma: Double = 0, seed: UInt64 = 1, orientation: Int = 1, camera: CameraProfile = .synthetic,
         capture: CaptureMetadata = .standard, bigEndian: Bool = false, losslessJPEG: Bool = false,
-        maskedTop: Int = 0, maskedLeft: Int = 0
+        maskedTop: Int = 0, maskedLeft: Int = 0, sensorNoise: SensorNoise? = nil
     ) {
+        self.sensorNoise = sensorNoise
         self.losslessJPEG = losslessJPEG
         self.maskedTop = maskedTop
         self.maskedLeft = maskedLeft
@@ -246,8 +249,9 @@ public enum ColorMath {
     }
 }
 
-/// A deterministic generator (SplitMix64): the same seed gives the same sequence on every platform.
-public struct SplitMix64: Sendable {
+/// A deterministic generator (SplitMix64): the same seed gives the same sequence on every platform. The tests draw
+/// their reproducible inputs from it too (`Int.random(in:using:)`).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {
@@ -280,6 +284,7 @@ public enum DNGWriter {
     ///   - scene: scene-linear colours in display orientation (what a viewer should show after orientation).
     ///   - spec: layout, bit depth, levels, orientation, camera and capture metadata.
     /// - Returns: the DNG bytes; identical for identical inputs.
+    // length: split with issue 20's sensor-noise model, which rewrites this function on another branch
     public static func write(scene: some SceneSource, spec: DNGSpec) -> [UInt8] {
         let o = spec.orientation
         let (sw, sh) = Orientation.storedSize(
@@ -292,6 +297,7 @@ public enum DNGWriter {
         let neutral = [neutralRaw.r / nmax, neutralRaw.g / nmax, neutralRaw.b / nmax]
         let range = Double(spec.whiteLevel - spec.blackLevel)
         let scale = range / pow(2, spec.headroomStops) / nmax
+        let gain = spec.sensorNoise?.gain(range: range) ?? 1
         var rng = SplitMix64(seed: spec.seed)
         var values = [UInt16](repeating: 0, count: sw * sh * samples)
         for y in 0..<sh {
@@ -301,6 +307,12 @@ public enum DNGWriter {
                 let c = scene.pixel(x: dx, y: dy)
                 let cam = ColorMath.apply3(camFromRGB, c)
                 func put(_ v: Double, _ s: Int) {
+                    if let n = spec.sensorNoise {
+                        values[(y * sw + x) * samples + s] = n.code(
+                            clean: v * scale, gain: gain, black: Double(spec.blackLevel),
+                            white: Double(spec.whiteLevel), rng: &rng)
+                        return
+                    }
                     var code = Double(spec.blackLevel) + v * scale
                     if spec.noiseSigma > 0 { code += rng.gaussian() * spec.noiseSigma }
                     values[(y * sw + x) * samples + s] = UInt16(min(Double(spec.whiteLevel), max(0, code.rounded())))

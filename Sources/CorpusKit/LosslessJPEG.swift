@@ -15,8 +15,24 @@ public enum LosslessJPEG {
     /// - Returns: the JPEG stream (SOI … EOI).
     public static func encode(_ samples: [UInt16], width: Int, height: Int, components: Int, precision: Int) -> [UInt8]
     {
-        let n = components
-        // Categories (SSSS) and differences, first pass for the table.
+        let (cats, diffs, freq) = differences(
+            samples, width: width, height: height, components: components, precision: precision)
+        let lengths = huffmanLengths(freq)
+        let (codes, bits, values) = canonicalCodes(lengths)
+        var out: [UInt8] = [0xFF, 0xD8]
+        appendHeaders(
+            &out, bits: bits, values: values, width: width, height: height, components: components,
+            precision: precision)
+        appendEntropyCoded(&out, cats: cats, diffs: diffs, codes: codes, lengths: lengths)
+        out += [0xFF, 0xD9]
+        return out
+    }
+
+    /// The first pass: each sample's difference from its prediction, its category (SSSS), and how often each
+    /// category occurs (for the Huffman table).
+    static func differences(
+        _ samples: [UInt16], width: Int, height: Int, components n: Int, precision: Int
+    ) -> (categories: [UInt8], differences: [Int32], frequencies: [Int]) {
         var cats = [UInt8](repeating: 0, count: samples.count)
         var diffs = [Int32](repeating: 0, count: samples.count)
         var freq = [Int](repeating: 0, count: 17)
@@ -41,8 +57,12 @@ public enum LosslessJPEG {
                 }
             }
         }
-        let lengths = huffmanLengths(freq)
-        // Canonical codes (T.81 Annex C): symbols ordered by length, then value.
+        return (cats, diffs, freq)
+    }
+
+    /// Canonical codes (T.81 Annex C): symbols ordered by length, then value; with the DHT's counts per length and
+    /// its symbol list.
+    static func canonicalCodes(_ lengths: [Int]) -> (codes: [UInt32], bits: [UInt8], values: [UInt8]) {
         var codes = [UInt32](repeating: 0, count: 17)
         var bits = [UInt8](repeating: 0, count: 16)
         var values: [UInt8] = []
@@ -56,7 +76,14 @@ public enum LosslessJPEG {
             }
             code <<= 1
         }
-        var out: [UInt8] = [0xFF, 0xD8]
+        return (codes, bits, values)
+    }
+
+    /// DHT, SOF3 and SOS: the table, the frame (`components` interleaved, no subsampling) and predictor 1.
+    static func appendHeaders(
+        _ out: inout [UInt8], bits: [UInt8], values: [UInt8], width: Int, height: Int, components n: Int,
+        precision: Int
+    ) {
         func segment(_ marker: UInt8, _ body: [UInt8]) {
             out += [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)]
             out += body
@@ -75,10 +102,15 @@ public enum LosslessJPEG {
         for c in 0..<n { sos += [UInt8(c + 1), 0x00] }
         sos += [1, 0, 0]  // predictor 1, Se 0, Ah/Al 0
         segment(0xDA, sos)
-        // Entropy-coded data, MSB first, 0xFF stuffed with 0x00.
+    }
+
+    /// The entropy-coded data, MSB first, 0xFF stuffed with 0x00, padded with 1-bits.
+    static func appendEntropyCoded(
+        _ out: inout [UInt8], cats: [UInt8], diffs: [Int32], codes: [UInt32], lengths: [Int]
+    ) {
         var acc: UInt64 = 0
         var nbits = 0
-        out.reserveCapacity(out.count + samples.count * 2)
+        out.reserveCapacity(out.count + cats.count * 2)
         func put(_ v: UInt32, _ len: Int) {
             guard len > 0 else { return }
             acc = (acc << UInt64(len)) | UInt64(v & ((1 << UInt32(len)) - 1))
@@ -91,7 +123,7 @@ public enum LosslessJPEG {
             }
             acc &= (1 << UInt64(nbits)) - 1
         }
-        for i in 0..<samples.count {
+        for i in 0..<cats.count {
             let s = Int(cats[i])
             put(codes[s], Int(lengths[s]))
             if s > 0 && s < 16 {
@@ -100,8 +132,6 @@ public enum LosslessJPEG {
             }
         }
         if nbits > 0 { put((1 << UInt32(8 - nbits)) - 1, 8 - nbits) }  // pad with 1-bits (T.81 §F.1.2.3)
-        out += [0xFF, 0xD9]
-        return out
     }
 
     /// Huffman code lengths (≤ 16) for the 17 categories; unused categories get 0. A reserved dummy symbol keeps

@@ -46,97 +46,20 @@ public enum Mutator {
     ///   - code: a finding code from `codes`.
     /// - Returns: the mutation (not applied when the input lacks what it needs).
     public static func mutate(_ file: HEIFFile, code: String) -> Mutation {
-        func skip(_ why: String) -> Mutation { Mutation(code: code, note: why, bytes: nil, applied: false) }
-        func done(_ b: HEIFBuilder, _ note: String) -> Mutation {
-            Mutation(code: code, note: note, bytes: b.build(), applied: true)
+        guard let primary = file.primaryItemID else {
+            return Mutation(code: code, note: "the input has no primary item", bytes: nil, applied: false)
         }
-        guard let primary = file.primaryItemID else { return skip("the input has no primary item") }
-        let tmaps = file.toneMapItems
-        let gainMaps = Set(
-            tmaps.compactMap { file.toneMapInputs(of: $0)?.gainMap }
-                + [file.appleGainMap(of: primary)].compactMap { $0 })
-        var b = HEIFBuilder(file: file)
+        let input = MutationInput(file: file, code: code, primary: primary)
         switch code {
-        case "gainmap.missing":
-            guard !gainMaps.isEmpty || !tmaps.isEmpty else { return skip("the input has no gain map") }
-            for g in gainMaps.sorted() {
-                for m in file.metadataItems(describing: g) { b.removeItem(m) }
-                b.removeItem(g)
-            }
-            for t in tmaps { b.removeItem(t) }
-            for g in b.groups where g.type == "altr" && g.entities.count < 2 { b.removeGroup(id: g.id) }
-            b.brands.compatible.removeAll { $0 == "tmap" }
-            return done(
-                b, "removed the gain map items \(gainMaps.sorted()), tmap items \(tmaps), their XMP and altr group")
-        case "gainmap.apple.xmp-missing":
-            guard let g = file.appleGainMap(of: primary) else {
-                return skip("the input has no Apple hdrgainmap auxiliary image")
-            }
-            let xmps = file.metadataItems(describing: g).filter { file.item($0)?.isXMP == true }
-            guard !xmps.isEmpty else { return skip("the Apple gain map has no XMP to remove") }
-            for x in xmps { b.removeItem(x) }
-            return done(b, "removed the XMP item(s) \(xmps) describing the Apple gain map \(g)")
-        case "gainmap.tmap.colr-missing":
-            guard let t = tmaps.first else { return skip("the input has no tmap item") }
-            guard file.properties(of: t).contains(where: { $0.property.type == "colr" }) else {
-                return skip("the tmap item has no colr to remove")
-            }
-            b.removeProperties("colr", of: t)
-            return done(b, "removed the colr properties of tmap item \(t)")
-        case "gainmap.data-missing":
-            guard let g = gainMaps.sorted().first else { return skip("the input has no gain map") }
-            b.replacePayload(of: g, with: [])
-            return done(b, "emptied the iloc entry of gain map item \(g) (no bytes)")
-        case "metadata.lost", "metadata.changed":
-            guard let exif = file.metadataItems(describing: primary).first(where: { file.item($0)?.isExif == true }),
-                let payload = file.payload(of: exif), let start = ExifEdit.tiffStart(payload)
-            else { return skip("the primary has no Exif item") }
-            let tiff = Array(payload[start...])
-            let edited: [UInt8]?
-            let note: String
-            if code == "metadata.lost" {
-                edited = ExifEdit.removeGPS(tiff)
-                note = "removed the GPS IFD from the Exif of item \(exif)"
-            } else {
-                edited = ExifEdit.setDateTimeOriginal(tiff, to: "2001:02:03 04:05:06")
-                note = "changed Exif DateTimeOriginal of item \(exif) to 2001:02:03 04:05:06"
-            }
-            guard let e = edited else {
-                return skip("the Exif has no \(code == "metadata.lost" ? "GPS" : "DateTimeOriginal")")
-            }
-            b.replacePayload(of: exif, with: Array(payload[..<start]) + e)
-            return done(b, note)
-        case "orientation.double-rotation":
-            guard let exif = file.metadataItems(describing: primary).first(where: { file.item($0)?.isExif == true }),
-                let payload = file.payload(of: exif), let start = ExifEdit.tiffStart(payload),
-                let e = ExifEdit.setOrientation(Array(payload[start...]), to: 6)
-            else { return skip("the primary has no Exif item with IFD0") }
-            b.replacePayload(of: exif, with: Array(payload[..<start]) + e)
-            b.removeProperties("irot", of: primary)
-            // irot angle 3 = 270° anti-clockwise = 90° clockwise, what Exif 6 asks for (ISO/IEC 23008-12 §6.5.10).
-            if let i = b.entries.firstIndex(where: { $0.item.id == primary }) {
-                let props =
-                    b.entries[i].properties.map { ($0.property, essential: $0.essential) } + [
-                        (.irot(quarterTurns: 3), essential: true)
-                    ]
-                b.setProperties(of: primary, props)
-            }
-            return done(b, "added irot 90° clockwise to the primary \(primary) and set Exif Orientation 6")
-        case "signalling.nclx-missing":
-            let hasNCLX = file.properties(of: primary).contains {
-                if case .colrNCLX = $0.property { return true } else { return false }
-            }
-            guard hasNCLX else { return skip("the primary has no nclx colr") }
-            guard let i = b.entries.firstIndex(where: { $0.item.id == primary }) else {
-                return skip("no primary entry")
-            }
-            let props = b.entries[i].properties.filter {
-                if case .colrNCLX = $0.property { return false } else { return true }
-            }
-            b.setProperties(of: primary, props.map { ($0.property, essential: $0.essential) })
-            return done(b, "removed the nclx colr of the primary \(primary)")
+        case "gainmap.missing": return input.removeGainMaps()
+        case "gainmap.apple.xmp-missing": return input.removeAppleGainMapXMP()
+        case "gainmap.tmap.colr-missing": return input.removeToneMapColour()
+        case "gainmap.data-missing": return input.emptyGainMapData()
+        case "metadata.lost", "metadata.changed": return input.editExif()
+        case "orientation.double-rotation": return input.rotateTwice()
+        case "signalling.nclx-missing": return input.removeNCLX()
         case "container.truncated":
-            guard let m = file.mdat.first, m.count > 16 else { return skip("the input has no mdat") }
+            guard let m = file.mdat.first, m.count > 16 else { return input.skip("the input has no mdat") }
             let cut = m.lowerBound + m.count / 2
             return Mutation(
                 code: code, note: "cut the file to \(cut) bytes, half-way through mdat",
@@ -144,7 +67,7 @@ public enum Mutator {
         case "output.missing":
             return Mutation(code: code, note: "no output file is written for the source", bytes: nil, applied: true)
         default:
-            return skip("unknown mutation code")
+            return input.skip("unknown mutation code")
         }
     }
 
@@ -212,5 +135,138 @@ public enum ExifEdit {
         guard let r = TIFFReader(bytes: tiff), var ifd0 = r.readTree() else { return nil }
         ifd0[274] = .shorts([value])
         return TIFFWriter.serialize(ifd0, order: r.order)
+    }
+}
+
+/// What each mutation starts from: the good file, its primary item, its gain maps and `tmap` items.
+private struct MutationInput {
+    let file: HEIFFile
+    let code: String
+    let primary: UInt32
+    let tmaps: [UInt32]
+    let gainMaps: Set<UInt32>
+
+    init(file: HEIFFile, code: String, primary: UInt32) {
+        self.file = file
+        self.code = code
+        self.primary = primary
+        tmaps = file.toneMapItems
+        gainMaps = Set(
+            tmaps.compactMap { file.toneMapInputs(of: $0)?.gainMap }
+                + [file.appleGainMap(of: primary)].compactMap { $0 })
+    }
+
+    /// Not applied: the input lacks what this mutation changes.
+    func skip(_ why: String) -> Mutation { Mutation(code: code, note: why, bytes: nil, applied: false) }
+
+    /// Applied: the builder's file.
+    func done(_ b: HEIFBuilder, _ note: String) -> Mutation {
+        Mutation(code: code, note: note, bytes: b.build(), applied: true)
+    }
+
+    /// Removes every gain map (items, their metadata, tmap items, the `altr` group and the tmap brand).
+    func removeGainMaps() -> Mutation {
+        var b = HEIFBuilder(file: file)
+        guard !gainMaps.isEmpty || !tmaps.isEmpty else { return skip("the input has no gain map") }
+        for g in gainMaps.sorted() {
+            for m in file.metadataItems(describing: g) { b.removeItem(m) }
+            b.removeItem(g)
+        }
+        for t in tmaps { b.removeItem(t) }
+        for g in b.groups where g.type == "altr" && g.entities.count < 2 { b.removeGroup(id: g.id) }
+        b.brands.compatible.removeAll { $0 == "tmap" }
+        return done(
+            b, "removed the gain map items \(gainMaps.sorted()), tmap items \(tmaps), their XMP and altr group")
+    }
+
+    /// Removes the XMP that describes the Apple gain map.
+    func removeAppleGainMapXMP() -> Mutation {
+        var b = HEIFBuilder(file: file)
+        guard let g = file.appleGainMap(of: primary) else {
+            return skip("the input has no Apple hdrgainmap auxiliary image")
+        }
+        let xmps = file.metadataItems(describing: g).filter { file.item($0)?.isXMP == true }
+        guard !xmps.isEmpty else { return skip("the Apple gain map has no XMP to remove") }
+        for x in xmps { b.removeItem(x) }
+        return done(b, "removed the XMP item(s) \(xmps) describing the Apple gain map \(g)")
+    }
+
+    /// Removes the `colr` properties of the `tmap` item.
+    func removeToneMapColour() -> Mutation {
+        var b = HEIFBuilder(file: file)
+        guard let t = tmaps.first else { return skip("the input has no tmap item") }
+        guard file.properties(of: t).contains(where: { $0.property.type == "colr" }) else {
+            return skip("the tmap item has no colr to remove")
+        }
+        b.removeProperties("colr", of: t)
+        return done(b, "removed the colr properties of tmap item \(t)")
+    }
+
+    /// Empties the first gain map's data.
+    func emptyGainMapData() -> Mutation {
+        var b = HEIFBuilder(file: file)
+        guard let g = gainMaps.sorted().first else { return skip("the input has no gain map") }
+        b.replacePayload(of: g, with: [])
+        return done(b, "emptied the iloc entry of gain map item \(g) (no bytes)")
+    }
+
+    /// Removes the GPS IFD (`metadata.lost`) or changes DateTimeOriginal (`metadata.changed`) in the primary's Exif.
+    func editExif() -> Mutation {
+        var b = HEIFBuilder(file: file)
+        guard let exif = file.metadataItems(describing: primary).first(where: { file.item($0)?.isExif == true }),
+            let payload = file.payload(of: exif), let start = ExifEdit.tiffStart(payload)
+        else { return skip("the primary has no Exif item") }
+        let tiff = Array(payload[start...])
+        let edited: [UInt8]?
+        let note: String
+        if code == "metadata.lost" {
+            edited = ExifEdit.removeGPS(tiff)
+            note = "removed the GPS IFD from the Exif of item \(exif)"
+        } else {
+            edited = ExifEdit.setDateTimeOriginal(tiff, to: "2001:02:03 04:05:06")
+            note = "changed Exif DateTimeOriginal of item \(exif) to 2001:02:03 04:05:06"
+        }
+        guard let e = edited else {
+            return skip("the Exif has no \(code == "metadata.lost" ? "GPS" : "DateTimeOriginal")")
+        }
+        b.replacePayload(of: exif, with: Array(payload[..<start]) + e)
+        return done(b, note)
+    }
+
+    /// Rotates the primary twice: an `irot` and an Exif Orientation that each turn it 90° clockwise.
+    func rotateTwice() -> Mutation {
+        var b = HEIFBuilder(file: file)
+        guard let exif = file.metadataItems(describing: primary).first(where: { file.item($0)?.isExif == true }),
+            let payload = file.payload(of: exif), let start = ExifEdit.tiffStart(payload),
+            let e = ExifEdit.setOrientation(Array(payload[start...]), to: 6)
+        else { return skip("the primary has no Exif item with IFD0") }
+        b.replacePayload(of: exif, with: Array(payload[..<start]) + e)
+        b.removeProperties("irot", of: primary)
+        // irot angle 3 = 270° anti-clockwise = 90° clockwise, what Exif 6 asks for (ISO/IEC 23008-12 §6.5.10).
+        if let i = b.entries.firstIndex(where: { $0.item.id == primary }) {
+            let props =
+                b.entries[i].properties.map { ($0.property, essential: $0.essential) } + [
+                    (.irot(quarterTurns: 3), essential: true)
+                ]
+            b.setProperties(of: primary, props)
+        }
+        return done(b, "added irot 90° clockwise to the primary \(primary) and set Exif Orientation 6")
+    }
+
+    /// Removes the primary's nclx `colr`.
+    func removeNCLX() -> Mutation {
+        var b = HEIFBuilder(file: file)
+        let hasNCLX = file.properties(of: primary).contains {
+            if case .colrNCLX = $0.property { return true } else { return false }
+        }
+        guard hasNCLX else { return skip("the primary has no nclx colr") }
+        guard let i = b.entries.firstIndex(where: { $0.item.id == primary }) else {
+            return skip("no primary entry")
+        }
+        let props = b.entries[i].properties.filter {
+            if case .colrNCLX = $0.property { return false } else { return true }
+        }
+        b.setProperties(of: primary, props.map { ($0.property, essential: $0.essential) })
+        return done(b, "removed the nclx colr of the primary \(primary)")
     }
 }

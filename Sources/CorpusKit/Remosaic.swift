@@ -31,14 +31,21 @@ public enum Remosaic {
     ///   - bitsPerSample: 12, 14 or 16.
     ///   - headroomStops: diffuse white sits this far below the clip; highlights above 2^headroomStops clip.
     ///   - seed: read-noise seed.
+    ///   - noise: sensor noise at an ISO (`SensorNoise`): replaces the 1-code read noise, and puts diffuse white
+    ///     `SensorNoise.cameraHeadroomStops` under the clip as a camera's exposure does (`headroomStops` is then
+    ///     unused); the Exif ISO is the noise's.
+    ///   - noiseless: with `noise`, write its noiseless twin instead: the same scene, headroom and metadata without
+    ///     any noise (the clean truth of the noisy file).
     /// - Returns: the DNG bytes.
     public static func dng(
         photo: RGBImage, camera: CameraProfile, capture: CaptureMetadata = .remosaic, pattern: CFAPattern = .rggb,
-        bitsPerSample: Int = 14, headroomStops: Double = 4, seed: UInt64 = 1
+        bitsPerSample: Int = 14, headroomStops: Double = 4, seed: UInt64 = 1, noise: SensorNoise? = nil,
+        noiseless: Bool = false
     ) -> [UInt8] {
-        let spec = DNGSpec(
+        var spec = DNGSpec(
             layout: .bayer(pattern), bitsPerSample: bitsPerSample, headroomStops: headroomStops, noiseSigma: 1,
             seed: seed, orientation: 1, camera: camera, capture: capture)
+        if let noise { spec = noiseless ? noise.cleanSpec(spec, seed: seed) : noise.spec(spec, seed: seed) }
         return DNGWriter.write(scene: photo, spec: spec)
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// SHA-256 (FIPS 180-4), streaming, in pure Swift: Foundation on Linux has none. The implementation the pure cores and
 /// in-memory bytes use — the audit report's file digests, the corpus manifest, the hashes of binary metadata values.
-/// Whole source files in a batch go through `Hashing.FileSHA256` (libcrypto, ~8× faster with the CPU's SHA
-/// extensions), which a test holds equal to this one.
+/// Whole source files in a batch go through `Hashing.FileSHA256` (libcrypto, much faster with the CPU's SHA
+/// extensions; docs/tiling.md), which a test holds equal to this one.
 public struct SHA256: Sendable {
     private var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19

@@ -138,7 +138,7 @@ private final class BlobHandle {
 }
 
 /// Safe Swift face over the exiv2 shim. Every C call of the shim goes through this module.
-/// All functions are safe to call from any thread (the shim serialises XMP work, platform-notes §3).
+/// All functions are safe to call from any thread (the shim serialises XMP work: docs/platform.md).
 public enum Exiv2 {
     /// exiv2's version, read from the library at run time (`Exiv2::versionString()`).
     public static var version: String { String(cString: rb_exiv2_version()) }
@@ -221,7 +221,7 @@ public enum Exiv2 {
         case bigEndian = 2
     }
 
-    /// Builds a clean Exif TIFF blob for a HEIC from a source file's Exif (platform-notes §3 "What worked").
+    /// Builds a clean Exif TIFF blob for a HEIC from a source file's Exif.
     ///
     /// Removes the thumbnail, strip/tile/SubIFD/JPEGInterchangeFormat/CFA and image-structure tags, SubImage and
     /// Image2+ groups and DNG tags 0xC612–0xC7FF; sets Orientation 1 (the pixels are written upright),

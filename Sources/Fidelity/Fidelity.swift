@@ -1,7 +1,7 @@
 import ColorScience
 import Foundation
 
-// Fidelity: image-quality metrics for the quality ladder (issue 11). Pure Swift, imports no C module (layer 3).
+// Fidelity: image-quality metrics for the quality ladder. Pure Swift, imports no C module (layer 3).
 //
 // What is computed, exactly:
 //   Luma   Y' = 0.2126 R' + 0.7152 G' + 0.0722 B' (ITU-R BT.709-6 item 3.2 luma weights) on the NON-linear

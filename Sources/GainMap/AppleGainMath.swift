@@ -3,8 +3,8 @@ import Foundation
 
 /// Apple's gain-map formula (`hdr = sdr · (1 + (headroom − 1)·gain)`), beside the ISO 21496-1 maths.
 extension GainMapMath {
-    /// How Apple's gain-map samples are linearised before the formula (sources disagree; see
-    /// apple-heic-gainmap.md §4).
+    /// How Apple's gain-map samples are linearised before the formula (sources disagree; docs/platform.md, gain-map
+    /// formats).
     public enum AppleGainEncoding: Sendable, Hashable {
         /// Use the normalised sample as is (tev).
         case linear

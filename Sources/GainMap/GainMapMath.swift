@@ -178,6 +178,25 @@ public enum GainMapMath {
     public static func compute(
         base: LinearImage, alternate: LinearImage, options: GainMapComputeOptions = .init()
     ) throws(GainMapError) -> ComputedGainMap {
+        try checkInputs(base: base, alternate: alternate, options: options)
+        // Headrooms from the data unless given.
+        let baseMax = base.pixels.max() ?? 0
+        let altMax = alternate.pixels.max() ?? 0
+        let hb = options.baseHdrHeadroom ?? Swift.max(0, log2(Double(Swift.max(baseMax, 1e-6))))
+        let ha = options.alternateHdrHeadroom ?? Swift.max(0, log2(Double(Swift.max(altMax, 1e-6))))
+        let negate: Float = ha < hb ? -1 : 1
+        let s = options.downscale
+        let sums = cellLogRatios(base: base, alternate: alternate, options: options, negate: negate)
+        return try fromLogRatios(
+            sums, width: (base.width + s - 1) / s, height: (base.height + s - 1) / s, baseHdrHeadroom: hb,
+            alternateHdrHeadroom: ha, options: options)
+    }
+
+    /// `compute`'s preconditions: same size and planes, 1 or 3 of them; a supported channel count and downscale;
+    /// fractions with non-zero parts.
+    private static func checkInputs(
+        base: LinearImage, alternate: LinearImage, options: GainMapComputeOptions
+    ) throws(GainMapError) {
         guard base.width == alternate.width, base.height == alternate.height, base.channels == alternate.channels,
             base.channels == 1 || base.channels == 3, base.width > 0, base.height > 0
         else {
@@ -190,7 +209,13 @@ public enum GainMapMath {
         guard options.gamma.numerator > 0, options.gamma.denominator > 0, options.baseOffset.denominator > 0,
             options.alternateOffset.denominator > 0, options.denominator > 0
         else { throw .invalidInput("gamma and offsets need non-zero parts") }
+    }
 
+    /// Step 1 of `compute`: the log ratios, `negate`d when the alternate has less headroom, averaged per map cell
+    /// (`options.channels` planes; edge cells may be smaller).
+    private static func cellLogRatios(
+        base: LinearImage, alternate: LinearImage, options: GainMapComputeOptions, negate: Float
+    ) -> [Float] {
         let w = base.width
         let h = base.height
         let s = options.downscale
@@ -200,14 +225,6 @@ public enum GainMapMath {
         let kb = Float(options.baseOffset.doubleValue)
         let ka = Float(options.alternateOffset.doubleValue)
         let lum = options.luminance.float
-
-        // Headrooms from the data unless given.
-        let baseMax = base.pixels.max() ?? 0
-        let altMax = alternate.pixels.max() ?? 0
-        let hb = options.baseHdrHeadroom ?? Swift.max(0, log2(Double(Swift.max(baseMax, 1e-6))))
-        let ha = options.alternateHdrHeadroom ?? Swift.max(0, log2(Double(Swift.max(altMax, 1e-6))))
-        let negate: Float = ha < hb ? -1 : 1
-
         // 1. log-ratios, box-summed into map cells.
         var sums = [Float](repeating: 0, count: gw * gh * mc)
         let plane = w * h
@@ -253,8 +270,7 @@ public enum GainMapMath {
                 for c in 0..<mc { sums[c * gplane + gy * gw + gx] *= inv }
             }
         }
-        return try fromLogRatios(
-            sums, width: gw, height: gh, baseHdrHeadroom: hb, alternateHdrHeadroom: ha, options: options)
+        return sums
     }
 
     /// Steps 2–3 of `compute` on log ratios already averaged per map cell: `logRatios[c·w·h + y·w + x]` is the mean
@@ -397,170 +413,6 @@ public enum GainMapMath {
         while b != 0 { (a, b) = (b, a % b) }
         guard a > 0 else { return (0, 1) }
         return (n / Int64(a), d / a)
-    }
-
-    // MARK: apply
-
-    /// Applies an ISO 21496-1 gain map to a linear base for a display of the given headroom.
-    ///
-    /// `out = (base + k_base)·2^(w·(min + (max − min)·g^(1/gamma))) − k_alt` per channel, w from `weight`
-    /// (ISO 21496-1; libavif `avifRGBImageApplyGainMap`). The map is upsampled bilinearly (pixel centres
-    /// aligned); a one-channel map drives all planes. No clamping: the caller encodes and clips.
-    /// - Parameters:
-    ///   - base: the linear base rendition.
-    ///   - gainMap: the map in [0,1] (e.g. `ComputedGainMap.dequantized()` or a decoded plane / 255), any size.
-    ///   - metadata: the ISO 21496-1 metadata.
-    ///   - displayHeadroom: the display headroom (log2); use `alternate_hdr_headroom` for the full alternate.
-    /// - Returns: the adapted rendition, same size and planes as `base`.
-    /// - Throws: `GainMapError.invalidInput` when the metadata is unusable (zero denominators, no channels).
-    public static func apply(
-        base: LinearImage, gainMap: LinearImage, metadata: GainMapMetadata, displayHeadroom: Double
-    ) throws(GainMapError) -> LinearImage {
-        let w = weight(
-            displayHeadroom: displayHeadroom, baseHeadroom: metadata.baseHdrHeadroom.doubleValue,
-            alternateHeadroom: metadata.alternateHdrHeadroom.doubleValue)
-        return try apply(base: base, gainMap: gainMap, metadata: metadata, weight: w)
-    }
-
-    /// Applies an ISO 21496-1 gain map with an explicit weight (see `apply(base:gainMap:metadata:displayHeadroom:)`).
-    /// - Parameters:
-    ///   - base: the linear base rendition.
-    ///   - gainMap: the map in [0,1], any size, 1 or 3 planes.
-    ///   - metadata: the ISO 21496-1 metadata.
-    ///   - weight: w in [−1, 1].
-    /// - Returns: the adapted rendition.
-    /// - Throws: `GainMapError.invalidInput` when the metadata is unusable.
-    public static func apply(
-        base: LinearImage, gainMap: LinearImage, metadata: GainMapMetadata, weight: Double
-    ) throws(GainMapError) -> LinearImage {
-        guard !metadata.channels.isEmpty, gainMap.width > 0, gainMap.height > 0, gainMap.channels > 0 else {
-            throw .invalidInput("gain map or metadata is empty")
-        }
-        let invalid = GainMapValidation.validate(ToneMapImage(metadata: metadata)).filter {
-            [.tmapDenominatorZero, .tmapGammaZero, .tmapChannelCount].contains($0.gainMapCode)
-        }
-        guard invalid.isEmpty else { throw .invalidMetadata(invalid) }
-        var out = base
-        let wf = Float(weight)
-        let plane = base.planeSize
-        let w = base.width
-        let sampler = GainSampler(baseWidth: base.width, baseHeight: base.height, map: gainMap)
-        var row = [Float](repeating: 0, count: w)
-        out.pixels.withUnsafeMutableBufferPointer { op in
-            base.pixels.withUnsafeBufferPointer { bp in
-                gainMap.pixels.withUnsafeBufferPointer { gp in
-                    row.withUnsafeMutableBufferPointer { rb in
-                        if metadata.channels.count == 1 && gainMap.channels == 1 {
-                            // One map, one set of parameters: one exp2 per pixel for all planes.
-                            let p = metadata.channels[0]
-                            let lo = Float(p.min.doubleValue)
-                            let span = Float(p.max.doubleValue) - lo
-                            let invGamma = Float(1 / p.gamma.doubleValue)
-                            let kb = Float(p.baseOffset.doubleValue)
-                            let ka = Float(p.alternateOffset.doubleValue)
-                            for y in 0..<base.height {
-                                sampler.sampleRow(y, plane: 0, from: gp, into: rb)
-                                let o = y * w
-                                for x in 0..<w {
-                                    let g = rb[x]
-                                    let gg = invGamma == 1 ? g : pow(Swift.max(g, 0), invGamma)
-                                    let f = exp2((lo + span * gg) * wf)
-                                    for c in 0..<base.channels {
-                                        let i = c * plane + o + x
-                                        op[i] = (bp[i] + kb) * f - ka
-                                    }
-                                }
-                            }
-                            return
-                        }
-                        for c in 0..<base.channels {
-                            let p = metadata.channel(Swift.min(c, 2))
-                            let lo = Float(p.min.doubleValue)
-                            let span = Float(p.max.doubleValue) - lo
-                            let invGamma = Float(1 / p.gamma.doubleValue)
-                            let kb = Float(p.baseOffset.doubleValue)
-                            let ka = Float(p.alternateOffset.doubleValue)
-                            let mapPlane = Swift.min(c, gainMap.channels - 1)
-                            for y in 0..<base.height {
-                                sampler.sampleRow(y, plane: mapPlane, from: gp, into: rb)
-                                let o = c * plane + y * w
-                                for x in 0..<w {
-                                    let g = rb[x]
-                                    let gg = invGamma == 1 ? g : pow(Swift.max(g, 0), invGamma)
-                                    op[o + x] = (bp[o + x] + kb) * exp2((lo + span * gg) * wf) - ka
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return out
-    }
-
-    /// Bilinear sampling of a gain-map plane at base resolution, pixel centres aligned (identity when the
-    /// sizes match), or nearest (both indices the same, weight 0); index and weight tables are built once.
-    struct GainSampler {
-        let w: Int, gw: Int, gh: Int, same: Bool
-        let x0: [Int], x1: [Int], fx: [Float], y0: [Int], y1: [Int], fy: [Float]
-
-        init(baseWidth: Int, baseHeight: Int, map: LinearImage, nearest: Bool = false) {
-            w = baseWidth
-            gw = map.width
-            gh = map.height
-            same = map.width == baseWidth && map.height == baseHeight
-            func axis(_ n: Int, _ gn: Int) -> ([Int], [Int], [Float]) {
-                var i0 = [Int](repeating: 0, count: n)
-                var i1 = i0
-                var f = [Float](repeating: 0, count: n)
-                let scale = Double(gn) / Double(n)
-                for x in 0..<n {
-                    if nearest {
-                        i0[x] = Swift.min(gn - 1, x * gn / n)
-                        i1[x] = i0[x]
-                        continue
-                    }
-                    let s = Swift.min(Swift.max((Double(x) + 0.5) * scale - 0.5, 0), Double(gn - 1))
-                    let a = Int(s.rounded(.down))
-                    i0[x] = a
-                    i1[x] = Swift.min(a + 1, gn - 1)
-                    f[x] = Float(s - Double(a))
-                }
-                return (i0, i1, f)
-            }
-            (x0, x1, fx) = axis(baseWidth, map.width)
-            (y0, y1, fy) = axis(baseHeight, map.height)
-        }
-
-        /// Writes row `y` of plane `plane`, upsampled to the base width, into `out`.
-        func sampleRow(
-            _ y: Int, plane: Int, from g: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>
-        ) {
-            let base = plane * gw * gh
-            if same {
-                for x in 0..<w { out[x] = g[base + y * w + x] }
-                return
-            }
-            let r0 = base + y0[y] * gw
-            let r1 = base + y1[y] * gw
-            let ty = fy[y]
-            x0.withUnsafeBufferPointer { x0 in
-                x1.withUnsafeBufferPointer { x1 in
-                    fx.withUnsafeBufferPointer { fx in
-                        for x in 0..<w {
-                            let a = g[r0 + x0[x]]
-                            let b = g[r0 + x1[x]]
-                            let c = g[r1 + x0[x]]
-                            let d = g[r1 + x1[x]]
-                            let tx = fx[x]
-                            let top = a + (b - a) * tx
-                            let bottom = c + (d - c) * tx
-                            out[x] = top + (bottom - top) * ty
-                        }
-                    }
-                }
-            }
-        }
     }
 
     // MARK: measuring

@@ -126,7 +126,7 @@ public struct WrittenGainMap: Sendable, Hashable {
 
 /// Writes a gain map into a file being built, in both forms at once: ISO 21496-1 (`tmap`, ISO/IEC 23008-12
 /// AMD 1) and Apple's auxiliary `hdrgainmap`. Every reference is single-target so Debian's libheif 1.15 still
-/// opens the file (hdr-heif-signalling.md §5): no `cdsc` → `tmap`, no `auxl` → [primary, tmap].
+/// opens the file (docs/platform.md, libheif reading): no `cdsc` → `tmap`, no `auxl` → [primary, tmap].
 public enum GainMapWriter {
     /// Adds the gain map of `baseItemID`.
     ///

@@ -169,35 +169,39 @@ public enum GainMapValidation {
     /// - Parameter image: the parsed (or to-be-written) body.
     /// - Returns: findings sorted by offset, then code; empty when conformant.
     public static func validate(_ image: ToneMapImage) -> [Finding] {
-        var out: [Finding] = []
-        func add(
-            _ code: GainMapFindingCode, _ sev: Severity, _ msg: String, _ field: ToneMapImage.Field, _ c: Int = 0
-        ) {
-            out.append(Finding(code, sev, msg, offset: image.offset(of: field, channel: c)))
-        }
-        let supported = GainMapMetadata.supportedVersion
+        var out = ToneMapFindings(image: image)
         guard image.version == 0 else {
-            add(
+            out.add(
                 .tmapVersionUnsupported, .error,
                 "ToneMapImage version \(image.version) is not 0; readers ignore the gain map", .version)
-            return sorted(out)
+            return sorted(out.all)
         }
         guard let m = image.metadata else {
-            out.append(
+            out.all.append(
                 Finding(
                     .tmapLength, .error,
                     "tmap body is \(image.byteCount) bytes, too short for its header (needs \(image.requiredByteCount))",
                     offset: image.truncatedAt ?? image.byteCount))
-            return sorted(out)
+            return sorted(out.all)
         }
+        checkVersionsAndFlags(m, &out)
+        checkLength(m, &out)
+        checkFractions(m, &out)
+        return sorted(out.all)
+    }
+
+    /// minimum_version and writer_version, the reserved flag bits, the layout and the channel count.
+    private static func checkVersionsAndFlags(_ m: GainMapMetadata, _ out: inout ToneMapFindings) {
+        let image = out.image
+        let supported = GainMapMetadata.supportedVersion
         if m.minimumVersion > supported {
-            add(
+            out.add(
                 .tmapMinimumVersionUnsupported, .error,
                 "minimum_version \(m.minimumVersion) > supported \(supported); readers ignore the gain map",
                 .minimumVersion)
         }
         if m.writerVersion < m.minimumVersion {
-            add(
+            out.add(
                 .tmapWriterVersionBelowMinimum, .error,
                 "writer_version \(m.writerVersion) < minimum_version \(m.minimumVersion)", .writerVersion)
         }
@@ -207,36 +211,46 @@ public enum GainMapValidation {
             if m.reservedFlags & 0x08 != 0 { parts.append("0x08 useCommonDenominator (libultrahdr draft)") }
             let other = m.reservedFlags & ~0x0C
             if other != 0 { parts.append("reserved 0x" + String(other, radix: 16)) }
-            add(
+            out.add(
                 .tmapNonstandardFlags, .warning,
                 "flags set bits ISO 21496-1 reserves: " + parts.joined(separator: ", "), .flags)
         }
         if image.layout == .commonDenominator {
-            add(
+            out.add(
                 .tmapCommonDenominator, .warning,
                 "common-denominator layout (libultrahdr draft); ISO 21496-1 readers such as libavif misread it", .flags)
         }
         if m.channels.count != 1 && m.channels.count != 3, image.truncatedAt == nil {
-            add(.tmapChannelCount, .error, "\(m.channels.count) channels; ISO 21496-1 has 1 or 3", .flags)
+            out.add(.tmapChannelCount, .error, "\(m.channels.count) channels; ISO 21496-1 has 1 or 3", .flags)
         }
+    }
+
+    /// The body's length: truncated, or trailing bytes a reader of this writer_version does not expect.
+    private static func checkLength(_ m: GainMapMetadata, _ out: inout ToneMapFindings) {
+        let image = out.image
+        let supported = GainMapMetadata.supportedVersion
         if let at = image.truncatedAt {
-            out.append(
+            out.all.append(
                 Finding(
                     .tmapLength, .error,
                     "tmap body is \(image.byteCount) bytes; its \([142, 78].contains(image.requiredByteCount) ? "three" : "one")-channel \(image.layout.rawValue) layout needs \(image.requiredByteCount)",
                     offset: at))
         } else if image.trailingByteCount > 0 && m.minimumVersion <= supported {
             if m.writerVersion <= supported {
-                out.append(
+                out.all.append(
                     Finding(
                         .tmapExtraBytes, .error,
                         "\(image.trailingByteCount) bytes after the metadata with writer_version \(m.writerVersion); the body must end at \(image.requiredByteCount)",
                         offset: image.requiredByteCount))
             }
         }
+    }
+
+    /// Every fraction: denominators ≠ 0, gamma > 0, min ≤ max.
+    private static func checkFractions(_ m: GainMapMetadata, _ out: inout ToneMapFindings) {
         let names = ["base", "alternate"]
         for (i, h) in [m.baseHdrHeadroom, m.alternateHdrHeadroom].enumerated() where h.denominator == 0 {
-            add(
+            out.add(
                 .tmapDenominatorZero, .error, "\(names[i])_hdr_headroom has denominator 0",
                 i == 0 ? .baseHeadroomDenominator : .alternateHeadroomDenominator)
         }
@@ -250,10 +264,10 @@ public enum GainMapValidation {
                 ("alternate_offset", ch.alternateOffset.denominator, .alternateOffsetDenominator),
             ]
             for (name, d, field) in dens where d == 0 {
-                add(.tmapDenominatorZero, .error, "\(name)\(label) has denominator 0", field, c)
+                out.add(.tmapDenominatorZero, .error, "\(name)\(label) has denominator 0", field, c)
             }
             if ch.gamma.numerator == 0 {
-                add(
+                out.add(
                     .tmapGammaZero, .error, "gamma\(label) is 0/\(ch.gamma.denominator); it must be > 0",
                     .gammaNumerator, c)
             }
@@ -262,16 +276,27 @@ public enum GainMapValidation {
                 let lhs = Int64(ch.min.numerator) * Int64(ch.max.denominator)
                 let rhs = Int64(ch.max.numerator) * Int64(ch.min.denominator)
                 if lhs > rhs {
-                    add(
+                    out.add(
                         .tmapMinExceedsMax, .error, "gain_map_min \(ch.min)\(label) exceeds gain_map_max \(ch.max)",
                         .minNumerator, c)
                 }
             }
         }
-        return sorted(out)
     }
 
     static func sorted(_ f: [Finding]) -> [Finding] {
         f.sorted { ($0.offset ?? -1, $0.code) < ($1.offset ?? -1, $1.code) }
+    }
+}
+
+/// The findings about one `tmap` body; `add` places each at its field's offset.
+private struct ToneMapFindings {
+    let image: ToneMapImage
+    var all: [Finding] = []
+
+    mutating func add(
+        _ code: GainMapFindingCode, _ sev: Severity, _ msg: String, _ field: ToneMapImage.Field, _ c: Int = 0
+    ) {
+        all.append(Finding(code, sev, msg, offset: image.offset(of: field, channel: c)))
     }
 }

@@ -370,7 +370,18 @@ public struct HEIFBuilder: Sendable {
         var iinf: [UInt8] = entries.count > 0xFFFF ? beU32(UInt32(entries.count)) : beU16(UInt16(entries.count))
         for e in entries { iinf += HEIFBuilder.infe(e.item) }
         body += ByteWriter.fullBox("iinf", version: entries.count > 0xFFFF ? 1 : 0, flags: 0, iinf)
-        // iloc
+        body += ilocBox(placed: placed, mdatStart: mdatStart, fieldSize: fieldSize, bigIDs: bigIDs)
+        if !references.isEmpty { body += irefBox() }
+        if entries.contains(where: { !$0.properties.isEmpty }) { body += iprpBox(bigIDs: bigIDs) }
+        if !idat.isEmpty { body += ByteWriter.box("idat", idat) }
+        if !groups.isEmpty { body += grplBox() }
+        return ByteWriter.fullBox("meta", version: 0, flags: 0, body)
+    }
+
+    /// The item locations: `mdatStart` added to each `mdat` offset, offsets and lengths `fieldSize` bytes wide.
+    private func ilocBox(
+        placed: [(id: UInt32, method: UInt8, offset: Int, length: Int)], mdatStart: Int, fieldSize: Int, bigIDs: Bool
+    ) -> [UInt8] {
         let ilocVersion: UInt8 = bigIDs ? 2 : 1
         var il = ByteWriter()
         il.u8(UInt8(fieldSize << 4 | fieldSize))
@@ -389,21 +400,25 @@ public struct HEIFBuilder: Sendable {
             il.uint(UInt64(off), size: fieldSize)
             il.uint(UInt64(p.length), size: fieldSize)
         }
-        body += ByteWriter.fullBox("iloc", version: ilocVersion, flags: 0, il.bytes)
-        // iref
-        if !references.isEmpty {
-            let big = references.contains { $0.from > 0xFFFF || $0.to.contains { $0 > 0xFFFF } }
-            var w = ByteWriter()
-            for r in references {
-                var rb = ByteWriter()
-                if big { rb.u32(r.from) } else { rb.u16(UInt16(r.from)) }
-                rb.u16(UInt16(clamping: r.to.count))
-                for t in r.to.prefix(0xFFFF) { if big { rb.u32(t) } else { rb.u16(UInt16(t)) } }
-                w.append(ByteWriter.box(r.type, rb.bytes))
-            }
-            body += ByteWriter.fullBox("iref", version: big ? 1 : 0, flags: 0, w.bytes)
+        return ByteWriter.fullBox("iloc", version: ilocVersion, flags: 0, il.bytes)
+    }
+
+    /// The item references, with 32-bit ids when any id needs them.
+    private func irefBox() -> [UInt8] {
+        let big = references.contains { $0.from > 0xFFFF || $0.to.contains { $0 > 0xFFFF } }
+        var w = ByteWriter()
+        for r in references {
+            var rb = ByteWriter()
+            if big { rb.u32(r.from) } else { rb.u16(UInt16(r.from)) }
+            rb.u16(UInt16(clamping: r.to.count))
+            for t in r.to.prefix(0xFFFF) { if big { rb.u32(t) } else { rb.u16(UInt16(t)) } }
+            w.append(ByteWriter.box(r.type, rb.bytes))
         }
-        // iprp
+        return ByteWriter.fullBox("iref", version: big ? 1 : 0, flags: 0, w.bytes)
+    }
+
+    /// The item properties: each distinct property once in `ipco`, and every item's associations in `ipma`.
+    private func iprpBox(bigIDs: Bool) -> [UInt8] {
         var ipco: [[UInt8]] = []
         var indexOf: [[UInt8]: Int] = [:]
         var assoc: [(UInt32, [(Int, Bool)])] = []
@@ -423,40 +438,36 @@ public struct HEIFBuilder: Sendable {
             }
             assoc.append((e.item.id, list))
         }
-        if !assoc.isEmpty {
-            let wideIdx = ipco.count > 127
-            var w = ByteWriter()
-            w.u32(UInt32(assoc.count))
-            for (id, list) in assoc {
-                if bigIDs { w.u32(id) } else { w.u16(UInt16(id)) }
-                w.u8(UInt8(clamping: list.count))
-                for (i, ess) in list.prefix(255) {
-                    if wideIdx {
-                        w.u16(UInt16(i & 0x7FFF) | (ess ? 0x8000 : 0))
-                    } else {
-                        w.u8(UInt8(i & 0x7F) | (ess ? 0x80 : 0))
-                    }
+        let wideIdx = ipco.count > 127
+        var w = ByteWriter()
+        w.u32(UInt32(assoc.count))
+        for (id, list) in assoc {
+            if bigIDs { w.u32(id) } else { w.u16(UInt16(id)) }
+            w.u8(UInt8(clamping: list.count))
+            for (i, ess) in list.prefix(255) {
+                if wideIdx {
+                    w.u16(UInt16(i & 0x7FFF) | (ess ? 0x8000 : 0))
+                } else {
+                    w.u8(UInt8(i & 0x7F) | (ess ? 0x80 : 0))
                 }
             }
-            let ipma = ByteWriter.fullBox("ipma", version: bigIDs ? 1 : 0, flags: wideIdx ? 1 : 0, w.bytes)
-            body += ByteWriter.box("iprp", ByteWriter.box("ipco", ipco.flatMap { $0 }) + ipma)
         }
-        // idat
-        if !idat.isEmpty { body += ByteWriter.box("idat", idat) }
-        // grpl
-        if !groups.isEmpty {
-            var g: [UInt8] = []
-            for grp in groups {
-                var w = ByteWriter()
-                w.u32(grp.id)
-                w.u32(UInt32(grp.entities.count))
-                for x in grp.entities { w.u32(x) }
-                w.append(grp.extra)
-                g += ByteWriter.fullBox(grp.type, version: grp.version, flags: grp.flags, w.bytes)
-            }
-            body += ByteWriter.box("grpl", g)
+        let ipma = ByteWriter.fullBox("ipma", version: bigIDs ? 1 : 0, flags: wideIdx ? 1 : 0, w.bytes)
+        return ByteWriter.box("iprp", ByteWriter.box("ipco", ipco.flatMap { $0 }) + ipma)
+    }
+
+    /// The entity groups (`altr` and others).
+    private func grplBox() -> [UInt8] {
+        var g: [UInt8] = []
+        for grp in groups {
+            var w = ByteWriter()
+            w.u32(grp.id)
+            w.u32(UInt32(grp.entities.count))
+            for x in grp.entities { w.u32(x) }
+            w.append(grp.extra)
+            g += ByteWriter.fullBox(grp.type, version: grp.version, flags: grp.flags, w.bytes)
         }
-        return ByteWriter.fullBox("meta", version: 0, flags: 0, body)
+        return ByteWriter.box("grpl", g)
     }
 
     /// An infe box, version 2 (16-bit id) or 3 (32-bit id) (ISO/IEC 14496-12 §8.11.6.2).

@@ -1,4 +1,4 @@
-/// Minimal single-image files, so libheif 1.15 can decode an item from a file it refuses (platform-notes.md §2).
+/// Minimal single-image files, so libheif 1.15 can decode an item from a file it refuses (docs/platform.md).
 extension HEIFFile {
     /// A minimal HEIF whose primary item is `itemID` alone: a coded item (codec configuration essential, ispe,
     /// pixi, colr) with its data in mdat, or a `grid` (ImageGrid payload in idat, colr copied from the grid or its

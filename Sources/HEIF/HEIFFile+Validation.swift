@@ -3,44 +3,53 @@ import Findings
 /// Structural checks over the parsed model; each emits a stable code from `FindingCode`.
 extension HEIFFile {
     func validate(pitmOffset: Int?, metaOffset: Int?) -> [Finding] {
-        var out: [Finding] = []
-        func add(_ code: String, _ message: String, _ offset: Int?) {
-            out.append(FindingCode.finding(code, message, offset: offset))
-        }
+        var out = ValidationFindings()
         if let b = brands, !b.contains("mif1") {
-            add(
+            out.add(
                 "brand.mif1.missing",
                 "ftyp brands (\(([b.major] + b.compatible).map(\.description).joined(separator: ", "))) lack mif1",
                 boxes.first { $0.type == "ftyp" }?.offset)
         }
-        guard metaOffset != nil else { return out }
+        guard metaOffset != nil else { return out.all }
+        validatePrimaryItem(pitmOffset: pitmOffset, metaOffset: metaOffset, &out)
+        validateLocations(&out)
+        validateReferences(&out)
+        validateProperties(&out)
+        validateGrids(&out)
+        validateToneMaps(&out)
+        validateExifOffsets(&out)
+        return out.all
+    }
 
-        // Primary item.
+    /// The primary item exists, is listed and is not hidden.
+    private func validatePrimaryItem(pitmOffset: Int?, metaOffset: Int?, _ out: inout ValidationFindings) {
         if let p = primaryItemID {
             if let it = item(p) {
-                if it.hidden { add("pitm.hidden", "primary item \(p) is hidden", it.offset) }
+                if it.hidden { out.add("pitm.hidden", "primary item \(p) is hidden", it.offset) }
             } else {
-                add("pitm.dangling", "pitm names item \(p), which iinf does not list", pitmOffset)
+                out.add("pitm.dangling", "pitm names item \(p), which iinf does not list", pitmOffset)
             }
         } else {
-            add("pitm.missing", "meta has no pitm", metaOffset)
+            out.add("pitm.missing", "meta has no pitm", metaOffset)
         }
+    }
 
-        // Locations.
+    /// Every image and metadata item has a location, and every extent lies inside the file (or `idat`).
+    private func validateLocations(_ out: inout ValidationFindings) {
         let fileSize = bytes.count
         for it in items where it.isImage || it.isExif || it.isXMP {
             // An `iden` derived item has no payload and may have no iloc entry (ISO/IEC 23008-12 §6.6.2.2).
             if locations[it.id] == nil && it.type != "iden" {
-                add("item.noLocation", "item \(it.id) ('\(it.type)') has no iloc entry", it.offset)
+                out.add("item.noLocation", "item \(it.id) ('\(it.type)') has no iloc entry", it.offset)
             }
         }
         for id in locations.keys.sorted() {
             let loc = locations[id]!
             if item(id) == nil {
-                add("iloc.unknownItem", "iloc lists item \(id), which iinf does not list", loc.offset)
+                out.add("iloc.unknownItem", "iloc lists item \(id), which iinf does not list", loc.offset)
             }
             if loc.constructionMethod > 1 || loc.dataReferenceIndex != 0 {
-                add(
+                out.add(
                     "iloc.unsupported",
                     "item \(id) uses construction method \(loc.constructionMethod), data reference \(loc.dataReferenceIndex)",
                     loc.offset)
@@ -49,7 +58,7 @@ extension HEIFFile {
             let areaStart = loc.constructionMethod == 1 ? (idat?.lowerBound ?? fileSize) : 0
             let areaEnd = loc.constructionMethod == 1 ? (idat?.upperBound ?? fileSize) : fileSize
             if loc.constructionMethod == 1 && idat == nil {
-                add("iloc.extentPastEOF", "item \(id) is in idat, but there is no idat", loc.offset)
+                out.add("iloc.extentPastEOF", "item \(id) is in idat, but there is no idat", loc.offset)
                 continue
             }
             for e in loc.extents {
@@ -61,7 +70,7 @@ extension HEIFFile {
                 {
                     let placeName = loc.constructionMethod == 1 ? "idat" : "the file"
                     let absEnd = o1 || o2 ? "overflow" : String(s &+ e.length &+ UInt64(areaStart))
-                    add(
+                    out.add(
                         "iloc.extentPastEOF",
                         "item \(id) extent \(s)+\(e.length) ends at \(absEnd), past the end of \(placeName) (\(areaEnd))",
                         o1 ? loc.offset : toInt(absStart) ?? loc.offset)
@@ -69,49 +78,54 @@ extension HEIFFile {
                 }
             }
         }
+    }
 
-        // References.
+    /// References name existing items; one `dimg` box per item; `cdsc` and `auxl` with one target (libheif < 1.18).
+    private func validateReferences(_ out: inout ValidationFindings) {
         var dimgFrom: Set<UInt32> = []
         for r in references {
             if item(r.from) == nil {
-                add("iref.missingItem", "'\(r.type)' reference from item \(r.from), which does not exist", r.offset)
+                out.add("iref.missingItem", "'\(r.type)' reference from item \(r.from), which does not exist", r.offset)
             }
             for t in r.to where item(t) == nil && !groups.contains(where: { $0.id == t }) {
-                add(
+                out.add(
                     "iref.missingItem", "'\(r.type)' reference from item \(r.from) to item \(t), which does not exist",
                     r.offset)
             }
             if r.type == "dimg" {
                 if dimgFrom.contains(r.from) {
-                    add("iref.dimgDuplicate", "item \(r.from) has more than one dimg reference box", r.offset)
+                    out.add("iref.dimgDuplicate", "item \(r.from) has more than one dimg reference box", r.offset)
                 }
                 dimgFrom.insert(r.from)
             }
             if r.type == "cdsc" && r.to.count > 1 {
-                add(
+                out.add(
                     "iref.cdscMultiTarget",
                     "cdsc from item \(r.from) has \(r.to.count) targets \(r.to); libheif < 1.18 refuses the file",
                     r.offset)
             }
             if r.type == "auxl" && r.to.count > 1 {
-                add(
+                out.add(
                     "iref.auxlMultiTarget",
                     "auxl from item \(r.from) has \(r.to.count) targets \(r.to); libheif < 1.18 refuses the file",
                     r.offset)
             }
         }
+    }
 
-        // Properties.
+    /// Property associations: known items, indices inside `ipco`, transformative properties essential and after `ispe`;
+    /// every image has an `ispe`.
+    private func validateProperties(_ out: inout ValidationFindings) {
         let ipmaOffset = boxes.first { $0.type == "meta" }?.child("iprp")?.child("ipma")?.offset
         for id in associationOrder {
             let list = associations[id] ?? []
             if item(id) == nil {
-                add("ipma.unknownItem", "ipma lists item \(id), which iinf does not list", ipmaOffset)
+                out.add("ipma.unknownItem", "ipma lists item \(id), which iinf does not list", ipmaOffset)
             }
             var seenIspe = false
             for a in list {
                 if a.index > propertyBoxes.count {
-                    add(
+                    out.add(
                         "ipma.indexOutOfRange",
                         "item \(id) is associated with property \(a.index), but ipco has \(propertyBoxes.count)",
                         ipmaOffset)
@@ -122,7 +136,7 @@ extension HEIFFile {
                 if p.type == "ispe" { seenIspe = true }
                 if p.isTransformative {
                     if !a.essential {
-                        add(
+                        out.add(
                             "property.notEssential",
                             "item \(id): transformative property '\(p.type)' (#\(a.index)) is not marked essential",
                             propertyBoxes[a.index - 1].range?.lowerBound)
@@ -133,7 +147,7 @@ extension HEIFFile {
                                 && propertyBoxes[x.index - 1].property.type == "ispe"
                         })
                     {
-                        add(
+                        out.add(
                             "property.transformBeforeIspe", "item \(id): '\(p.type)' is associated before ispe",
                             propertyBoxes[a.index - 1].range?.lowerBound)
                     }
@@ -142,41 +156,47 @@ extension HEIFFile {
         }
         for it in items where it.isImage {
             if property("ispe", of: it.id) == nil {
-                add("ispe.missing", "image item \(it.id) ('\(it.type)') has no ispe property", it.offset)
+                out.add("ispe.missing", "image item \(it.id) ('\(it.type)') has no ispe property", it.offset)
             }
         }
+    }
 
-        // Grids.
+    /// Every grid payload parses and has as many `dimg` tiles as rows × columns.
+    private func validateGrids(_ out: inout ValidationFindings) {
         for it in items where it.type == "grid" {
             guard let p = payload(of: it.id) else { continue }
             guard let g = ImageGrid.parse(p) else {
-                add("grid.invalid", "grid item \(it.id) payload (\(p.count) bytes) is not an ImageGrid", it.offset)
+                out.add("grid.invalid", "grid item \(it.id) payload (\(p.count) bytes) is not an ImageGrid", it.offset)
                 continue
             }
             let tiles = derivedInputs(of: it.id).count
             if tiles != g.rows * g.columns {
-                add(
+                out.add(
                     "grid.invalid", "grid item \(it.id) is \(g.rows)×\(g.columns) but has \(tiles) dimg tiles",
                     it.offset)
             }
         }
+    }
 
-        // Tone maps and their group.
+    /// Tone maps agree with the `tmap` brand, have [base, gain map] inputs, and an `altr` group puts them before the
+    /// base.
+    private func validateToneMaps(_ out: inout ValidationFindings) {
         let tmaps = toneMapItems
         if let b = brands {
             if b.contains("tmap") && tmaps.isEmpty {
-                add(
+                out.add(
                     "tmap.brandWithoutItem", "ftyp lists the tmap brand but there is no tmap item",
                     boxes.first { $0.type == "ftyp" }?.offset)
             }
             if !b.contains("tmap"), let t = tmaps.first {
-                add("tmap.itemWithoutBrand", "tmap item \(t) but no tmap brand in ftyp", item(t)?.offset)
+                out.add("tmap.itemWithoutBrand", "tmap item \(t) but no tmap brand in ftyp", item(t)?.offset)
             }
         }
         for t in tmaps {
             let d = derivedInputs(of: t)
             if d.count != 2 || d[0] == d[1] || d.contains(where: { item($0) == nil || !(item($0)?.isImage ?? false) }) {
-                add("tmap.inputs", "tmap item \(t) has dimg inputs \(d); expected [base, gain map]", item(t)?.offset)
+                out.add(
+                    "tmap.inputs", "tmap item \(t) has dimg inputs \(d); expected [base, gain map]", item(t)?.offset)
                 continue
             }
             let ok = groups.contains { g in
@@ -186,14 +206,16 @@ extension HEIFFile {
             }
             if !ok {
                 let g = groups.first { $0.type == "altr" && $0.entities.contains(t) }
-                add(
+                out.add(
                     "altr.order",
                     g.map { "altr group \($0.id) is \($0.entities), not [tmap \(t), base \(d[0])]" }
                         ?? "no altr group lists [tmap \(t), base \(d[0])]", g?.offset ?? item(t)?.offset)
             }
         }
+    }
 
-        // Exif header offsets.
+    /// Each Exif item's header offset leads to a TIFF header.
+    private func validateExifOffsets(_ out: inout ValidationFindings) {
         for id in exifItems {
             guard let p = payload(of: id), p.count >= 8 else { continue }
             let declared = UInt64(p[0]) << 24 | UInt64(p[1]) << 16 | UInt64(p[2]) << 8 | UInt64(p[3])
@@ -202,12 +224,20 @@ extension HEIFFile {
                 start + 4 <= p.count
                 && ((p[start] == 0x49 && p[start + 1] == 0x49) || (p[start] == 0x4D && p[start + 1] == 0x4D))
             if !ok {
-                add(
+                out.add(
                     "exif.badOffset",
                     "Exif item \(id) declares TIFF header offset \(declared), which does not lead to a TIFF header",
                     item(id)?.offset)
             }
         }
-        return out
+    }
+}
+
+/// The findings of `HEIFFile.validate`, in the order the checks emit them.
+struct ValidationFindings {
+    private(set) var all: [Finding] = []
+
+    mutating func add(_ code: String, _ message: String, _ offset: Int?) {
+        all.append(FindingCode.finding(code, message, offset: offset))
     }
 }

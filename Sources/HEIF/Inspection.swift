@@ -273,19 +273,51 @@ public struct Inspection: Codable, Sendable {
         } else {
             out.append("brands: none (no ftyp)")
         }
-        if let p = primary {
-            var s = "primary: item \(p.id) \(p.type)"
-            if let w = p.width, let h = p.height { s += " \(w)×\(h)" }
-            if let g = p.grid { s += " (grid \(g) tiles)" }
-            if let d = p.bitDepth { s += ", \(d)-bit" }
-            if let c = p.chroma { s += " \(c)" }
-            s += ", colour: " + (p.colour.isEmpty ? "none" : p.colour.joined(separator: " + "))
-            s += ", orientation \(p.orientation)"
-            out.append(s)
-        } else {
-            out.append("primary: none")
+        out.append(primaryLine)
+        out += itemLines + gainMapLines + metadataLines
+        let auxAll = items.compactMap { it in it.auxiliaryType.map { "\(it.id) \($0)" } }
+        if !auxAll.isEmpty {
+            out.append("auxiliary images:")
+            for a in auxAll { out.append("  \(a)") }
         }
-        out.append("items (\(items.count)):")
+        if groups.isEmpty {
+            out.append("groups: none")
+        } else {
+            out.append("groups:")
+            for g in groups {
+                out.append("  \(g.type) \(g.id): [\(g.entities.map(String.init).joined(separator: ", "))]")
+            }
+        }
+        out += findingLines
+        if showBoxes, let bx = boxes {
+            out.append("boxes:")
+            func walk(_ b: BoxSummary, _ depth: Int) {
+                out.append(
+                    String(repeating: "  ", count: depth + 1)
+                        + "\(b.type) @\(b.offset) size \(b.size)\(b.truncated ? " TRUNCATED" : "")")
+                for c in b.children ?? [] { walk(c, depth + 1) }
+            }
+            for b in bx { walk(b, 0) }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The text view's primary line: type, size, grid, depth, chroma, colour, orientation.
+    private var primaryLine: String {
+        guard let p = primary else { return "primary: none" }
+        var s = "primary: item \(p.id) \(p.type)"
+        if let w = p.width, let h = p.height { s += " \(w)×\(h)" }
+        if let g = p.grid { s += " (grid \(g) tiles)" }
+        if let d = p.bitDepth { s += ", \(d)-bit" }
+        if let c = p.chroma { s += " \(c)" }
+        s += ", colour: " + (p.colour.isEmpty ? "none" : p.colour.joined(separator: " + "))
+        s += ", orientation \(p.orientation)"
+        return s
+    }
+
+    /// The text view's item list: one line per item, runs of three or more alike items (tiles) folded into one.
+    private var itemLines: [String] {
+        var out = ["items (\(items.count)):"]
         var i = 0
         while i < items.count {
             let it = items[i]
@@ -313,75 +345,54 @@ public struct Inspection: Codable, Sendable {
             out.append(s)
             i += 1
         }
-        if gainMaps.isEmpty {
-            out.append("gain maps: none")
-        } else {
-            out.append("gain maps:")
-            for g in gainMaps {
-                var s = "  "
-                let dims = [
-                    g.width.flatMap { w in g.height.map { "\(w)×\($0)" } }, g.bitDepth.map { "\($0)-bit" }, g.chroma,
-                ].compactMap { $0 }.joined(separator: " ")
-                switch g.kind {
-                case "iso-tmap":
-                    s +=
-                        "ISO 21496-1 tmap item \(g.tmap ?? 0): dimg [base \(g.base.map(String.init) ?? "?"), gain map \(g.gainMap)]"
-                    if !dims.isEmpty { s += " (\(dims))" }
-                    s += ", payload \(g.payloadBytes.map { "\($0) B" } ?? "unreadable")"
-                    if let v = g.payloadVersion { s += " version \(v)" }
-                    s += g.altrGroup.map { ", altr group \($0) [tmap, base]" } ?? ", no altr [tmap, base]"
-                    if let u = g.urn { s += ", gain map is aux \(u)" }
-                default:
-                    s +=
-                        "\(g.kind == "apple-aux" ? "Apple aux" : "aux") item \(g.gainMap) → auxl \(g.base.map(String.init) ?? "?")"
-                    if !dims.isEmpty { s += " (\(dims))" }
-                    s += ", \(g.urn ?? "")"
-                }
-                out.append(s)
+        return out
+    }
+
+    /// The text view's gain maps: one line each, ISO 21496-1 `tmap` or auxiliary image.
+    private var gainMapLines: [String] {
+        guard !gainMaps.isEmpty else { return ["gain maps: none"] }
+        return ["gain maps:"] + gainMaps.map(Inspection.gainMapLine)
+    }
+
+    private static func gainMapLine(_ g: GainMapSummary) -> String {
+        var s = "  "
+        let dims = [
+            g.width.flatMap { w in g.height.map { "\(w)×\($0)" } }, g.bitDepth.map { "\($0)-bit" }, g.chroma,
+        ].compactMap { $0 }.joined(separator: " ")
+        switch g.kind {
+        case "iso-tmap":
+            s +=
+                "ISO 21496-1 tmap item \(g.tmap ?? 0): dimg [base \(g.base.map(String.init) ?? "?"), gain map \(g.gainMap)]"
+            if !dims.isEmpty { s += " (\(dims))" }
+            s += ", payload \(g.payloadBytes.map { "\($0) B" } ?? "unreadable")"
+            if let v = g.payloadVersion { s += " version \(v)" }
+            s += g.altrGroup.map { ", altr group \($0) [tmap, base]" } ?? ", no altr [tmap, base]"
+            if let u = g.urn { s += ", gain map is aux \(u)" }
+        default:
+            s +=
+                "\(g.kind == "apple-aux" ? "Apple aux" : "aux") item \(g.gainMap) → auxl \(g.base.map(String.init) ?? "?")"
+            if !dims.isEmpty { s += " (\(dims))" }
+            s += ", \(g.urn ?? "")"
+        }
+        return s
+    }
+
+    /// The text view's metadata items (Exif, XMP) and what they describe.
+    private var metadataLines: [String] {
+        guard !metadata.isEmpty else { return ["metadata: none"] }
+        return ["metadata:"]
+            + metadata.map { m in
+                "  \(m.kind) item \(m.id): \(m.bytes.map { "\($0) B" } ?? "no data"), describes \(m.describes.isEmpty ? "nothing" : m.describes.map(String.init).joined(separator: ", "))"
             }
-        }
-        if metadata.isEmpty {
-            out.append("metadata: none")
-        } else {
-            out.append("metadata:")
-            for m in metadata {
-                out.append(
-                    "  \(m.kind) item \(m.id): \(m.bytes.map { "\($0) B" } ?? "no data"), describes \(m.describes.isEmpty ? "nothing" : m.describes.map(String.init).joined(separator: ", "))"
-                )
-            }
-        }
-        let auxAll = items.compactMap { it in it.auxiliaryType.map { "\(it.id) \($0)" } }
-        if !auxAll.isEmpty {
-            out.append("auxiliary images:")
-            for a in auxAll { out.append("  \(a)") }
-        }
-        if groups.isEmpty {
-            out.append("groups: none")
-        } else {
-            out.append("groups:")
-            for g in groups {
-                out.append("  \(g.type) \(g.id): [\(g.entities.map(String.init).joined(separator: ", "))]")
-            }
-        }
-        if findings.isEmpty {
-            out.append("findings: none")
-        } else {
-            let e = findings.filter { $0.severity == .error }.count
-            let w = findings.filter { $0.severity == .warning }.count
-            out.append("findings (\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s")):")
-            for x in findings { out.append("  \(x)") }
-        }
-        if showBoxes, let bx = boxes {
-            out.append("boxes:")
-            func walk(_ b: BoxSummary, _ depth: Int) {
-                out.append(
-                    String(repeating: "  ", count: depth + 1)
-                        + "\(b.type) @\(b.offset) size \(b.size)\(b.truncated ? " TRUNCATED" : "")")
-                for c in b.children ?? [] { walk(c, depth + 1) }
-            }
-            for b in bx { walk(b, 0) }
-        }
-        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The text view's findings, errors and warnings counted.
+    private var findingLines: [String] {
+        guard !findings.isEmpty else { return ["findings: none"] }
+        let e = findings.filter { $0.severity == .error }.count
+        let w = findings.filter { $0.severity == .warning }.count
+        return ["findings (\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s")):"]
+            + findings.map { "  \($0)" }
     }
 
     /// Ids with runs of three or more consecutive ids folded: `1–45,47`.

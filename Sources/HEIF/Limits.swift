@@ -1,4 +1,4 @@
-/// Bounds on what the parser accepts and allocates, kept in one place (STYLE.md §5).
+/// Bounds on what the parser accepts and allocates, kept in one place.
 ///
 /// Hostile input never makes the parser trap, hang or allocate without bound: every count below is checked
 /// before the work it allows, and going over a limit becomes a `limits.exceeded` finding.

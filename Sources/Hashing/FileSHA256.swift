@@ -2,9 +2,9 @@ import CCrypto
 import Digest
 
 /// SHA-256 of whole files through OpenSSL's libcrypto, which uses the CPU's SHA extensions where present: the batch
-/// fingerprints every source (tens of megabytes each), and the pure-Swift `Digest.SHA256` runs at ≈ 0.23 GB/s on this
-/// machine against ≈ 1.5–2 GB/s here. The digest is the same (a test holds them equal); `Digest.SHA256` stays the
-/// implementation for in-memory bytes and the pure cores.
+/// fingerprints every source (tens of megabytes each), and the pure-Swift `Digest.SHA256` is several times slower
+/// (docs/tiling.md). The digest is the same (a test holds them equal); `Digest.SHA256` stays the implementation for
+/// in-memory bytes and the pure cores.
 public enum FileSHA256 {
     /// The digest of the file at `path` as lowercase hex, read in 1 MiB chunks (bounded memory).
     /// - Parameter followSymlinks: false refuses a symlink at `path` (O_NOFOLLOW), as the batch does for sources.

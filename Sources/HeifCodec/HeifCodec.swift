@@ -46,15 +46,21 @@ public struct HeifEncodeSettings: Sendable, Equatable {
     public var tune: String
     public var lossless: Bool
     /// Written on the image as `nclx` (libheif 1.15 writes none unless this is set *and* the
-    /// `macOS_compatibility_workaround_no_nclx_profile` option is cleared, platform-notes §1).
+    /// `macOS_compatibility_workaround_no_nclx_profile` option is cleared; docs/platform.md).
     public var nclx: NCLX
     /// Optional ICC profile written as a second `colr` (`prof`) box.
     public var icc: [UInt8]?
+    /// x265 options passed through libheif as `x265:NAME` (applied after the preset and tune, in name order), e.g.
+    /// `["nr-intra": "200"]`. x265 ignores names it does not know without an error (docs/platform.md), so a caller
+    /// must check that an option changes the stream.
+    public var x265: [String: String]
 
     public init(
         quality: Int = 78, bitDepth: Int = 8, chroma: HeifChroma = .yuv420, preset: String = "medium",
-        tune: String = "ssim", lossless: Bool = false, nclx: NCLX = .displayP3, icc: [UInt8]? = nil
+        tune: String = "ssim", lossless: Bool = false, nclx: NCLX = .displayP3, icc: [UInt8]? = nil,
+        x265: [String: String] = [:]
     ) {
+        self.x265 = x265
         self.quality = quality
         self.bitDepth = bitDepth
         self.chroma = chroma
@@ -204,9 +210,8 @@ public enum HeifEncoder {
     ///     thread per core, wavefront rows). Use 1 when several encoders run side by side, one per core: the encoder
     ///     then has no worker pool (`x265:pools=none`), so the frame thread codes the rows itself, without wavefront
     ///     parallel processing. A one-thread pool would do the same work, but x265 3.5's frame thread waits for its
-    ///     pool with a 250 ms timed wait that now and then misses the wake-up: measured on this machine, about 1 in
-    ///     200 tiles of 512² stalled for 0.26 s, which cost a 24 MP conversion (120 tiles) 0.1–0.3 s. Coded without
-    ///     wavefront rows, the tiles are also 0.1–1.5 % smaller at the same fidelity (docs/tiling.md).
+    ///     pool with a 250 ms timed wait that now and then misses the wake-up, stalling a tile; coded without
+    ///     wavefront rows the tiles are also slightly smaller (docs/tiling.md, "No x265 pool per tile").
     /// - Returns: the HEIF file bytes.
     /// - Throws: `HeifError` with libheif's message.
     public static func encode(_ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int?) throws -> [UInt8] {
@@ -233,6 +238,12 @@ public enum HeifEncoder {
         }
         try check(heif_encoder_set_parameter_string(enc.ptr, "preset", settings.preset), "set preset")
         try check(heif_encoder_set_parameter_string(enc.ptr, "tune", settings.tune), "set tune")
+        for (name, value) in settings.x265.sorted(by: { $0.key < $1.key }) {
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+                throw HeifError(operation: "set x265 option", message: "invalid x265 option name '\(name)'")
+            }
+            try check(heif_encoder_set_parameter_string(enc.ptr, "x265:" + name, value), "set x265 \(name)")
+        }
         if let t = threads {
             guard t >= 1 && t <= 256 else {
                 throw HeifError(operation: "set threads", message: "threads must be 1…256, got \(t)")
@@ -391,8 +402,8 @@ public enum HeifDecoder {
 
     /// Decodes the primary image of a HEIF file held in memory and keeps only its size: libheif decodes every coded
     /// tile and assembles the image, but returns it in the decoder's own layout (no conversion to interleaved RGB) and
-    /// no sample is copied out. Proves the image decodes at a fraction of `decodePrimary`'s cost (24 MP grid: libheif's
-    /// own time 0.22 s against 0.31 s to RGB, and no 144 MB sample array).
+    /// no sample is copied out. Proves the image decodes at a fraction of `decodePrimary`'s cost, with no full-size
+    /// sample array (docs/tiling.md).
     /// - Parameter bytes: the whole file.
     /// - Returns: the decoded size and the stream's luma depth (`codedBitDepth`).
     /// - Throws: `HeifError` with libheif's message.

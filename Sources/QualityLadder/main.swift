@@ -6,26 +6,34 @@ import GainMap
 import HEIF
 import HeifCodec
 
-// readback-ladder: the quality ladder of issue 11 (docs/quality-ladder.md) and the benchmark's frame writer.
+// readback-ladder: the quality ladder (docs/quality-ladder.md) and the benchmark's frame writer.
+// A RAW argument is PATH, or PATH=CLEAN for a noisy generated RAW whose noiseless twin CLEAN is its ground truth: the
+// viewing-size measure (Fidelity/ViewingSize.swift) then compares with CLEAN's render, else with the file's own.
 //
-//   readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets a,b,..] [--qualities 40,50,..] [--merge]
+//   readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets a,b,..] [--variants V;V..] [--qualities 40,50,..]
+//                   [--settings P:Q:V;..] [--merge]
 //       Renders each RAW with the converter, crops a centred region, encodes it with HeifCodec (x265 through
-//       libheif) at every preset × quality, decodes it and measures SSIM-Y (mean, worst 64×64 block), PSNR and
-//       size against the float render. Writes the TSV (default docs/quality-ladder.tsv) and prints the choices.
-//       --merge keeps the TSV's other rows and replaces only the (image, preset, quality) rows measured now.
+//       libheif) at every preset × variant × quality (or the listed --settings), decodes it and measures size, SSIM-Y
+//       (mean, worst 64×64 block) and PSNR against the float render at 1:1 (archival), and SSIM-Y at viewing size.
+//       A variant is `key=value,…`: tune=ssim|psnr|grain, any x265 option (nr-intra=200), denoise=light|full (a
+//       pre-encode local Wiener filter). Writes the TSV (default docs/quality-ladder.tsv) and prints the choices.
+//       --merge keeps the TSV's other rows and replaces only the (image, preset, variant, quality) rows measured now.
 //   readback-ladder choose [TSV]
 //       Prints the rule's choices from a TSV, without encoding anything.
+//   readback-ladder defaults
+//       Prints the converter's default encoder setting as JSON: preset, quality and ladder variant (make bench).
 //   readback-ladder shipped RAW... [--quality Q] [--speed PRESET] [--target NAME] [--tile-size N] [--crop WxH]
 //       Converts each RAW with HEICConverter.convert (everything `readback convert` writes: tiling, gain map,
-//       metadata), decodes the file's primary with libheif and measures the same crop against the float render: the
+//       metadata), decodes the file's primary with libheif and measures the same crop with both measures: the
 //       fidelity users get, as opposed to the ladder's bare encodes.
 //   readback-ladder compare RAW FILE.heic... [--crop WxH|full]
 //       Measures each HEIC's primary (any encoder's, e.g. heif-enc on the `frame` PPM) on the same crop and with the
-//       same metric as `run` and `shipped`: SSIM-Y (mean, worst 64×64 block) and PSNR against RAW's float render.
-//       The primary must have the render's size. Prints one JSON object per file (make bench's fidelity match).
-//   readback-ladder frame SRC OUT.ppm [--depth 8|10]
+//       same measures as `run` and `shipped`. The primary must have the render's size, or the crop's (an encode of
+//       `frame --crop`). Prints one JSON object per file (make bench's fidelity match).
+//   readback-ladder frame SRC OUT.ppm [--depth 8|10] [--crop WxH]
 //       Writes the exact frame `readback convert` encodes as its primary (HEICConverter.renderedFrame) as binary PPM:
 //       P6, maxval 255 (8-bit) or 1023 with 16-bit big-endian samples (10-bit). Default depth: the converter's.
+//       --crop writes the centred crop `run` and `compare` measure (for encoding the same pixels with another tool).
 
 let allPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow"]
 let allQualities = [40, 50, 60, 65, 70, 75, 80, 85, 90]
@@ -74,10 +82,11 @@ func parse(_ args: ArraySlice<String>) -> (positionals: [String], options: [Stri
 
 // MARK: - frame
 
-func writeFrame(source: String, out: String, depth: Int?) throws {
+func writeFrame(source: String, out: String, depth: Int?, crop: (Int, Int)?) throws {
     var o = ConvertOptions()
     if let depth { o.bitDepth = depth }
-    let frame = try HEICConverter.renderedFrame(of: URL(fileURLWithPath: source), options: o)
+    var frame = try HEICConverter.renderedFrame(of: URL(fileURLWithPath: source), options: o)
+    if let (cw, ch) = crop { frame = cropped(frame, cropW: cw, cropH: ch) }
     var bytes: [UInt8]
     switch frame {
     case .rgb8(let w, let h, let s):
@@ -96,102 +105,40 @@ func writeFrame(source: String, out: String, depth: Int?) throws {
     try writeFile(bytes, to: out)
 }
 
+/// The centred crop of an interleaved RGB frame (`CropRect`: even sizes and offsets), as `run` and `compare` take it.
+func cropped(_ frame: HeifPixels, cropW: Int, cropH: Int) -> HeifPixels {
+    func cut<T>(_ s: [T], _ fw: Int, _ c: CropRect) -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(c.width * c.height * 3)
+        for r in 0..<c.height {
+            let start: Int = ((c.y + r) * fw + c.x) * 3
+            out += s[start..<(start + c.width * 3)]
+        }
+        return out
+    }
+    switch frame {
+    case .rgb8(let fw, let fh, let s):
+        let c = CropRect(fullWidth: fw, fullHeight: fh, cropW: cropW, cropH: cropH)
+        return .rgb8(width: c.width, height: c.height, samples: cut(s, fw, c))
+    case .rgb16(let fw, let fh, let bits, let s):
+        let c = CropRect(fullWidth: fw, fullHeight: fh, cropW: cropW, cropH: cropH)
+        return .rgb16(width: c.width, height: c.height, bitDepth: bits, samples: cut(s, fw, c))
+    case .mono8:
+        return frame
+    }
+}
+
 // MARK: - run
 
-/// sRGB transfer (IEC 61966-2-1) clipped to 0…1, as the converter's renderer applies it.
-func srgbEncode(_ v: Float) -> Float { SRGBTransfer.encode(min(1, max(0, v))) }
-
-/// One image prepared for the ladder: the cropped 8-bit frame and the float reference.
-struct Prepared {
-    var name: String
-    var width: Int
-    var height: Int
-    var frame: HeifPixels
-    /// Interleaved non-linear RGB in [0, 1] of the float render (the reference).
-    var referenceRGB: [Float]
-    var referenceLuma: Plane
-    var ssimReference: SSIM.Reference
-    var fullWidth: Int
-    var fullHeight: Int
-    var cropX: Int
-    var cropY: Int
-}
-
-func prepare(_ path: String, cropW: Int, cropH: Int) throws -> Prepared {
-    let url = URL(fileURLWithPath: path)
-    var o = ConvertOptions()
-    o.bitDepth = 8
-    let frame = try HEICConverter.renderedFrame(of: url, options: o)
-    guard case .rgb8(let fw, let fh, let samples) = frame else { throw Failure("\(path): expected an 8-bit frame") }
-    // Even sizes and offsets, so 4:2:0 chroma sites line up with the full frame's.
-    let w = min(cropW, fw) & ~1
-    let h = min(cropH, fh) & ~1
-    let x0 = ((fw - w) / 2) & ~1
-    let y0 = ((fh - h) / 2) & ~1
-    var crop = [UInt8](repeating: 0, count: w * h * 3)
-    for r in 0..<h {
-        let src = ((y0 + r) * fw + x0) * 3
-        for k in 0..<(w * 3) { crop[r * w * 3 + k] = samples[src + k] }
-    }
-    let rend = try HEICConverter.renditions(of: url, options: o)
-    guard rend.sdr.width == fw, rend.sdr.height == fh, rend.sdr.channels == 3 else {
-        throw Failure("\(path): renditions (\(rend.sdr.width)×\(rend.sdr.height)) and frame (\(fw)×\(fh)) differ")
-    }
-    let n = fw * fh
-    var ref = [Float](repeating: 0, count: w * h * 3)
-    rend.sdr.pixels.withUnsafeBufferPointer { p in
-        for r in 0..<h {
-            for c in 0..<w {
-                let i = (y0 + r) * fw + x0 + c
-                let j = 3 * (r * w + c)
-                ref[j] = srgbEncode(p[i])
-                ref[j + 1] = srgbEncode(p[n + i])
-                ref[j + 2] = srgbEncode(p[2 * n + i])
-            }
-        }
-    }
-    let luma = try Luma.plane(rgb: ref, width: w, height: h)
-    return Prepared(
-        name: url.lastPathComponent, width: w, height: h, frame: .rgb8(width: w, height: h, samples: crop),
-        referenceRGB: ref, referenceLuma: luma, ssimReference: try SSIM.Reference(luma), fullWidth: fw,
-        fullHeight: fh, cropX: x0, cropY: y0)
-}
-
-/// Measures decoded 8-bit interleaved RGB against the prepared reference.
-func measure(_ p: Prepared, decoded: [UInt16]) throws -> (ssim: SSIMResult, psnrY: Double, psnrRGB: Double) {
-    let luma = try Luma.plane(rgb: decoded, width: p.width, height: p.height, maxCode: 255)
-    let s = try SSIM.compare(p.ssimReference, luma)
-    let py = try PSNR.decibels(p.referenceLuma.values, luma.values)
-    let prgb = try PSNR.decibels(p.referenceRGB, decoded.map { Float($0) / 255 })
-    return (s, py, prgb)
-}
-
-/// Measures a decoded full-size primary on the prepared crop; `what` names the file in the size-mismatch error.
-func measureCrop(_ p: Prepared, _ dec: HeifDecodedImage, what: String) throws -> (
-    ssim: SSIMResult, psnrY: Double, psnrRGB: Double
-) {
-    guard dec.width == p.fullWidth, dec.height == p.fullHeight, dec.channels == 3 else {
-        throw Failure(
-            "\(what): primary is \(dec.width)×\(dec.height)×\(dec.channels), the render \(p.fullWidth)×\(p.fullHeight)×3"
-        )
-    }
-    var crop = [UInt16](repeating: 0, count: p.width * p.height * 3)
-    for r in 0..<p.height {
-        let src = ((p.cropY + r) * dec.width + p.cropX) * 3
-        for k in 0..<(p.width * 3) { crop[r * p.width * 3 + k] = dec.samples[src + k] }
-    }
-    return try measure(p, decoded: crop)
-}
-
-func encodeRow(_ p: Prepared, preset: String, quality: Int) throws -> LadderRow {
-    let settings = HeifEncodeSettings(
-        quality: quality, bitDepth: 8, chroma: .yuv420, preset: preset, nclx: .displayP3)
+/// Encodes the prepared frame with one setting and measures it; the time includes a variant's pre-encode filter.
+func encodeRow(_ p: Prepared, preset: String, variant: Variant, quality: Int) throws -> LadderRow {
     let t0 = now()
-    let file = try HeifEncoder.encode(p.frame, settings: settings)
+    let file = try HeifEncoder.encode(
+        variant.input(p.frame), settings: variant.settings(preset: preset, quality: quality))
     let seconds = now() - t0
     let parsed = HEIFFile(bytes: file)
     guard let id = parsed.primaryItemID, let data = parsed.payload(of: id) else {
-        throw Failure("\(p.name): libheif wrote no primary item at \(preset) q\(quality)")
+        throw Failure("\(p.name): libheif wrote no primary item at \(preset) \(variant.text) q\(quality)")
     }
     let dec = try HeifDecoder.decodePrimary(file, format: .rgb8)
     guard dec.width == p.width, dec.height == p.height, dec.channels == 3 else {
@@ -199,9 +146,10 @@ func encodeRow(_ p: Prepared, preset: String, quality: Int) throws -> LadderRow 
     }
     let m = try measure(p, decoded: dec.samples)
     return LadderRow(
-        image: p.name, width: p.width, height: p.height, preset: preset, quality: quality, bytes: data.count,
-        encodeSeconds: seconds, ssimMean: m.ssim.mean, ssimWorst: m.ssim.worstBlock, psnrY: m.psnrY,
-        psnrRGB: m.psnrRGB)
+        image: p.name, width: p.width, height: p.height, preset: preset, variant: variant.text, quality: quality,
+        bytes: data.count, encodeSeconds: seconds, ssimMean: m.ssim.mean, ssimWorst: m.ssim.worstBlock,
+        psnrY: m.psnrY, psnrRGB: m.psnrRGB, viewMean: m.view.mean, viewWorst: m.view.worstBlock,
+        viewFrameMean: p.viewFrame.mean, viewFrameWorst: p.viewFrame.worstBlock)
 }
 
 func x265Version() -> String {
@@ -238,22 +186,61 @@ func cropSize(_ options: [String: String]) -> (Int, Int) {
     return (parts[0], parts[1])
 }
 
+/// One encoder setting of the grid.
+struct Setting {
+    var preset: String
+    var variant: Variant
+    var quality: Int
+}
+
+/// The settings to measure: `--settings P:Q:VARIANT;…` as listed, else every `--presets` × `--variants` (separated
+/// by `;`, default `tune=ssim`) × `--qualities`.
+func grid(_ options: [String: String]) throws -> [Setting] {
+    func preset(_ p: String) throws -> String {
+        guard HeifEncodeSettings.presets.contains(p) else {
+            throw Failure("unknown preset '\(p)'; presets: \(HeifEncodeSettings.presets.joined(separator: ", "))")
+        }
+        return p
+    }
+    func quality<S: StringProtocol>(_ q: S) throws -> Int {
+        guard let v = Int(q), (0...100).contains(v) else { throw Failure("quality '\(q)' is not 0…100") }
+        return v
+    }
+    if let list = options["settings"] {
+        return try list.split(separator: ";").map { item in
+            let f = item.split(separator: ":", maxSplits: 2).map(String.init)
+            guard f.count >= 2 else { throw Failure("--settings takes PRESET:QUALITY[:VARIANT];…, got '\(item)'") }
+            return Setting(
+                preset: try preset(f[0]), variant: try Variant(f.count > 2 ? f[2] : Ladder.defaultVariant),
+                quality: try quality(f[1]))
+        }
+    }
+    let presets = try (options["presets"].map { $0.split(separator: ",").map(String.init) } ?? allPresets).map(preset)
+    let variants = try
+        (options["variants"].map { $0.split(separator: ";").map(String.init) } ?? [Ladder.defaultVariant])
+        .map(Variant.init)
+    let qualities = try options["qualities"].map { try $0.split(separator: ",").map(quality) } ?? allQualities
+    return presets.flatMap { p in
+        variants.flatMap { v in qualities.map { Setting(preset: p, variant: v, quality: $0) } }
+    }
+}
+
+/// The `# image` comment line of a prepared image.
+func imageNote(_ p: Prepared) throws -> String {
+    guard case .rgb8(_, _, let frameSamples) = p.frame else { throw Failure("unreachable") }
+    let q = try measure(p, decoded: frameSamples.map { UInt16($0) })
+    return String(
+        format:
+            "# image %@: %dx%d, crop %dx%d at (%d,%d); viewing reference %@; 8-bit frame alone (no HEVC): SSIM-Y mean %.6f worst %.6f, PSNR-Y %.2f dB; at viewing size %.6f / %.6f",
+        p.name, p.fullWidth, p.fullHeight, p.width, p.height, p.cropX, p.cropY, p.cleanName ?? "its own render",
+        q.ssim.mean, q.ssim.worstBlock, q.psnrY, p.viewFrame.mean, p.viewFrame.worstBlock)
+}
+
 func run(_ raws: [String], options: [String: String]) throws {
     let out = options["out"] ?? "docs/quality-ladder.tsv"
     let (cropW, cropH) = cropSize(options)
-    let presets = options["presets"].map { $0.split(separator: ",").map(String.init) } ?? allPresets
-    for p in presets where !HeifEncodeSettings.presets.contains(p) {
-        fail("unknown preset '\(p)'; presets: \(HeifEncodeSettings.presets.joined(separator: ", "))")
-    }
-    let qualities =
-        try options["qualities"].map { s in
-            try s.split(separator: ",").map { q -> Int in
-                guard let v = Int(q), (0...100).contains(v) else { throw Failure("--qualities: '\(q)' is not 0…100") }
-                return v
-            }
-        } ?? allQualities
+    let settings = try grid(options)
     guard !raws.isEmpty else { fail("run needs at least one RAW") }
-
     var kept: [LadderRow] = []
     var comments: [String] = []
     if options["merge"] != nil, let text = try? String(contentsOfFile: out, encoding: .utf8) {
@@ -262,42 +249,38 @@ func run(_ raws: [String], options: [String: String]) throws {
     }
     var rows: [LadderRow] = []
     let started = now()
-    for path in raws {
+    for raw in raws {
         let t0 = now()
-        let p = try prepare(path, cropW: cropW, cropH: cropH)
-        guard case .rgb8(_, _, let frameSamples) = p.frame else { throw Failure("unreachable") }
-        let q = try measure(p, decoded: frameSamples.map { UInt16($0) })
-        let note = String(
-            format:
-                "# image %@: %dx%d, crop %dx%d at (%d,%d); 8-bit frame alone (no HEVC): SSIM-Y mean %.6f worst %.6f, PSNR-Y %.2f dB",
-            p.name, p.fullWidth, p.fullHeight, p.width, p.height, p.cropX, p.cropY, q.ssim.mean, q.ssim.worstBlock,
-            q.psnrY)
+        let p = try prepare(Source(raw), cropW: cropW, cropH: cropH)
+        let note = try imageNote(p)
         comments.removeAll { $0.hasPrefix("# image \(p.name):") }
         comments.append(note)
         log(String(format: "%@: prepared in %.1f s (%@)", p.name, now() - t0, String(note.dropFirst(2))))
-        for preset in presets {
-            for quality in qualities {
-                let r = try encodeRow(p, preset: preset, quality: quality)
-                rows.append(r)
-                log(
-                    String(
-                        format: "  %@ q%d: %.3f bpp, %.2f s, SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB", preset, quality,
-                        r.bitsPerPixel, r.encodeSeconds, r.ssimMean, r.ssimWorst, r.psnrY))
-            }
+        for s in settings {
+            let r = try encodeRow(p, preset: s.preset, variant: s.variant, quality: s.quality)
+            rows.append(r)
+            log(
+                String(
+                    format: "  %@ %@ q%d: %.3f bpp, %.2f s, SSIM-Y %.5f / %.5f, view %.5f / %.5f (loss %.4f / %.4f)",
+                    s.preset, s.variant.text, s.quality, r.bitsPerPixel, r.encodeSeconds, r.ssimMean, r.ssimWorst,
+                    r.viewMean, r.viewWorst, r.viewLossMean, r.viewLossWorst))
         }
     }
-    let measured = Set(rows.map { "\($0.image)\t\($0.preset)\t\($0.quality)" })
-    let all = kept.filter { !measured.contains("\($0.image)\t\($0.preset)\t\($0.quality)") } + rows
+    func key(_ r: LadderRow) -> String { "\(r.image)\t\(r.preset)\t\(r.variant)\t\(r.quality)" }
+    let measured = Set(rows.map(key))
+    let all = kept.filter { !measured.contains(key($0)) } + rows
     let order = Dictionary(uniqueKeysWithValues: allPresets.enumerated().map { ($1, $0) })
     let sorted = all.sorted {
-        ($0.image, order[$0.preset] ?? 99, $0.quality) < ($1.image, order[$1.preset] ?? 99, $1.quality)
+        ($0.image, order[$0.preset] ?? 99, $0.variant, $0.quality)
+            < ($1.image, order[$1.preset] ?? 99, $1.variant, $1.quality)
     }
     var text = """
-        # Readback quality ladder (issue 11): docs/quality-ladder.md explains the columns and the rule.
+        # Readback quality ladder : docs/quality-ladder.md explains the columns and the rule.
         # Written by `readback-ladder run` (make ladder). Readback \(readbackVersion); libheif \(Heif.version); x265 \(x265Version()).
         # Machine: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores (shared; encode_s is one wall-clock run).
-        # Encode: HeifCodec, 8-bit RGB → YCbCr 4:2:0 (matrix 6, full range), x265 tune ssim; bytes = the coded HEVC item.
-        # Reference: HEICConverter.renditions SDR (float, sRGB transfer); SSIM-Y and PSNR on BT.709 luma of the decoded RGB.
+        # Encode: HeifCodec, 8-bit RGB → YCbCr 4:2:0 (matrix 6, full range), x265 preset × variant (tune, x265 options, pre-encode denoise); bytes = the coded HEVC item.
+        # Archival: SSIM-Y and PSNR against HEICConverter.renditions SDR (float, sRGB transfer) of the file itself, 1:1.
+        # Viewing: SSIM-Y after a 2×2 box downscale against the clean twin's render (the file's own for real files); view_frame_* = the unencoded 8-bit frame's.
 
         """
     text += comments.sorted().joined(separator: "\n") + "\n"
@@ -333,36 +316,41 @@ func shipped(_ raws: [String], options: [String: String]) throws {
     if let problem = o.validationProblem() { fail(problem) }
     guard !raws.isEmpty else { fail("shipped needs at least one RAW") }
     print("preset \(o.speed), quality \(o.quality), 8-bit \(o.chroma.rawValue), tile size \(o.tileSize)")
-    for path in raws {
-        let p = try prepare(path, cropW: cropW, cropH: cropH)
+    for raw in raws {
+        let source = Source(raw)
+        let p = try prepare(source, cropW: cropW, cropH: cropH)
         let t0 = now()
-        let out = try HEICConverter.convert(source: URL(fileURLWithPath: path), options: o)
+        let out = try HEICConverter.convert(source: URL(fileURLWithPath: source.path), options: o)
         let seconds = now() - t0
         let m = try measureCrop(p, HeifDecoder.decodePrimary(out.bytes, format: .rgb8), what: p.name)
         print(
             String(
                 format:
-                    "%@: %d bytes (%.3f bit/px over %dx%d, %.3f× the RAW), convert %.2f s; crop SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB",
+                    "%@: %d bytes (%.3f bit/px over %dx%d, %.3f× the RAW), convert %.2f s; crop SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB; viewing %.5f / %.5f (frame %.5f / %.5f)",
                 p.name, out.bytes.count, Double(out.bytes.count * 8) / Double(p.fullWidth * p.fullHeight), p.fullWidth,
-                p.fullHeight, out.result.sizeRatio, seconds, m.ssim.mean, m.ssim.worstBlock, m.psnrY))
+                p.fullHeight, out.result.sizeRatio, seconds, m.ssim.mean, m.ssim.worstBlock, m.psnrY, m.view.mean,
+                m.view.worstBlock, p.viewFrame.mean, p.viewFrame.worstBlock))
     }
 }
 
 // MARK: - compare
 
 func compare(_ args: [String], options: [String: String]) throws {
-    guard args.count >= 2 else { fail("usage: readback-ladder compare RAW FILE.heic... [--crop WxH|full]") }
+    guard args.count >= 2 else {
+        fail("usage: readback-ladder compare RAW[=CLEAN.dng] FILE.heic... [--crop WxH|full]")
+    }
     let (cropW, cropH) = cropSize(options)
-    let p = try prepare(args[0], cropW: cropW, cropH: cropH)
+    let p = try prepare(Source(args[0]), cropW: cropW, cropH: cropH)
     for path in args.dropFirst() {
         guard let file = FileManager.default.contents(atPath: path) else { throw Failure("\(path): cannot read") }
         let m = try measureCrop(p, HeifDecoder.decodePrimary(Array(file), format: .rgb8), what: path)
         print(
             String(
                 format:
-                    "{\"file\":\"%@\",\"bytes\":%d,\"crop\":[%d,%d,%d,%d],\"ssim_y_mean\":%.5f,\"ssim_y_worst_block\":%.5f,\"worst_block_at\":[%d,%d],\"psnr_y\":%.3f,\"psnr_rgb\":%.3f}",
+                    "{\"file\":\"%@\",\"bytes\":%d,\"crop\":[%d,%d,%d,%d],\"ssim_y_mean\":%.5f,\"ssim_y_worst_block\":%.5f,\"worst_block_at\":[%d,%d],\"psnr_y\":%.3f,\"psnr_rgb\":%.3f,\"view_ssim_y_mean\":%.5f,\"view_ssim_y_worst_block\":%.5f,\"view_frame_mean\":%.5f,\"view_frame_worst_block\":%.5f,\"view_reference\":\"%@\"}",
                 (path as NSString).lastPathComponent, file.count, p.cropX, p.cropY, p.width, p.height, m.ssim.mean,
-                m.ssim.worstBlock, p.cropX + m.ssim.worstBlockX, p.cropY + m.ssim.worstBlockY, m.psnrY, m.psnrRGB))
+                m.ssim.worstBlock, p.cropX + m.ssim.worstBlockX, p.cropY + m.ssim.worstBlockY, m.psnrY, m.psnrRGB,
+                m.view.mean, m.view.worstBlock, p.viewFrame.mean, p.viewFrame.worstBlock, p.cleanName ?? "own render"))
     }
 }
 
@@ -371,33 +359,30 @@ func compare(_ args: [String], options: [String: String]) throws {
 func summarize(_ rows: [LadderRow]) throws {
     let images = Array(Set(rows.map(\.image))).sorted()
     print("images: \(images.joined(separator: ", "))")
-    let base = rows.filter { $0.preset == "medium" && $0.quality == 75 }
-    let baseBpp = base.isEmpty ? nil : base.map(\.bitsPerPixel).reduce(0, +) / Double(base.count)
-    let baseSpm = base.isEmpty ? nil : base.map(\.secondsPerMegapixel).reduce(0, +) / Double(base.count)
     for (name, t) in [
         ("visually-lossless", Ladder.visuallyLossless), ("archival", Ladder.archival), ("small", Ladder.small),
     ] {
+        let rule =
+            t.measure == .viewing
+            ? String(format: "viewing-size loss ≤ %.3f mean, ≤ %.3f every block", 1 - t.minMean, 1 - t.minWorst)
+            : String(format: "1:1 SSIM-Y mean ≥ %.3f, every block ≥ %.3f", t.minMean, t.minWorst)
         guard let c = Ladder.choose(rows, threshold: t) else {
-            print("\(name): no setting meets mean ≥ \(t.minMean), worst ≥ \(t.minWorst) on every image")
+            print("\(name) (\(rule)): no setting passes on every image")
             continue
         }
-        var line = String(
-            format:
-                "%@ (mean ≥ %.3f, worst ≥ %.3f): preset %@ q%d — %.3f bpp (%.2f MB per 24 MP), %.3f s/MP, lowest mean %.5f, lowest worst %.5f",
-            name, t.minMean, t.minWorst, c.preset, c.quality, c.meanBitsPerPixel, c.meanBitsPerPixel * 24e6 / 8e6,
-            c.meanSecondsPerMegapixel, c.lowestMean, c.lowestWorst)
-        if let baseBpp, let baseSpm {
-            line += String(
-                format: "; vs medium q75: size ×%.2f, encode time ×%.2f", c.meanBitsPerPixel / baseBpp,
-                c.meanSecondsPerMegapixel / baseSpm)
-        }
-        print(line)
-        for r in rows where r.preset == c.preset && r.quality == c.quality {
+        print(
+            String(
+                format:
+                    "%@ (%@): preset %@ %@ q%d — %.3f bpp (%.2f MB per 24 MP), %.3f s/MP; lowest 1:1 mean %.5f / worst %.5f; largest viewing loss %.5f / %.5f",
+                name, rule, c.preset, c.variant, c.quality, c.meanBitsPerPixel, c.meanBitsPerPixel * 24e6 / 8e6,
+                c.meanSecondsPerMegapixel, c.lowestMean, c.lowestWorst, c.largestViewLossMean,
+                c.largestViewLossWorst))
+        for r in rows where r.preset == c.preset && r.variant == c.variant && r.quality == c.quality {
             print(
                 String(
-                    format: "    %@: %.3f bpp, SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB, %.2f s", r.image,
-                    r.bitsPerPixel,
-                    r.ssimMean, r.ssimWorst, r.psnrY, r.encodeSeconds))
+                    format: "    %@: %.3f bpp, SSIM-Y %.5f / worst %.5f, PSNR-Y %.2f dB, view loss %.5f / %.5f, %.2f s",
+                    r.image, r.bitsPerPixel, r.ssimMean, r.ssimWorst, r.psnrY, r.viewLossMean, r.viewLossWorst,
+                    r.encodeSeconds))
         }
     }
 }
@@ -407,32 +392,43 @@ func summarize(_ rows: [LadderRow]) throws {
 let argv = CommandLine.arguments
 guard argv.count >= 2 else {
     fail(
-        "usage: readback-ladder run RAW... [--out TSV] [--crop WxH] [--presets ..] [--qualities ..] [--merge] | shipped RAW... [--target NAME] [--quality Q] [--speed PRESET] | compare RAW FILE.heic... [--crop WxH|full] | choose [TSV] | frame SRC OUT.ppm [--depth 8|10]"
+        "usage: readback-ladder run RAW[=CLEAN]... [--out TSV] [--crop WxH] [--presets ..] [--variants V;V..] [--qualities ..] [--settings P:Q:V;..] [--merge] | shipped RAW[=CLEAN]... [--target NAME] [--quality Q] [--speed PRESET] | compare RAW[=CLEAN] FILE.heic... [--crop WxH|full] | choose [TSV] | defaults | frame SRC OUT.ppm [--depth 8|10] [--crop WxH]"
     )
 }
 let (positionals, options) = parse(argv[2...])
 do {
     switch argv[1] {
     case "frame":
-        guard positionals.count == 2 else { fail("usage: readback-ladder frame SRC OUT.ppm [--depth 8|10]") }
+        guard positionals.count == 2 else {
+            fail("usage: readback-ladder frame SRC OUT.ppm [--depth 8|10] [--crop WxH]")
+        }
         var depth: Int?
         if let d = options["depth"] {
             guard d == "8" || d == "10" else { fail("--depth takes 8 or 10, got '\(d)'") }
             depth = Int(d)
         }
-        try writeFrame(source: positionals[0], out: positionals[1], depth: depth)
+        try writeFrame(
+            source: positionals[0], out: positionals[1], depth: depth,
+            crop: options["crop"] == nil ? nil : cropSize(options))
     case "run":
         try run(positionals, options: options)
     case "shipped":
         try shipped(positionals, options: options)
     case "compare":
         try compare(positionals, options: options)
+    case "defaults":
+        // The converter's default encoder setting in the ladder's terms (make bench encodes its crops with it).
+        let o = ConvertOptions()
+        let variant =
+            ([Ladder.defaultVariant] + o.x265Options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+            .joined(separator: ",")
+        print("{\"preset\":\"\(o.speed)\",\"quality\":\(o.quality),\"variant\":\"\(variant)\"}")
     case "choose":
         let path = positionals.first ?? "docs/quality-ladder.tsv"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fail("\(path): cannot read") }
         try summarize(Ladder.parse(text))
     default:
-        fail("unknown mode '\(argv[1])': run, shipped, compare, choose or frame")
+        fail("unknown mode '\(argv[1])': run, shipped, compare, choose, defaults or frame")
     }
 } catch {
     fail("\(error)")

@@ -157,7 +157,8 @@ private final class DataErrorSink: @unchecked Sendable {
 public final class LibRawDecoder {
     /// Largest frame accepted (pixels). 400 MP covers every current sensor.
     public static let maxPixels = 400_000_000
-    /// File bytes per sensor pixel below which a file is a stub (platform-notes §4: stubs ≤ 0.006, real ≥ 0.4).
+    /// File bytes per sensor pixel below which a file is a stub (stubs ≤ 0.006, real files ≥ 0.4: docs/platform.md,
+    /// LibRaw).
     public static let minBytesPerPixel = 0.05
 
     let handle: UnsafeMutablePointer<libraw_data_t>

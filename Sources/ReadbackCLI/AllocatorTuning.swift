@@ -7,9 +7,8 @@ import Foundation
 /// and analysis buffers, libheif's images and the tiles' pixels. Each new block is page-faulted and zeroed by the
 /// kernel again, and each `munmap` in a process with encoder threads makes the kernel flush the other cores' TLBs.
 /// Serving blocks under 64 MiB from the heap, and keeping up to 256 MiB of freed heap, lets those buffers be reused.
-/// Measured on the 24 MP chart, interleaved runs: faster in 17 of 24 pairs, paired median 0.12–0.25 s less. Peak RSS
-/// rose by 7 MB for one file (339 → 347 MB) and by 110 MB for four files with two jobs (765 → 875 MB: freed heap is
-/// kept for the next file). LibRaw's image (192 MB at 24 MP) still comes from `mmap`.
+/// Measured on the 24 MP chart: a little faster, for slightly more peak memory, since freed heap is kept for the next
+/// file (docs/tiling.md). LibRaw's image still comes from `mmap`.
 ///
 /// Swift's Glibc module does not import `mallopt`, so it is looked up with `dlsym`. A user's own `MALLOC_*_`
 /// variables win: nothing is changed when either is set.

@@ -9,7 +9,7 @@ import Store
 public enum Readback {
     /// Every subcommand, in the order `--help` lists them.
     public static let commands: [any Subcommand] = [
-        ConvertCommand(), AuditCommand(), InspectCommand(), DiffCommand(), HistoryCommand(),
+        ConvertCommand(), AuditCommand(), MergeCommand(), InspectCommand(), DiffCommand(), HistoryCommand(),
         CorpusCommand(),
     ]
 
@@ -21,25 +21,26 @@ public enum Readback {
         ]
     }
 
+    /// What Readback does, in one line: `--help`'s first line and the man page's NAME.
+    static let tagline =
+        "convert camera RAW to HEIC without losing anything, and prove it by reading every output back."
+    /// The top-level usage lines (`--help` and the man page's SYNOPSIS).
+    static let topUsage = ["readback <command> [options]", "readback <command> --help", "readback --version"]
+    /// The notes that close `--help` (also in the man page).
+    static let topNotes = [
+        "Exit codes: 0 clean, 1 findings over the gate, 2 usage or I/O error.",
+        "Colour is used only on a terminal and never when NO_COLOR is set.",
+    ]
+
     static var topHelp: String {
-        var lines = [
-            "readback — convert camera RAW to HEIC without losing anything, and prove it by reading every output back.",
-            "",
-            "Usage: readback <command> [options]",
-            "       readback <command> --help",
-            "       readback --version",
-            "",
-            "Commands:",
-        ]
+        var lines = ["readback — " + tagline, ""]
+        lines += topUsage.enumerated().map { ($0.offset == 0 ? "Usage: " : "       ") + $0.element }
+        lines += ["", "Commands:"]
         let width = commands.map(\.name.count).max() ?? 0
         for c in commands {
             lines.append("  " + c.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + c.summary)
         }
-        lines += [
-            "",
-            "Exit codes: 0 clean, 1 findings over the gate, 2 usage or I/O error.",
-            "Colour is used only on a terminal and never when NO_COLOR is set.",
-        ]
+        lines += [""] + topNotes
         return lines.joined(separator: "\n")
     }
 
@@ -50,6 +51,13 @@ public enum Readback {
             return .usageOrIO
         }
         switch first {
+        case "help" where arguments.dropFirst().first == "--man":
+            // Hidden: the man page, generated from the same tables as --help (`make install`, `make deb`).
+            console.write(ManPage.render())
+            return .clean
+        case "completions":
+            // Hidden: `readback completions bash|zsh` prints a completion script made from the option tables.
+            return Completions.run(Array(arguments.dropFirst()), console: console)
         case "-h", "--help", "help":
             if first == "help", arguments.count > 1, let c = commands.first(where: { $0.name == arguments[1] }) {
                 console.print(c.helpText)

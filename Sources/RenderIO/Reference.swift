@@ -165,7 +165,9 @@ public enum ReferenceExtractor {
         do { img = try JPEGDecoder.decode(bytes, minSide: decodeSide) } catch {
             return .none(reason: "the JPEG source does not decode: \(error)")
         }
-        if let problem = unusable(img) { return .none(reason: "the JPEG source is no picture to compare with: \(problem)") }
+        if let problem = unusable(img) {
+            return .none(reason: "the JPEG source is no picture to compare with: \(problem)")
+        }
         let seg = JPEGSegments(bytes)
         let exif = seg.exif.flatMap { try? Exiv2.decodeExif($0) }
         let orientation = exif.flatMap { integer($0, key: "Exif.Image.Orientation") } ?? 1

@@ -95,10 +95,17 @@ public struct RunParameters: Codable, Hashable, Sendable {
     public var policy: String
     /// The roots given on the command line (`sources`, `outputs`, `pairs`), as given.
     public var roots: [String: String]
+    /// Present when the run audited one shard (`--shard K/N`); absent otherwise (docs/distributed.md).
+    public var shard: ShardRecord?
+    /// The list the shards split, fingerprinted before sharding: present on every shard report and on a merged one.
+    public var sourceList: SourceListRecord?
+    /// Present on a report made by `readback merge`: how many shard reports it joined.
+    public var mergedShards: Int?
 
     public init(
         mode: String, startedAt: String, durationSeconds: Double = 0, failOn: Severity = .error, decode: Bool = true,
-        jobs: Int = 1, policy: String = "built-in", roots: [String: String] = [:]
+        jobs: Int = 1, policy: String = "built-in", roots: [String: String] = [:], shard: ShardRecord? = nil,
+        sourceList: SourceListRecord? = nil, mergedShards: Int? = nil
     ) {
         self.mode = mode
         self.startedAt = startedAt
@@ -108,7 +115,33 @@ public struct RunParameters: Codable, Hashable, Sendable {
         self.jobs = jobs
         self.policy = policy
         self.roots = roots
+        (self.shard, self.sourceList, self.mergedShards) = (shard, sourceList, mergedShards)
     }
+}
+
+/// `run.shard`: which shard of a sharded run a report covers.
+public struct ShardRecord: Codable, Hashable, Sendable {
+    /// K, from 0.
+    public var index: Int
+    /// N.
+    public var count: Int
+    /// How many entries of the source list belong to this shard; the shards' counts add up to `sourceList.files`.
+    public var sources: Int
+
+    public init(index: Int, count: Int, sources: Int) {
+        (self.index, self.count, self.sources) = (index, count, sources)
+    }
+}
+
+/// `run.sourceList`: the fingerprint of the whole list a sharded run splits (the files under `--sources`, or the
+/// outputs under `--outputs` alone), the same on every shard of one run.
+public struct SourceListRecord: Codable, Hashable, Sendable {
+    /// How many paths the list holds.
+    public var files: Int
+    /// SHA-256 of the relative paths sorted by their UTF-8 bytes, each followed by a line feed.
+    public var sha256: String
+
+    public init(files: Int, sha256: String) { (self.files, self.sha256) = (files, sha256) }
 }
 
 /// How one metadata field fared between source and output.
@@ -288,17 +321,19 @@ public struct Summary: Codable, Hashable, Sendable {
 
     public init(files list: [FileResult], unmatchedOutputs: Int) {
         self.init()
-        files = list.count
-        failed = list.filter { $0.verdict == .fail }.count
-        passed = files - failed
-        for f in list {
-            for x in f.findings {
-                findingsBySeverity[x.severity.rawValue, default: 0] += 1
-                findingsByCode[x.code, default: 0] += 1
-            }
-            if f.gainMaps.contains(where: \.isComplete) { gainMapsComplete += 1 }
-        }
+        for f in list { add(f) }
         self.unmatchedOutputs = unmatchedOutputs
+    }
+
+    /// Counts one more file (its `verdict` as set), so a summary can be built while files stream past.
+    public mutating func add(_ f: FileResult) {
+        files += 1
+        if f.verdict == .fail { failed += 1 } else { passed += 1 }
+        for x in f.findings {
+            findingsBySeverity[x.severity.rawValue, default: 0] += 1
+            findingsByCode[x.code, default: 0] += 1
+        }
+        if f.gainMaps.contains(where: \.isComplete) { gainMapsComplete += 1 }
     }
 }
 

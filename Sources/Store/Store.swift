@@ -136,9 +136,15 @@ public final class Database {
     ///   - migrations: schema steps; step *i* (0-based) moves `user_version` from *i* to *i+1*. Steps already applied
     ///     are skipped; each pending one runs once, all in one transaction.
     ///   - busyTimeoutMilliseconds: how long to wait for another connection's lock before SQLITE_BUSY.
+    ///   - exclusive: open in `locking_mode = EXCLUSIVE`, set before WAL: the connection takes the file lock once
+    ///     and keeps it, and SQLite never creates the shared-memory WAL index (`-shm`), which needs one host's
+    ///     memory map and so does not work on a network file system. Only for a database one process uses at a
+    ///     time (a shard's store, guarded by its own lock file); no other connection can read it meanwhile.
     /// - Throws: `SQLiteError` when the file cannot be opened, a migration fails, or the database's
     ///   `user_version` is newer than `migrations.count` (written by a newer program).
-    public init(path: String?, migrations: [String] = [], busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
+    public init(
+        path: String?, migrations: [String] = [], busyTimeoutMilliseconds: Int32 = 10_000, exclusive: Bool = false
+    ) throws(SQLiteError) {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path ?? ":memory:", &db, flags | (path == nil ? SQLITE_OPEN_MEMORY : 0), nil)
@@ -153,6 +159,7 @@ public final class Database {
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         try exec("PRAGMA foreign_keys = ON")
         if path != nil {
+            if exclusive { try exec("PRAGMA locking_mode = EXCLUSIVE") }
             let mode = try query("PRAGMA journal_mode = WAL").first?.string("journal_mode")
             if mode?.lowercased() != "wal" {
                 throw SQLiteError(

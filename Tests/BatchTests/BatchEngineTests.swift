@@ -1,6 +1,7 @@
 import Digest
 import Foundation
 import Store
+import TestSupport
 import Testing
 
 @testable import Batch
@@ -334,7 +335,7 @@ import Testing
 }
 
 @Test func anInjectedFailingWriterLeavesNoFileAndReportsENOSPC() throws {
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-batch")
     defer { try? FileManager.default.removeItem(at: dir) }
     let target = dir.appendingPathComponent(".readback-tmp-0a1b2c3d-0000-0000-0000-000000000000-x.heic").path
     var written = 0
@@ -424,11 +425,14 @@ import Testing
     #expect(info1.contains("Path=\(Trash.percentEncode(a))\n"))
     #expect(info2.contains("Path=\(Trash.percentEncode(other))\n"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: trash.appendingPathComponent("info").path).count == 2)
-    // Killed between creating the info file and writing it: an empty orphan, reused too.
+    // Killed between creating the info file and writing it: an empty orphan (over a minute old), reused too.
     let lib2 = try Library(files: ["c.dng"])
     defer { lib2.remove() }
     let c = try #require(FileOps.realPath(lib2.path("c.dng")))
     FileManager.default.createFile(atPath: trash.appendingPathComponent("info/c.dng.trashinfo").path, contents: nil)
+    try FileManager.default.setAttributes(
+        [.modificationDate: Date().addingTimeInterval(-3600)],
+        ofItemAtPath: trash.appendingPathComponent("info/c.dng.trashinfo").path)
     #expect(try Trash.move(c, environment: env) == trash.appendingPathComponent("files/c.dng").path)
     let info3 = try String(contentsOf: trash.appendingPathComponent("info/c.dng.trashinfo"), encoding: .utf8)
     #expect(info3.hasPrefix("[Trash Info]\nPath=\(Trash.percentEncode(c))\n"))

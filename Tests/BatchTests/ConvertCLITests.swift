@@ -41,7 +41,7 @@ func runReadback(_ args: [String], cwd: URL? = nil) throws -> (status: Int32, ou
 }
 
 @Test func convertRealDNGsEndToEndWithJSONAndResume() throws {
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-batch")
     defer { try? FileManager.default.removeItem(at: dir) }
     let src = dir.appendingPathComponent("src/Trip")
     try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
@@ -85,7 +85,7 @@ func runReadback(_ args: [String], cwd: URL? = nil) throws -> (status: Int32, ou
 }
 
 @Test func anInterruptedRunLeavesNoTempFileAndResumes() throws {
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-batch")
     defer { try? FileManager.default.removeItem(at: dir) }
     let src = dir.appendingPathComponent("src")
     try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)

@@ -1,3 +1,4 @@
+import CorpusKit
 import Foundation
 import Store
 import TestSupport
@@ -20,7 +21,7 @@ import Testing
     #expect(FileManager.default.isExecutableFile(atPath: binary), "build readback first (swift build): \(binary)")
     guard FileManager.default.isExecutableFile(atPath: binary) else { return }
 
-    var rng = SplitMix(seed: UInt64(env["READBACK_CRASH_SEED"] ?? "") ?? 0x5EED)
+    var rng = SplitMix64(seed: UInt64(env["READBACK_CRASH_SEED"] ?? "") ?? 0x5EED)
     var kills = 0
     var runs = 0
     var rounds = 0
@@ -32,7 +33,7 @@ import Testing
     let started = Date()
     while kills < wantedKills {
         rounds += 1
-        let dir = try scratchDirectory("crash")
+        let dir = Repo.temporaryDirectory("readback-crash")
         defer { try? FileManager.default.removeItem(at: dir) }
         let src = dir.appendingPathComponent("src")
         let out = dir.appendingPathComponent("out")
@@ -79,7 +80,7 @@ import Testing
             // Two kills in three at a random moment; one in three the instant the removal step has removed a
             // first original (the narrowest window: some originals gone, their records maybe not yet written).
             let atRemoval = rng.next() % 3 == 0
-            let delay = checkRun ? Double.infinity : rng.uniform(0.01, maxDelay)
+            let delay = checkRun ? Double.infinity : 0.01 + (maxDelay - 0.01) * rng.unit()
             let present = Set(
                 names.filter { FileManager.default.fileExists(atPath: src.appendingPathComponent($0).path) })
             while p.isRunning {
@@ -181,20 +182,4 @@ import Testing
             + String(format: "%.0f s", Date().timeIntervalSince(started)))
     #expect(kills >= wantedKills)
     #expect(removed > 0, "no original was ever removed: the test would not show anything")
-}
-
-/// A small deterministic random generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
-        lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
-    }
 }

@@ -2,6 +2,7 @@ import CorpusKit
 import Foundation
 import RenderCheck
 import RenderIO
+import TestSupport
 import Testing
 
 @testable import Batch
@@ -24,13 +25,14 @@ struct FaultyRenderConverter: ItemConverter {
 /// original of a colour-cast output (partial, named `render.cast`) and fails a blank one (`render.blank`, no output
 /// left under the final name), while the faithful conversion of the same capture is verified and its original removed.
 @Test func aCastOrBlankOutputKeepsTheOriginalWhateverRemovalSays() async throws {
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-render-veto")
     defer { try? FileManager.default.removeItem(at: dir) }
     let (src, out) = (dir.appendingPathComponent("src"), dir.appendingPathComponent("out"))
     try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
     // Nothing above white, so the output needs no gain map; a trailing byte of its own makes each source distinct.
     let recipe = try #require(Corpus.tiny.first { $0.file == "dng/chart-sdr-rggb-14bit-o1.dng" })
-    for (i, name) in ["good", DeliberateFailure.castRedBlue.rawValue, DeliberateFailure.constant.rawValue].enumerated() {
+    for (i, name) in ["good", DeliberateFailure.castRedBlue.rawValue, DeliberateFailure.constant.rawValue].enumerated()
+    {
         try Data(recipe.dngBytes() + [UInt8(i)]).write(to: src.appendingPathComponent("\(name).dng"))
     }
     let config = BatchConfiguration(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Batch
@@ -77,7 +78,7 @@ struct Library {
     var xdg: URL { dir.appendingPathComponent("xdg") }
 
     init(files: [String], tag: String = #function) throws {
-        dir = try scratchDirectory(tag)
+        dir = Repo.temporaryDirectory("readback-" + tag.filter { $0.isLetter || $0.isNumber })
         for (i, f) in files.enumerated() {
             let url = src.appendingPathComponent(f)
             try FileManager.default.createDirectory(

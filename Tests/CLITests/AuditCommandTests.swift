@@ -7,7 +7,7 @@ import Testing
 @testable import ReadbackCLI
 
 /// A small real HEIC (libheif-encoded, with an nclx), written to `dir/name`.
-private func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -> URL {
+func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -> URL {
     let w = 64
     let h = 48
     var s = HeifEncodeSettings()

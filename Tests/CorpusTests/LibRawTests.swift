@@ -73,8 +73,9 @@ func losslessJPEGDecodesIdenticallyToUncompressed(_ file: String) throws {
 }
 
 /// Each benchmark chart has a lossless-JPEG twin of the same recipe (so, by the test above, the same pixels), named
-/// as `make bench` expects: `…-o1.dng` beside `…-ljpeg-o1.dng`. The bench measures issue 11's "≥ 8× smaller than a
-/// losslessly compressed RAW" against the twin, so a twin of another scene would make that figure meaningless.
+/// as `make bench` expects: `…-o1.dng` beside `…-ljpeg-o1.dng`. The bench measures the size goal ("≥ 8× smaller than
+/// a losslessly compressed RAW", docs/bench.md) against the twin, so a twin of another scene would make that figure
+/// meaningless.
 @Test func everyBenchmarkChartHasALosslessTwinOfTheSameScene() throws {
     let plain = Corpus.large.filter { !$0.spec.losslessJPEG }
     #expect(plain.count == 2)

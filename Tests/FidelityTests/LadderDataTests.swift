@@ -10,26 +10,52 @@ func committedLadder() throws -> [LadderRow] {
     return try Ladder.parse(String(contentsOf: url, encoding: .utf8))
 }
 
+/// The committed ladder covers the 24 MP chart with sensor noise at every benchmark ISO, noisy
+/// remosaics of the two corpus photos at several ISOs (each with its noiseless twin as the viewing-size truth), and
+/// the three real full-pixel camera DNGs; every measured setting is there for every image, once.
 @Test func committedLadderIsComplete() throws {
     let rows = try committedLadder()
     let images = Set(rows.map(\.image))
-    #expect(images.count >= 4)
-    #expect(images.contains { $0.hasPrefix("chart-24mp") })
-    #expect(images.contains { $0.hasPrefix("remosaic-") })
-    let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow"]
-    let qualities = [40, 50, 60, 65, 70, 75, 80, 85, 90]
-    for image in images {
-        for p in presets {
-            for q in qualities {
-                #expect(
-                    rows.filter { $0.image == image && $0.preset == p && $0.quality == q }.count == 1,
-                    "\(image) \(p) q\(q)")
-            }
+    for iso in [100, 800, 3200, 12800] {
+        #expect(images.contains("chart-24mp-rggb-14bit-iso\(iso)-o1.dng"), "ISO \(iso) chart")
+    }
+    #expect(images.filter { $0.hasPrefix("remosaic-") && $0.contains("-iso") }.count >= 4)
+    for real in [
+        "photoprism_canon_eos_6d.dng", "tinydng_Canon550D_MagicLantern_colorchart.dng",
+        "dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng",
+    ] {
+        #expect(images.contains(real), "\(real)")
+    }
+    struct Setting: Hashable {
+        var preset: String
+        var variant: String
+        var quality: Int
+    }
+    let settings = Set(rows.map { Setting(preset: $0.preset, variant: $0.variant, quality: $0.quality) })
+    #expect(settings.count >= 20)
+    #expect(Set(rows.map(\.preset)).isSuperset(of: ["ultrafast", "superfast", "medium"]))
+    for s in settings {
+        for image in images {
+            let n = rows.filter { $0.image == image && $0.preset == s.preset && $0.variant == s.variant }
+                .filter { $0.quality == s.quality }.count
+            #expect(n == 1, "\(image) \(s.preset) \(s.variant) q\(s.quality): \(n) rows")
         }
     }
     for r in rows {
         #expect(r.ssimMean > 0 && r.ssimMean <= 1 && r.ssimWorst <= 1, "\(r.image) \(r.preset) q\(r.quality)")
+        #expect(r.viewMean > 0 && r.viewMean <= 1 && r.viewFrameMean > 0 && r.viewFrameMean <= 1)
         #expect(r.bytes > 0 && r.encodeSeconds > 0)
+    }
+    // The viewing-size truth: the noisy generated images score below 1 against their clean scene (so the clean twin
+    // was used), the real files score ≈ 1 against their own render.
+    for image in images {
+        let frame = try #require(rows.first { $0.image == image }).viewFrameMean
+        #expect(rows.filter { $0.image == image }.allSatisfy { $0.viewFrameMean == frame }, "\(image)")
+        if image.contains("-iso3200") || image.contains("-iso12800") {
+            #expect(frame < 0.97, "\(image): frame \(frame) against its clean scene")
+        } else if !image.contains("-iso") {
+            #expect(frame > 0.999, "\(image): frame \(frame) against its own render")
+        }
     }
 }
 
@@ -40,13 +66,23 @@ func committedLadder() throws -> [LadderRow] {
             Ladder.choose(rows, threshold: target.threshold), "\(target.rawValue): nothing passes")
         #expect(choice.preset == target.preset, "\(target.rawValue)")
         #expect(choice.quality == target.quality, "\(target.rawValue)")
+        #expect(choice.variant == target.variant, "\(target.rawValue)")
+    }
+    // What the converter can write: HeifCodec's tune (ssim), x265 options, chroma; no pre-encode filter.
+    for target in EncodingTarget.allCases {
+        let pairs = Ladder.pairs(of: target.variant)
+        #expect(pairs.first { $0.key == "tune" }?.value == "ssim", "\(target.rawValue)")
+        #expect(Ladder.denoise(of: target.variant) == nil, "\(target.rawValue)")
     }
     let d = ConvertOptions()
     #expect(d.speed == EncodingTarget.visuallyLossless.preset)
     #expect(d.quality == EncodingTarget.visuallyLossless.quality)
+    #expect(d.x265Options == EncodingTarget.visuallyLossless.x265Options)
+    #expect(d.chroma == EncodingTarget.visuallyLossless.chroma)
     var o = ConvertOptions()
     EncodingTarget.archival.apply(to: &o)
     #expect(o.speed == EncodingTarget.archival.preset && o.quality == EncodingTarget.archival.quality)
+    #expect(o.chroma == EncodingTarget.archival.chroma && o.chroma.rawValue == "444" && o.x265Options.isEmpty)
 }
 
 func row(_ image: String, _ preset: String, _ q: Int, bytes: Int, seconds: Double, mean: Double, worst: Double)

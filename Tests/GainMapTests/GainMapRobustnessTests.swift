@@ -1,23 +1,12 @@
 import ColorScience
+import CorpusKit
 import HEIF
 import Testing
 
 @testable import GainMap
 
-/// A deterministic generator (SplitMix64) so hostile-input tests are reproducible.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Test func toneMapDecoderSurvivesHostileBodies() {
-    var rng = SplitMix(state: 21496)
+    var rng = SplitMix64(seed: 21496)
     var usable = 0
     for i in 0..<4000 {
         var body: [UInt8]
@@ -45,7 +34,7 @@ struct SplitMix: RandomNumberGenerator {
 }
 
 @Test func appleAndAdobeParsersSurviveHostileBytes() {
-    var rng = SplitMix(state: 2020)
+    var rng = SplitMix64(seed: 2020)
     let note = appleMakerNote(headroom: (101, 100), gain: (1, 200))
     let xmp = Array(AppleGainMapXMP.packet(headroom: 4.5))
     for _ in 0..<2000 {

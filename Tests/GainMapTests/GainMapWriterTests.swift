@@ -2,6 +2,7 @@ import ColorScience
 import Foundation
 import HEIF
 import HeifCodec
+import TestSupport
 import Testing
 
 @testable import GainMap
@@ -36,18 +37,6 @@ func heifEncode(width: Int, height: Int, channels: Int, samples: [UInt8], in dir
         let data = f.payload(of: id), let size = f.imageSize(of: id)
     else { throw ToolFailed(description: "heif-enc output for \(name) has no plain hvc1 primary: \(f.items)") }
     return (cfg, data, size.width, size.height, f.chromaFormat(of: id) ?? -1)
-}
-
-/// A decoder for the inspector built on HeifCodec (libheif 1.15): luma, or R of RGB for grids.
-func heifCodecDecoder(_ bytes: [UInt8]) throws -> DecodedPlane? {
-    let img: HeifDecodedImage
-    do { img = try HeifDecoder.decodePrimary(bytes, format: .mono) } catch {
-        img = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
-    }
-    let plane =
-        img.channels == 1
-        ? img.samples : stride(from: 0, to: img.samples.count, by: img.channels).map { img.samples[$0] }
-    return DecodedPlane(width: img.width, height: img.height, bitDepth: img.bitDepth, samples: plane)
 }
 
 func tempDir() throws -> URL {
@@ -109,7 +98,7 @@ func tempDir() throws -> URL {
     // Our parser: no container errors; our completeness check: every part passes, data decoded.
     let f = HEIFFile(bytes: bytes)
     #expect(!f.hasErrors, "\(f.findings)")
-    let ins = GainMapInspector.inspect(f, decode: heifCodecDecoder)
+    let ins = GainMapInspector.inspect(f, decode: heifCodecPlane)
     #expect(ins.findings.isEmpty)
     let r = try #require(ins.reports.first)
     #expect(ins.reports.count == 1)
@@ -125,7 +114,7 @@ func tempDir() throws -> URL {
     #expect(f.payload(of: written.toneMapItemID) == (try ToneMapImage(metadata: gm.metadata).encoded()))
     // compute → quantise → HEVC encode (heif-enc) → decode (libheif) → apply: the HDR rendition comes back.
     let standalone = try #require(f.standaloneFile(for: written.gainMapItemID))
-    let plane = try #require(try heifCodecDecoder(standalone))
+    let plane = try #require(try heifCodecPlane(standalone))
     #expect(plane.width == 64 && plane.height == 64)
     let decodedMap = GainMapMath.dequantize(
         plane.samples.map { UInt8(min($0, 255)) }, width: 64, height: 64, channels: 1)

@@ -189,7 +189,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
 
 @Test func exifBlobBuilderReportsWhatEncodeShrank() throws {
     // exiv2's ExifParser::encode keeps the blob under the 64 KB JPEG APP1 limit by cutting large values
-    // (platform-notes §3): the builder must say so instead of losing them silently.
+    // (docs/platform.md): the builder must say so instead of losing them silently.
     var b = TIFFBuilder.camera()
     b.exif.append(
         .init(tag: 0x9286, value: .undefined(Array("ASCII\0\0\0".utf8) + [UInt8](repeating: 0x41, count: 70_000))))

@@ -101,7 +101,7 @@ enum AuditExpectations {
         return FileAuditor(options: AuditOptions(decode: true)).audit(AuditJob(name: rel, source: nil, output: u))
     }
     // iPhone 16 (iOS 26): the gain-map grid is both Apple's aux and the ISO tmap's input; both complete, and it
-    // decodes although libheif 1.15 refuses the file as a whole (platform-notes §2).
+    // decodes although libheif 1.15 refuses the file as a whole (docs/platform.md).
     let iphone16 = audit("heic/libvips_pr5132_iphone16_apple-heic-gainmap.heic")
     #expect(iphone16.gainMaps.map(\.kind) == ["apple", "iso"])
     #expect(iphone16.gainMaps.allSatisfy { $0.isComplete })

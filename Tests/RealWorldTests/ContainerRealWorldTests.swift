@@ -84,7 +84,8 @@ enum ContainerCorpus {
     #expect(f.grid(of: 62)?.tiles.count == 15)
     #expect(f.imageSize(of: 62).map { [$0.width, $0.height] } == [2856, 2142])
     #expect(f.chromaFormat(of: 62) == 0)
-    // ISO 21496-1 tmap: dimg [base 46, gain map 62]; its XMP says it is the same item (platform-notes §2).
+    // ISO 21496-1 tmap: dimg [base 46, gain map 62]; its XMP says it is the same item (docs/platform.md: iOS 18's two
+    // gain maps are one).
     #expect(f.toneMapItems == [122])
     #expect(f.derivedInputs(of: 122) == [46, 62])
     #expect(f.payload(of: 122)?.count == 62)

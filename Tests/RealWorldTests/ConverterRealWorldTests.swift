@@ -1,4 +1,5 @@
 import Converter
+import Digest
 import Foundation
 import HEIF
 import HeifCodec
@@ -6,22 +7,77 @@ import RawDecoder
 import TestSupport
 import Testing
 
-/// Every RAW in the shared corpus: the one real DNG decodes, every stub/truncated file is a one-line error.
+/// What converting one real-world RAW must give, from Expectations/raw.tsv, keyed by the file's sha256.
+struct RawExpectation {
+    enum Outcome: Equatable {
+        /// Converts; the output's upright size.
+        case converts(width: Int, height: Int)
+        /// Fails with a one-line error containing this reason.
+        case fails(String)
+    }
+    var name: String
+    var outcome: Outcome
+    var note: String
+
+    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Expectations/raw.tsv")
+
+    /// sha256 → expectation.
+    static func load() throws -> [String: RawExpectation] {
+        var out: [String: RawExpectation] = [:]
+        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") where !line.hasPrefix("#") {
+            let c = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard c.count == 5 else { throw RealWorldCorpus.Missing(what: "raw.tsv: malformed line '\(line)'") }
+            let size = c[3].split(separator: "x").compactMap { Int($0) }
+            switch c[2] {
+            case "converts" where size.count == 2:
+                out[c[0]] = RawExpectation(name: c[1], outcome: .converts(width: size[0], height: size[1]), note: c[4])
+            case "fails":
+                out[c[0]] = RawExpectation(name: c[1], outcome: .fails(c[3]), note: c[4])
+            default:
+                throw RealWorldCorpus.Missing(what: "raw.tsv: unknown outcome in '\(line)'")
+            }
+        }
+        return out
+    }
+
+    /// Every RAW of the corpus with its expectation; a RAW without one is a failure (record it in raw.tsv).
+    static func corpus() throws -> [(url: URL, expected: RawExpectation)] {
+        let expectations = try load()
+        var out: [(URL, RawExpectation)] = []
+        for url in try RealWorldCorpus.files([
+            "dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef", "mrw", "iiq", "x3f",
+        ]) {
+            let sha = try SHA256.hex(fileAt: url)
+            guard let e = expectations[sha] else {
+                Issue.record("\(url.lastPathComponent) (sha256 \(sha)) has no line in Expectations/raw.tsv")
+                continue
+            }
+            out.append((url, e))
+        }
+        return out
+    }
+}
+
+/// Every RAW in the shared corpus decodes exactly when its expectation says it converts; every other one is a
+/// one-line error naming the file.
 @Test func realWorldRawDecoderSeparatesRealDataFromStubs() throws {
-    let raws = try RealWorldCorpus.files([
-        "dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef", "mrw", "iiq", "x3f",
-    ])
-    #expect(raws.count >= 20, "expected the 20 corpus RAWs, found \(raws.count)")
-    for url in raws {
+    let raws = try RawExpectation.corpus()
+    #expect(raws.count >= 23, "expected the 23 corpus RAWs, found \(raws.count)")
+    #expect(raws.filter { if case .converts = $0.expected.outcome { true } else { false } }.count == 3)
+    for (url, e) in raws {
         do {
             let (meta, img) = try LibRawDecoder.decode(url, options: RawDecodeOptions(halfSize: true))
-            #expect(url.lastPathComponent == "photoprism_canon_eos_6d.dng", "\(url.lastPathComponent) decoded: \(meta)")
+            guard case .converts = e.outcome else {
+                Issue.record("\(url.lastPathComponent) decoded, but raw.tsv expects \(e.outcome): \(meta)")
+                continue
+            }
             #expect(img.width > 0 && img.height > 0)
-        } catch let e as RawDecodeError {
-            print("REJECT \(e)")
-            #expect(url.lastPathComponent != "photoprism_canon_eos_6d.dng", "\(e)")
-            #expect(!e.description.contains("\n"))
-            #expect(e.description.hasPrefix(url.lastPathComponent + ": "))
+        } catch let err as RawDecodeError {
+            print("REJECT \(err)")
+            if case .converts = e.outcome { Issue.record("\(url.lastPathComponent): \(err)") }
+            #expect(!err.description.contains("\n"))
+            #expect(err.description.hasPrefix(url.lastPathComponent + ": "))
         }
     }
 }
@@ -40,12 +96,22 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
-/// The real DNG converts, opens with libheif 1.15, and its metadata survives (exiftool is the oracle).
-@Test func realWorldCanonDNGConvertsWithMetadata() throws {
-    let src = try RealWorldCorpus.root().appendingPathComponent("raw/photoprism_canon_eos_6d.dng")
+/// Every real DNG converts at its expected size, opens with libheif 1.15 (heif-info, heif-convert), and its metadata
+/// survives (exiftool is the oracle).
+@Test func realWorldFullPixelRAWsConvertWithMetadata() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-real-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
+    var converted = 0
+    for (src, e) in try RawExpectation.corpus() {
+        guard case .converts(let w, let h) = e.outcome else { continue }
+        converted += 1
+        try checkConversion(src, width: w, height: h, in: dir)
+    }
+    #expect(converted == 3)
+}
+
+private func checkConversion(_ src: URL, width: Int, height: Int, in dir: URL) throws {
     let converted = try HEICConverter.convert(source: src)
     let (res, out) = (converted.result, try writeOutput(converted.bytes, for: src, in: dir))
     print("TIMINGS \(res.timings)")
@@ -54,7 +120,7 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
             format: "REAL %@ %dx%d in %d B → out %d B, ratio %.3f, total %.2f s, %@; losses %@",
             res.source, res.width, res.height, res.inputBytes, res.outputBytes, res.sizeRatio,
             res.timings["total"] ?? -1, res.hdr.reason, res.knownLosses.description))
-    #expect(res.width > 0 && res.height > 0)
+    #expect(res.width == width && res.height == height, "\(res.source): \(res.width)x\(res.height)")
     let (c, info) = tool("heif-info", [out.path])
     #expect(c == 0, "\(info)")
     let png = dir.appendingPathComponent("x.png")
@@ -77,28 +143,30 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
     let a = try read(src)
     let b = try read(out)
     for k in keys where a[k] != nil {
-        #expect(a[k] == b[k], "\(k): source \(a[k] ?? "-") output \(b[k] ?? "-")")
+        #expect(a[k] == b[k], "\(res.source) \(k): source \(a[k] ?? "-") output \(b[k] ?? "-")")
     }
     #expect(a["Make"] != nil && a["Model"] != nil)
     #expect(b["Orientation"] == "1")
 }
 
-/// Every metadata-only or truncated RAW gives a one-line error and leaves nothing in the destination.
+/// Every metadata-only or truncated RAW gives a one-line error with its expected reason and leaves nothing in the
+/// destination.
 @Test func realWorldStubRAWsFailCleanly() throws {
-    let raws = try RealWorldCorpus.files([
-        "dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef", "mrw", "iiq", "x3f",
-    ])
-    .filter { $0.lastPathComponent != "photoprism_canon_eos_6d.dng" }
-    #expect(raws.count >= 19)
+    let raws = try RawExpectation.corpus().compactMap { r -> (URL, String)? in
+        if case .fails(let why) = r.expected.outcome { return (r.url, why) }
+        return nil
+    }
+    #expect(raws.count >= 20)
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-stubs-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    for url in raws {
+    for (url, why) in raws {
         do {
             try writeOutput(try HEICConverter.convert(source: url).bytes, for: url, in: dir)
             Issue.record("\(url.lastPathComponent) converted, but it has no real pixel data")
         } catch let e as ConvertError {
             #expect(e.description.hasPrefix(url.lastPathComponent + ": ") && !e.description.contains("\n"), "\(e)")
+            #expect(e.description.contains(why), "\(e) does not say '\(why)'")
         }
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)

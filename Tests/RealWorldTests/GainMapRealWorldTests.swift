@@ -3,7 +3,7 @@ import Digest
 import Foundation
 import GainMap
 import HEIF
-import HeifCodec
+import TestSupport
 import Testing
 
 /// What the gain-map inspector must say about one corpus file, keyed by the first 16 hex digits of its sha256.
@@ -21,7 +21,7 @@ private let warn = PartVerdict.warn
 private let fail = PartVerdict.fail
 private let unv = PartVerdict.unverified
 
-/// Expected verdicts for every gain-map file in ../shared/corpus (MANIFEST.tsv "gain map:" column and the notes).
+/// Expected verdicts for every gain-map file in the real-world corpus (MANIFEST.tsv "gain map:" column and the notes).
 let gainMapExpectations: [String: GainMapExpectation] = [
     // libavif: valid files.
     "573a67fdd581f6e6": .init(
@@ -136,23 +136,10 @@ func heifCorpusFiles() throws -> [(URL, String)] { try heifCorpusListing.get() }
     )
 }
 
-/// Decoder for the data part: HeifCodec (libheif 1.15) on the standalone file; luma, or R for mono grids
-/// (1.15 assembles grids as RGB only, platform-notes §2).
-func corpusDecoder(_ bytes: [UInt8]) throws -> DecodedPlane? {
-    let img: HeifDecodedImage
-    do { img = try HeifDecoder.decodePrimary(bytes, format: .mono) } catch {
-        img = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
-    }
-    let plane =
-        img.channels == 1
-        ? img.samples : stride(from: 0, to: img.samples.count, by: img.channels).map { img.samples[$0] }
-    return DecodedPlane(width: img.width, height: img.height, bitDepth: img.bitDepth, samples: plane)
-}
-
 @Test func everyCorpusGainMapDecodesAndIsNotConstant() throws {
     for (url, sha) in try heifCorpusFiles() where gainMapExpectations[sha] != nil {
         let file = try HEIFFile(contentsOf: url.path)
-        let r = try #require(GainMapInspector.inspect(file, decode: corpusDecoder).reports.first)
+        let r = try #require(GainMapInspector.inspect(file, decode: heifCodecPlane).reports.first)
         let data = r.part(.data)
         #expect(data.verdict == .pass, "\(url.lastPathComponent): \(data.findings) \(data.evidence)")
         let size = try #require(r.gainMapItemID.flatMap { file.imageSize(of: $0) })

@@ -4,11 +4,13 @@
 
 Stdlib-only benchmark tooling, not product code. Modules: harness (timing, interleaved rounds, peak RSS), inputs
 (generated RAWs, the real-world corpus), readback (the binary under test and its defaults), peers (the other tools
-and the floor), comparisons (what runs against what), goals (the bounds and goal lines), report (JSON, tables).
+and the floor), comparisons (what runs against what), noise (the sensor-noise comparison: per ISO and on the real
+camera DNGs), goals (the bounds and goal lines), report (JSON, tables).
 Knobs are environment variables (docs/bench.md has the list): BENCH_QUICK=1 (the committed small chart and small
 folders, 3 rounds: a smoke test, not a measurement), BENCH_PAIRS, BENCH_SIZES (24 and/or 50 MP), BENCH_SCALE,
 BENCH_META_COPIES, BENCH_INFO_FILES, BENCH_DECODE_FILES, BENCH_DECODE_ALL, BENCH_REF_ROUNDS, BENCH_SCALE_ROUNDS,
-BENCH_CORPUS, BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY.
+BENCH_CORPUS, BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY,
+BENCH_ISOS, BENCH_NOISE_PAIRS, BENCH_MATCH_CROP (the sensor-noise comparison, noise.py).
 """
 import os
 import shutil
@@ -17,11 +19,12 @@ import tempfile
 import time
 
 import comparisons
+import noise
 import peers
 import report
-from goals import audit_goals, convert_goals, goal
+from goals import audit_goals, convert_goals, goal, noise_goals
 from harness import ENV, PAIRS, QUICK, ROOT, config
-from inputs import find_corpus
+from inputs import find_corpus, generate_large
 from readback import Readback, converter_defaults, floor_settings
 
 
@@ -30,8 +33,8 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "readback"))
     out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
     only = ENV.get("BENCH_ONLY", "")
-    if only not in ("", "audit", "convert"):
-        raise SystemExit(f"bench: BENCH_ONLY takes audit or convert, not {only!r}")
+    if only not in ("", "audit", "convert", "noise"):
+        raise SystemExit(f"bench: BENCH_ONLY takes audit, convert or noise, not {only!r}")
     rb = Readback(binary)
     defaults = converter_defaults(rb)
     results = {"schemaVersion": 1, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -40,18 +43,23 @@ def main():
     work = tempfile.mkdtemp(prefix="readback-bench-")
     try:
         floor = peers.compile_floor(work)
-        if only != "convert":
-            corpus = find_corpus()
+        corpus = find_corpus()
+        if only not in ("convert", "noise"):
             if corpus:
                 results["comparisons"] += comparisons.audit_comparisons(rb, floor, corpus, work)
                 results["goals"] += audit_goals(results["comparisons"])
             else:
                 results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
                                              why="no real-world corpus (set BENCH_CORPUS)"))
-        if only != "audit":
+        if only not in ("audit", "noise"):
             for comp, px in comparisons.convert_comparisons(rb, floor, work, floor_settings(defaults)):
                 results["comparisons"].append(comp)
                 results["goals"] += convert_goals(comp, px)
+        if only not in ("audit", "convert"):
+            generated = None if QUICK else generate_large(rb, work)[0]
+            comp = noise.noise_comparison(rb, work, generated, corpus)
+            results["comparisons"].append(comp)
+            results["goals"] += noise_goals(comp)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["elapsed_s"] = time.time() - t0

@@ -7,6 +7,8 @@ GOALS = {
     "convert_vs_dcraw_pipeline": 0.5,  # <= 0.5x dcraw_emu+heif-enc+exiftool, at >= fidelity and <= size
     "size_vs_lossless_raw": 8.0,  # output >= 8x smaller than a losslessly compressed RAW of the same scene
     "rss_vs_16bit_frame": 3.0,  # peak RSS of one conversion (one worker) < 3x one decoded 16-bit frame
+    "noise_bpp_iso3200": 2.0,  # 24 MP ISO 3200: <= 2 bits per pixel, visually lossless at viewing size
+    "noise_encode_vs_clean": 1.0,  # encode stage on a noisy chart no slower than on the clean chart
 }
 
 
@@ -129,3 +131,39 @@ def agreement(prev, cur):
         out.append({"id": g["id"], "previous": p["value"], "now": g["value"],
                     "agree_within_noise": not (hi < plo or phi < lo)})
     return out
+
+
+def noise_goals(comp):
+    """Issue 20's goals from the noise comparison, per ISO: the output against the lossless-JPEG twin, the encode
+    stage against the clean chart's, and on ISO 3200 the bits per pixel at a visually-lossless verdict."""
+    for im in comp["images"]:
+        iso = im.get("iso")
+        if iso is None or "convert" not in im:
+            continue
+        why = im["convert"].get("reason") or im.get("error")
+        ll = im.get("lossless")
+        g = goal(f"output >= 8x smaller than a lossless RAW (24 MP chart, ISO {iso})", f"noise_size_vs_lossless_iso{iso}",
+                 ll["ratio"] if ll else None, ">=", GOALS["size_vs_lossless_raw"], ll,
+                 why or "no lossless twin (BENCH_QUICK)")
+        if ll:
+            g["note"] = f"{fmt_mb(im['convert'].get('output_bytes'))} vs {fmt_mb(ll['bytes'])}"
+        yield g
+        vc = im.get("vs_clean_chart") or {}
+        per = vc.get("encode_ratio_per_round") or []
+        yield goal(f"encode no slower than on the clean chart (24 MP, ISO {iso})", f"noise_encode_vs_clean_iso{iso}",
+                   vc.get("encode_ratio"), "<=", GOALS["noise_encode_vs_clean"],
+                   {"per_round_min": min(per), "per_round_max": max(per), "wall_ratio": vc.get("wall_ratio")} if per
+                   else None, why or "the clean chart did not run (BENCH_QUICK)")
+        if iso == 3200:
+            sh = im.get("shipped") or {}
+            g = goal("<= 2 bits per pixel at the visually-lossless verdict, viewing size (24 MP, ISO 3200)",
+                     "noise_bpp_iso3200", im.get("bpp"), "<=", GOALS["noise_bpp_iso3200"],
+                     {k: sh.get(k) for k in ("loss_mean", "loss_worst_block", "visually_lossless")},
+                     why or sh.get("error"))
+            if g["status"] == "MET" and not sh.get("visually_lossless"):
+                g["status"] = "NOT MET"
+                g["why"] = "bits met, but the shipped file is not visually lossless at viewing size"
+            if "loss_mean" in sh:
+                g["note"] = (f"viewing-size loss {sh['loss_mean']:.4f} mean / {sh['loss_worst_block']:.4f} worst "
+                             f"block ({'visually lossless' if sh['visually_lossless'] else 'NOT visually lossless'})")
+            yield g

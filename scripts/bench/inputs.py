@@ -95,20 +95,30 @@ def tiff_dims(path):
         return (0, 0)
 
 
+def generate_large(rb, work):
+    """`readback corpus generate --large` into the run's temporary folder, once per run: (folder, the Run)."""
+    out = os.path.join(work, "corpus")
+    if not os.path.isdir(os.path.join(out, "large")):
+        log("generating RAWs with `readback corpus generate --large`")
+        r = run([rb.bin, "corpus", "generate", "--large", "--out", out], env=rb.env(work))
+    else:
+        r = None
+    return out, r
+
+
 def raw_inputs(rb, work):
     """One DNG per BENCH_SIZES entry, from `readback corpus generate --large` (24 and 50 MP charts); BENCH_QUICK
     takes the committed small chart instead. Returns [(megapixels, path, origin)]."""
     if QUICK:
         w, h = tiff_dims(QUICK_RAW)
         return [(round(w * h / 1e6, 2), QUICK_RAW, f"Corpus/dng/{os.path.basename(QUICK_RAW)} (BENCH_QUICK)")]
-    out = os.path.join(work, "corpus")
-    log("generating RAWs with `readback corpus generate --large`")
-    r = run([rb.bin, "corpus", "generate", "--large", "--out", out], env=rb.env(work))
+    out, r = generate_large(rb, work)
     found = []
     for dirpath, _, names in os.walk(os.path.join(out, "large")):
         for n in names:
-            # The -ljpeg twins are the same scenes losslessly compressed: the size goal's reference, not inputs.
-            if n.lower().endswith(".dng") and "-ljpeg-" not in n:
+            # The -ljpeg twins are the same scenes losslessly compressed: the size goal's reference, not inputs. The
+            # noisy charts and their noiseless scene are the noise comparison's (noise.py).
+            if n.lower().endswith(".dng") and not any(k in n for k in ("-ljpeg-", "-iso", "-noiseless-")):
                 p = os.path.join(dirpath, n)
                 w, h = tiff_dims(p)
                 found.append((w * h / 1e6, p))

@@ -111,9 +111,55 @@ def fidelity_rows(c):
     return rows
 
 
+def noise_row(im, crop):
+    """One image of the noise comparison as a table row."""
+    cv = im.get("convert") or {}
+    st = cv.get("seconds")
+    enc = im.get("encode_stage_s") or []
+    cells = [im["label"]]
+    ob = cv.get("output_bytes")
+    cells.append(f"{fmt_mb(ob)}, {im['bpp']:.2f} bit/px" if ob and im.get("bpp") else cv.get("reason", "-"))
+    cells.append(fmt_s(st) + (f"; encode {sorted(enc)[len(enc) // 2]:.2f} s" if enc else ""))
+    sh = im.get("shipped") or {}
+    if "ssim_y_mean" in sh:
+        cells.append(f"{sh['ssim_y_mean']:.4f} / {sh['ssim_y_worst_block']:.4f}")
+        cells.append(f"{sh['loss_mean']:+.4f} / {sh['loss_worst_block']:+.4f} "
+                     f"({'VL' if sh['visually_lossless'] else 'not VL'})")
+    else:
+        cells += [sh.get("error", "-"), "-"]
+    ll = im.get("lossless")
+    cells.append(f"{fmt_mb(ll['bytes'])}, {ll['ratio']:.1f}x" if ll else "-")
+    c = im.get("crop") or {}
+    ours, he = c.get("readback"), (c.get("heif_enc") or {})
+    if ours:
+        cells.append(f"{ours['bpp']:.2f} bit/px, {ours['encode_s']:.2f} s, view loss {ours['loss_mean']:+.4f}")
+        m = he.get("match")
+        cells.append(f"q{m['quality']}: {m['bpp']:.2f} bit/px, {m['encode_s']:.2f} s ({m['bpp'] / ours['bpp']:.2f}x "
+                     f"Readback's bits)" if m else he.get("error", "never reached Readback's viewing fidelity"))
+    else:
+        cells += [im.get("error", "-") if crop else "-", "-"]
+    return "| " + " | ".join(cells) + " |"
+
+
+def noise_table(results):
+    """The sensor-noise comparison: per ISO, the clean chart and the real camera DNGs."""
+    comp = next((c for c in results["comparisons"] if c["id"] == "noise"), None)
+    if not comp:
+        return ""
+    crop = comp["match_crop"]
+    rows = [f"| image | Readback file: size, bits/px | convert time (min-max); encode stage | archival: SSIM-Y 1:1 "
+            f"mean / worst | viewing size: loss mean / worst (VL: <= 0.01 / 0.03) | lossless RAW, ratio | {crop} "
+            f"crop: Readback's encode | heif-enc at equal viewing fidelity, same crop |",
+            "|---|---|---|---|---|---|---|---|"]
+    rows += [noise_row(im, crop) for im in comp["images"]]
+    return "\n".join(rows)
+
+
 def comparison_table(results):
     rows = ["| comparison | side | median time (min-max), peak RSS, output | readback ratio |", "|---|---|---|---|"]
     for c in results["comparisons"]:
+        if c["id"] == "noise":
+            continue
         if c["id"] == "audit_scaling":
             rows += scaling_rows(c)
             continue
@@ -158,7 +204,7 @@ def markdown(results):
             f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison; "
             f"{results['tools'].get('readback') or 'readback'}; run {results['started_utc']}, "
             f"{results['elapsed_s'] / 60:.1f} min{' (BENCH_QUICK: smoke test, not a measurement)' if QUICK else ''}.")
-    text = head + "\n\n" + goal_table(results) + "\n\n" + comparison_table(results) + "\n"
+    text = head + "\n\n" + goal_table(results) + "\n\n" + noise_table(results) + "\n\n" + comparison_table(results) + "\n"
     agree = results.get("agreement_with_previous_run")
     if agree:
         text += "\nAgreement with the previous run (per-round ranges overlap): " + ", ".join(

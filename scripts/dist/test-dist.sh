@@ -17,16 +17,16 @@
 # Hooks, bash snippets run with `bash -e -o pipefail -c`: DIST_PREPARE, DIST_REFERENCE, DIST_TASK, DIST_MERGE,
 # DIST_CHECK (exit 0 when the merged report equals the reference), DIST_KILL_WHEN (a predicate: the kill waits
 # until it holds) and DIST_CHECK_KILL (optional). Set any of them in the environment, or on make's command line
-# (`make test-dist DIST_PRESET=readback`). They see these exported variables:
+# (`make test-dist DIST_SHARDS=3`). They see these exported variables:
 #   DIST_SRC      the source folder (DIST_PREPARE creates it)     DIST_WORK   the run's temporary folder
 #   DIST_REF      the unsharded run's report folder                DIST_SHARDS the number of array tasks (N)
 #   DIST_OUT      this run's shared output folder (all shards)     DIST_REPORTS  this run's shard reports: one
 #   DIST_MERGED   this run's merged report folder                     folder per task, $DIST_REPORTS/<task>
 #   DIST_BIN      this folder (scripts/dist)                       DIST_KILL_TASK the task the kill run stops
-# The defaults are scripts/dist/standin.py, a Python stand-in that obeys the rules the real `readback ... --shard`
-# must obey; DIST_PRESET=readback switches to Readback itself (see the preset below).
+# The preset `readback` (the default) runs Readback itself: .build/release/readback, or $READBACK.
 #
-# Knobs: DIST_SHARDS (4), DIST_KILL_TASK (1), DIST_TIMEOUT seconds per wait (300), DIST_KEEP=1 keeps the folder.
+# Knobs: DIST_SHARDS (4), DIST_KILL_TASK (1), DIST_TIMEOUT seconds per wait (300), DIST_KEEP=1 keeps the folder,
+# DIST_COPIES (8): how many copies of Corpus/dng (19 DNGs) the source folder holds, under distinct folders.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export DIST_BIN=$PWD/scripts/dist
@@ -37,40 +37,45 @@ source "$DIST_BIN/slurm-lib.sh"
 export DIST_SHARDS=${DIST_SHARDS:-4}
 export DIST_KILL_TASK=${DIST_KILL_TASK:-1}
 DIST_TIMEOUT=${DIST_TIMEOUT:-300}
-DIST_PRESET=${DIST_PRESET:-standin}
+DIST_PRESET=${DIST_PRESET:-readback}
+export DIST_COPIES=${DIST_COPIES:-8} DIST_CORPUS=$PWD/Corpus/dng
 
 # Hooks are single-quoted on purpose: their $VARIABLES expand when the hook runs (in the job), not here.
 # default NAME SNIPPET: NAME keeps the value the caller exported (even an empty one), else gets SNIPPET.
 default() { [ -n "${!1+set}" ] || printf -v "$1" '%s' "$2"; }
 
 case $DIST_PRESET in
-  standin)
-    # 240 files, 0.04 s each: about 2.5 s per task, long enough to kill one mid-run.
-    default DIST_PREPARE 'python3 "$DIST_BIN/standin.py" generate "$DIST_SRC" --files 240'
-    default DIST_REFERENCE 'python3 "$DIST_BIN/standin.py" work "$DIST_SRC" --out "$DIST_WORK/ref-out" --shard 0/1 --report "$DIST_REF"'
-    default DIST_TASK 'python3 "$DIST_BIN/standin.py" work "$DIST_SRC" --out "$DIST_OUT" --shard auto --report "$DIST_REPORTS/$SLURM_ARRAY_TASK_ID" --delay 0.04'
-    default DIST_MERGE 'python3 "$DIST_BIN/standin.py" merge "$DIST_REPORTS"/* --report "$DIST_MERGED"'
-    # Kill once the task has stored at least 5 results; after the requeue its shard must span two attempts.
-    default DIST_KILL_WHEN '[ "$(wc -l <"$DIST_OUT/.standin/shard-$DIST_KILL_TASK-of-$DIST_SHARDS.jsonl")" -ge 5 ]'
-    default DIST_CHECK_KILL 'python3 "$DIST_BIN/standin.py" resumed "$DIST_MERGED/report.json" --shard "$DIST_KILL_TASK/$DIST_SHARDS"'
-    ;;
   readback)
-    # TODO(lead, issue 21): check these flags against the real --shard/merge once they land, then make this
-    # preset the default (and `test-dist: dist-deps release` in the Makefile). Exit 1 of convert/audit is a
-    # result (a file kept its original, the gate failed), not a broken task: the merge applies the gate.
+    # Exit 1 of convert/audit is a result (a file kept its original, the gate failed), not a broken task: the
+    # merge applies the gate. Each task gets one CPU from Slurm, so --jobs 1.
     export READBACK=${READBACK:-$PWD/.build/release/readback}
-    default DIST_PREPARE '"$READBACK" corpus generate --out "$DIST_WORK/corpus" && mv "$DIST_WORK/corpus/dng" "$DIST_SRC"'
+    [ -x "$READBACK" ] || { echo "test-dist: $READBACK is not built (make release)" >&2; exit 2; }
+    # DIST_COPIES copies of the committed corpus under distinct folders (non-ASCII and spaces among them): about
+    # 38 files per task with the defaults, so a task can be killed mid-run; plus two truncated DNGs that fail to
+    # convert, so some verdicts are "fail" (output.missing) and the gate fails in every run alike.
+    default DIST_PREPARE 'names=(été "Ünï ✓" sub "a b"); for ((c = 0; c < DIST_COPIES; c++)); do d="$DIST_SRC/set-$c/${names[c % 4]}"; mkdir -p "$d"; cp "$DIST_CORPUS"/*.dng "$d/"; done; for b in broken-1 "set-1/broken 2"; do head -c 30000 "$DIST_CORPUS/chart-rggb-12bit-o1.dng" >"$DIST_SRC/$b.dng"; done; echo "$(find "$DIST_SRC" -name "*.dng" | wc -l) DNGs in $DIST_SRC"'
     default DIST_REFERENCE '{ "$READBACK" convert "$DIST_SRC" --out "$DIST_WORK/ref-out" --quiet || [ $? = 1 ]; } && { "$READBACK" audit --sources "$DIST_SRC" --outputs "$DIST_WORK/ref-out" --report "$DIST_REF" --no-history --quiet || [ $? = 1 ]; }'
-    default DIST_TASK '{ "$READBACK" convert "$DIST_SRC" --out "$DIST_OUT" --shard auto --quiet || [ $? = 1 ]; } && { "$READBACK" audit --sources "$DIST_SRC" --outputs "$DIST_OUT" --shard auto --report "$DIST_REPORTS/$SLURM_ARRAY_TASK_ID" --no-history --quiet || [ $? = 1 ]; }'
+    # convert prints a line per finished file into the task's log (the kill waits for them; the requeued attempt
+    # must say it skipped them).
+    default DIST_TASK '{ "$READBACK" convert "$DIST_SRC" --out "$DIST_OUT" --shard auto --jobs 1 || [ $? = 1 ]; } && { "$READBACK" audit --sources "$DIST_SRC" --outputs "$DIST_OUT" --shard auto --jobs 1 --report "$DIST_REPORTS/$SLURM_ARRAY_TASK_ID" --no-history --quiet || [ $? = 1 ]; }'
     # Exit 2 must stay 2: the partial-merge check expects it.
-    default DIST_MERGE '"$READBACK" merge "$DIST_REPORTS"/* --report "$DIST_MERGED" --history-db "$DIST_WORK/history.db" || { rc=$?; [ $rc = 1 ] || exit $rc; }'
-    # Kill once the shared output folder holds a first HEIC (progress has started).
-    default DIST_KILL_WHEN '[ -n "$(find "$DIST_OUT" -name "*.heic" -print -quit)" ]'
-    # Worth adding: the requeued task skipped what it had finished, e.g. a grep of its log
-    # ("$DIST_OUT/../logs/task-$DIST_KILL_TASK.out") for convert's "already converted" line.
-    default DIST_CHECK_KILL ''
+    default DIST_MERGE '"$READBACK" merge "$DIST_REPORTS"/* --report "$DIST_MERGED" --history-db "$DIST_WORK/history.db" --quiet || { rc=$?; [ $rc = 1 ] || exit $rc; }'
+    # Kill once the task has finished two files (lines "clean …", "kept …" or "failed …" in its log).
+    default DIST_KILL_WHEN '[ "$(grep -cE "^(clean|kept|failed) " "$DIST_OUT/../logs/task-$DIST_KILL_TASK.out")" -ge 2 ]'
+    # The requeued attempt resumed its shard: it skipped what the killed one had finished, converted the rest,
+    # and no other shard's convert ran twice.
+    default DIST_CHECK_KILL '
+      log="$DIST_OUT/../logs/task-$DIST_KILL_TASK.out"
+      second=$(awk "/attempt 1,/ { on = 1 } on" "$log")
+      skipped=$(printf "%s\n" "$second" | sed -n "s/^skipping \([0-9]*\) file(s) already converted and unchanged$/\1/p")
+      [ -n "$skipped" ] && [ "$skipped" -ge 2 ] || { echo "the requeued task did not skip what it had finished:"; printf "%s\n" "$second" | head -n 5; exit 1; }
+      redone=$(printf "%s\n" "$second" | grep -cE "^(clean|kept|failed) " || true)
+      echo "task $DIST_KILL_TASK resumed its shard: skipped $skipped finished file(s), converted $redone"
+      for t in $(seq 0 $((DIST_SHARDS - 1))); do
+        [ "$t" = "$DIST_KILL_TASK" ] || [ "$(grep -c "attempt 1," "$DIST_OUT/../logs/task-$t.out")" = 0 ] || { echo "task $t ran twice"; exit 1; }
+      done'
     ;;
-  *) echo "test-dist: DIST_PRESET is standin or readback, not '$DIST_PRESET'" >&2; exit 2 ;;
+  *) echo "test-dist: DIST_PRESET is readback, not '$DIST_PRESET'" >&2; exit 2 ;;
 esac
 default DIST_CHECK 'python3 "$DIST_BIN/compare-verdicts.py" "$DIST_MERGED/report.json" "$DIST_REF/report.json"'
 export DIST_PREPARE DIST_REFERENCE DIST_TASK DIST_MERGE DIST_CHECK DIST_KILL_WHEN DIST_CHECK_KILL

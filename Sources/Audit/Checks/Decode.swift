@@ -9,7 +9,7 @@ import ReportModel
 extension Checks {
     /// Decodes the primary image and each gain map with libheif; a failure is `decode.primary-failed` or
     /// `decode.gainmap-failed`. Files libheif 1.15 refuses as a whole (iOS 18 layouts) are retried on the item
-    /// re-wrapped alone (`HEIFFile.standaloneFile(for:)`), as platform-notes §2 describes.
+    /// re-wrapped alone (`HEIFFile.standaloneFile(for:)`; docs/platform.md, libheif reading).
     static func decode(_ ctx: inout Context, _ primary: PrimaryDecode) {
         guard let file = ctx.file else { return }
         let thumbs = ctx.options.thumbnails

@@ -18,6 +18,17 @@ public enum HTMLRenderer {
     public static func render(
         _ report: AuditReport, thumbnails: (Int) -> ThumbnailLinks = { _ in ThumbnailLinks() }
     ) -> String {
+        var h = head(report) + tableHead
+        for (i, f) in report.files.enumerated() { h += row(f, index: i) }
+        h += tableTail(unmatchedOutputs: report.unmatchedOutputs)
+        for (i, f) in report.files.enumerated() {
+            h += detail(f, index: i, gate: report.run.failOn, thumbnails: thumbnails(i))
+        }
+        return h + foot
+    }
+
+    /// The page up to the file table: the run's line and the summary section (counts, codes, baseline).
+    public static func head(_ report: AuditReport) -> String {
         let s = report.summary
         var h = """
             <!DOCTYPE html>
@@ -60,54 +71,60 @@ public enum HTMLRenderer {
             h += "<h3>Against baseline <code>\(esc(b.path))</code></h3>\n"
             h += changes("Regressions", b.regressions, "bad") + changes("Improvements", b.improvements, "ok")
         }
-        h += "</section>\n"
+        return h + "</section>\n"
+    }
 
-        // The table.
-        h += """
-            <section id="files"><h2>Files</h2>
-            <div class="filters"><input id="filter" type="search" placeholder="Filter by name or code…" aria-label="filter">
-            <select id="verdict" aria-label="verdict"><option value="">all verdicts</option>\
-            <option value="fail">fail</option><option value="pass">pass</option></select>
-            <span id="shown"></span></div>
-            <table id="filetable"><thead><tr>
-            <th data-type="text">file</th><th data-type="text">verdict</th><th data-type="num">worst</th>\
-            <th data-type="num">findings</th><th data-type="text">codes</th><th data-type="num">size ratio</th>\
-            <th data-type="text">gain maps</th><th data-type="text">decode</th>
-            </tr></thead><tbody>
+    /// The file table's opening, up to its first row.
+    public static let tableHead = """
+        <section id="files"><h2>Files</h2>
+        <div class="filters"><input id="filter" type="search" placeholder="Filter by name or code…" aria-label="filter">
+        <select id="verdict" aria-label="verdict"><option value="">all verdicts</option>\
+        <option value="fail">fail</option><option value="pass">pass</option></select>
+        <span id="shown"></span></div>
+        <table id="filetable"><thead><tr>
+        <th data-type="text">file</th><th data-type="text">verdict</th><th data-type="num">worst</th>\
+        <th data-type="num">findings</th><th data-type="text">codes</th><th data-type="num">size ratio</th>\
+        <th data-type="text">gain maps</th><th data-type="text">decode</th>
+        </tr></thead><tbody>
 
-            """
-        for (i, f) in report.files.enumerated() {
-            let codes = Array(Set(f.findings.map(\.code))).sorted()
-            let worst = f.worstSeverity
-            h += "<tr class=\"\(f.verdict.rawValue)\" data-verdict=\"\(f.verdict.rawValue)\">"
-            h += "<td data-v=\"\(esc(f.name))\"><a href=\"#f\(i)\" data-open=\"f\(i)\">\(esc(f.name))</a></td>"
-            h += "<td data-v=\"\(f.verdict.rawValue)\" class=\"verdict\">\(f.verdict.rawValue)</td>"
-            h +=
-                "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
-            h += "<td data-v=\"\(f.findings.count)\">\(f.findings.count)</td>"
-            h +=
-                "<td data-v=\"\(esc(codes.joined(separator: " ")))\">\(codes.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
-            h +=
-                "<td data-v=\"\(f.sizeRatio.map { String($0) } ?? "-1")\">\(f.sizeRatio.map { String(format: "%.3f", $0) } ?? "—")</td>"
-            let gm = f.gainMaps.map { "\(esc($0.kind)) \($0.isComplete ? "✓" : "✗")" }.joined(separator: ", ")
-            h += "<td data-v=\"\(esc(gm))\">\(gm.isEmpty ? "—" : gm)</td>"
-            let dec = f.decode.map { "\(esc($0.target)) \(mark($0.status))" }.joined(separator: ", ")
-            h += "<td data-v=\"\(esc(dec))\">\(dec.isEmpty ? "—" : dec)</td>"
-            h += "</tr>\n"
-        }
-        h += "</tbody></table>\n"
-        if !report.unmatchedOutputs.isEmpty {
-            h += "<h3>Outputs without a source</h3><ul>"
-            h += report.unmatchedOutputs.map { "<li><code>\(esc($0))</code></li>" }.joined()
-            h += "</ul>\n"
-        }
-        h += "</section>\n<section id=\"details\"><h2>Details</h2>\n"
-        for (i, f) in report.files.enumerated() {
-            h += detail(f, index: i, gate: report.run.failOn, thumbnails: thumbnails(i))
-        }
-        h += "</section>\n<script>\(js)</script>\n</body>\n</html>\n"
+        """
+
+    /// One file's row of the table; `index` is its place in the report (the anchor of its details).
+    public static func row(_ f: FileResult, index i: Int) -> String {
+        var h = ""
+        let codes = Array(Set(f.findings.map(\.code))).sorted()
+        let worst = f.worstSeverity
+        h += "<tr class=\"\(f.verdict.rawValue)\" data-verdict=\"\(f.verdict.rawValue)\">"
+        h += "<td data-v=\"\(esc(f.name))\"><a href=\"#f\(i)\" data-open=\"f\(i)\">\(esc(f.name))</a></td>"
+        h += "<td data-v=\"\(f.verdict.rawValue)\" class=\"verdict\">\(f.verdict.rawValue)</td>"
+        h +=
+            "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
+        h += "<td data-v=\"\(f.findings.count)\">\(f.findings.count)</td>"
+        h +=
+            "<td data-v=\"\(esc(codes.joined(separator: " ")))\">\(codes.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
+        h +=
+            "<td data-v=\"\(f.sizeRatio.map { String($0) } ?? "-1")\">\(f.sizeRatio.map { String(format: "%.3f", $0) } ?? "—")</td>"
+        let gm = f.gainMaps.map { "\(esc($0.kind)) \($0.isComplete ? "✓" : "✗")" }.joined(separator: ", ")
+        h += "<td data-v=\"\(esc(gm))\">\(gm.isEmpty ? "—" : gm)</td>"
+        let dec = f.decode.map { "\(esc($0.target)) \(mark($0.status))" }.joined(separator: ", ")
+        h += "<td data-v=\"\(esc(dec))\">\(dec.isEmpty ? "—" : dec)</td>"
+        h += "</tr>\n"
         return h
     }
+
+    /// From the end of the table to the first file's details: the outputs without a source, if any.
+    public static func tableTail(unmatchedOutputs: [String]) -> String {
+        var h = "</tbody></table>\n"
+        if !unmatchedOutputs.isEmpty {
+            h += "<h3>Outputs without a source</h3><ul>"
+            h += unmatchedOutputs.map { "<li><code>\(esc($0))</code></li>" }.joined()
+            h += "</ul>\n"
+        }
+        return h + "</section>\n<section id=\"details\"><h2>Details</h2>\n"
+    }
+
+    /// The page after the last file's details.
+    public static let foot = "</section>\n<script>\(js)</script>\n</body>\n</html>\n"
 
     static func card(_ label: String, _ n: Int, _ cls: String) -> String {
         "<div class=\"card \(cls)\"><span class=\"n\">\(n)</span><span class=\"l\">\(esc(label))</span></div>\n"

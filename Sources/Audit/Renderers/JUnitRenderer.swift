@@ -10,7 +10,13 @@ public enum JUnitRenderer {
     /// - Parameter report: the report (its summary is taken as is).
     /// - Returns: a UTF-8 XML document ending in a newline.
     public static func render(_ report: AuditReport) -> String {
-        let gate = report.run.failOn
+        var x = head(report)
+        for f in report.files { x += testcase(f, gate: report.run.failOn) }
+        return x + tail
+    }
+
+    /// Everything before the first `<testcase>`: the counts of `report.summary` and the run's properties.
+    public static func head(_ report: AuditReport) -> String {
         let tests = report.summary.files
         let failures = report.summary.failed
         let time = String(format: "%.3f", report.run.durationSeconds)
@@ -24,27 +30,31 @@ public enum JUnitRenderer {
         x += "      <property name=\"schemaVersion\" value=\"\(report.schemaVersion)\"/>\n"
         x += "      <property name=\"\(esc(report.tool.name))\" value=\"\(esc(report.tool.version))\"/>\n"
         for l in report.libraries { x += "      <property name=\"\(esc(l.name))\" value=\"\(esc(l.version))\"/>\n" }
-        x += "      <property name=\"failOn\" value=\"\(gate.rawValue)\"/>\n"
+        x += "      <property name=\"failOn\" value=\"\(report.run.failOn.rawValue)\"/>\n"
         x += "    </properties>\n"
-        for f in report.files {
-            x += "    <testcase classname=\"readback.audit\" name=\"\(esc(f.name))\" time=\"0\">\n"
-            let failing = f.failures(failOn: gate)
-            if !failing.isEmpty {
-                let codes = Array(Set(failing.map(\.code))).sorted().joined(separator: " ")
-                x +=
-                    "      <failure type=\"\(esc(codes))\" message=\"\(failing.count) finding(s) at or above \(gate.rawValue): \(esc(codes))\">"
-                x += esc(failing.map(line).joined(separator: "\n"))
-                x += "</failure>\n"
-            }
-            let rest = f.findings.filter { !$0.severity.fails(gate: gate) }
-            if !rest.isEmpty {
-                x += "      <system-out>" + esc(rest.map(line).joined(separator: "\n")) + "</system-out>\n"
-            }
-            x += "    </testcase>\n"
-        }
-        x += "  </testsuite>\n</testsuites>\n"
         return x
     }
+
+    /// One file's `<testcase>`, with a `<failure>` when its findings reach `gate`.
+    public static func testcase(_ f: FileResult, gate: Severity) -> String {
+        var x = "    <testcase classname=\"readback.audit\" name=\"\(esc(f.name))\" time=\"0\">\n"
+        let failing = f.failures(failOn: gate)
+        if !failing.isEmpty {
+            let codes = Array(Set(failing.map(\.code))).sorted().joined(separator: " ")
+            x +=
+                "      <failure type=\"\(esc(codes))\" message=\"\(failing.count) finding(s) at or above \(gate.rawValue): \(esc(codes))\">"
+            x += esc(failing.map(line).joined(separator: "\n"))
+            x += "</failure>\n"
+        }
+        let rest = f.findings.filter { !$0.severity.fails(gate: gate) }
+        if !rest.isEmpty {
+            x += "      <system-out>" + esc(rest.map(line).joined(separator: "\n")) + "</system-out>\n"
+        }
+        return x + "    </testcase>\n"
+    }
+
+    /// Everything after the last `<testcase>`.
+    public static let tail = "  </testsuite>\n</testsuites>\n"
 
     static func line(_ f: Finding) -> String {
         var s = "[\(f.severity.rawValue)] \(f.code): \(f.message)"

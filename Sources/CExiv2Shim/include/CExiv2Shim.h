@@ -5,7 +5,7 @@
 // handles and plain C types cross this header.
 //
 // Thread safety: every call may be made from any thread. exiv2's XMP toolkit is not thread-safe
-// (platform-notes §3), so every call that can touch XMP (file reads, XMP decode/encode, the
+// (docs/platform.md), so every call that can touch XMP (file reads, XMP decode/encode, the
 // builders) runs under one process-wide mutex; Exif decoding from memory runs unlocked.
 #ifndef CEXIV2SHIM_H
 #define CEXIV2SHIM_H
@@ -90,7 +90,7 @@ size_t rb_exiv2_blob_size(const rb_exiv2_blob *blob);
 const char *rb_exiv2_blob_report(const rb_exiv2_blob *blob);
 void rb_exiv2_blob_free(rb_exiv2_blob *blob);
 
-/// Builds a clean Exif TIFF blob for a HEIC from the Exif of the file at `path` (platform-notes §3):
+/// Builds a clean Exif TIFF blob for a HEIC from the Exif of the file at `path`:
 /// thumbnail, strips, tiles, SubIFDs, JPEGInterchangeFormat, CFA keys, SubImage/Image2+ groups, image-structure
 /// tags and DNG tags 0xC612–0xC7FF removed; Orientation 1; PixelX/YDimension set; Software set
 /// (when not NULL). `byte_order`: 0 keep the source's, 1 little endian, 2 big endian. The report lists

@@ -127,6 +127,7 @@ public enum Diff {
     ///   - output: the converted file's metadata.
     ///   - policy: classes, tolerances, known losses and expected changes.
     /// - Returns: the entries sorted by (group, name) and the findings.
+    // length: split with issue 18's rewrite (Orientation and Metadata checks, Diff), under way on another branch
     public static func compare(source: MetadataSet, output: MetadataSet, policy: MetadataPolicy = .standard)
         -> MetadataDiff
     {

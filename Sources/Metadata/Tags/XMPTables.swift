@@ -1,5 +1,5 @@
 /// The XMP properties we type and classify (XMP Specification Part 1 §8, Part 2 §3; Exif 2.3 for XMP §4;
-/// Apple HDRGainMap and apdi namespaces, formats/apple-heic-gainmap.md §1.1). Other properties are still read,
+/// Apple HDRGainMap and apdi namespaces, docs/platform.md). Other properties are still read,
 /// as informational text, named the way exiftool names them.
 public enum XMPTables {
     private static func x(

@@ -35,6 +35,11 @@ struct AuditCommand: Subcommand {
         evidence. The gate: exit 1 when a finding reaches --fail-on (default error); with --baseline, exit 1 only on
         regressions against that earlier report.json. Every run is stored in the history database (see
         'readback history') unless --no-history.
+
+        --shard K/N audits only shard K of N: the pairs whose source's path relative to --sources (with --outputs
+        alone: the output's path) hashes (SHA-256 mod N) to K, so audit shard K checks exactly what 'convert
+        --shard K/N' wrote. The report records run.shard and a fingerprint of the whole source list; 'readback
+        merge' joins the N reports into one. --shard auto reads Slurm, Kubernetes or GitLab (docs/distributed.md).
         Example: readback audit --sources raw/ --outputs heic/ --report Reports/ --jobs 2
         """
     let options: [OptionSpec] = [
@@ -52,6 +57,7 @@ struct AuditCommand: Subcommand {
         .flag("quiet", "print only the summary and failing files, no progress"),
         .value("history-db", "PATH", "history database (default $XDG_STATE_HOME/readback/history.db)"),
         .flag("no-history", "do not record this run in the history database"),
+        ShardOption.spec("sources (with --outputs alone: outputs)"),
     ]
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
@@ -60,19 +66,19 @@ struct AuditCommand: Subcommand {
         if args.has("no-history"), args.value("history-db") != nil {
             throw UsageError("--no-history and --history-db contradict each other")
         }
-        let (pairing, mode, roots) = try Self.pairing(args)
+        let shard = try ShardOption.parse(args, environment: console.environment)
+        if shard != nil, args.positionals.count == 2 {
+            throw UsageError("--shard splits a folder or a pairs file, not one pair")
+        }
+        var (pairing, mode, roots) = try Self.pairing(args)
+        var shardRecords: (shard: ShardRecord, sourceList: SourceListRecord)?
+        if let shard {
+            let restricted = pairing.restricted(to: shard)
+            pairing = restricted.pairing
+            shardRecords = (restricted.shard, restricted.sourceList)
+        }
 
-        var policy = Policy.builtIn
-        if let p = args.value("policy") {
-            do { policy = try Policy.load(path: p) } catch { throw IOFailure(error.description) }
-        }
-        var baseline: AuditReport? = nil
-        if let b = args.value("baseline") {
-            guard let data = FileManager.default.contents(atPath: b) else {
-                throw IOFailure("\(b): cannot read the baseline")
-            }
-            do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
-        }
+        let (policy, baseline) = try Self.policyAndBaseline(args)
         let reportDir = args.value("report").map { URL(fileURLWithPath: $0) }
         if reportDir == nil, let flag = ["no-thumbnails", "html-single-file"].first(where: { args.has($0) }) {
             throw UsageError("--\(flag) needs --report DIR")
@@ -97,6 +103,8 @@ struct AuditCommand: Subcommand {
             pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries,
             thumbnails: thumbnails ? folder : nil, progress: { done, total, r in progress.update(done, total, r) })
         progress.finish()
+        report.run.shard = shardRecords?.shard
+        report.run.sourceList = shardRecords?.sourceList
         if let baseline, let b = args.value("baseline") {
             report.baseline = Baseline.compare(old: baseline, current: report, path: b)
         }
@@ -116,8 +124,28 @@ struct AuditCommand: Subcommand {
                 console.error("readback audit: warning: history not recorded in \(path): \(error)")
             }
         }
+        if let s = report.run.shard, let list = report.run.sourceList {
+            console.print(
+                "shard \(s.index)/\(s.count): \(s.sources) of \(list.files) source(s); merge the shards' reports")
+        }
         printSummary(report, console: console)
         return report.gateFails ? .findings : .clean
+    }
+
+    /// The `--policy` file (else the built-in policy) and the `--baseline` report, read before any file is audited.
+    static func policyAndBaseline(_ args: ParsedArguments) throws -> (Policy, AuditReport?) {
+        var policy = Policy.builtIn
+        if let p = args.value("policy") {
+            do { policy = try Policy.load(path: p) } catch { throw IOFailure(error.description) }
+        }
+        var baseline: AuditReport? = nil
+        if let b = args.value("baseline") {
+            guard let data = FileManager.default.contents(atPath: b) else {
+                throw IOFailure("\(b): cannot read the baseline")
+            }
+            do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
+        }
+        return (policy, baseline)
     }
 
     /// What to audit, from the command line: the jobs, the mode's name and the roots as given.

@@ -26,13 +26,20 @@ struct ConvertCommand: Subcommand {
         done. A partial result (a field or the gain map not carried, known losses aside) keeps its original and
         says why. A crash at any moment leaves every original in place; the next run finishes the removal.
 
-        Encoding: HEVC (x265 through libheif) at preset \(Self.defaults.speed), quality \(Self.defaults.quality), \(Self.defaults.bitDepth)-bit, \(Self.defaults.chroma == .yuv444 ? "4:4:4" : "4:2:0")
+        Encoding: HEVC (x265 through libheif) at preset \(Self.defaults.speed), quality \(Self.defaults.quality)\(Self.defaults.x265Options.sorted { $0.key < $1.key }.map { ", x265 \($0.key) \($0.value)" }.joined()), \(Self.defaults.bitDepth)-bit, \(Self.defaults.chroma == .yuv444 ? "4:4:4" : "4:2:0")
         unless options say otherwise. That is the quality ladder's visually-lossless setting
-        (docs/quality-ladder.md): of all presets and qualities measured on a 24 MP chart, two real photos and a
-        real DNG, the smallest and fastest whose decoded luma keeps a mean SSIM of at least 0.99, and no 64×64
-        block under 0.97, against the 16-bit render on every image. Quality Q is x265 CRF (100 − Q)/2.
-        --target picks a measured setting by name; --quality or --speed given with it win over its values:
+        (docs/quality-ladder.md): of the settings measured on a 24 MP chart and two photos with sensor noise
+        at ISO 100 to 12800 and on three real camera DNGs, the smallest and fastest whose decoded luma, seen
+        at half size against the clean scene, loses at most 0.01 of mean SSIM and 0.03 in any 64×64 block on
+        every image. Quality Q is x265 CRF (100 − Q)/2.
+        --target picks a measured setting by name; --quality, --speed or --chroma given with it win over its values:
         \(EncodingTarget.allCases.map { "  " + $0.summary }.joined(separator: "\n"))
+
+        --shard K/N converts only shard K of N: the files whose path relative to their SRC folder hashes (SHA-256
+        mod N) to K. Shards of one run may work at the same time, on many machines, into one --out folder: each
+        keeps its own store and lock (DIR/.readback/shard-K-of-N/state.db), so they never wait for one another, a
+        rerun of a shard resumes only that shard, and --remove-originals removes only that shard's originals, with
+        the same rules. --shard auto takes K and N from Slurm, Kubernetes or GitLab (docs/distributed.md).
 
         Exit status: 0 every file clean (or skipped), 1 some file failed or kept its original, 2 usage or I/O error
         (a missing SRC, disk full, store in use). A disk-full error stops the run: nothing is removed and no
@@ -53,7 +60,7 @@ struct ConvertCommand: Subcommand {
         ),
         .value(
             "target", "NAME",
-            "\(EncodingTarget.allCases.map(\.rawValue).joined(separator: "|")): set preset and quality to the setting measured for that fidelity (see above)."
+            "\(EncodingTarget.allCases.map(\.rawValue).joined(separator: "|")): set preset, quality, x265 options and chroma to the setting measured for that fidelity (see above)."
         ),
         .value("chroma", "420|444", "Chroma subsampling of the primary image (default: \(defaults.chroma.rawValue))."),
         .value("depth", "8|10", "Bit depth of the primary image (default: \(defaults.bitDepth))."),
@@ -66,7 +73,10 @@ struct ConvertCommand: Subcommand {
             "print-defaults",
             "Print the encoding defaults (with --target NAME, that target's) and exit; with --json as one JSON object."),
         .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1 GB each)."),
-        .value("db", "PATH", "State database (default: DIR/.readback/state.db); a lock file sits beside it."),
+        .value(
+            "db", "PATH",
+            "State database (default: DIR/.readback/state.db, with --shard DIR/.readback/shard-K-of-N/state.db); a lock file sits beside it."
+        ),
         .flag("dry-run", "Show what would be converted, skipped and removed, with a size estimate; touch nothing."),
         .flag("quiet", "Print only errors and the final summary."),
         .flag("json", "Print one JSON object per finished file (with seconds per stage), per removal, and a summary."),
@@ -74,6 +84,7 @@ struct ConvertCommand: Subcommand {
             "remove-originals", "trash|delete",
             "Once all files are done, remove originals whose output verified clean: trash (undoable) or delete."
         ),
+        ShardOption.spec("files", sentence: true),
     ]
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
@@ -96,7 +107,8 @@ struct ConvertCommand: Subcommand {
         let config = BatchConfiguration(
             sources: args.positionals, outputRoot: out, databasePath: args.value("db"),
             options: conversion, jobs: jobs,
-            dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment)
+            dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment,
+            shard: try ShardOption.parse(args, environment: console.environment))
         let (converter, verifier) = ConvertAndAudit.make()
         let engine = BatchEngine(
             configuration: config, converter: converter, verifier: verifier,
@@ -140,7 +152,8 @@ struct ConvertCommand: Subcommand {
         let o = defaults
         let pairs: [(key: String, value: any Sendable)] = [
             ("quality", target?.quality ?? o.quality), ("speed", target?.preset ?? o.speed), ("depth", o.bitDepth),
-            ("chroma", o.chroma.rawValue), ("tileSize", o.tileSize), ("gainMapQuality", o.gainMapQuality),
+            ("chroma", (target?.chroma ?? o.chroma).rawValue), ("tileSize", o.tileSize),
+            ("gainMapQuality", o.gainMapQuality),
             ("gainMapSpeed", o.gainMapSpeed), ("colorSpace", o.colorSpace.rawValue), ("hdr", o.hdr.rawValue),
         ]
         return (target.map { [("target", $0.rawValue)] } ?? []) + pairs

@@ -1,6 +1,7 @@
 import AuditHistory
 import Findings
 import ReportModel
+import TestSupport
 import Testing
 
 /// The audit history (the AuditHistory target, SQLite through Store) over the fixed report.

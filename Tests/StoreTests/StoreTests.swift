@@ -1,14 +1,7 @@
 import Foundation
 import Store
+import TestSupport
 import Testing
-
-/// A fresh scratch folder under the system temp directory.
-func scratchDirectory(_ tag: String = #function) throws -> URL {
-    let safe = tag.filter { $0.isLetter || $0.isNumber }
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("readback-\(safe)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
 
 @Test func storeRoundTripsEveryValueType() throws {
     let db = try Database.inMemory()
@@ -89,7 +82,7 @@ func scratchDirectory(_ tag: String = #function) throws -> URL {
 }
 
 @Test func storeMigratesExactlyOnceAndRefusesNewerSchemas() throws {
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-store")
     defer { try? FileManager.default.removeItem(at: dir) }
     let path = dir.appendingPathComponent("s.db").path
     let v1 = ["CREATE TABLE a (x INTEGER)"]
@@ -127,7 +120,7 @@ func scratchDirectory(_ tag: String = #function) throws -> URL {
 }
 
 @Test func storeSecondWriterGetsBusy() throws {
-    let dir = try scratchDirectory()
+    let dir = Repo.temporaryDirectory("readback-store")
     defer { try? FileManager.default.removeItem(at: dir) }
     let path = dir.appendingPathComponent("s.db").path
     let a = try Database(path: path, migrations: ["CREATE TABLE t (v)"])

@@ -1,0 +1,264 @@
+"""Sensor noise: Readback on the 24 MP chart with sensor noise at each ISO and on the real-world camera
+DNGs, next to heif-enc at equal fidelity, with both fidelity measures (docs/quality-ladder.md):
+
+- archival: SSIM-Y at 1:1 against the file's own (noisy) render, every grain counted;
+- viewing: SSIM-Y after a 2x2 downscale against the clean scene's render (the noiseless twin; a real file's own
+  render), judged as the loss from the unencoded frame's score: visually lossless when the mean loses <= 0.01 and
+  every 64x64 block <= 0.03 (`Ladder.visuallyLossless`).
+
+Per image: `readback convert` timed (BENCH_NOISE_PAIRS rounds, interleaved with the clean 24 MP chart, whose time is
+the reference of the "no slower than on a clean chart" goal); the shipped file measured over the whole frame; its
+size against the lossless-JPEG twin; and heif-enc at equal viewing fidelity on a centred crop (BENCH_MATCH_CROP,
+2048x1536): heif-enc (its default preset slow) encodes the crop of Readback's own frame at rising qualities, and
+Readback's encoder encodes the same crop at its default settings, so both are judged on the same pixels. A whole
+24 MP frame at preset slow costs minutes per quality on this machine, hence the crop.
+"""
+import json
+import os
+import shutil
+import statistics
+
+from harness import ENV, QUICK, ROOT, Side, first_line, interleave, log, run
+from inputs import manifest, tiff_dims
+from peers import CONVERT_IM
+
+ISOS = [int(s) for s in ENV.get("BENCH_ISOS", "100,800,3200,12800").split(",") if s.strip()]
+NOISE_PAIRS = int(ENV.get("BENCH_NOISE_PAIRS", "2" if QUICK else "3"))
+MATCH_CROP = ENV.get("BENCH_MATCH_CROP", "1024x768" if QUICK else "2048x1536")
+VL_LOSS = (0.01, 0.03)  # Ladder.visuallyLossless at viewing size: mean, every block
+COARSE = (40, 60, 80)
+
+
+def noise_inputs(rb, work, generated):
+    """[(label, iso, dng, clean, lossless twin or None)]. `generated` is the folder `corpus generate --large` wrote;
+    BENCH_QUICK remosaics the committed good.heic (a 256x192 chart) at each ISO instead."""
+    out = []
+    if QUICK:
+        good = os.path.join(ROOT, "Corpus", "heic", "good.heic")
+        clean = os.path.join(work, "quick-noiseless.dng")
+        for i, iso in enumerate(ISOS):
+            dng = os.path.join(work, f"quick-iso{iso}.dng")
+            extra = ["--clean", clean] if i == 0 else []
+            r = run([rb.bin, "corpus", "remosaic", good, "--iso", str(iso), "--out", dng] + extra, env=rb.env(work))
+            if r.rc != 0:
+                log(f"noise: remosaic at ISO {iso} failed: {first_line(r.err)}")
+                continue
+            out.append((f"good.heic remosaic, ISO {iso} (BENCH_QUICK)", iso, dng, clean, None))
+        return out
+    stem = os.path.join(generated, "large", "chart-24mp-rggb-14bit")
+    for iso in ISOS:
+        dng, twin = f"{stem}-iso{iso}-o1.dng", f"{stem}-iso{iso}-ljpeg-o1.dng"
+        if os.path.exists(dng):
+            out.append((f"24 MP chart, ISO {iso}", iso, dng, f"{stem}-noiseless-o1.dng",
+                        twin if os.path.exists(twin) else None))
+    return out
+
+
+def real_inputs(corpus):
+    """The corpus's camera RAWs with real pixels (MANIFEST.tsv: raw/, has_pixels yes), read in place."""
+    if not corpus:
+        return []
+    rows = manifest(corpus)
+    return [os.path.join(corpus, rel) for rel, row in sorted(rows.items())
+            if rel.startswith("raw/") and row.get("has_pixels") == "yes" and os.path.exists(os.path.join(corpus, rel))]
+
+
+def convert_side(rb, work, dng, name, label):
+    """`readback convert --json`; keeps the output size and the encode stage of every round."""
+    encode_s = []
+
+    def check(r, d):
+        line = next((json.loads(x) for x in r.out.splitlines() if x.startswith('{"event":"item"')), None)
+        if r.rc not in (0, 1) or not line or not line.get("output"):
+            return False, {}
+        encode_s.append(line.get("stages", {}).get("encode"))
+        return True, {"output_bytes": line.get("outputBytes"), "verdict": line.get("verdict")}
+
+    side = Side(name, label, lambda d: [rb.bin, "convert", dng, "--out", d, "--json"], env=rb.env(work), check=check)
+    side.encode_s = encode_s
+    return side
+
+
+def measure(rb, work, source, files, crop):
+    """`readback-ladder compare SOURCE FILES --crop CROP` as {file name: JSON}."""
+    r = run([rb.ladder, "compare", source] + files + ["--crop", crop], env=rb.env(work))
+    if r.rc != 0:
+        raise RuntimeError("readback-ladder compare failed: " + first_line(r.err))
+    return {j["file"]: j for j in (json.loads(x) for x in r.out.splitlines() if x.startswith("{"))}
+
+
+def verdict(m):
+    """Viewing-size losses and whether they are visually lossless."""
+    lm = m["view_frame_mean"] - m["view_ssim_y_mean"]
+    lw = m["view_frame_worst_block"] - m["view_ssim_y_worst_block"]
+    return {"loss_mean": lm, "loss_worst_block": lw, "visually_lossless": lm <= VL_LOSS[0] and lw <= VL_LOSS[1]}
+
+
+def shipped_file(rb, work, dng, source):
+    """Converts once (untimed) and measures the whole file's primary over the whole frame."""
+    d = os.path.join(work, "noise-shipped")
+    shutil.rmtree(d, ignore_errors=True)
+    r = run([rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work))
+    outs = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".heic")] if os.path.isdir(d) else []
+    if r.rc not in (0, 1) or not outs:
+        return {"error": "readback convert failed: " + first_line(r.err)}
+    m = measure(rb, work, source, outs[:1], "full")[os.path.basename(outs[0])]
+    shutil.rmtree(d, ignore_errors=True)
+    return dict(m, **verdict(m))
+
+
+def ladder_defaults(rb, work):
+    """The converter's default encoder setting in the ladder's terms (`readback-ladder defaults`): preset, quality and
+    variant (tune and x265 options, which `readback convert --print-defaults` does not print)."""
+    r = run([rb.ladder, "defaults"], env=rb.env(work))
+    d = r.json_line() if r.rc == 0 else None
+    if not isinstance(d, dict):
+        raise RuntimeError("readback-ladder defaults failed: " + first_line(r.err))
+    return d
+
+
+def readback_on_crop(rb, work, source, defaults):
+    """Readback's encoder at its default settings on the crop (`readback-ladder run --settings`): one TSV row."""
+    out = os.path.join(work, "noise-crop.tsv")
+    setting = f"{defaults['preset']}:{defaults['quality']}:{defaults['variant']}"
+    r = run([rb.ladder, "run", source, "--crop", MATCH_CROP, "--settings", setting, "--out", out], env=rb.env(work))
+    if r.rc != 0:
+        raise RuntimeError("readback-ladder run failed: " + first_line(r.err))
+    with open(out) as f:
+        lines = [x.rstrip("\n").split("\t") for x in f if not x.startswith("#")]
+    row = dict(zip(lines[0], lines[1]))
+    px = int(row["width"]) * int(row["height"])
+    return {"bytes": int(row["bytes"]), "bpp": int(row["bytes"]) * 8 / px, "encode_s": float(row["encode_s"]),
+            "ssim_y_mean": float(row["ssim_y_mean"]), "ssim_y_worst_block": float(row["ssim_y_worst64"]),
+            "view_ssim_y_mean": float(row["view_ssim_mean"]), "view_ssim_y_worst_block": float(row["view_ssim_worst64"]),
+            "view_frame_mean": float(row["view_frame_mean"]), "view_frame_worst_block": float(row["view_frame_worst64"]),
+            "pixels": px}
+
+
+def heif_enc_match(rb, work, dng, source, ours):
+    """heif-enc on the crop of Readback's frame: the lowest quality whose viewing mean and worst block both reach
+    Readback's own encode of the same crop. Coarse qualities, then every distinct CRF in between (libheif 1.15 maps
+    quality q to CRF (100 - q) / 2 in whole steps, so only every second quality differs)."""
+    d = os.path.join(work, "noise-match")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    try:
+        ppm, png = os.path.join(d, "f.ppm"), os.path.join(d, "f.png")
+        if run([rb.ladder, "frame", dng, ppm, "--crop", MATCH_CROP], env=rb.env(work)).rc != 0:
+            return {"error": "readback-ladder frame --crop failed"}
+        if run([CONVERT_IM, ppm, "-define", "png:compression-level=1", png]).rc != 0:
+            return {"error": "could not write the crop as PNG for heif-enc"}
+        points = {}
+
+        def scan(qs):
+            files = []
+            for q in qs:
+                if q in points:
+                    continue
+                out = os.path.join(d, f"he{q}.heic")
+                r = run(["heif-enc", "-q", str(q), png, "-o", out])
+                if r.rc != 0:
+                    raise RuntimeError(f"heif-enc -q {q} failed: {first_line(r.err)}")
+                points[q] = {"quality": q, "encode_s": r.wall}
+                files.append(out)
+            if files:
+                for name, m in measure(rb, work, source, files, MATCH_CROP).items():
+                    q = int(name[2:-5])
+                    points[q].update(m)
+            for f in files:
+                os.remove(f)
+
+        def reaches(m):
+            return (m["view_ssim_y_mean"] >= ours["view_ssim_y_mean"]
+                    and m["view_ssim_y_worst_block"] >= ours["view_ssim_y_worst_block"])
+
+        scan(COARSE)
+        hit = min((q for q, m in points.items() if reaches(m)), default=None)
+        if hit is None:
+            scan([90])
+            hit = 90 if reaches(points[90]) else None
+        if hit is not None:
+            below = max((q for q in points if q < hit), default=hit - 20)
+            scan(list(range(below + 2, hit, 2)))
+            hit = min(q for q, m in points.items() if reaches(m))
+        pts = [points[q] for q in sorted(points)]
+        for m in pts:
+            m["bpp"] = m["bytes"] * 8 / ours["pixels"]
+        return {"points": pts, "match": points[hit] if hit is not None else None}
+    except (RuntimeError, OSError, KeyError, ValueError) as e:
+        return {"error": str(e)[:300]}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side=None):
+    """Times, sizes and both measures of one image; `clean_side` (the clean chart) is interleaved for the time goal."""
+    source = f"{dng}={clean}" if clean else dng
+    w, h = tiff_dims(dng)
+    side = convert_side(rb, work, dng, "readback", f"readback convert ({label})")
+    sides = [side] + ([clean_side] if clean_side else [])
+    n0 = len(clean_side.encode_s) if clean_side else 0
+    log(f"noise: {label}: {NOISE_PAIRS} interleaved rounds" + (" with the clean chart" if clean_side else ""))
+    interleave(sides, NOISE_PAIRS, os.path.join(work, "noise-rounds"))
+    clean_enc = [x for x in clean_side.encode_s[n0:] if x] if clean_side else []
+    enc = [x for x in side.encode_s if x]
+    s = side.summary()
+    res = {"label": label, "iso": iso, "input": os.path.basename(dng), "clean_truth": clean and os.path.basename(clean),
+           "dimensions": [w, h], "input_bytes": os.path.getsize(dng), "convert": s,
+           "encode_stage_s": [x for x in side.encode_s if x is not None]}
+    if clean_side and side.by_round and clean_side.by_round:
+        common = [r for r in side.by_round if r in clean_side.by_round]
+        res["vs_clean_chart"] = {
+            "wall_ratio": statistics.median(side.by_round[r] for r in common)
+            / statistics.median(clean_side.by_round[r] for r in common),
+            "encode_ratio": statistics.median(enc) / statistics.median(clean_enc) if enc and clean_enc else None,
+            "encode_ratio_per_round": [a / b for a, b in zip(enc, clean_enc)]}
+    ob = s.get("output_bytes")
+    if ob:
+        res["bpp"] = ob * 8 / (w * h) if w * h else None
+    if twin and ob:
+        res["lossless"] = {"file": os.path.basename(twin), "bytes": os.path.getsize(twin),
+                           "ratio": os.path.getsize(twin) / ob}
+    log(f"noise: {label}: measuring the shipped file over the whole frame (untimed)")
+    try:
+        res["shipped"] = shipped_file(rb, work, dng, source)
+        log(f"noise: {label}: heif-enc at equal viewing fidelity on the {MATCH_CROP} crop (untimed)")
+        ours = readback_on_crop(rb, work, source, defaults)
+        ours.update(verdict(ours))
+        res["crop"] = {"size": MATCH_CROP, "readback": ours, "heif_enc": heif_enc_match(rb, work, dng, source, ours)}
+    except (RuntimeError, OSError, KeyError, ValueError, IndexError) as e:
+        res["error"] = str(e)[:300]
+    return res
+
+
+def noise_comparison(rb, work, generated, corpus):
+    """The noise section of Reports/bench.json: one entry per ISO, per real DNG, and the clean chart."""
+    try:
+        defaults = ladder_defaults(rb, work)
+    except RuntimeError as e:
+        return {"id": "noise", "title": "sensor noise", "match_crop": MATCH_CROP, "error": str(e), "images": []}
+    clean_chart = None if QUICK else os.path.join(generated, "large", "chart-24mp-rggb-14bit-o1.dng")
+    images = []
+    clean_side = None
+    if clean_chart and os.path.exists(clean_chart):
+        clean_side = convert_side(rb, work, clean_chart, "clean-chart", "readback convert (clean 24 MP chart)")
+    for label, iso, dng, clean, twin in noise_inputs(rb, work, generated):
+        images.append(one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side))
+    if clean_side:
+        s = clean_side.summary()
+        twin = clean_chart.replace("-o1.dng", "-ljpeg-o1.dng")
+        w, h = tiff_dims(clean_chart)
+        row = {"label": "24 MP chart, clean (the earlier benchmark input)", "iso": None, "convert": s,
+               "input": os.path.basename(clean_chart), "dimensions": [w, h],
+               "encode_stage_s": [x for x in clean_side.encode_s if x is not None]}
+        if s.get("output_bytes"):
+            row["bpp"] = s["output_bytes"] * 8 / (w * h)
+            if os.path.exists(twin):
+                row["lossless"] = {"file": os.path.basename(twin), "bytes": os.path.getsize(twin),
+                                   "ratio": os.path.getsize(twin) / s["output_bytes"]}
+        images.append(row)
+    for dng in real_inputs(corpus):
+        images.append(one_image(rb, work, os.path.basename(dng), None, dng, None, None, defaults))
+    return {"id": "noise", "title": "sensor noise: 24 MP chart per ISO, real camera DNGs", "match_crop": MATCH_CROP,
+            "readback_setting": defaults,
+            "visually_lossless_loss": {"mean": VL_LOSS[0], "worst_block": VL_LOSS[1]}, "images": images}
