@@ -26,7 +26,7 @@ public enum BaselineJPEG {
         segment(0xC4, [0x00] + dcBits + dcValues)
         segment(0xC4, [0x10] + acBits + acValues)
         segment(0xDA, [3, 1, 0x00, 2, 0x00, 3, 0x00, 0, 63, 0])
-        var w = BitWriter()
+        var w = JPEGBitWriter()
         let dc = codes(dcBits, dcValues)
         let ac = codes(acBits, acValues)
         var previous = [0, 0, 0]
@@ -181,32 +181,5 @@ public enum BaselineJPEG {
     /// The additional bits of a value in its category (negative values as v − 1 in `size` bits).
     static func bits(_ v: Int, _ size: Int) -> UInt32 {
         UInt32(truncatingIfNeeded: v >= 0 ? v : v - 1) & ((1 << UInt32(size)) - 1)
-    }
-
-    /// MSB-first bits with 0xFF bytes stuffed (T.81 §F.1.2.3), padded with 1-bits.
-    struct BitWriter {
-        var bytes: [UInt8] = []
-        private var acc: UInt64 = 0
-        private var count = 0
-
-        mutating func put(_ code: (UInt32, Int)?) {
-            guard let code else { preconditionFailure("symbol without a Huffman code") }
-            put(code.0, code.1)
-        }
-
-        mutating func put(_ v: UInt32, _ len: Int) {
-            guard len > 0 else { return }
-            acc = (acc << UInt64(len)) | UInt64(v & ((1 << UInt32(len)) - 1))
-            count += len
-            while count >= 8 {
-                let b = UInt8((acc >> UInt64(count - 8)) & 0xFF)
-                bytes.append(b)
-                if b == 0xFF { bytes.append(0) }
-                count -= 8
-            }
-            acc &= (1 << UInt64(count)) - 1
-        }
-
-        mutating func flush() { if count > 0 { put((1 << UInt32(8 - count)) - 1, 8 - count) } }
     }
 }

@@ -31,6 +31,18 @@ func renderFindings(source: URL, output: URL) -> [Finding] {
     }
 }
 
+/// The committed orientation-6 linear DNG (`dng/linear-16bit-o6.dng`) written to `dir`, converted by Readback, and
+/// its output with `failure` applied written as `bad.heic` (decoded, broken, re-encoded): (source, broken output).
+func brokenConversion(_ failure: DeliberateFailure, in dir: URL) throws -> (source: URL, output: URL) {
+    let recipe = try #require(Corpus.tiny.first { $0.file == "dng/linear-16bit-o6.dng" })
+    let src = dir.appendingPathComponent("linear-16bit-o6.dng")
+    try Data(recipe.dngBytes()).write(to: src)
+    let (_, out) = try convertToFile(src, in: dir)
+    let bad = dir.appendingPathComponent("bad.heic")
+    try Data(try OutputImage.broken([UInt8](try Data(contentsOf: out)), failure)).write(to: bad)
+    return (src, bad)
+}
+
 /// The deliberate failures, each written as a real HEIC (decoded, broken, re-encoded), are caught by the audit with
 /// their codes as errors: turned 90° with no tag change, +40 % red and blue, 1.5 stops under, a constant frame.
 /// The source has orientation 6, so the reference preview itself has to be turned to be compared.
@@ -38,12 +50,7 @@ func renderFindings(source: URL, output: URL) -> [Finding] {
 func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
     let dir = Repo.temporaryDirectory("render-bad")
     defer { try? FileManager.default.removeItem(at: dir) }
-    let recipe = try #require(Corpus.tiny.first { $0.file == "dng/linear-16bit-o6.dng" })
-    let src = dir.appendingPathComponent("linear-16bit-o6.dng")
-    try Data(recipe.dngBytes()).write(to: src)
-    let (_, out) = try convertToFile(src, in: dir)
-    let bad = dir.appendingPathComponent("bad.heic")
-    try Data(try OutputImage.broken([UInt8](try Data(contentsOf: out)), failure)).write(to: bad)
+    let (src, bad) = try brokenConversion(failure, in: dir)
     let f = renderFindings(source: src, output: bad)
     #expect(f.map(\.code) == [failure.expectedCode], "\(f.map(\.description))")
     #expect(f.first?.severity == .error)
@@ -71,15 +78,10 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
 @Test func htmlShowsTheReferenceBesideTheOutputForARenderFinding() throws {
     let dir = Repo.temporaryDirectory("render-html")
     defer { try? FileManager.default.removeItem(at: dir) }
-    let recipe = try #require(Corpus.tiny.first { $0.file == "dng/linear-16bit-o6.dng" })
-    let src = dir.appendingPathComponent("linear-16bit-o6.dng")
-    try Data(recipe.dngBytes()).write(to: src)
-    let (_, out) = try convertToFile(src, in: dir)
-    let bad = dir.appendingPathComponent("cast.heic")
-    try Data(try OutputImage.broken([UInt8](try Data(contentsOf: out)), .castRedBlue)).write(to: bad)
+    let (src, bad) = try brokenConversion(.castRedBlue, in: dir)
     let reportDir = dir.appendingPathComponent("report")
     let report = Auditor.run(
-        Pairing(jobs: [AuditJob(name: "cast.heic", source: src, output: bad)], unmatchedOutputs: []),
+        Pairing(jobs: [AuditJob(name: "bad.heic", source: src, output: bad)], unmatchedOutputs: []),
         options: AuditOptions(policy: .readbackOutputs, thumbnails: true), mode: "pair", roots: [:],
         tool: ToolInfo(version: "test"), libraries: [], thumbnails: ThumbnailFolder(reportDirectory: reportDir))
     #expect(report.files.first?.findings.contains { $0.code == "render.cast" } == true)

@@ -7,6 +7,7 @@ import HEIF
 import RawDecoder
 import RenderCheck
 import RenderIO
+import TestSupport
 import Testing
 
 /// The render check on real camera files: every RAW, HEIC and JPEG of the corpus is a source. Its reference render
@@ -177,26 +178,6 @@ private func codes(_ f: [Finding]) -> String {
     #expect(mapped.contains(adobe), "the Adobe DNG SDK sample's OpcodeList2 was not applied: \(mapped)")
 }
 
-/// Runs a tool; returns its exit status, its standard output (bytes) and its standard error.
-private func run(_ name: String, _ args: [String]) throws -> (Int32, [UInt8], String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = [name] + args
-    let (out, err) = (Pipe(), Pipe())
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let errData = Box()
-    let t = Thread { errData.data = err.fileHandleForReading.readDataToEndOfFile() }
-    t.start()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    while !t.isFinished { usleep(10_000) }
-    return (p.terminationStatus, [UInt8](data), String(decoding: errData.data, as: UTF8.self))
-}
-
-private final class Box: @unchecked Sendable { var data = Data() }
-
 /// A different but legitimate rendering of the same real RAW raises no render error: `dcraw_emu -w` (camera white
 /// balance, sRGB primaries, its BT.709 curve) of every corpus RAW that Readback converts and that has a camera
 /// preview, compared with that preview. (RawTherapee's defaults are measured by scripts/render-fidelity.sh.)
@@ -206,9 +187,9 @@ private final class Box: @unchecked Sendable { var data = Data() }
         guard case .found(let ref) = ReferenceExtractor.reference(for: url),
             (try? HEICConverter.convert(source: url)) != nil
         else { continue }
-        let (status, tiff, err) = try run("dcraw_emu", ["-w", "-T", "-Z", "-", url.path])
-        try #require(status == 0, "dcraw_emu \(url.lastPathComponent): \(err)")
-        let img = try TIFFImage.decode(tiff).get()
+        let r = try Tool.run("dcraw_emu", ["-w", "-T", "-Z", "-", url.path])
+        try #require(r.status == 0, "dcraw_emu \(url.lastPathComponent): \(String(decoding: r.err, as: UTF8.self))")
+        let img = try TIFFImage.decode([UInt8](r.out)).get()
         let out = RenderImage(width: img.width, height: img.height, codes: img.samples, space: .sRGBWithBT709Curve)
         let m = RenderComparison.compare(reference: ref.image, output: out)
         let f = RenderVerdict.findings(m, thresholds: RenderThresholds(), reference: ref.description)
