@@ -19,6 +19,8 @@ let package = Package(
         .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
         // The quality ladder (docs/quality-ladder.md): `make ladder`; `readback-ladder frame` feeds the benchmark's floor.
         .executable(name: "readback-ladder", targets: ["QualityLadder"]),
+        // The render check's measurements: `scripts/render-fidelity.sh` rebuilds docs/render-fidelity.md.
+        .executable(name: "readback-render", targets: ["RenderBench"]),
     ],
     targets: [
         // 1. C system libraries
@@ -26,6 +28,7 @@ let package = Package(
         .systemLibrary(name: "CRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(
             name: "CExiv2Shim",
             cxxSettings: [.unsafeFlags(["-Wno-deprecated-declarations"])],
@@ -39,6 +42,8 @@ let package = Package(
         .target(name: "Store", dependencies: ["CSQLite"]),
         // Whole-file SHA-256 through libcrypto (the batch's source fingerprints); error type and hex from Digest.
         .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
+        // JPEG decoding (embedded previews, JPEG sources) for the render check.
+        .target(name: "JPEGCodec", dependencies: ["CTurboJPEG"]),
 
         // 3. Pure Swift cores.
         // SHA-256 in pure Swift, a leaf: in-memory bytes for the cores, files for the tools; its file-error type is the
@@ -57,6 +62,17 @@ let package = Package(
         .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
+        // Pixel checks of an output against a reference rendering (CIELAB, CIEDE2000, exposure, cast, orientation).
+        // Optimised in debug builds too: its per-pixel loops (CIELAB, CIEDE2000) are about 4× slower unoptimised,
+        // which the test suites' hundreds of comparisons of real files would pay.
+        .target(
+            name: "RenderCheck", dependencies: ["ColorScience", "Findings"], swiftSettings: [.unsafeFlags(["-O"])]),
+
+        // 4. Reading renderings from files for the render check: a source's reference (embedded preview, thumbnail
+        //    item, the JPEG itself) and an output's pixels, through exiv2, TurboJPEG and libheif.
+        .target(
+            name: "RenderIO",
+            dependencies: ["ColorScience", "RenderCheck", "Exiv2Bridge", "JPEGCodec", "HeifCodec", "HEIF"]),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
         .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge"]),
@@ -65,7 +81,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Sharding", "Fidelity",
+                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -99,6 +115,8 @@ let package = Package(
         .executableTarget(
             name: "QualityLadder",
             dependencies: ["ColorScience", "Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
+        // Render check measurements: an output (HEIC, JPEG, TIFF, PPM) against a source's reference render, as JSON.
+        .executableTarget(name: "RenderBench", dependencies: ["HeifCodec", "JPEGCodec", "RenderCheck", "RenderIO"]),
 
         // Tests: one target per module, goldens and fixtures beside each; TestSupport holds what several share (goldens,
         // the test DNG writer, the fixed report, the gain-map plane decoder).
@@ -119,13 +137,21 @@ let package = Package(
             dependencies: ["ColorScience", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "TestSupport"]
         ),
         .testTarget(name: "ReportModelTests", dependencies: ["ReportModel", "TestSupport"]),
-        .testTarget(name: "CorpusTests", dependencies: ["ColorScience", "CorpusKit", "Digest", "HEIF", "TestSupport"]),
+        .testTarget(
+            name: "CorpusTests",
+            dependencies: ["ColorScience", "CorpusKit", "Digest", "HEIF", "RawDecoder", "TestSupport"]),
         .testTarget(name: "FidelityTests", dependencies: ["Converter", "Fidelity"]),
+        .testTarget(
+            name: "RenderCheckTests",
+            dependencies: [
+                "ColorScience", "CorpusKit", "Findings", "JPEGCodec", "RenderCheck", "RenderIO",
+            ]
+        ),
         .testTarget(
             name: "ConverterTests",
             dependencies: [
-                "Audit", "ColorScience", "Converter", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "RawDecoder",
-                "ReportModel", "TestSupport",
+                "Audit", "ColorScience", "Converter", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec",
+                "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]
         ),
         .testTarget(
@@ -140,8 +166,8 @@ let package = Package(
         .testTarget(
             name: "BatchTests",
             dependencies: [
-                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "Findings", "ReportModel", "Sharding", "Store",
-                "TestSupport",
+                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "Findings", "RenderCheck", "RenderIO",
+                "ReportModel", "Sharding", "Store", "TestSupport",
             ]
         ),
         .testTarget(
@@ -155,7 +181,7 @@ let package = Package(
             name: "RealWorldTests",
             dependencies: [
                 "Audit", "Converter", "Digest", "Exiv2Bridge", "Findings", "GainMap", "HEIF", "HeifCodec", "Metadata",
-                "MetadataIO", "RawDecoder", "ReportModel", "TestSupport",
+                "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]
         ),
     ],

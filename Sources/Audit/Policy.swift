@@ -1,5 +1,6 @@
 import Findings
 import Foundation
+import RenderCheck
 import ReportModel
 
 /// What the auditor treats as a problem: severities per finding code, which metadata fields matter, known losses.
@@ -26,6 +27,9 @@ public struct Policy: Hashable, Sendable {
     /// Size-ratio bounds (output ÷ source); outside them a `size.ratio` finding is raised.
     public var sizeRatioMin: Double? = nil
     public var sizeRatioMax: Double? = nil
+    /// The limits of the render check (`render` lines): when `render.cast`, `render.exposure`, `render.blank` and
+    /// `render.orientation` are raised, and at which severity.
+    public var render = RenderThresholds()
     /// Where the policy came from: `built-in` or the file path.
     public var name = "built-in"
 
@@ -37,6 +41,7 @@ public struct Policy: Hashable, Sendable {
             && a.compareFields == b.compareFields && a.ignoreFields == b.ignoreFields
             && a.knownLosses == b.knownLosses && a.requireGainMap == b.requireGainMap
             && a.sizeRatioMin == b.sizeRatioMin && a.sizeRatioMax == b.sizeRatioMax && a.name == b.name
+            && a.render == b.render
     }
 
     public func hash(into h: inout Hasher) {
@@ -89,6 +94,14 @@ public struct Policy: Hashable, Sendable {
         # Other converters drop the maker's private notes when they write HEIC.
         known-loss MakerNote*
         size-ratio 0.01 5
+        # Render checks against the source's own rendering (embedded preview, thumbnail item, JPEG): limits measured
+        # on real camera previews and deliberate failures (docs/policy.md "Render checks").
+        severity render.no-reference info
+        render blank 2 5
+        render orientation 0.8 0.2
+        render cast 5 7
+        render exposure-warning -0.75 1.5
+        render exposure-error -1.25 2
         """
 
     /// The built-in policy.
@@ -175,13 +188,39 @@ public struct Policy: Hashable, Sendable {
                 if let lo, let hi, lo > hi { throw fail("size-ratio MIN is larger than MAX") }
                 p.sizeRatioMin = lo
                 p.sizeRatioMax = hi
+            case "render":
+                guard let e = parseRender(args, into: &p.render) else { break }
+                throw fail(e)
             default:
                 throw fail(
-                    "unknown directive '\(directive)' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, reset)"
+                    "unknown directive '\(directive)' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, render, reset)"
                 )
             }
         }
         return p
+    }
+
+    /// Applies one `render NAME A B` line; returns the error message, nil when it applied.
+    static func parseRender(_ args: [String], into t: inout RenderThresholds) -> String? {
+        let usage = "usage: render blank|orientation|cast|exposure-warning|exposure-error A B"
+        guard args.count == 3, let a = Double(args[1]), let b = Double(args[2]), a.isFinite, b.isFinite else {
+            return usage
+        }
+        switch args[0] {
+        case "blank": (t.blankSpread, t.blankReferenceSpread) = (a, b)
+        case "orientation": (t.orientationCorrelation, t.orientationGain) = (a, b)
+        case "cast", "exposure-warning", "exposure-error":
+            guard a <= b else { return "render \(args[0]): the first limit is larger than the second" }
+            if args[0] == "cast" {
+                (t.castWarning, t.castError) = (a, b)
+            } else if args[0] == "exposure-warning" {
+                t.exposureWarning = a...b
+            } else {
+                t.exposureError = a...b
+            }
+        default: return usage
+        }
+        return nil
     }
 
     /// Reads and parses a policy file on top of the built-in policy.

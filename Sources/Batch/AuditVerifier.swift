@@ -12,20 +12,28 @@ public struct AuditVerifier: OutputVerifier {
         auditor = FileAuditor(options: AuditOptions(policy: policy, decode: true, thumbnails: false, jobs: 1))
     }
 
-    /// Findings that mean the output itself is unusable (not just incomplete).
+    /// Findings that mean the output itself is unusable (not just incomplete). A blank frame (`render.blank`) is one:
+    /// the file decodes, but shows nothing of the capture.
     static func isUnusable(_ f: Finding) -> Bool {
         f.code.hasPrefix("container.") || f.code.hasPrefix("input.") || f.code.hasPrefix("output.")
-            || f.code == "decode.primary-failed"
+            || f.code == "decode.primary-failed" || f.code == "render.blank"
+    }
+
+    /// Render findings that keep the original even as warnings: a colour cast, a blank frame or turned pixels are
+    /// the pixels going wrong while every tag is right. (An exposure warning alone is a different rendering.)
+    static func vetoesAsWarning(_ code: String) -> Bool {
+        code == "render.cast" || code == "render.blank" || code == "render.orientation"
     }
 
     /// Maps an audit result to a verdict: errors that make the file unusable → failed; any other error, or a
-    /// warning about metadata or the gain map → partial (the original is kept); known losses and info → clean.
+    /// warning about metadata, the gain map, orientation or the pixels (cast, blank, turned) → partial (the original
+    /// is kept); known losses and info (`render.no-reference` among them) → clean.
     public static func verdict(for r: FileResult) -> VerificationResult {
         let serious = r.findings.filter { f in
             f.severity == .error
                 || (f.severity == .warning
                     && (f.code.hasPrefix("metadata.") || f.code.hasPrefix("gainmap.")
-                        || f.code.hasPrefix("orientation.")))
+                        || f.code.hasPrefix("orientation.") || vetoesAsWarning(f.code)))
         }
         let summary = Self.summary(r)
         if let bad = serious.first(where: { isUnusable($0) && $0.severity == .error }) {

@@ -1,5 +1,6 @@
 // All exiv2 calls live here; see include/CExiv2Shim.h for why.
 #include "CExiv2Shim.h"
+#include "ShimSupport.hpp"
 
 #include <exiv2/exiv2.hpp>
 
@@ -11,78 +12,10 @@
 #include <string>
 #include <vector>
 
-// ---------------------------------------------------------------------------------------------
-// Process-wide setup and locking (docs/platform.md, exiv2).
+// Process-wide setup, locking and the exception guard are in ShimSupport.hpp (docs/platform.md, exiv2).
+using namespace rbshim;
 
 namespace {
-
-std::recursive_mutex &xmpMutex() {
-    static std::recursive_mutex m;
-    return m;
-}
-
-// Per-call capture of exiv2's LogMsg output (the handler is global; the buffer is per thread).
-thread_local std::string *tlsLog = nullptr;
-
-void logHandler(int level, const char *text) {
-    if (tlsLog == nullptr || text == nullptr) return;
-    std::string line(text);
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-    if (line.empty()) return;
-    if (!tlsLog->empty()) tlsLog->push_back('\n');
-    tlsLog->append(level >= Exiv2::LogMsg::error ? "error: " : "warning: ");
-    tlsLog->append(line);
-}
-
-void xmpLock(void *data, bool lock) {
-    auto *m = static_cast<std::recursive_mutex *>(data);
-    if (lock) m->lock(); else m->unlock();
-}
-
-void setupOnce() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        std::lock_guard<std::recursive_mutex> g(xmpMutex());
-        Exiv2::LogMsg::setLevel(Exiv2::LogMsg::warn);
-        Exiv2::LogMsg::setHandler(logHandler);
-        Exiv2::enableBMFF(true);
-        Exiv2::XmpParser::initialize(xmpLock, &xmpMutex());
-    });
-}
-
-struct LogCapture {
-    std::string text;
-    std::string *previous;
-    LogCapture() : previous(tlsLog) { tlsLog = &text; }
-    ~LogCapture() { tlsLog = previous; }
-};
-
-void setMessage(char *message, size_t cap, const std::string &text) {
-    if (message == nullptr || cap == 0) return;
-    size_t n = text.size() < cap - 1 ? text.size() : cap - 1;
-    std::memcpy(message, text.data(), n);
-    message[n] = '\0';
-}
-
-// Runs `body`, turning every exception into a status and a message.
-template <typename F>
-rb_exiv2_status guarded(char *message, size_t cap, F body) {
-    try {
-        setupOnce();
-        return body();
-    } catch (const Exiv2::AnyError &e) {
-        std::string what = e.what();
-        if (what.empty()) what = "exiv2 error " + std::to_string(e.code());
-        setMessage(message, cap, what);
-        return RB_EXIV2_ERROR;
-    } catch (const std::exception &e) {
-        setMessage(message, cap, std::string("exception: ") + e.what());
-        return RB_EXIV2_EXCEPTION;
-    } catch (...) {
-        setMessage(message, cap, "unknown exception");
-        return RB_EXIV2_EXCEPTION;
-    }
-}
 
 struct Entry {
     rb_exiv2_family family;
@@ -207,13 +140,6 @@ int orderCode(Exiv2::ByteOrder bo) {
     return bo == Exiv2::littleEndian ? 1 : bo == Exiv2::bigEndian ? 2 : 0;
 }
 
-// Opens and reads a file under the XMP lock (readMetadata parses embedded XMP).
-Exiv2::Image::AutoPtr openAndRead(const char *path) {
-    Exiv2::Image::AutoPtr image = Exiv2::ImageFactory::open(std::string(path));
-    if (image.get() == nullptr) throw Exiv2::Error(Exiv2::kerFileContainsUnknownImageType, path);
-    image->readMetadata();
-    return image;
-}
 
 }  // namespace
 

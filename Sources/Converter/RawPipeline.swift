@@ -125,7 +125,8 @@ extension HEICConverter {
                 file: name)
         }
 
-        var losses: [String] = []
+        // Optional DNG opcodes nobody applies (mandatory ones were refused by the decoder) are known losses.
+        var losses = meta.dngOpcodesSkipped.map { "DNG \($0) not applied" }
         let md = OutputMetadata.build(for: source, width: width, height: height, options: options, losses: &losses)
         clock.lap("metadata")
         let bytes = try HEICAssembler.assemble(

@@ -4,7 +4,8 @@ import Foundation
 /// DNG 1.4 writer: Bayer CFA and LinearRaw images, uncompressed, with Exif, GPS, XMP and a MakerNote.
 ///
 /// Layout (as cameras write it): IFD0 holds a small 8-bit RGB preview (NewSubFileType 1) and all the DNG and
-/// TIFF/EP tags; its SubIFDs (330) hold the raw image (NewSubFileType 0), which is where LibRaw reads it from.
+/// TIFF/EP tags; its SubIFDs (330) hold the raw image (NewSubFileType 0), which is where LibRaw reads it from, and a
+/// larger JPEG preview (`previewIFD`), the rendering the audit's render check compares a conversion with.
 /// Scene-linear RGB (1.0 = diffuse white) becomes camera values through the profile's ColorMatrix1
 /// (XYZ → camera, DNG 1.4 §6 "Camera to XYZ (D50)…"), normalised so a white object reads `AsShotNeutral`, then
 /// scaled so diffuse white sits `headroomStops` below the white level (see `DNGSpec.baselineExposure`).
@@ -434,7 +435,7 @@ public enum DNGWriter {
             ifd0[270] = .ascii(xmp.caption)
             ifd0[700] = .bytes(Array(xmp.packet.utf8))
         }
-        ifd0[330] = .ifds([raw])
+        ifd0[330] = .ifds([raw, previewIFD(scene, storedWidth: sw, storedHeight: sh, orientation: o)])
         ifd0[34665] = .ifd(exifIFD(spec))
         if let gps = cap.gps { ifd0[34853] = .ifd(gpsIFD(gps)) }
         ifd0[50706] = .bytes([1, 4, 0, 0])  // DNGVersion
@@ -447,6 +448,55 @@ public enum DNGWriter {
         ifd0[50778] = .shorts([cam.calibrationIlluminant1])
         ifd0.imageData = preview
         return TIFFWriter.serialize(ifd0, order: spec.bigEndian ? .big : .little)
+    }
+
+    /// Long side of the embedded JPEG preview (the camera's own rendering the audit's render check compares with).
+    public static let previewLongSide = 1024
+
+    /// The camera-style preview SubIFD (DNG 1.4 §"Preview IFDs", as Adobe's converter and cameras write it):
+    /// NewSubFileType 1, baseline JPEG (Compression 7, YCbCr), stored in sensor orientation like the raw data,
+    /// PreviewColorSpace sRGB. The rendering is the scene clipped per channel to diffuse white with the sRGB
+    /// transfer, box-averaged to at most `previewLongSide` — a legitimate rendering other than the converter's.
+    static func previewIFD(_ scene: some SceneSource, storedWidth sw: Int, storedHeight sh: Int, orientation o: Int)
+        -> TIFFIFD
+    {
+        let f = max(1, (max(sw, sh) + previewLongSide - 1) / previewLongSide)
+        let (pw, ph) = (max(1, sw / f), max(1, sh / f))
+        var rgb = [UInt8](repeating: 0, count: pw * ph * 3)
+        for y in 0..<ph {
+            for x in 0..<pw {
+                var acc = (0.0, 0.0, 0.0)
+                for dy in 0..<f {
+                    for dx in 0..<f {
+                        let (px, py) = Orientation.displayPosition(
+                            x: min(sw - 1, x * f + dx), y: min(sh - 1, y * f + dy), storedWidth: sw, storedHeight: sh,
+                            orientation: o)
+                        let c = scene.pixel(x: px, y: py)
+                        acc = (acc.0 + c.r, acc.1 + c.g, acc.2 + c.b)
+                    }
+                }
+                let n = Double(f * f)
+                let i = 3 * (y * pw + x)
+                rgb[i] = UInt8((ColorMath.srgbEncode(acc.0 / n) * 255).rounded())
+                rgb[i + 1] = UInt8((ColorMath.srgbEncode(acc.1 / n) * 255).rounded())
+                rgb[i + 2] = UInt8((ColorMath.srgbEncode(acc.2 / n) * 255).rounded())
+            }
+        }
+        var p = TIFFIFD()
+        p[254] = .longs([1])
+        p[256] = .longs([UInt32(pw)])
+        p[257] = .longs([UInt32(ph)])
+        p[258] = .shorts([8, 8, 8])
+        p[259] = .shorts([7])  // JPEG
+        p[262] = .shorts([6])  // YCbCr
+        p[277] = .shorts([3])
+        p[278] = .longs([UInt32(ph)])
+        p[284] = .shorts([1])
+        p[530] = .shorts([1, 1])  // YCbCrSubSampling: 4:4:4, as the JPEG is coded
+        p[50966] = .ascii("Readback CorpusKit")  // PreviewApplicationName
+        p[50970] = .longs([2])  // PreviewColorSpace: sRGB
+        p.imageData = BaselineJPEG.encode(rgb: rgb, width: pw, height: ph, quality: 92)
+        return p
     }
 
     static func exifIFD(_ spec: DNGSpec) -> TIFFIFD {

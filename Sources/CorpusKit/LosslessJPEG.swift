@@ -108,30 +108,19 @@ public enum LosslessJPEG {
     static func appendEntropyCoded(
         _ out: inout [UInt8], cats: [UInt8], diffs: [Int32], codes: [UInt32], lengths: [Int]
     ) {
-        var acc: UInt64 = 0
-        var nbits = 0
-        out.reserveCapacity(out.count + cats.count * 2)
-        func put(_ v: UInt32, _ len: Int) {
-            guard len > 0 else { return }
-            acc = (acc << UInt64(len)) | UInt64(v & ((1 << UInt32(len)) - 1))
-            nbits += len
-            while nbits >= 8 {
-                let b = UInt8((acc >> UInt64(nbits - 8)) & 0xFF)
-                out.append(b)
-                if b == 0xFF { out.append(0) }
-                nbits -= 8
-            }
-            acc &= (1 << UInt64(nbits)) - 1
-        }
+        var w = JPEGBitWriter()
+        swap(&w.bytes, &out)
+        w.bytes.reserveCapacity(w.bytes.count + cats.count * 2)
         for i in 0..<cats.count {
             let s = Int(cats[i])
-            put(codes[s], Int(lengths[s]))
+            w.put(codes[s], Int(lengths[s]))
             if s > 0 && s < 16 {
                 let d = Int(diffs[i])
-                put(UInt32(truncatingIfNeeded: d > 0 ? d : d - 1), s)
+                w.put(UInt32(truncatingIfNeeded: d > 0 ? d : d - 1), s)
             }
         }
-        if nbits > 0 { put((1 << UInt32(8 - nbits)) - 1, 8 - nbits) }  // pad with 1-bits (T.81 §F.1.2.3)
+        w.flush()
+        swap(&w.bytes, &out)
     }
 
     /// Huffman code lengths (≤ 16) for the 17 categories; unused categories get 0. A reserved dummy symbol keeps

@@ -77,6 +77,18 @@ public struct ExifBlob: Sendable {
     public let encodingLosses: [String]
 }
 
+/// One embedded preview as exiv2's PreviewManager lists it.
+public struct Exiv2Preview: Sendable, Equatable {
+    /// "image/jpeg", or "image/tiff" for a TIFF-IFD preview exiv2 wraps in a small TIFF of its own.
+    public let mimeType: String
+    /// The size exiv2 read from the preview's tags (0 when unknown); the decoded size is what counts.
+    public let width: Int
+    public let height: Int
+    /// The preview's bytes; empty when exiv2 could not extract them (bytes past the end of a truncated file) or they
+    /// exceeded the size limit.
+    public let data: [UInt8]
+}
+
 /// Owns one shim doc handle; freed in deinit.
 private final class DocHandle {
     let pointer: OpaquePointer
@@ -180,6 +192,26 @@ public enum Exiv2 {
         }
         guard let handle else { throw Exiv2Error(operation: "decode XMP", path: nil, message: "no result") }
         return DocHandle(handle).document()
+    }
+
+    /// The embedded previews of a file (PreviewManager: DNG/TIFF preview IFDs, Exif thumbnails, maker previews),
+    /// in exiv2's order (smallest first).
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - maxBytes: previews larger than this are listed without their bytes.
+    /// - Throws: `Exiv2Error` when exiv2 cannot open or read the file.
+    public static func previews(path: String, maxBytes: Int = 64 << 20) throws(Exiv2Error) -> [Exiv2Preview] {
+        var handle: OpaquePointer?
+        try call("read previews", path: path) { rb_exiv2_read_previews(path, max(0, maxBytes), &handle, $0, $1) }
+        guard let handle else { throw Exiv2Error(operation: "read previews", path: path, message: "no result") }
+        defer { rb_exiv2_previews_free(handle) }
+        var p = rb_exiv2_preview()
+        return (0..<rb_exiv2_previews_count(handle)).compactMap { i in
+            guard rb_exiv2_previews_get(handle, i, &p) != 0 else { return nil }
+            let data = p.data == nil ? [] : Array(UnsafeBufferPointer(start: p.data, count: p.size))
+            return Exiv2Preview(
+                mimeType: String(cString: p.mime_type), width: Int(p.width), height: Int(p.height), data: data)
+        }
     }
 
     /// Byte order for a built Exif blob.

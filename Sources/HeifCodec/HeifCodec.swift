@@ -454,6 +454,59 @@ public enum HeifDecoder {
             width: w, height: h, bitDepth: depth, channels: 1, samples: out, nclx: nclx, icc: icc, codedBitDepth: coded)
     }
 
+    /// Decodes the primary image to 8-bit RGB and reduces it on the way out of libheif's plane: each output pixel is
+    /// the mean of an f × f block, f = ⌊long side / `minSide`⌋ (at least 1), so the long side stays ≥ `minSide` and
+    /// no full-size sample array is made in Swift (the render check compares at 512 px).
+    /// - Parameters:
+    ///   - bytes: the whole file.
+    ///   - minSide: the smallest long side wanted.
+    /// - Returns: the reduced image (8-bit codes in `samples`, 3 channels, with the file's nclx and ICC) and the
+    ///   decoded full size.
+    /// - Throws: `HeifError` with libheif's message.
+    public static func decodePrimaryReduced(_ bytes: [UInt8], minSide: Int) throws -> (
+        image: HeifDecodedImage, size: HeifDecodedSize
+    ) {
+        let (ctx, handle) = try primaryHandle(bytes)
+        defer { withExtendedLifetime(ctx) {} }
+        let (nclx, icc) = colour(handle)
+        let coded = Int(heif_image_handle_get_luma_bits_per_pixel(handle.ptr))
+        var iPtr: OpaquePointer?
+        try check(
+            heif_decode_image(handle.ptr, &iPtr, heif_colorspace_RGB, heif_chroma_interleaved_RGB, nil),
+            "heif_decode_image")
+        let img = Image(iPtr!)
+        let w = Int(heif_image_get_width(img.ptr, heif_channel_interleaved))
+        let h = Int(heif_image_get_height(img.ptr, heif_channel_interleaved))
+        var stride: Int32 = 0
+        guard w > 0, h > 0, let plane = heif_image_get_plane_readonly(img.ptr, heif_channel_interleaved, &stride) else {
+            throw HeifError(operation: "heif_image_get_plane", message: "no plane in decoded image")
+        }
+        let f = max(1, max(w, h) / max(1, minSide))
+        let (rw, rh) = (w / f, h / f)
+        var out = [UInt16](repeating: 0, count: rw * rh * 3)
+        var acc = [Int](repeating: 0, count: rw * 3)
+        let half = f * f / 2
+        for ry in 0..<rh {
+            for i in acc.indices { acc[i] = 0 }
+            for y in (ry * f)..<(ry * f + f) {
+                let row = plane + y * Int(stride)
+                for rx in 0..<rw {
+                    var p = row + 3 * rx * f
+                    for _ in 0..<f {
+                        acc[3 * rx] += Int(p[0])
+                        acc[3 * rx + 1] += Int(p[1])
+                        acc[3 * rx + 2] += Int(p[2])
+                        p += 3
+                    }
+                }
+            }
+            for i in acc.indices { out[ry * rw * 3 + i] = UInt16((acc[i] + half) / (f * f)) }
+        }
+        let image = HeifDecodedImage(
+            width: rw, height: rh, bitDepth: 8, channels: 3, samples: out, nclx: nclx, icc: icc, codedBitDepth: coded)
+        return (image, HeifDecodedSize(width: w, height: h, codedBitDepth: coded))
+    }
+
     /// Reads a HEIF file from disk and decodes its primary image (see `decodePrimary(_:format:)`).
     public static func decodePrimary(file url: URL, format: HeifDecodeFormat = .rgb8) throws -> HeifDecodedImage {
         let data: Data
@@ -463,8 +516,8 @@ public enum HeifDecoder {
         return try decodePrimary([UInt8](data), format: format)
     }
 
-    private static func decode(_ handle: ImageHandle, format: HeifDecodeFormat) throws -> HeifDecodedImage {
-        let coded = Int(heif_image_handle_get_luma_bits_per_pixel(handle.ptr))
+    /// The image's nclx signalling and raw ICC profile, each nil when absent.
+    private static func colour(_ handle: ImageHandle) -> (NCLX?, [UInt8]?) {
         var nclx: NCLX?
         var nPtr: UnsafeMutablePointer<heif_color_profile_nclx>?
         if heif_image_handle_get_nclx_color_profile(handle.ptr, &nPtr).code == heif_error_Ok, let n = nPtr {
@@ -482,6 +535,12 @@ public enum HeifDecoder {
             let e = buf.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle.ptr, $0.baseAddress) }
             if e.code == heif_error_Ok { icc = buf }
         }
+        return (nclx, icc)
+    }
+
+    private static func decode(_ handle: ImageHandle, format: HeifDecodeFormat) throws -> HeifDecodedImage {
+        let coded = Int(heif_image_handle_get_luma_bits_per_pixel(handle.ptr))
+        let (nclx, icc) = colour(handle)
         let colorspace: heif_colorspace
         let chroma: heif_chroma
         let channel: heif_channel

@@ -67,6 +67,10 @@ public struct RawMetadata: Sendable, Equatable {
     public var cameraMultipliers: [Double]
     /// Size of the file in bytes.
     public var fileSize: Int
+    /// DNG opcodes Readback applied because LibRaw's loader does not ("OpcodeList2 MapPolynomial, plane 0").
+    public var dngOpcodesApplied: [String] = []
+    /// Optional DNG opcodes nobody applied: known losses ("OpcodeList3 WarpRectilinear (optional)").
+    public var dngOpcodesSkipped: [String] = []
 
     public var isDNG: Bool { dngVersion != 0 }
 }
@@ -108,6 +112,9 @@ public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendabl
         case mostlyZero(fraction: Double)
         /// `make_mem_image` returned something other than 3 × 16-bit RGB.
         case unexpectedOutput(String)
+        /// A DNG opcode the spec says a reader must apply, which neither LibRaw nor Readback applies (or a malformed
+        /// opcode list): the picture would be wrong.
+        case unsupportedOpcode(String)
     }
 
     public var file: String
@@ -132,6 +139,7 @@ public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendabl
             why = String(format: "%.1f%% of raw samples exceed the white level %d: garbage data", f * 100, w)
         case .mostlyZero(let f): why = String(format: "%.1f%% of raw samples are zero: no real pixel data", f * 100)
         case .unexpectedOutput(let s): why = "unexpected LibRaw output: \(s)"
+        case .unsupportedOpcode(let s): why = s
         }
         return "\(file): \(why)"
     }
@@ -153,9 +161,9 @@ public final class LibRawDecoder {
     /// LibRaw).
     public static let minBytesPerPixel = 0.05
 
-    private let handle: UnsafeMutablePointer<libraw_data_t>
+    let handle: UnsafeMutablePointer<libraw_data_t>
     private let sink = DataErrorSink()
-    private var fileName = ""
+    private(set) var fileName = ""
     private var unpacked = false
 
     /// Creates a decoder (`libraw_init(0)`) with a data-error handler bound to this instance.
@@ -196,7 +204,10 @@ public final class LibRawDecoder {
         unpacked = true
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
         try checkRawSamples(whiteLevel: meta.whiteLevel)
-        return metadata(path: path)
+        let opcodes = meta.isDNG ? try applyDNGOpcodes(path) : ([], [])
+        var m = metadata(path: path)
+        (m.dngOpcodesApplied, m.dngOpcodesSkipped) = opcodes
+        return m
     }
 
     /// Sets the linear-output parameters both renders share and runs `libraw_dcraw_process`: gamma 1/1,

@@ -7,23 +7,9 @@ import Testing
 
 /// Runs Debian's chromium headless on a file; returns (exit status, stdout, stderr).
 func chromium(_ args: [String]) throws -> (Int32, String, String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
-    p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"] + args
-    let out = Pipe()
-    let err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    // Read both pipes concurrently so neither fills up.
-    final class Box: @unchecked Sendable { var data = Data() }
-    let errBox = Box()
-    let t = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
-    t.start()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    while !t.isFinished { usleep(10_000) }
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errBox.data, as: UTF8.self))
+    let r = try Tool.run(
+        "/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"] + args)
+    return (r.status, String(decoding: r.out, as: UTF8.self), String(decoding: r.err, as: UTF8.self))
 }
 
 /// The report of a real audit of generated files, rendered and opened in headless Chromium: no console errors,

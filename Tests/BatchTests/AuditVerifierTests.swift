@@ -47,3 +47,27 @@ private func result(_ findings: [Finding]) -> FileResult {
         ]))
     #expect(broken == .failed(reason: "container.truncated: box ftyp runs past the end"))
 }
+
+/// A colour cast or a blank frame keeps the original whatever removal asks for: a cast (even a warning) and turned
+/// pixels are partial, a blank frame fails; an exposure warning or the lack of a reference render does not veto.
+@Test func renderFindingsVetoRemoval() {
+    func verdict(_ code: String, _ severity: Severity) -> VerificationResult {
+        AuditVerifier.verdict(for: result([Finding(code: code, severity: severity, message: "m")]))
+    }
+    for (code, severity) in [
+        ("render.cast", Severity.warning), ("render.cast", .error), ("render.orientation", .error),
+        ("render.orientation", .warning), ("render.exposure", .error),
+    ] {
+        guard case .partial(let reasons, _) = verdict(code, severity) else {
+            Issue.record("\(code) \(severity) must keep the original")
+            continue
+        }
+        #expect(reasons == ["\(code): m"])
+    }
+    #expect(verdict("render.blank", .error) == .failed(reason: "render.blank: m"))
+    guard case .clean = verdict("render.exposure", .warning), case .clean = verdict("render.no-reference", .info)
+    else {
+        Issue.record("an exposure warning or a missing reference must not veto removal")
+        return
+    }
+}

@@ -1,7 +1,9 @@
 import Findings
 import Foundation
 import HEIF
+import HeifCodec
 import MetadataIO
+import RenderIO
 import ReportModel
 
 /// The per-file checks, each a function over a shared context, run in a fixed order.
@@ -17,6 +19,8 @@ enum Checks {
         /// Gain maps decoded by the gain-map check, appended after the primary by the decode check.
         var gainMapDecodes: [DecodeResult] = []
         var thumbnails = Thumbnails()
+        /// The primary image's RGB pixels, when the decode made them (thumbnails, or a reference to compare with).
+        var outputPixels: HeifDecodedImage? = nil
         /// The output parsed (set by the container check).
         var file: HEIFFile? = nil
         /// The source, when it is a HEIF file.
@@ -43,9 +47,12 @@ enum Checks {
         }
         container(&ctx)
         // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
+        // With a source, the same thread first finds the source's own rendering for the render check.
+        var lookUp: (@Sendable () -> ReferenceLookup)? = nil
+        if let src = ctx.job.source { lookUp = { ReferenceExtractor.reference(for: src) } }
         let primary =
             ctx.options.decode && ctx.file != nil
-            ? PrimaryDecode(ctx.output, thumbnails: ctx.options.thumbnails) : nil
+            ? PrimaryDecode(ctx.output, thumbnails: ctx.options.thumbnails, lookUp: lookUp) : nil
         // The source's bytes are only needed for a HEIF source (its container is compared) or a JPEG one (its gain
         // map is looked for); a RAW source's metadata goes through exiv2, so its tens of megabytes are not read here.
         if let src = ctx.job.source, let head = Source.head(src, count: 12),
@@ -58,7 +65,10 @@ enum Checks {
         signalling(&ctx)
         metadata(&ctx)
         orientation(&ctx)
-        if let primary { decode(&ctx, primary) }
+        if let primary {
+            decode(&ctx, primary)
+            render(&ctx, primary.reference)
+        }
     }
 }
 

@@ -2,6 +2,8 @@ import Findings
 import Foundation
 import HEIF
 import HeifCodec
+import RenderCheck
+import RenderIO
 import ReportModel
 
 extension Checks {
@@ -19,6 +21,12 @@ extension Checks {
                         target: "primary", status: "ok", width: img.width, height: img.height,
                         bitDepth: img.codedBitDepth))
                 ctx.thumbnails.primary = thumbnail(img)
+                ctx.outputPixels = img
+            case .reduced(let img, let d):
+                ctx.decode.append(
+                    DecodeResult(
+                        target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth))
+                ctx.outputPixels = img
             case .size(let d):
                 ctx.decode.append(
                     DecodeResult(
@@ -39,6 +47,7 @@ extension Checks {
                     "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
                     Evidence(actual: whole, item: p))
                 if thumbs { ctx.thumbnails.primary = thumbnail(img) }
+                ctx.outputPixels = img
             } else {
                 ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole))
                 ctx.add(
@@ -50,24 +59,35 @@ extension Checks {
     }
 
     /// The primary's libheif decode, started on its own thread when the checks begin so it overlaps the container,
-    /// metadata and gain-map checks (its result is only read by `decode(_:_:)`, last).
+    /// metadata and gain-map checks (its result is only read by `decode(_:_:)`, last). The same thread first looks up
+    /// the source's reference render (`lookUp`), since whether RGB pixels are needed depends on it.
     final class PrimaryDecode: @unchecked Sendable {
         enum Decoded {
-            /// RGB pixels, for the thumbnail.
+            /// RGB pixels, for the thumbnail (and the render check).
             case image(HeifDecodedImage)
-            /// Without thumbnails only the size is kept: libheif still decodes every tile, but no RGB conversion or
-            /// sample copy is paid for (the converter's read-back audit of every output takes this path).
+            /// Reduced RGB pixels for the render check (no thumbnails), and the decoded full size.
+            case reduced(HeifDecodedImage, HeifDecodedSize)
+            /// Without thumbnails or a reference only the size is kept: libheif still decodes every tile, but no RGB
+            /// conversion or sample copy is paid for.
             case size(HeifDecodedSize)
         }
         private let done = DispatchSemaphore(value: 0)
         private var result: Result<Decoded, Error> = .failure(HeifError(operation: "decode", message: "not run"))
+        /// The source's reference render, nil when there is no source to look in (read after `wait()`).
+        private(set) var reference: ReferenceLookup?
 
-        init(_ bytes: [UInt8], thumbnails: Bool) {
+        init(_ bytes: [UInt8], thumbnails: Bool, lookUp: (@Sendable () -> ReferenceLookup)? = nil) {
             let t = Thread { [self] in
+                reference = lookUp?()
+                let pixels: Bool
+                if case .found? = reference { pixels = true } else { pixels = false }
                 result = Result {
-                    thumbnails
-                        ? .image(try HeifDecoder.decodePrimary(bytes, format: .rgb8))
-                        : .size(try HeifDecoder.decodePrimarySize(bytes))
+                    if thumbnails { return .image(try HeifDecoder.decodePrimary(bytes, format: .rgb8)) }
+                    if pixels {
+                        let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide)
+                        return .reduced(r.image, r.size)
+                    }
+                    return .size(try HeifDecoder.decodePrimarySize(bytes))
                 }
                 done.signal()
             }

@@ -144,6 +144,7 @@ public enum ShardMerge {
             switch image {
             case .primary: links.primary = rel
             case .gainMap: links.gainMap = rel
+            case .reference: links.reference = rel
             }
         }
         return links

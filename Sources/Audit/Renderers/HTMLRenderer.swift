@@ -224,6 +224,9 @@ public enum HTMLRenderer {
     static func figures(_ t: ThumbnailLinks) -> String {
         guard !t.isEmpty else { return "" }
         var h = "<div class=\"thumbs\">"
+        if let r = t.reference, safeSource(r) {
+            h += "<figure><img alt=\"reference render\" src=\"\(r)\"><figcaption>reference render</figcaption></figure>"
+        }
         if let p = t.primary, safeSource(p) {
             h += "<figure><img alt=\"primary\" src=\"\(p)\"><figcaption>primary</figcaption></figure>"
         }

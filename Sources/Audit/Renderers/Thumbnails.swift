@@ -1,28 +1,31 @@
 import Foundation
 
-/// A file's two thumbnails: the primary image's and the first gain map's.
-public struct ThumbnailPair<Value: Sendable & Hashable>: Sendable, Hashable {
+/// A file's thumbnails: the primary image's, the first gain map's, and the reference render's (the source's own
+/// rendering the render check compared the output with), shown beside the primary.
+public struct ThumbnailSet<Value: Sendable & Hashable>: Sendable, Hashable {
     public var primary: Value?
     public var gainMap: Value?
+    public var reference: Value?
 
-    public init(primary: Value? = nil, gainMap: Value? = nil) {
+    public init(primary: Value? = nil, gainMap: Value? = nil, reference: Value? = nil) {
         self.primary = primary
         self.gainMap = gainMap
+        self.reference = reference
     }
 
-    /// True when there is neither.
-    public var isEmpty: Bool { primary == nil && gainMap == nil }
+    /// True when there is none.
+    public var isEmpty: Bool { primary == nil && gainMap == nil && reference == nil }
 }
 
 /// Small PNG previews of one output's images, for the HTML report. They are never part of report.json, which
 /// holds findings and facts only.
-public typealias Thumbnails = ThumbnailPair<Data>
+public typealias Thumbnails = ThumbnailSet<Data>
 
 /// What report.html shows for one file's thumbnails: an `img` source each (a relative path or a data URI).
-public typealias ThumbnailLinks = ThumbnailPair<String>
+public typealias ThumbnailLinks = ThumbnailSet<String>
 
-/// The report's thumbnails as files beside report.html: `thumbs/<n>-primary.png` and `thumbs/<n>-gainmap.png`,
-/// where `n` is the file's index in the report. The audit writes them as each file is done (so memory does not grow
+/// The report's thumbnails as files beside report.html: `thumbs/<n>-primary.png`, `thumbs/<n>-gainmap.png` and
+/// `thumbs/<n>-reference.png`, where `n` is the file's index in the report. The audit writes them as each file is done (so memory does not grow
 /// with the number of files); report.html links them by relative path, or inlines them when it must be one file.
 public final class ThumbnailFolder: @unchecked Sendable {
     /// The report's folder (the thumbnails go into its `thumbs` subfolder).
@@ -30,10 +33,11 @@ public final class ThumbnailFolder: @unchecked Sendable {
     private let lock = NSLock()
     private var error: (any Error)?
 
-    /// The two images of a file that get a thumbnail.
+    /// The images of a file that get a thumbnail.
     public enum Image: String, CaseIterable, Sendable {
         case primary
         case gainMap = "gainmap"
+        case reference
     }
 
     public init(reportDirectory: URL) { self.reportDirectory = reportDirectory }
@@ -66,7 +70,9 @@ public final class ThumbnailFolder: @unchecked Sendable {
     /// Writes one file's thumbnails (creating the folder on first use). A failure is kept (``firstError``) and the
     /// thumbnail is left out; the audit itself goes on.
     public func write(_ t: Thumbnails, index: Int) {
-        let pngs = [(Image.primary, t.primary), (.gainMap, t.gainMap)].compactMap { i, d in d.map { (i, $0) } }
+        let pngs = [(Image.primary, t.primary), (.gainMap, t.gainMap), (.reference, t.reference)].compactMap { i, d in
+            d.map { (i, $0) }
+        }
         guard !pngs.isEmpty else { return }
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -84,13 +90,13 @@ public final class ThumbnailFolder: @unchecked Sendable {
         func link(_ i: Image) -> String? {
             FileManager.default.fileExists(atPath: file(index, i).path) ? Self.relativePath(index: index, i) : nil
         }
-        return ThumbnailLinks(primary: link(.primary), gainMap: link(.gainMap))
+        return ThumbnailLinks(primary: link(.primary), gainMap: link(.gainMap), reference: link(.reference))
     }
 
     /// The same thumbnails as PNG data URIs, read from their files (report.html as one self-contained file).
     public func inlined(index: Int) -> ThumbnailLinks {
         func uri(_ i: Image) -> String? { (try? Data(contentsOf: file(index, i))).map(PNG.dataURI) }
-        return ThumbnailLinks(primary: uri(.primary), gainMap: uri(.gainMap))
+        return ThumbnailLinks(primary: uri(.primary), gainMap: uri(.gainMap), reference: uri(.reference))
     }
 
     private func file(_ index: Int, _ image: Image) -> URL {

@@ -106,6 +106,28 @@ rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width,
 rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *sidecar_path, uint32_t pixel_width,
                                    uint32_t pixel_height, rb_exiv2_blob **out, char *message, size_t message_cap);
 
+/// The embedded previews of a file (exiv2's PreviewManager: Exif/TIFF/DNG preview IFDs, JPEG thumbnails, maker
+/// previews), in exiv2's order: smallest first (opaque; free with rb_exiv2_previews_free).
+typedef struct rb_exiv2_previews rb_exiv2_previews;
+
+/// One preview. Pointers are owned by the list and valid until rb_exiv2_previews_free.
+typedef struct {
+    const char *mime_type;   ///< "image/jpeg", "image/tiff" (exiv2 wraps a TIFF-IFD preview in a small TIFF)
+    uint32_t width;          ///< as exiv2 reads it from the preview's tags (0 when unknown)
+    uint32_t height;
+    const uint8_t *data;     ///< the preview's bytes (NULL when exiv2 could not extract them)
+    size_t size;
+} rb_exiv2_preview;
+
+/// Lists and extracts the embedded previews of the file at `path`. A preview whose bytes exceed `max_bytes` is
+/// listed without data. An unknown or unreadable file is an error; a file without previews is an empty list.
+rb_exiv2_status rb_exiv2_read_previews(const char *path, size_t max_bytes, rb_exiv2_previews **out, char *message,
+                                       size_t message_cap);
+size_t rb_exiv2_previews_count(const rb_exiv2_previews *list);
+/// Copies preview `index` into `out`; returns 0 when `index` is out of range.
+int rb_exiv2_previews_get(const rb_exiv2_previews *list, size_t index, rb_exiv2_preview *out);
+void rb_exiv2_previews_free(rb_exiv2_previews *list);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,9 @@ struct AuditCommand: Subcommand {
         metadata.known-loss, metadata.known-loss-not-happened), the orientation by reader model, confirmed from
         pixels (orientation.changed, orientation.inconsistent, orientation.double-rotation), a gain map the source
         had (gainmap.missing) and the size ratio. 'readback diff SRC OUT' shows the same judgement field by field.
+        The output's pixels are compared with the source's own rendering (a RAW's embedded preview, a HEIF's
+        thumbnail, a JPEG itself) in CIELAB: render.blank, render.orientation, render.cast, render.exposure;
+        render.no-reference (info) when the source has none.
 
         Pairing: SRC OUT audits one pair. --sources DIR --outputs DIR pairs files by relative folder and stem
         (extensions compared case-insensitively); a source without an output is a finding (output.missing), outputs

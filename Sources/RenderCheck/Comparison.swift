@@ -1,0 +1,197 @@
+import Foundation
+
+/// What comparing an output with a reference rendering of the same capture measured. Every number is at the
+/// reference's size (capped at `RenderComparison.maxSide`), in CIELAB (D65), each image read through its own space.
+public struct RenderMeasurement: Sendable, Equatable {
+    /// The size compared (the reference's, after letterbox trimming and capping).
+    public var width: Int
+    public var height: Int
+    /// Letterbox bars removed from the reference (top, bottom, left, right, in compared pixels), 0 when none.
+    public var trimmedBars: [Int]
+    /// Median of log2(Y_output / Y_reference) over the reference's mid-tones (L* 25–75); nil when fewer than
+    /// `RenderComparison.minimumPixels` pixels are mid-tones.
+    public var exposureStops: Double?
+    /// The fraction of compared pixels that are mid-tones.
+    public var midtoneFraction: Double
+    /// Mean Δa* and Δb* (output − reference) over the reference's near-neutral pixels (C* < 8, L* 20–95), or over
+    /// the whole frame when fewer than `RenderComparison.minimumNeutralFraction` of the pixels are near-neutral.
+    public var castA: Double
+    public var castB: Double
+    /// The fraction of compared pixels that are near-neutral in the reference.
+    public var neutralFraction: Double
+    /// True when the cast was measured over near-neutral pixels, false when over the whole frame.
+    public var castFromNeutrals: Bool
+    /// The Exif orientation (1–8) that best maps the output onto the reference, and the normalised
+    /// cross-correlations of the identity, the best and the runner-up.
+    public var bestOrientation: Int
+    public var correlationIdentity: Double
+    public var correlationBest: Double
+    public var correlationRunnerUp: Double
+    /// p99 − p1 of L* of the output and of the reference.
+    public var outputSpread: Double
+    public var referenceSpread: Double
+    /// CIEDE2000 median and 90th percentile over the frame.
+    public var deltaEMedian: Double
+    public var deltaEP90: Double
+    /// Mean C* of the output ÷ mean C* of the reference over pixels with reference L* 10–95.
+    public var chromaRatio: Double?
+    /// Median L* of each.
+    public var outputMedianL: Double
+    public var referenceMedianL: Double
+
+    /// |(Δa*, Δb*)|.
+    public var cast: Double { hypot(castA, castB) }
+}
+
+/// The comparison itself: pure arithmetic over two `RenderImage`s.
+public enum RenderComparison {
+    /// The long side the reference is reduced to before comparing.
+    public static let maxSide = 512
+    /// The side of the small grey squares the 8 orientations are scored on.
+    public static let orientationSide = 64
+    /// Fewest pixels a statistic is computed over.
+    public static let minimumPixels = 50
+    /// Below this fraction of near-neutral reference pixels, the cast is the frame-wide mean shift.
+    public static let minimumNeutralFraction = 0.02
+
+    /// Compares `output` with `reference`, both as a viewer shows them.
+    public static func compare(reference ref0: RenderImage, output out0: RenderImage) -> RenderMeasurement {
+        let out = out0.capped(maxSide: 2 * maxSide)
+        var ref = ref0.capped(maxSide: maxSide)
+        // Letterbox bars are trimmed when the trimmed reference's shape is closer to the output's (either way up).
+        let bars = ref.letterbox()
+        var trimmed = [0, 0, 0, 0]
+        if bars != (0, 0, 0, 0) {
+            let t = ref.cropped(x0: bars.left, y0: bars.top, x1: ref.width - bars.right, y1: ref.height - bars.bottom)
+            if shapeDistance(t.aspect, out.aspect) < shapeDistance(ref.aspect, out.aspect) {
+                ref = t
+                trimmed = [bars.top, bars.bottom, bars.left, bars.right]
+            }
+        }
+        // Orientation: the output's 8 transforms against the reference, as small blurred grey squares.
+        let n = orientationSide
+        let refSquare = ref.squareLuma(n)
+        let outSquare = out.squareLuma(n)
+        let scores = (1...8).map { correlation(refSquare, RenderImage.orientSquare(outSquare, n, $0)) }
+        let best = scores.indices.max { scores[$0] < scores[$1] }!
+        let runnerUp = scores.indices.filter { $0 != best }.map { scores[$0] }.max() ?? 0
+
+        let o = out.resized(width: ref.width, height: ref.height)
+        let labR = lab(ref)
+        let labO = lab(o)
+        var m = RenderMeasurement(
+            width: ref.width, height: ref.height, trimmedBars: trimmed, exposureStops: nil, midtoneFraction: 0,
+            castA: 0, castB: 0, neutralFraction: 0, castFromNeutrals: false, bestOrientation: best + 1,
+            correlationIdentity: scores[0], correlationBest: scores[best], correlationRunnerUp: runnerUp,
+            outputSpread: spread(labO.l), referenceSpread: spread(labR.l), deltaEMedian: 0, deltaEP90: 0,
+            chromaRatio: nil, outputMedianL: percentile(labO.l, 50), referenceMedianL: percentile(labR.l, 50))
+        measureTone(&m, labR, labO)
+        return m
+    }
+
+    /// Exposure, cast, ΔE00 and chroma of two aligned CIELAB images.
+    static func measureTone(_ m: inout RenderMeasurement, _ r: LabPlanes, _ o: LabPlanes) {
+        let count = r.l.count
+        var logRatios: [Double] = []
+        var neutral = 0
+        var (nA, nB, fA, fB) = (0.0, 0.0, 0.0, 0.0)
+        var (chromaR, chromaO, chromaN) = (0.0, 0.0, 0)
+        var de = [Double](repeating: 0, count: count)
+        for i in 0..<count {
+            let (l, cr) = (r.l[i], hypot(r.a[i], r.b[i]))
+            if l > 25 && l < 75 { logRatios.append(log2((o.y[i] + 1e-4) / (r.y[i] + 1e-4))) }
+            let da = o.a[i] - r.a[i]
+            let db = o.b[i] - r.b[i]
+            fA += da
+            fB += db
+            if cr < 8 && l > 20 && l < 95 {
+                neutral += 1
+                nA += da
+                nB += db
+            }
+            if l > 10 && l < 95 {
+                chromaR += cr
+                chromaO += hypot(o.a[i], o.b[i])
+                chromaN += 1
+            }
+            de[i] = CIEDE2000.difference(r.l[i], r.a[i], r.b[i], o.l[i], o.a[i], o.b[i])
+        }
+        m.midtoneFraction = Double(logRatios.count) / Double(count)
+        if logRatios.count >= minimumPixels { m.exposureStops = percentile(logRatios, 50) }
+        m.neutralFraction = Double(neutral) / Double(count)
+        m.castFromNeutrals = neutral >= minimumPixels && m.neutralFraction >= minimumNeutralFraction
+        (m.castA, m.castB) =
+            m.castFromNeutrals ? (nA / Double(neutral), nB / Double(neutral)) : (fA / Double(count), fB / Double(count))
+        m.deltaEMedian = percentile(de, 50)
+        m.deltaEP90 = percentile(de, 90)
+        if chromaN >= minimumPixels, chromaR > 1e-6 { m.chromaRatio = chromaO / chromaR }
+    }
+
+    /// |log| distance between two aspect ratios, the second taken either way up.
+    static func shapeDistance(_ a: Double, _ b: Double) -> Double { min(abs(log(a / b)), abs(log(a * b))) }
+
+    /// CIELAB planes and relative luminance Y of an image.
+    public struct LabPlanes: Sendable {
+        public var l: [Double] = []
+        public var a: [Double] = []
+        public var b: [Double] = []
+        public var y: [Double] = []
+    }
+
+    /// The CIELAB (D65) planes and relative luminance of `img`, read through its own space.
+    public static func lab(_ img: RenderImage) -> LabPlanes {
+        let n = img.width * img.height
+        var p = LabPlanes(
+            l: .init(repeating: 0, count: n), a: .init(repeating: 0, count: n), b: .init(repeating: 0, count: n),
+            y: .init(repeating: 0, count: n))
+        let m = img.space.toXYZ
+        let tf = img.space.transfer
+        // Code values are 8-bit or finer; a 4096-entry table keeps the transfer exact to well under a ΔE of 0.01.
+        let table = (0...4095).map { tf.decode(Double($0) / 4095) }
+        @inline(__always) func linear(_ v: Float) -> Double {
+            let x = Double(min(max(v, 0), 1)) * 4095
+            let i = min(Int(x), 4094)
+            return table[i] + (table[i + 1] - table[i]) * (x - Double(i))
+        }
+        for i in 0..<n {
+            let r = linear(img.samples[3 * i])
+            let g = linear(img.samples[3 * i + 1])
+            let b = linear(img.samples[3 * i + 2])
+            let x = m[0] * r + m[1] * g + m[2] * b
+            let y = m[3] * r + m[4] * g + m[5] * b
+            let z = m[6] * r + m[7] * g + m[8] * b
+            let c = CIELAB.lab(x: x, y: y, z: z)
+            (p.l[i], p.a[i], p.b[i], p.y[i]) = (c.l, c.a, c.b, y)
+        }
+        return p
+    }
+
+    /// Normalised cross-correlation of two equally long series (0 when either is constant).
+    static func correlation(_ x: [Float], _ y: [Float]) -> Double {
+        let n = Double(x.count)
+        let mx = x.reduce(0.0) { $0 + Double($1) } / n
+        let my = y.reduce(0.0) { $0 + Double($1) } / n
+        var (sxy, sxx, syy) = (0.0, 0.0, 0.0)
+        for i in x.indices {
+            let a = Double(x[i]) - mx
+            let b = Double(y[i]) - my
+            sxy += a * b
+            sxx += a * a
+            syy += b * b
+        }
+        let d = (sxx * syy).squareRoot()
+        return d > 0 ? sxy / d : 0
+    }
+
+    /// The `q`th percentile (0–100) with linear interpolation between order statistics (numpy's default).
+    public static func percentile(_ v: [Double], _ q: Double) -> Double {
+        guard !v.isEmpty else { return .nan }
+        let s = v.sorted()
+        let x = q / 100 * Double(s.count - 1)
+        let i = Int(x)
+        return i + 1 < s.count ? s[i] + (s[i + 1] - s[i]) * (x - Double(i)) : s[i]
+    }
+
+    /// p99 − p1.
+    static func spread(_ v: [Double]) -> Double { percentile(v, 99) - percentile(v, 1) }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// An RGB image as the render check handles it: code values 0…1 (still encoded by `space`'s transfer), interleaved,
+/// row-major, as a viewer shows it (orientation applied).
+public struct RenderImage: Sendable {
+    public var width: Int
+    public var height: Int
+    /// `width × height × 3` code values, 0…1.
+    public var samples: [Float]
+    public var space: RenderColourSpace
+
+    public init(width: Int, height: Int, samples: [Float], space: RenderColourSpace) {
+        precondition(width > 0 && height > 0 && samples.count == width * height * 3, "bad image size")
+        self.width = width
+        self.height = height
+        self.samples = samples
+        self.space = space
+    }
+
+    /// An image from 8-bit (or, with `maxCode`, deeper) interleaved RGB codes.
+    public init<T: BinaryInteger>(width: Int, height: Int, codes: [T], maxCode: Int = 255, space: RenderColourSpace) {
+        let k = 1 / Float(maxCode)
+        self.init(width: width, height: height, samples: codes.map { Float($0) * k }, space: space)
+    }
+
+    /// Width ÷ height.
+    public var aspect: Double { Double(width) / Double(height) }
+
+    /// The stored position (x, y) a viewer shows at displayed position (dx, dy) of an image stored `w × h` and tagged
+    /// with Exif orientation `o` (CIPA DC-008 §4.6.4 Table 4; 1 or any unknown value is the identity).
+    public static func storedPosition(dx: Int, dy: Int, storedWidth w: Int, storedHeight h: Int, orientation o: Int)
+        -> (x: Int, y: Int)
+    {
+        switch o {
+        case 2: return (w - 1 - dx, dy)
+        case 3: return (w - 1 - dx, h - 1 - dy)
+        case 4: return (dx, h - 1 - dy)
+        case 5: return (dy, dx)
+        case 6: return (dy, h - 1 - dx)
+        case 7: return (w - 1 - dy, h - 1 - dx)
+        case 8: return (w - 1 - dy, dx)
+        default: return (dx, dy)
+        }
+    }
+
+    /// True when orientation `o` swaps width and height.
+    public static func swapsAxes(_ o: Int) -> Bool { (5...8).contains(o) }
+
+    /// The image a viewer shows for these pixels stored with Exif orientation `o`.
+    public func oriented(_ o: Int) -> RenderImage {
+        guard (2...8).contains(o) else { return self }
+        let (dw, dh) = Self.swapsAxes(o) ? (height, width) : (width, height)
+        var out = [Float](repeating: 0, count: samples.count)
+        for dy in 0..<dh {
+            for dx in 0..<dw {
+                let s = Self.storedPosition(dx: dx, dy: dy, storedWidth: width, storedHeight: height, orientation: o)
+                let si = 3 * (s.y * width + s.x)
+                let di = 3 * (dy * dw + dx)
+                out[di] = samples[si]
+                out[di + 1] = samples[si + 1]
+                out[di + 2] = samples[si + 2]
+            }
+        }
+        return RenderImage(width: dw, height: dh, samples: out, space: space)
+    }
+
+    /// The rectangle `x0 ..< x1`, `y0 ..< y1`.
+    public func cropped(x0: Int, y0: Int, x1: Int, y1: Int) -> RenderImage {
+        precondition(x0 >= 0 && y0 >= 0 && x1 <= width && y1 <= height && x1 > x0 && y1 > y0, "bad crop")
+        var out: [Float] = []
+        out.reserveCapacity((x1 - x0) * (y1 - y0) * 3)
+        for y in y0..<y1 { out += samples[(3 * (y * width + x0))..<(3 * (y * width + x1))] }
+        return RenderImage(width: x1 - x0, height: y1 - y0, samples: out, space: space)
+    }
+
+    /// Area-average resize to `w × h` (each output pixel is the mean of the input area it covers, fractional edges
+    /// weighted), on code values.
+    public func resized(width w: Int, height h: Int) -> RenderImage {
+        if w == width && h == height { return self }
+        let xs = Self.weights(from: width, to: w)
+        let ys = Self.weights(from: height, to: h)
+        // Rows first (width → w), then columns (height → h).
+        var rows = [Float](repeating: 0, count: w * height * 3)
+        for y in 0..<height {
+            for (x, span) in xs.enumerated() {
+                var acc: (Float, Float, Float) = (0, 0, 0)
+                for (i, wt) in span {
+                    let p = 3 * (y * width + i)
+                    acc.0 += samples[p] * wt
+                    acc.1 += samples[p + 1] * wt
+                    acc.2 += samples[p + 2] * wt
+                }
+                let o = 3 * (y * w + x)
+                (rows[o], rows[o + 1], rows[o + 2]) = acc
+            }
+        }
+        var out = [Float](repeating: 0, count: w * h * 3)
+        for (y, span) in ys.enumerated() {
+            for (j, wt) in span {
+                let src = 3 * j * w
+                let dst = 3 * y * w
+                for i in 0..<(3 * w) { out[dst + i] += rows[src + i] * wt }
+            }
+        }
+        return RenderImage(width: w, height: h, samples: out, space: space)
+    }
+
+    /// For each of `m` output cells, the input indices and weights (summing to 1) of an area average from `n`.
+    static func weights(from n: Int, to m: Int) -> [[(Int, Float)]] {
+        let scale = Double(n) / Double(m)
+        return (0..<m).map { o in
+            let a = Double(o) * scale
+            let b = Double(o + 1) * scale
+            var span: [(Int, Float)] = []
+            var i = Int(a)
+            while Double(i) < b && i < n {
+                let cover = min(b, Double(i + 1)) - max(a, Double(i))
+                if cover > 1e-9 { span.append((i, Float(cover / scale))) }
+                i += 1
+            }
+            return span
+        }
+    }
+
+    /// The same image no larger than `maxSide` on its long side (area average), or itself.
+    public func capped(maxSide: Int) -> RenderImage {
+        let long = max(width, height)
+        guard long > maxSide else { return self }
+        let s = Double(maxSide) / Double(long)
+        return resized(
+            width: max(1, Int((Double(width) * s).rounded())), height: max(1, Int((Double(height) * s).rounded())))
+    }
+
+    /// Encoded luma (BT.601 weights on code values, 0…1) of pixel `i`.
+    @inline(__always)
+    func luma(_ i: Int) -> Float { 0.299 * samples[3 * i] + 0.587 * samples[3 * i + 1] + 0.114 * samples[3 * i + 2] }
+
+    /// Uniform near-black bars along the edges (a letterboxed thumbnail), at most a third of each side:
+    /// rows/columns whose luma mean is < 0.03 and standard deviation < 0.02.
+    public func letterbox() -> (top: Int, bottom: Int, left: Int, right: Int) {
+        func isBar(_ idx: [Int]) -> Bool {
+            let v = idx.map(luma)
+            let mean = v.reduce(0, +) / Float(v.count)
+            let sd = (v.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Float(v.count)).squareRoot()
+            return mean < 0.03 && sd < 0.02
+        }
+        var (t, b, l, r) = (0, height, 0, width)
+        while t < height / 3 && isBar((0..<width).map { t * width + $0 }) { t += 1 }
+        while b > height - height / 3 && isBar((0..<width).map { (b - 1) * width + $0 }) { b -= 1 }
+        while l < width / 3 && isBar((t..<b).map { $0 * width + l }) { l += 1 }
+        while r > width - width / 3 && isBar((t..<b).map { $0 * width + r - 1 }) { r -= 1 }
+        return (t, height - b, l, width - r)
+    }
+
+    /// The luma squeezed into `n × n` cells (area average), then blurred with a 3-tap binomial kernel: a small
+    /// grey image whose 8 orientations can be compared with a reference's, whatever the two aspect ratios are.
+    public func squareLuma(_ n: Int = 64) -> [Float] {
+        let small = resized(width: n, height: n)
+        var g = (0..<(n * n)).map { small.luma($0) }
+        for pass in 0..<2 {
+            var o = g
+            for y in 0..<n {
+                for x in 0..<n {
+                    let (a, b) = pass == 0 ? (max(0, x - 1), min(n - 1, x + 1)) : (max(0, y - 1), min(n - 1, y + 1))
+                    o[y * n + x] =
+                        pass == 0
+                        ? 0.25 * g[y * n + a] + 0.5 * g[y * n + x] + 0.25 * g[y * n + b]
+                        : 0.25 * g[a * n + x] + 0.5 * g[y * n + x] + 0.25 * g[b * n + x]
+                }
+            }
+            g = o
+        }
+        return g
+    }
+
+    /// A square grey image (`n × n`) as a viewer shows it for orientation `o`.
+    public static func orientSquare(_ g: [Float], _ n: Int, _ o: Int) -> [Float] {
+        var out = g
+        for dy in 0..<n {
+            for dx in 0..<n {
+                let s = storedPosition(dx: dx, dy: dy, storedWidth: n, storedHeight: n, orientation: o)
+                out[dy * n + dx] = g[s.y * n + s.x]
+            }
+        }
+        return out
+    }
+}

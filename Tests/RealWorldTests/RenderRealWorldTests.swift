@@ -1,0 +1,201 @@
+import Audit
+import Converter
+import Digest
+import Findings
+import Foundation
+import HEIF
+import RawDecoder
+import RenderCheck
+import RenderIO
+import TestSupport
+import Testing
+
+/// The render check on real camera files: every RAW, HEIC and JPEG of the corpus is a source. Its reference render
+/// (embedded preview, thumbnail item, or the JPEG itself) is looked up; then an output of it is compared with the
+/// reference — Readback's conversion when the RAW converts, else the source's own rendering (the HEIC's primary,
+/// the JPEG, or the stub's preview itself) — and the four deliberate failures are applied to that output.
+///
+/// What must hold whatever was recorded: a legitimate output gets no render warning or error; every deliberate
+/// failure is caught with its code (cast, blank frame and turned pixels as errors). Each file's line is compared
+/// with Tests/RealWorldTests/Expectations/render.tsv, keyed by sha256 (re-record with RECORD_EXPECTATIONS=1).
+enum RenderExpectations {
+    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Expectations/render.tsv")
+
+    /// Primaries larger than this are not decoded by the suite (a 200 MP HEIC is 600 MB of RGB).
+    static let maxPixels = 60_000_000
+
+    struct Line: Equatable {
+        var sha256: String
+        var name: String
+        /// The reference and its shown size, or `none: reason`.
+        var reference: String
+        /// The output compared ("readback", "own rendering") and its render findings, `-` for none.
+        var output: String
+        /// `failure=code:severity` for each deliberate failure.
+        var failures: String
+    }
+
+    static func render(_ lines: [Line]) -> String {
+        var s = "# sha256\tfile (for humans)\treference render\toutput compared: render findings\tdeliberate failures\n"
+        for l in lines.sorted(by: { $0.name < $1.name }) {
+            s += "\(l.sha256)\t\(l.name)\t\(l.reference)\t\(l.output)\t\(l.failures)\n"
+        }
+        return s
+    }
+
+    static func parse(_ text: String) -> [String: Line] {
+        var out: [String: Line] = [:]
+        for raw in text.split(separator: "\n") where !raw.hasPrefix("#") {
+            let c = raw.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard c.count == 5 else { continue }
+            out[c[0]] = Line(sha256: c[0], name: c[1], reference: c[2], output: c[3], failures: c[4])
+        }
+        return out
+    }
+}
+
+/// The output a source is judged by: Readback's conversion of a RAW that converts, else the source's own rendering.
+private func output(for url: URL, bytes: [UInt8], reference: ReferenceRender, in dir: URL) -> (String, RenderImage?) {
+    if HEICConverter.rawExtensions.contains(url.pathExtension.lowercased()) {
+        if let converted = try? HEICConverter.convert(source: url) {
+            return ("readback", try? OutputImage.fromHEIF(converted.bytes))
+        }
+        return ("own rendering (the preview; the RAW does not convert)", reference.image)
+    }
+    if bytes.count > 12, String(decoding: bytes[4..<8], as: UTF8.self) == "ftyp" {
+        let file = HEIFFile(bytes: bytes)
+        if let p = file.primaryItemID, case .ispe(let w, let h)? = file.property("ispe", of: p),
+            Int(w) * Int(h) > RenderExpectations.maxPixels
+        {
+            return ("own rendering: primary too large for the suite", nil)
+        }
+        return ("own rendering (the primary)", try? OutputImage.fromHEIF(bytes))
+    }
+    return ("own rendering (the JPEG)", reference.image)
+}
+
+private func codes(_ f: [Finding]) -> String {
+    f.isEmpty ? "-" : f.map { "\($0.code):\($0.severity.rawValue)" }.sorted().joined(separator: ",")
+}
+
+@Test func renderCheckOnRealCameraFiles() throws {
+    let sources = try RealWorldCorpus.files([
+        "dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef", "mrw", "iiq", "x3f", "heic", "heif",
+        "hif", "jpg", "jpeg",
+    ])
+    #expect(sources.count >= 60, "expected the corpus's RAW, HEIC and JPEG files, found \(sources.count)")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-render-real-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let t = RenderThresholds()
+    var lines: [RenderExpectations.Line] = []
+    var compared = 0
+    for url in sources {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        var line = RenderExpectations.Line(
+            sha256: SHA256.hex(bytes), name: url.lastPathComponent, reference: "", output: "-", failures: "-")
+        defer { lines.append(line) }
+        guard case .found(let ref) = ReferenceExtractor.reference(for: url) else {
+            if case .none(let why) = ReferenceExtractor.reference(for: url) { line.reference = "none: \(why)" }
+            continue
+        }
+        line.reference =
+            "\(ref.description) shown \(ref.image.width)×\(ref.image.height)\(ref.orientationAmbiguous ? " (ambiguous)" : "")"
+        let (what, out) = output(for: url, bytes: bytes, reference: ref, in: dir)
+        guard let out else {
+            line.output = "\(what): not compared"
+            continue
+        }
+        func judge(_ img: RenderImage) -> [Finding] {
+            RenderVerdict.findings(
+                RenderComparison.compare(reference: ref.image, output: img), thresholds: t, reference: ref.description,
+                orientationAmbiguous: ref.orientationAmbiguous)
+        }
+        let own = judge(out)
+        line.output = "\(what): \(codes(own))"
+        // A reference without content (a stripped sample's near-black thumbnail) judges nothing and says so.
+        if own.contains(where: { $0.code == RenderFindingCode.noReference }) { continue }
+        compared += 1
+        #expect(
+            !own.contains { $0.severity == .error || $0.severity == .warning },
+            "\(url.lastPathComponent): a legitimate rendering got \(own.map(\.description))")
+        var caught: [String] = []
+        for failure in DeliberateFailure.allCases {
+            let f = judge(failure.apply(to: out))
+            caught.append("\(failure.rawValue)=\(codes(f))")
+            let hit = f.first { $0.code == failure.expectedCode }
+            #expect(hit != nil, "\(url.lastPathComponent): \(failure.rawValue) not caught: \(f.map(\.description))")
+            if failure != .under && !ref.orientationAmbiguous {
+                #expect(
+                    hit?.severity == .error,
+                    "\(url.lastPathComponent): \(failure.rawValue) only \(String(describing: hit))")
+            }
+        }
+        line.failures = caught.joined(separator: " ")
+    }
+    #expect(compared >= 15, "expected real previews and thumbnails to compare against, found \(compared)")
+    if ProcessInfo.processInfo.environment["RECORD_EXPECTATIONS"] != nil {
+        try RenderExpectations.render(lines).write(to: RenderExpectations.file, atomically: true, encoding: .utf8)
+        Issue.record("re-recorded \(RenderExpectations.file.lastPathComponent); review it and run again")
+        return
+    }
+    let expected = RenderExpectations.parse(try String(contentsOf: RenderExpectations.file, encoding: .utf8))
+    for l in lines {
+        guard let e = expected[l.sha256] else {
+            Issue.record("\(l.name) (sha256 \(l.sha256)) has no render expectation: \(l)")
+            continue
+        }
+        #expect(
+            l
+                == RenderExpectations.Line(
+                    sha256: l.sha256, name: l.name, reference: e.reference, output: e.output, failures: e.failures),
+            "\(l.name)")
+    }
+}
+
+/// A real DNG whose OpcodeList2 maps its codes back to linear light (the Adobe DNG SDK's lossless 8-bit sample, which
+/// LibRaw 0.20 renders magenta): the wrapper applies the MapPolynomials, and the conversion is no longer a cast —
+/// its mean a*/b* are those of a natural scene, not +54/−32. Found by what the decoder reports, not by name.
+@Test func dngsWhoseOpcodesLibRawSkipsRenderNatural() throws {
+    let dngs = try RealWorldCorpus.files(["dng"])
+    var mapped: [String] = []
+    for url in dngs {
+        guard let (meta, _) = try? LibRawDecoder.decode(url, options: RawDecodeOptions(halfSize: true)),
+            !meta.dngOpcodesApplied.isEmpty
+        else { continue }
+        mapped.append(SHA256.hex([UInt8](try Data(contentsOf: url))))
+        let converted = try HEICConverter.convert(source: url)
+        let img = try OutputImage.fromHEIF(converted.bytes)
+        let lab = RenderComparison.lab(img)
+        let n = Double(lab.a.count)
+        let (a, b) = (lab.a.reduce(0, +) / n, lab.b.reduce(0, +) / n)
+        #expect(abs(a) < 8 && abs(b) < 20, "\(url.lastPathComponent): mean a* \(a), b* \(b)")
+        #expect(RenderComparison.percentile(lab.l, 50) < 70, "\(url.lastPathComponent): too bright")
+    }
+    // The Adobe DNG SDK 1.7 sample (lossless 8-bit LinearRaw, one MapPolynomial per plane), by its sha256.
+    let adobe = "574bfc7696a960e1479146584f4fac7b8d72bdf18783ad5e704a62761e8dcd5e"
+    #expect(mapped.contains(adobe), "the Adobe DNG SDK sample's OpcodeList2 was not applied: \(mapped)")
+}
+
+/// A different but legitimate rendering of the same real RAW raises no render error: `dcraw_emu -w` (camera white
+/// balance, sRGB primaries, its BT.709 curve) of every corpus RAW that Readback converts and that has a camera
+/// preview, compared with that preview. (RawTherapee's defaults are measured by scripts/render-fidelity.sh.)
+@Test func dcrawRenderingOfARealRAWRaisesNoRenderError() throws {
+    var compared: [String] = []
+    for url in try RealWorldCorpus.files(["dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef"]) {
+        guard case .found(let ref) = ReferenceExtractor.reference(for: url),
+            (try? HEICConverter.convert(source: url)) != nil
+        else { continue }
+        let r = try Tool.run("dcraw_emu", ["-w", "-T", "-Z", "-", url.path])
+        try #require(r.status == 0, "dcraw_emu \(url.lastPathComponent): \(String(decoding: r.err, as: UTF8.self))")
+        let img = try TIFFImage.decode([UInt8](r.out)).get()
+        let out = RenderImage(width: img.width, height: img.height, codes: img.samples, space: .sRGBWithBT709Curve)
+        let m = RenderComparison.compare(reference: ref.image, output: out)
+        let f = RenderVerdict.findings(m, thresholds: RenderThresholds(), reference: ref.description)
+        #expect(!f.contains { $0.severity == .error }, "\(url.lastPathComponent): \(f.map(\.description))")
+        #expect(m.bestOrientation == 1 && m.deltaEMedian < 10, "\(url.lastPathComponent): ΔE00 \(m.deltaEMedian)")
+        compared.append(url.lastPathComponent)
+    }
+    #expect(compared.contains("photoprism_canon_eos_6d.dng"), "compared \(compared)")
+}
