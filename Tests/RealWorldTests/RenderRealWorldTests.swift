@@ -187,7 +187,7 @@ private func codes(_ f: [Finding]) -> String {
         guard case .found(let ref) = ReferenceExtractor.reference(for: url),
             (try? HEICConverter.convert(source: url)) != nil
         else { continue }
-        let r = try Tool.run("dcraw_emu", ["-w", "-T", "-Z", "-", url.path])
+        let r = try TestSupport.Tool.run("dcraw_emu", ["-w", "-T", "-Z", "-", url.path])
         try #require(r.status == 0, "dcraw_emu \(url.lastPathComponent): \(String(decoding: r.err, as: UTF8.self))")
         let img = try TIFFImage.decode([UInt8](r.out)).get()
         let out = RenderImage(width: img.width, height: img.height, codes: img.samples, space: .sRGBWithBT709Curve)
@@ -195,7 +195,9 @@ private func codes(_ f: [Finding]) -> String {
         let f = RenderVerdict.findings(m, thresholds: RenderThresholds(), reference: ref.description)
         #expect(!f.contains { $0.severity == .error }, "\(url.lastPathComponent): \(f.map(\.description))")
         #expect(m.bestOrientation == 1 && m.deltaEMedian < 10, "\(url.lastPathComponent): ΔE00 \(m.deltaEMedian)")
-        compared.append(url.lastPathComponent)
+        compared.append(try SHA256.hex(fileAt: url))
     }
-    #expect(compared.contains("photoprism_canon_eos_6d.dng"), "compared \(compared)")
+    // The Canon EOS 6D DNG: a real RAW with real pixels and a camera preview.
+    #expect(
+        compared.contains("e5a7adfb8f7fbe43a31e637dab5bc161ed4af2c128f76bc1eb04162373893ecf"), "compared \(compared)")
 }
