@@ -77,9 +77,11 @@ complete_bash() {
 pass "bash completion"
 command -v zsh >/dev/null || fail "zsh is not installed (make test-pkg installs it)"
 zsh -n /usr/share/zsh/vendor-completions/_readback || fail "zsh -n _readback"
+# Option listings pad names to the longest option's width, so an option and its description are checked apart.
 zsh -f "$(dirname "$0")/zsh-complete.zsh" 'readback convert --ti' 'readback convert --tile-size=' \
   'readback audit --fail-on ' 'known-loss' 'readback corpus ' 'remosaic' \
-  'readback ' 'inspect  -- show a HEIF' 'readback audit --' '--no-history  -- do not record' || fail "zsh completion"
+  'readback ' 'inspect  -- show a HEIF' 'readback audit --' '--no-history ' \
+  'readback audit --' '-- do not record this run in the history database' || fail "zsh completion"
 pass "zsh completion (compinit, Tab in an interactive zsh)"
 
 apt purge readback
