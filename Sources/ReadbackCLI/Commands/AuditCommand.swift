@@ -27,6 +27,8 @@ struct AuditCommand: Subcommand {
         The output's pixels are compared with the source's own rendering (a RAW's embedded preview, a HEIF's
         thumbnail, a JPEG itself) in CIELAB: render.blank, render.orientation, render.cast, render.exposure;
         render.no-reference (info) when the source has none.
+        An output that is not HEIF (a JPEG or RAW audited as one) is output.not-heif (warning); its
+        metadata and orientation are still judged.
 
         Pairing: SRC OUT audits one pair. --sources DIR --outputs DIR pairs files by relative folder and stem
         (extensions compared case-insensitively); a source without an output is a finding (output.missing), outputs
