@@ -167,7 +167,10 @@ actor Ledger {
         }
     }
 
+    /// Records how the run ended and closes the store (its lock is free for the next run at once); nothing may
+    /// follow.
     func finishBatch(status: String, summary: String) throws {
+        defer { db.close() }
         try w { () throws(SQLiteError) in
             try db.run(
                 "UPDATE batches SET finished_at = ?, status = ?, summary = ? WHERE id = ?",

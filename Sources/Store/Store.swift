@@ -175,10 +175,22 @@ public final class Database {
         try Database(path: nil, migrations: migrations)
     }
 
+    /// Set by `close()`: the handle is gone and no further call may be made.
+    private var closed = false
+
+    /// Closes the connection now, releasing its file lock, rather than whenever the last reference goes (which
+    /// under a busy task pool can be seconds later, while the next run waits for an exclusive store). No call may
+    /// follow; every statement must already be finalized.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        sqlite3_close_v2(handle)
+    }
+
     deinit {
         // close_v2 defers the close until every statement is finalized; statements hold a reference to us, so by
         // the time this runs they are gone.
-        sqlite3_close_v2(handle)
+        if !closed { sqlite3_close_v2(handle) }
     }
 
     /// The schema version (`PRAGMA user_version`).
