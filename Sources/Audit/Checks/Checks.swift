@@ -21,6 +21,10 @@ enum Checks {
         var thumbnails = Thumbnails()
         /// The primary image's RGB pixels, when the decode made them (thumbnails, or a reference to compare with).
         var outputPixels: HeifDecodedImage? = nil
+        /// The Exif-style orientation still to apply to `outputPixels` to show them as a HEIF reader does: 1 when
+        /// libheif decoded the whole file (it applied irot/imir), the primary's own transforms when it was decoded
+        /// re-wrapped alone (a standalone file carries none).
+        var outputPixelsOrientation = 1
         /// The output parsed (set by the container check).
         var file: HEIFFile? = nil
         /// The source, when it is a HEIF file.

@@ -48,6 +48,7 @@ extension Checks {
                     Evidence(actual: whole, item: p))
                 if thumbs { ctx.thumbnails.primary = thumbnail(img) }
                 ctx.outputPixels = img
+                ctx.outputPixelsOrientation = file.orientation(of: p)
             } else {
                 ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole))
                 ctx.add(

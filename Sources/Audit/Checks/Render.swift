@@ -18,7 +18,7 @@ extension Checks {
             // A primary that does not decode is `decode.primary-failed` already.
             guard let px = ctx.outputPixels else { return }
             let out: RenderImage
-            do { out = try OutputImage.image(px) } catch {
+            do { out = try OutputImage.image(px).oriented(ctx.outputPixelsOrientation) } catch {
                 ctx.add(RenderFindingCode.skipped, .info, "not compared with the \(ref.description): \(error)")
                 return
             }
