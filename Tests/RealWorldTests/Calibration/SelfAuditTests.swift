@@ -67,5 +67,6 @@ struct BrokenFiles {
     static func comparesThePair(_ code: String) -> Bool {
         code.hasPrefix("metadata.") && code != "metadata.unreadable" || code.hasPrefix("orientation.")
             || code == "gainmap.missing" || code == "signalling.nclx-missing"
+            || ["render.orientation", "render.cast", "render.exposure"].contains(code)
     }
 }
