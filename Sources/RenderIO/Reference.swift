@@ -62,7 +62,10 @@ public enum ReferenceExtractor {
     public static func fromRAW(_ path: String) -> ReferenceLookup {
         let previews: [Exiv2Preview]
         do { previews = try Exiv2.previews(path: path) } catch {
-            return .none(reason: "exiv2 cannot list the source's previews: \(error.message)")
+            // exiv2 prefixes some messages with the path; the report already names the file.
+            let message =
+                error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message
+            return .none(reason: "exiv2 cannot list the source's previews: \(message)")
         }
         if previews.isEmpty { return .none(reason: "the source has no embedded preview") }
         let doc = try? Exiv2.read(path: path)
