@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 // Readback: RAW → HEIC without silent losses, proven by reading every output back.
 // Layers (bottom to top; a layer never imports one above it):
-//   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CExiv2Shim
-//   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing
+//   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CXattr, CExiv2Shim
+//   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, FileFacts
 //   3. pure Swift cores (no C)     leaves Digest, ColorScience and Findings; HEIF, Metadata, GainMap, ReportModel,
 //                                  CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // glibc's extended-attribute calls (<sys/xattr.h>), which the Glibc module does not export.
+        .systemLibrary(name: "CXattr"),
         .target(
             name: "CExiv2Shim",
             cxxSettings: [.unsafeFlags(["-Wno-deprecated-declarations"])],
@@ -44,6 +46,8 @@ let package = Package(
         .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
         // JPEG decoding (embedded previews, JPEG sources) for the render check.
         .target(name: "JPEGCodec", dependencies: ["CTurboJPEG"]),
+        // File facts (times, mode, owner, user xattrs) read and carried through POSIX calls, and the XMP sidecar rules.
+        .target(name: "FileFacts", dependencies: ["CXattr"]),
 
         // 3. Pure Swift cores.
         // SHA-256 in pure Swift, a leaf: in-memory bytes for the cores, files for the tools; its file-error type is the
@@ -75,13 +79,13 @@ let package = Package(
             dependencies: ["ColorScience", "RenderCheck", "Exiv2Bridge", "JPEGCodec", "HeifCodec", "HEIF"]),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
-        .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge"]),
+        .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileFacts"]),
         // Converter and Audit, siblings on the cores.
         .target(
             name: "Audit",
             dependencies: [
                 "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO",
+                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -89,14 +93,16 @@ let package = Package(
         .target(
             name: "Converter",
             dependencies: [
-                "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity",
+                "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity", "FileFacts",
             ]
         ),
 
         // 5. Batch.
         .target(
             name: "Batch",
-            dependencies: ["Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding"]
+            dependencies: [
+                "Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding", "FileFacts",
+            ]
         ),
 
         // 6–7. CLI.
@@ -104,7 +110,7 @@ let package = Package(
             name: "ReadbackCLI",
             dependencies: [
                 "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO",
-                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
+                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding", "FileFacts",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
@@ -128,6 +134,7 @@ let package = Package(
         .testTarget(name: "HeifCodecTests", dependencies: ["HEIF", "HeifCodec"]),
         .testTarget(name: "RawDecoderTests", dependencies: ["RawDecoder", "TestSupport"]),
         .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
+        .testTarget(name: "FileFactsTests", dependencies: ["FileFacts", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
         .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "HEIF", "TestSupport"]),
         .testTarget(
@@ -166,8 +173,8 @@ let package = Package(
         .testTarget(
             name: "BatchTests",
             dependencies: [
-                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "Findings", "RenderCheck", "RenderIO",
-                "ReportModel", "Sharding", "Store", "TestSupport",
+                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "FileFacts", "Findings", "RenderCheck",
+                "RenderIO", "ReportModel", "Sharding", "Store", "TestSupport",
             ]
         ),
         .testTarget(

@@ -79,7 +79,7 @@ public struct FileAuditor: Sendable {
         let rebuilt = FileResult(
             name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
             outputBytes: outSize, sha256: digest, findings: options.policy.apply(ctx.findings),
-            metadata: ctx.diffRows, gainMaps: ctx.gainMaps, decode: ctx.decode)
+            metadata: ctx.diffRows, gainMaps: ctx.gainMaps, decode: ctx.decode, fileFacts: ctx.fileFacts)
         return (rebuilt, ctx.thumbnails)
     }
 

@@ -26,14 +26,16 @@ public struct AuditVerifier: OutputVerifier {
     }
 
     /// Maps an audit result to a verdict: errors that make the file unusable → failed; any other error, or a
-    /// warning about metadata, the gain map, orientation or the pixels (cast, blank, turned) → partial (the original
-    /// is kept); known losses and info (`render.no-reference` among them) → clean.
+    /// warning about metadata, the gain map, orientation, the file facts (a lost xattr, the mtime), the sidecar's
+    /// unapplied edits or the pixels (cast, blank, turned) → partial (the original is kept); known losses and info
+    /// (`render.no-reference`, a dropped checksum xattr) → clean.
     public static func verdict(for r: FileResult) -> VerificationResult {
         let serious = r.findings.filter { f in
             f.severity == .error
                 || (f.severity == .warning
                     && (f.code.hasPrefix("metadata.") || f.code.hasPrefix("gainmap.")
-                        || f.code.hasPrefix("orientation.") || vetoesAsWarning(f.code)))
+                        || f.code.hasPrefix("orientation.") || f.code.hasPrefix("file.")
+                        || f.code.hasPrefix("sidecar.") || vetoesAsWarning(f.code)))
         }
         let summary = Self.summary(r)
         if let bad = serious.first(where: { isUnusable($0) && $0.severity == .error }) {

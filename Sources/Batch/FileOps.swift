@@ -95,7 +95,8 @@ enum FileOps {
         _ bytes: [UInt8], to path: String,
         write: (Int32, UnsafeRawPointer, Int) -> Int = { Glibc.write($0, $1, $2) }
     ) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        // Private until the source's mode is carried over: a private photo's output is never readable by others.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw BatchError.io(path: path, operation: "create", errno: errno) }
         var failure: BatchError?
         bytes.withUnsafeBytes { b in

@@ -1,5 +1,6 @@
 import Converter
 import Digest
+import FileFacts
 import Foundation
 
 /// Converts, publishes, reads back and verifies one planned item; many run in parallel, the bookkeeping goes
@@ -21,6 +22,8 @@ struct ItemWorker: Sendable {
             guard let now = try FileOps.info(f.path), now.isRegular else {
                 throw BatchError.refused(path: f.path, reason: "source vanished or is no longer a regular file")
             }
+            // The source's times, mode, owner and xattrs, read before anything reads its bytes (which moves atime).
+            let facts = Result { () throws(FileFactsError) in try FileFacts.read(path: f.path) }
             try await ledger.markConverting(id: item.id, size: now.size, mtimeNs: now.mtimeNs)
             // The source's fingerprint is taken while the converter runs (LibRaw's single-threaded decode leaves a
             // core idle); it is first needed when the written output is recorded.
@@ -37,6 +40,11 @@ struct ItemWorker: Sendable {
                     source: URL(fileURLWithPath: f.path), to: URL(fileURLWithPath: t), options: options)
             }
             clock.merge(result.timings.filter { $0.key != "total" })
+            guard try FileOps.info(t)?.isRegular == true else {
+                throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
+            }
+            // The library entry, not only the bytes: xattrs, owner, mode and times, before the name is published.
+            let carried = FileFactsCarry(facts, to: t)
             guard let written = try FileOps.info(t), written.isRegular, written.size > 0 else {
                 throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
             }
@@ -49,9 +57,13 @@ struct ItemWorker: Sendable {
 
             // Read back and audit the file as it now is under its final name.
             let verdict = await verify(f)
+            // Reading the output back moved its access time; stamp the source's again.
+            if case .success(let facts) = facts { _ = facts.stampTimes(on: f.outputPath) }
             clock.lap("audit")
-            let (o, summaryText) = try judge(
+            var (o, summaryText) = try judge(
                 verdict, file: f, before: now, written: written, knownLosses: result.knownLosses, clock: clock)
+            o.fileFacts = carried.lines
+            if !result.sidecar.isEmpty { o.sidecar = result.sidecar }
             try await ledger.finish(
                 id: item.id, state: ItemState(rawValue: o.state) ?? .failed, outcome: o,
                 auditSummary: summaryText)
@@ -108,6 +120,28 @@ struct ItemWorker: Sendable {
             FileOps.removeIfPresent(f.outputPath)
             try? FileOps.fsyncDirectory((f.outputPath as NSString).deletingLastPathComponent)
             return (clock.outcome(.failed, .failed, error: "verification failed: \(reason)"), nil)
+        }
+    }
+}
+
+/// What carrying a source's file facts to its output did, as lines for the item's outcome.
+struct FileFactsCarry {
+    let lines: [String]
+
+    init(_ facts: Result<FileFacts, FileFactsError>, to path: String) {
+        switch facts {
+        case .failure(let error):
+            chmod(path, 0o600)
+            lines = ["file facts not read, so not carried (the output stays private, mode 600): \(error)"]
+        case .success(let facts):
+            let report = facts.carry(to: path)
+            var summary = "carried mode \(String(facts.outputMode, radix: 8)), mtime and atime"
+            if !report.carried.isEmpty { summary += ", xattrs \(report.carried.joined(separator: ", "))" }
+            if geteuid() == 0 { summary += ", owner \(facts.uid):\(facts.gid)" }
+            lines =
+                [summary]
+                + report.dropped.map { "xattr \($0) dropped: a checksum of the source's bytes, untrue of the output's" }
+                + report.lines
         }
     }
 }

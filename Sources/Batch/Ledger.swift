@@ -109,6 +109,10 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
     /// (decode, render, encode, gainmap, metadata, assemble, write) and Batch's own (hash: waiting for the source's
     /// SHA-256 after the converter finished; publish: fsync + rename; audit: the read-back audit).
     public var stages: [String: Double]?
+    /// What the file facts carry did (mode, times, owner, xattrs; dropped checksums; anything not carried).
+    public var fileFacts: [String]?
+    /// Where the XMP sidecar's properties went, one line per destination.
+    public var sidecar: [String]?
 
     public init(
         source: String, relativeSource: String?, output: String?, relativeOutput: String?, verdict: Verdict,

@@ -154,6 +154,8 @@ public struct ConversionResult: Sendable, Codable, Equatable {
     public var options: ConvertOptions
     /// Tiles of the primary `grid` (0 = one untiled image).
     public var primaryTiles: Int = 0
+    /// Where the XMP sidecar's properties went, one line per destination (empty without a sidecar).
+    public var sidecar: [String] = []
 
     /// output ÷ input bytes.
     public var sizeRatio: Double { inputBytes > 0 ? Double(outputBytes) / Double(inputBytes) : 0 }

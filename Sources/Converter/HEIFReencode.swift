@@ -43,6 +43,7 @@ extension HEICConverter {
             hdr: decision, gainMap: nil, knownLosses: losses, timings: clock.laps, inputBytes: inputBytes.count,
             outputBytes: bytes.count, options: options)
         result.primaryTiles = layout?.count ?? 0
+        result.sidecar = md.sidecar
         return ConvertedImage(bytes: bytes, result: result)
     }
 

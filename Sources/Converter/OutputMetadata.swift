@@ -1,26 +1,19 @@
 import Exiv2Bridge
+import FileFacts
 import Foundation
 
 /// The output's metadata, written at encode time.
 enum OutputMetadata {
     /// The XMP sidecar merged into the output's XMP: `options.sidecar`, else one beside the source.
     static func sidecar(for source: URL, options: ConvertOptions) -> URL? {
-        if let s = options.sidecar { return s }
-        let fm = FileManager.default
-        for c in [
-            source.appendingPathExtension("xmp"), source.deletingPathExtension().appendingPathExtension("xmp"),
-            source.deletingPathExtension().appendingPathExtension("XMP"), source.appendingPathExtension("XMP"),
-        ] where fm.fileExists(atPath: c.path) {
-            return c
-        }
-        return nil
+        options.sidecar ?? Sidecar.locate(for: source)
     }
 
     /// Exif (CIPA DC-008) rebuilt by exiv2 for the output: Orientation 1, new pixel dimensions, Software; and the
     /// file's XMP merged with its sidecar. What exiv2 could not re-encode (e.g. an oversized MakerNote) is a known loss.
     static func build(
         for source: URL, width: Int, height: Int, options: ConvertOptions, losses: inout [String]
-    ) -> (exif: [UInt8]?, xmp: [UInt8]?) {
+    ) -> (exif: [UInt8]?, xmp: [UInt8]?, sidecar: [String]) {
         var exif: [UInt8]?
         do {
             let blob = try Exiv2.buildHEICExif(
@@ -31,16 +24,25 @@ enum OutputMetadata {
             losses.append("Exif not carried: \(error)")
         }
         var xmp: [UInt8]?
+        let side = sidecar(for: source, options: options)
         do {
             let packet = try Exiv2.buildXMP(
-                from: source.path, sidecar: sidecar(for: source, options: options)?.path, pixelWidth: width,
-                pixelHeight: height)
+                from: source.path, sidecar: side?.path, pixelWidth: width, pixelHeight: height)
             if !packet.isEmpty { xmp = packet }
         } catch {
             losses.append("XMP not carried: \(error)")
         }
         // The XMP that Exif carried in tag 700 (XMLPacket) is written as the XMP item instead: not a loss.
         if xmp != nil { losses.removeAll { $0.contains("Exif.Image.XMLPacket") } }
-        return (exif, xmp)
+        return (exif, xmp, side.map { sidecarRoutes($0, output: xmp) } ?? [])
+    }
+
+    /// Where the sidecar's properties went ("IMG_1.CR2.xmp → XMP: xmp:Rating, …"), one line per destination.
+    static func sidecarRoutes(_ sidecar: URL, output xmp: [UInt8]?) -> [String] {
+        let name = sidecar.lastPathComponent
+        guard let doc = try? Exiv2.read(path: sidecar.path) else { return ["\(name): unreadable, nothing carried"] }
+        let outputKeys = xmp.flatMap { try? Exiv2.decodeXMP($0) }?.entries.map(\.key) ?? []
+        let keys = doc.entries.filter { $0.family == .xmp }.map(\.key)
+        return Sidecar.routes(sidecarKeys: keys, outputKeys: outputKeys).map { "\(name) \($0)" }
     }
 }

@@ -139,6 +139,7 @@ extension HEICConverter {
             hdr: decision, gainMap: summary, knownLosses: losses, timings: clock.laps, inputBytes: meta.fileSize,
             outputBytes: bytes.count, options: options)
         result.primaryTiles = layout?.count ?? 0
+        result.sidecar = md.sidecar
         return ConvertedImage(bytes: bytes, result: result)
     }
 

@@ -1,4 +1,5 @@
 import Exiv2Bridge
+import FileFacts
 import Foundation
 import Metadata
 
@@ -70,15 +71,12 @@ public enum MetadataReader {
     }
 
     /// The `.xmp` sidecar of a file, trying `IMG_1.CR2.xmp` then `IMG_1.xmp` (either case of the extension).
-    public static func sidecar(for url: URL) -> URL? {
-        let dir = url.deletingLastPathComponent()
-        let name = url.lastPathComponent
-        let stem = url.deletingPathExtension().lastPathComponent
-        for candidate in ["\(name).xmp", "\(name).XMP", "\(stem).xmp", "\(stem).XMP"] {
-            let u = dir.appendingPathComponent(candidate)
-            if u.path != url.path, FileManager.default.fileExists(atPath: u.path) { return u }
-        }
-        return nil
+    public static func sidecar(for url: URL) -> URL? { Sidecar.locate(for: url) }
+
+    /// A sidecar's XMP as exiv2 keys and text values (`Xmp.crs.Exposure2012` → "+0.50"), nil when it cannot be read.
+    public static func sidecarEntries(_ url: URL) -> [(key: String, text: String)]? {
+        guard let doc = try? Exiv2.read(path: url.path) else { return nil }
+        return doc.entries.filter { $0.family == .xmp }.map { ($0.key, $0.text) }
     }
 
     /// Fields from a bare Exif TIFF blob ("II*\0"/"MM\0*", optionally after "Exif\0\0").

@@ -8,10 +8,11 @@ import Foundation
 /// The schema is documented in docs/report-schema.md.
 public struct AuditReport: Codable, Hashable, Sendable {
     /// The version of this schema. Bump it on any change a reader could notice. Version 2 dropped
-    /// `files[].thumbnails` (thumbnails are files beside report.html now); nothing else changed.
-    public static let currentSchemaVersion = 2
+    /// `files[].thumbnails` (thumbnails are files beside report.html now); version 3 added `files[].fileFacts`
+    /// (times, mode, owner, xattrs and sidecar of a pair); nothing else changed.
+    public static let currentSchemaVersion = 3
     /// The versions ``AuditReport/decode(_:)`` reads: a version-1 report (an earlier `--baseline`) reads as
-    /// version 2, its thumbnails ignored.
+    /// the current version, its thumbnails ignored; a version-2 report has no `fileFacts`.
     public static let readableSchemaVersions = 1...currentSchemaVersion
 
     public var schemaVersion: Int
@@ -262,11 +263,14 @@ public struct FileResult: Codable, Hashable, Sendable {
     /// Sorted by kind.
     public var gainMaps: [GainMapResult]
     public var decode: [DecodeResult]
+    /// The pair as library entries (modification time, mode, owner, `user.*` xattrs, the source's sidecar), in a
+    /// fixed order; nil when there was no pair of files to compare.
+    public var fileFacts: [FileFactRow]?
 
     public init(
         name: String, source: String? = nil, output: String? = nil, sourceBytes: UInt64? = nil,
         outputBytes: UInt64? = nil, sha256: String? = nil, findings: [Finding] = [], metadata: [DiffRow] = [],
-        gainMaps: [GainMapResult] = [], decode: [DecodeResult] = []
+        gainMaps: [GainMapResult] = [], decode: [DecodeResult] = [], fileFacts: [FileFactRow]? = nil
     ) {
         self.name = name
         self.source = source
@@ -281,6 +285,7 @@ public struct FileResult: Codable, Hashable, Sendable {
         self.metadata = metadata.sorted { $0.field < $1.field }
         self.gainMaps = gainMaps.sorted { ($0.kind, $0.item ?? 0) < ($1.kind, $1.item ?? 0) }
         self.decode = decode
+        self.fileFacts = fileFacts
         self.worstSeverity = findings.map(\.severity).max()
         self.verdict = .pass
     }
@@ -293,6 +298,24 @@ public struct FileResult: Codable, Hashable, Sendable {
     /// The findings at or above the gate.
     public func failures(failOn: Severity) -> [Finding] {
         findings.filter { $0.severity.fails(gate: failOn) }
+    }
+}
+
+/// One file fact of a pair: its value on each side and what happened to it.
+public struct FileFactRow: Codable, Hashable, Sendable {
+    /// `mtime`, `mode`, `owner`, `xattr NAME` or `sidecar NAME`.
+    public var fact: String
+    public var source: String?
+    public var output: String?
+    /// `kept`, `lost`, `changed`, `widened`, `narrowed`, `dropped` (a checksum of the old bytes), `added`,
+    /// `unsupported` (the output's filesystem has no xattrs) or `edits-not-applied`.
+    public var status: String
+
+    public init(fact: String, source: String?, output: String?, status: String) {
+        self.fact = fact
+        self.source = source
+        self.output = output
+        self.status = status
     }
 }
 

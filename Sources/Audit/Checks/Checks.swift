@@ -14,6 +14,8 @@ enum Checks {
         let options: AuditOptions
         var findings: [Finding]
         var diffRows: [DiffRow] = []
+        /// The pair as library entries (set by `FileFactsCheck`).
+        var fileFacts: [FileFactRow]? = nil
         var gainMaps: [GainMapResult] = []
         var decode: [DecodeResult] = []
         /// Gain maps decoded by the gain-map check, appended after the primary by the decode check.
@@ -49,6 +51,7 @@ enum Checks {
             notHEIF(&ctx, format)
             return
         }
+        FileFactsCheck.run(&ctx)
         container(&ctx)
         // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
         // With a source, the same thread first finds the source's own rendering for the render check.
@@ -94,6 +97,7 @@ extension Checks {
             "output.not-heif", .warning,
             "the output is not a HEIF-family file (\(format)): only its metadata and orientation were compared",
             Evidence(expected: "a HEIF-family file (ftyp with a HEIF brand)", actual: format))
+        FileFactsCheck.run(&ctx)
         if let src = ctx.job.source, let head = Source.head(src, count: 12), Source.isHEIF(head),
             let data = try? Data(contentsOf: src)
         {
