@@ -110,7 +110,7 @@ let package = Package(
             name: "ReadbackCLI",
             dependencies: [
                 "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO",
-                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding", "FileFacts",
+                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
@@ -157,8 +157,8 @@ let package = Package(
         .testTarget(
             name: "ConverterTests",
             dependencies: [
-                "Audit", "ColorScience", "Converter", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec",
-                "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
+                "Audit", "ColorScience", "Converter", "CorpusKit", "FileFacts", "Findings", "GainMap", "HEIF",
+                "HeifCodec", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]
         ),
         .testTarget(

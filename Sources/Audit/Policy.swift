@@ -78,6 +78,13 @@ public struct Policy: Hashable, Sendable {
         severity container.truncated error
         severity size.ratio warning
         severity input.unreadable error
+        # File facts of a pair (docs/policy.md "File facts"): file.xattr.lost and file.xattr.changed keep their
+        # severity, error for tags, rating and comment and warning for other attributes.
+        severity file.mode.widened error
+        severity file.mtime.changed warning
+        severity file.owner.changed info
+        severity file.xattr.dropped info
+        severity sidecar.edits-not-applied warning
         # Fields that legitimately differ between a source and a converted output.
         ignore *:ImageWidth
         ignore *:ImageHeight
@@ -91,6 +98,10 @@ public struct Policy: Hashable, Sendable {
         # Gain-map XMP (Apple HDRGainMap, apdi) belongs to the gain map; the gain-map check judges it.
         ignore XMP-HDRGainMap:*
         ignore XMP-apdi:*
+        # Develop settings (Camera Raw/Lightroom crs, darktable history) are edits to a RAW, not descriptions of the
+        # photo: sidecar.edits-not-applied judges them, and a converter that does not render them keeps them out.
+        ignore XMP-crs:*
+        ignore XMP-darktable:*
         # Other converters drop the maker's private notes when they write HEIC.
         known-loss MakerNote*
         size-ratio 0.01 5

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -452,14 +453,36 @@ extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *side
         if (sidecar_path != nullptr) {
             Exiv2::Image::AutoPtr side = openAndRead(sidecar_path);
             const Exiv2::XmpData &sd = side->xmpData();
-            static const char *merged[] = {"Xmp.xmp.Rating", "Xmp.xmp.Label", "Xmp.dc.subject", "Xmp.dc.description"};
-            for (const char *key : merged) {
-                auto sit = sd.findKey(Exiv2::XmpKey(key));
-                if (sit == sd.end()) continue;
-                auto dit = xd.findKey(Exiv2::XmpKey(key));
-                if (dit != xd.end()) xd.erase(dit);
-                xd.add(*sit);
+            // What the sidecar says about the photo (rating, label, keywords, caption, title, creator, location, …)
+            // wins over the file's own XMP, property by property (an array or struct moves whole). Develop settings
+            // (crs:*, darktable:*) are edits to the RAW that are not rendered: they stay in the sidecar, beside the
+            // original, which is then never removed. The geometry the output has of its own is not taken.
+            auto property = [](const std::string &key) { return key.substr(0, key.find_first_of("[/")); };
+            auto wanted = [](const Exiv2::Xmpdatum &d) {
+                const std::string g = d.groupName();
+                // The sidecar's own document facts (its IDs and history, the tool and time that wrote it) describe
+                // the sidecar, not the photo.
+                if (g == "crs" || g == "darktable" || g == "xmpMM") return false;
+                static const char *own[] = {"Xmp.tiff.Orientation",     "Xmp.tiff.ImageWidth",
+                                            "Xmp.tiff.ImageLength",     "Xmp.exif.PixelXDimension",
+                                            "Xmp.exif.PixelYDimension", "Xmp.xmp.CreatorTool",
+                                            "Xmp.xmp.MetadataDate",     "Xmp.xmp.ModifyDate"};
+                for (const char *k : own)
+                    if (d.key() == k) return false;
+                return true;
+            };
+            std::set<std::string> replaced;
+            for (const auto &d : sd)
+                if (wanted(d)) replaced.insert(property(d.key()));
+            for (auto it = xd.begin(); it != xd.end();) {
+                if (replaced.count(property(it->key())) != 0) {
+                    it = xd.erase(it);
+                } else {
+                    ++it;
+                }
             }
+            for (const auto &d : sd)
+                if (wanted(d)) xd.add(d);
         }
         auto oit = xd.findKey(Exiv2::XmpKey("Xmp.tiff.Orientation"));
         if (oit != xd.end()) oit->setValue("1");

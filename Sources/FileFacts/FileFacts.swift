@@ -62,12 +62,16 @@ extension FileFacts {
         let names: [String]
         do throws(FileFactsError) {
             names = try listNames(path)
-        } catch where isUnsupported(error.code) {
+        } catch  where isUnsupported(error.code) {
             facts.xattrsSupported = false
             return facts
         }
         for name in names where name.hasPrefix("user.") {
             if let value = try value(of: name, path: path) { facts.xattrs[name] = value }
+        }
+        // Some filesystems without attributes (ramfs) list none rather than refuse; asking for one tells.
+        if names.isEmpty && lgetxattr(path, "user.readback.probe", nil, 0) < 0 && isUnsupported(errno) {
+            facts.xattrsSupported = false
         }
         return facts
     }
@@ -223,7 +227,9 @@ extension FileFacts {
     public func stampTimes(on path: String) -> String? {
         func spec(_ ns: Int64) -> timespec {
             let (s, r) = ns.quotientAndRemainder(dividingBy: 1_000_000_000)
-            return r < 0 ? timespec(tv_sec: Int(s - 1), tv_nsec: Int(r + 1_000_000_000)) : timespec(tv_sec: Int(s), tv_nsec: Int(r))
+            return r < 0
+                ? timespec(tv_sec: Int(s - 1), tv_nsec: Int(r + 1_000_000_000))
+                : timespec(tv_sec: Int(s), tv_nsec: Int(r))
         }
         var times = [spec(atimeNs), spec(mtimeNs)]
         if utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) != 0 {

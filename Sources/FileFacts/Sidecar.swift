@@ -78,7 +78,9 @@ public enum Sidecar {
         }
         if let wb = v["Xmp.crs.WhiteBalance"], wb.lowercased() != "as shot" {
             let t = [v["Xmp.crs.Temperature"].map { "Temperature \($0)" }, v["Xmp.crs.Tint"].map { "Tint \($0)" }]
-            edits.append("white balance \(wb)" + (t.compactMap { $0 }.isEmpty ? "" : " (\(t.compactMap { $0 }.joined(separator: ", ")))"))
+            edits.append(
+                "white balance \(wb)"
+                    + (t.compactMap { $0 }.isEmpty ? "" : " (\(t.compactMap { $0 }.joined(separator: ", ")))"))
         }
         if v["Xmp.crs.HasCrop"]?.lowercased() == "true" {
             let sides = ["CropTop", "CropLeft", "CropBottom", "CropRight"].compactMap { s in
@@ -126,7 +128,7 @@ public enum Sidecar {
     }
 
     /// Where each sidecar property went in the output, one line per destination ("→ XMP: xmp:Rating, dc:subject";
-    /// "→ XMP, develop settings not applied to the pixels: crs:Exposure2012"; "not carried: …").
+    /// "develop settings, not applied: stay in the sidecar beside the original: crs:Exposure2012"; "not carried: …").
     /// - Parameters:
     ///   - sidecarKeys: the sidecar's XMP keys (exiv2).
     ///   - outputKeys: the output XMP's keys (exiv2).
@@ -135,20 +137,28 @@ public enum Sidecar {
         var seen = Set<String>()
         var carried: [String] = []
         var develop: [String] = []
+        var developCopied: [String] = []
         var lost: [String] = []
         for p in sidecarKeys.compactMap(property(ofKey:)) where seen.insert(p).inserted {
-            if !out.contains(p) {
-                lost.append(p)
-            } else if p.hasPrefix("crs:") || p.hasPrefix("darktable:") {
-                develop.append(p)
-            } else {
+            let isDevelop = p.hasPrefix("crs:") || p.hasPrefix("darktable:")
+            if isDevelop {
+                if out.contains(p) { developCopied.append(p) } else { develop.append(p) }
+            } else if out.contains(p) {
                 carried.append(p)
+            } else {
+                lost.append(p)
             }
         }
         var lines: [String] = []
         if !carried.isEmpty { lines.append("→ XMP: " + carried.sorted().joined(separator: ", ")) }
         if !develop.isEmpty {
-            lines.append("→ XMP, develop settings not applied to the pixels: " + develop.sorted().joined(separator: ", "))
+            lines.append(
+                "develop settings, not applied, stay in the sidecar beside the original: "
+                    + develop.sorted().joined(separator: ", "))
+        }
+        if !developCopied.isEmpty {
+            lines.append(
+                "→ XMP, develop settings not applied to the pixels: " + developCopied.sorted().joined(separator: ", "))
         }
         if !lost.isEmpty { lines.append("not carried: " + lost.sorted().joined(separator: ", ")) }
         return lines

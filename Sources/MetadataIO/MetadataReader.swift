@@ -55,7 +55,8 @@ public enum MetadataReader {
         if sidecars, url.pathExtension.lowercased() != "xmp", let side = sidecar(for: url) {
             do {
                 let doc = try Exiv2.read(path: side.path)
-                let decoded = EntryDecoder.decode(doc.entries.map(rawEntry))
+                // Only the sidecar's XMP: the Exif and IPTC exiv2 derives from it on reading are not in any file.
+                let decoded = EntryDecoder.decode(doc.entries.filter { $0.family == .xmp }.map(rawEntry))
                 set = merging(sidecar: decoded.fields, into: set)
                 set.notes.append("sidecar: \(side.lastPathComponent)")
             } catch {
@@ -73,8 +74,9 @@ public enum MetadataReader {
     /// The `.xmp` sidecar of a file, trying `IMG_1.CR2.xmp` then `IMG_1.xmp` (either case of the extension).
     public static func sidecar(for url: URL) -> URL? { Sidecar.locate(for: url) }
 
-    /// A sidecar's XMP as exiv2 keys and text values (`Xmp.crs.Exposure2012` → "+0.50"), nil when it cannot be read.
-    public static func sidecarEntries(_ url: URL) -> [(key: String, text: String)]? {
+    /// A file's or sidecar's XMP as exiv2 keys and text values (`Xmp.crs.Exposure2012` → "+0.50"), nil when it
+    /// cannot be read.
+    public static func xmpEntries(_ url: URL) -> [(key: String, text: String)]? {
         guard let doc = try? Exiv2.read(path: url.path) else { return nil }
         return doc.entries.filter { $0.family == .xmp }.map { ($0.key, $0.text) }
     }

@@ -1,5 +1,6 @@
 import Audit
 import Converter
+import FileFacts
 import Foundation
 import GainMap
 import HEIF
@@ -246,6 +247,8 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
     #expect(file.item(gm)?.type == (gainMapGrid ? "grid" : "hvc1"))
     let out = pair.dir.appendingPathComponent("audit-tiled.heic")
     try writeFile(pair.tiled.bytes, to: out)
+    // Published as Batch publishes: with the source's file facts (times, mode, xattrs) carried.
+    #expect(try FileFacts.read(path: pair.dng.path).carry(to: out.path).lines.isEmpty)
     let r = FileAuditor(options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1))
         .audit(AuditJob(name: out.lastPathComponent, source: pair.dng, output: out))
     let serious = r.findings.filter { $0.severity >= .warning }

@@ -1,7 +1,7 @@
 import FileFacts
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -65,7 +65,9 @@ func getfattr(_ path: String) throws -> [String: String] {
     #expect(f.xattrs.mapValues { String(decoding: $0, as: UTF8.self) } == oracle)
     // stat(1) as the second oracle for the time, to the nanosecond.
     let st = try Tool.run("stat", ["-c", "%.9Y", path])
-    #expect(String(decoding: st.out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1561000000.123456789")
+    #expect(
+        String(decoding: st.out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            == "1561000000.123456789")
 }
 
 @Test func carryKeepsEveryFactButChecksums() throws {
@@ -183,12 +185,16 @@ func getfattr(_ path: String) throws -> [String: String] {
 
 @Test func sidecarRoutesNameWhereEachPropertyWent() {
     let lines = Sidecar.routes(
-        sidecarKeys: ["Xmp.xmp.Rating", "Xmp.dc.subject", "Xmp.crs.Exposure2012", "Xmp.darktable.history[1]/darktable:operation", "Xmp.foo.bar"],
-        outputKeys: ["Xmp.xmp.Rating", "Xmp.dc.subject", "Xmp.crs.Exposure2012", "Xmp.darktable.history"])
+        sidecarKeys: [
+            "Xmp.xmp.Rating", "Xmp.dc.subject", "Xmp.crs.Exposure2012", "Xmp.darktable.history[1]/darktable:operation",
+            "Xmp.foo.bar",
+        ],
+        outputKeys: ["Xmp.xmp.Rating", "Xmp.dc.subject", "Xmp.darktable.history"])
     #expect(
         lines == [
             "→ XMP: dc:subject, xmp:Rating",
-            "→ XMP, develop settings not applied to the pixels: crs:Exposure2012, darktable:history",
+            "develop settings, not applied, stay in the sidecar beside the original: crs:Exposure2012",
+            "→ XMP, develop settings not applied to the pixels: darktable:history",
             "not carried: foo:bar",
         ])
 }

@@ -169,7 +169,8 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
         """
         <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
         <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"
-         xmp:Rating="5" xmp:Label="Green"><dc:subject><rdf:Bag><rdf:li>alps</rdf:li><rdf:li>snow</rdf:li></rdf:Bag></dc:subject>
+         xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/" xmlns:crs="http://ns.adobe.com/camera-raw-settings/1.0/"
+         xmp:Rating="5" xmp:Label="Green" photoshop:City="Valloire" crs:Exposure2012="+0.50"><dc:subject><rdf:Bag><rdf:li>alps</rdf:li><rdf:li>snow</rdf:li></rdf:Bag></dc:subject>
         <dc:description><rdf:Alt><rdf:li xml:lang="x-default">Col du Galibier</rdf:li></rdf:Alt></dc:description>
         <xmp:CreatorTool>ignored by the merge</xmp:CreatorTool></rdf:Description>
         </rdf:RDF></x:xmpmeta>
@@ -182,7 +183,10 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     #expect(s["XMP-xmp:Label"]?.value == .text("Green"))
     #expect(s["XMP-dc:Subject"]?.value == .strings(["alps", "snow"]))
     #expect(s["XMP-dc:Description"]?.value == .text("Col du Galibier"))
+    // Whatever else describes the photo moves too; the sidecar's own tool and the develop settings do not.
+    #expect(s["XMP-photoshop:City"]?.value == .text("Valloire"))
     #expect(s["XMP-xmp:CreatorTool"] == nil)
+    #expect(!fields.contains { $0.key.description.hasPrefix("XMP-crs:") })
     // No XMP anywhere: an empty packet.
     #expect(try Exiv2.buildXMP(from: img.path, sidecar: nil).isEmpty)
 }

@@ -12,7 +12,8 @@ enum RealWorldCorpus {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
             throw Missing(what: "real-world corpus folder '\(path)' does not exist")
         }
-        return URL(fileURLWithPath: path)
+        // A corpus reached through a symlink is read where it is (the enumerator does not enter a symlinked root).
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath()
     }
 
     /// Every regular file under the corpus with one of `extensions` (lower-case, no dot), sorted.

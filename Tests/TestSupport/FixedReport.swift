@@ -29,7 +29,14 @@ public enum FixedReport {
                         field: "IFD0:Orientation", status: .expected, source: "6", output: "1", note: "pixels rotated"),
                 ],
                 gainMaps: [],
-                decode: [DecodeResult(target: "primary", status: "ok", width: 6000, height: 4000, bitDepth: 10)]),
+                decode: [DecodeResult(target: "primary", status: "ok", width: 6000, height: 4000, bitDepth: 10)],
+                fileFacts: [
+                    FileFactRow(
+                        fact: "mtime", source: "2019-06-20T10:00:00Z", output: "2026-01-02T03:04:05Z", status: "changed"
+                    ),
+                    FileFactRow(fact: "mode", source: "640", output: "644", status: "widened"),
+                    FileFactRow(fact: "xattr user.xdg.tags", source: "holiday,<cat>", output: nil, status: "lost"),
+                ]),
             FileResult(
                 name: "b/IMG_0002.heic", source: "b/IMG_0002.heic", output: "b/IMG_0002.heic", sourceBytes: 2_000_000,
                 outputBytes: 2_100_000, sha256: String(repeating: "cd", count: 32),

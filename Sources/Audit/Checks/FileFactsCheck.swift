@@ -5,39 +5,63 @@ import MetadataIO
 import ReportModel
 
 /// The pair as library entries: what a file browser, a photo manager sorting by date, KDE's or GNOME's tags and the
-/// permission bits see, and the sidecar's edits. Any converter's pair is judged the same way.
-enum FileFactsCheck {
+/// permission bits see, and the sidecar's edits. Any converter's pair is judged the same way; `readback diff` shows
+/// the same rows.
+public enum FileFactsCheck {
+    /// The rows and findings of one pair.
+    public struct Judgement: Sendable {
+        public var rows: [FileFactRow] = []
+        public var findings: [Finding] = []
+
+        mutating func add(_ code: String, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
+            findings.append(Finding(code: code, severity: severity, message: message, evidence: evidence))
+        }
+    }
+
     /// Two modification times within this many seconds are the same time: second-granular tools (exiftool's
     /// FileModifyDate, tar, zip) and FAT's 2 s clock carry a time to within it (docs/policy.md "File facts").
     static let mtimeToleranceSeconds: Int64 = 2
 
     static func run(_ ctx: inout Checks.Context) {
-        guard let src = ctx.job.source, let out = ctx.job.output else { return }
-        guard let s = try? FileFacts.read(path: src.path), let o = try? FileFacts.read(path: out.path) else { return }
-        var rows: [FileFactRow] = []
-        mtime(s, o, &rows, &ctx)
-        mode(s, o, &rows, &ctx)
-        owner(s, o, &rows, &ctx)
-        xattrs(s, o, &rows, &ctx)
-        sidecar(src, &rows, &ctx)
-        ctx.fileFacts = rows
+        guard let src = ctx.job.source, let out = ctx.job.output, let j = judge(source: src, output: out) else {
+            return
+        }
+        ctx.fileFacts = j.rows
+        ctx.findings += j.findings
+    }
+
+    /// Compares the two files as library entries; nil when either cannot be `lstat`ed.
+    public static func judge(source src: URL, output out: URL) -> Judgement? {
+        guard let s = try? FileFacts.read(path: src.path), let o = try? FileFacts.read(path: out.path) else {
+            return nil
+        }
+        var j = Judgement()
+        mtime(s, o, &j)
+        mode(s, o, &j)
+        owner(s, o, &j)
+        xattrs(s, o, &j)
+        sidecar(src, &j)
+        return j
     }
 
     /// ISO 8601 UTC with nanoseconds.
     static func time(_ ns: Int64) -> String {
-        let (sec, frac) = ns.quotientAndRemainder(dividingBy: 1_000_000_000)
+        var (sec, frac) = ns.quotientAndRemainder(dividingBy: 1_000_000_000)
+        if frac < 0 { (sec, frac) = (sec - 1, frac + 1_000_000_000) }  // before 1970
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime]
         let base = f.string(from: Date(timeIntervalSince1970: TimeInterval(sec)))
         return frac == 0 ? base : base.replacingOccurrences(of: "Z", with: String(format: ".%09dZ", Int(frac)))
     }
 
-    static func mtime(_ s: FileFacts, _ o: FileFacts, _ rows: inout [FileFactRow], _ ctx: inout Checks.Context) {
+    static func mtime(_ s: FileFacts, _ o: FileFacts, _ j: inout Judgement) {
         let delta = o.mtimeNs - s.mtimeNs
         let same = abs(delta) <= mtimeToleranceSeconds * 1_000_000_000
-        rows.append(FileFactRow(fact: "mtime", source: time(s.mtimeNs), output: time(o.mtimeNs), status: same ? "kept" : "changed"))
+        j.rows.append(
+            FileFactRow(
+                fact: "mtime", source: time(s.mtimeNs), output: time(o.mtimeNs), status: same ? "kept" : "changed"))
         if !same {
-            ctx.add(
+            j.add(
                 "file.mtime.changed", .warning,
                 "the output's modification time differs from the source's by \(Self.span(delta)): file browsers and photo managers that sort by it misplace the photo",
                 Evidence(expected: time(s.mtimeNs), actual: time(o.mtimeNs)))
@@ -54,29 +78,32 @@ enum FileFactsCheck {
 
     static func octal(_ m: UInt32) -> String { String(m & 0o7777, radix: 8) }
 
-    static func mode(_ s: FileFacts, _ o: FileFacts, _ rows: inout [FileFactRow], _ ctx: inout Checks.Context) {
+    static func mode(_ s: FileFacts, _ o: FileFacts, _ j: inout Judgement) {
         // Who may read or write: group and others. An owner bit the source lacked widens nobody's access.
         let widened = (o.mode & ~s.mode) & 0o066
         let status = widened != 0 ? "widened" : (o.mode & 0o777) == (s.mode & 0o777) ? "kept" : "narrowed"
-        rows.append(FileFactRow(fact: "mode", source: octal(s.mode), output: octal(o.mode), status: status))
+        j.rows.append(FileFactRow(fact: "mode", source: octal(s.mode), output: octal(o.mode), status: status))
         if widened != 0 {
             var who: [String] = []
             if widened & 0o040 != 0 { who.append("the group can read it") }
             if widened & 0o020 != 0 { who.append("the group can write it") }
             if widened & 0o004 != 0 { who.append("everyone can read it") }
             if widened & 0o002 != 0 { who.append("everyone can write it") }
-            ctx.add(
+            j.add(
                 "file.mode.widened", .error,
                 "the output is open to more people than the source: \(who.joined(separator: ", ")) (mode \(octal(o.mode)), the source's \(octal(s.mode)))",
                 Evidence(expected: "no wider than \(octal(s.mode))", actual: octal(o.mode)))
         }
     }
 
-    static func owner(_ s: FileFacts, _ o: FileFacts, _ rows: inout [FileFactRow], _ ctx: inout Checks.Context) {
+    static func owner(_ s: FileFacts, _ o: FileFacts, _ j: inout Judgement) {
         let same = s.uid == o.uid && s.gid == o.gid
-        rows.append(FileFactRow(fact: "owner", source: "\(s.uid):\(s.gid)", output: "\(o.uid):\(o.gid)", status: same ? "kept" : "changed"))
+        j.rows.append(
+            FileFactRow(
+                fact: "owner", source: "\(s.uid):\(s.gid)", output: "\(o.uid):\(o.gid)",
+                status: same ? "kept" : "changed"))
         if !same {
-            ctx.add(
+            j.add(
                 "file.owner.changed", .info,
                 "the output belongs to \(o.uid):\(o.gid), the source to \(s.uid):\(s.gid) (only root can keep an owner)",
                 Evidence(expected: "\(s.uid):\(s.gid)", actual: "\(o.uid):\(o.gid)"))
@@ -87,7 +114,8 @@ enum FileFactsCheck {
     static func show(_ v: [UInt8]?) -> String? {
         guard let v else { return nil }
         let text = String(decoding: v, as: UTF8.self)
-        let shown = Array(text.utf8) == v && !text.contains("\u{0}") ? text : v.map { String(format: "%02x", $0) }.joined()
+        let shown =
+            Array(text.utf8) == v && !text.contains("\u{0}") ? text : v.map { String(format: "%02x", $0) }.joined()
         return shown.count > 200 ? String(shown.prefix(200)) + "…" : shown
     }
 
@@ -103,7 +131,9 @@ enum FileFactsCheck {
             }
             return set(x) == set(y)
         case .rating:
-            if let i = Double(x.trimmingCharacters(in: .whitespaces)), let j = Double(y.trimmingCharacters(in: .whitespaces)) {
+            if let i = Double(x.trimmingCharacters(in: .whitespaces)),
+                let j = Double(y.trimmingCharacters(in: .whitespaces))
+            {
                 return i == j
             }
             return x == y
@@ -111,7 +141,7 @@ enum FileFactsCheck {
         }
     }
 
-    static func xattrs(_ s: FileFacts, _ o: FileFacts, _ rows: inout [FileFactRow], _ ctx: inout Checks.Context) {
+    static func xattrs(_ s: FileFacts, _ o: FileFacts, _ j: inout Judgement) {
         var unsupported: [String] = []
         for name in s.xattrs.keys.sorted() {
             let role = XattrRole(name: name)
@@ -119,17 +149,18 @@ enum FileFactsCheck {
             let severity: Severity = role.isUserCurated ? .error : .warning
             guard let ov = o.xattrs[name] else {
                 if role == .checksum {
-                    rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "dropped"))
-                    ctx.add(
+                    j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "dropped"))
+                    j.add(
                         "file.xattr.dropped", .info,
                         "\(name) not carried: it is a checksum of the source's bytes, untrue of the output's",
                         Evidence(expected: "dropped", actual: "dropped"))
                 } else if !o.xattrsSupported {
-                    rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "unsupported"))
+                    j.rows.append(
+                        FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "unsupported"))
                     unsupported.append(name)
                 } else {
-                    rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "lost"))
-                    ctx.add(
+                    j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "lost"))
+                    j.add(
                         "file.xattr.lost", severity,
                         "the output lost the \(role == .other ? "extended attribute" : role.rawValue) \(name) (\(show(sv) ?? ""))",
                         Evidence(expected: show(sv), actual: "absent"))
@@ -137,40 +168,60 @@ enum FileFactsCheck {
                 continue
             }
             if role == .checksum || sameValue(name, sv, ov) {
-                rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: "kept"))
+                j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: "kept"))
             } else {
-                rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: "changed"))
-                ctx.add(
+                j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: "changed"))
+                j.add(
                     "file.xattr.changed", severity, "the output's \(name) differs from the source's",
                     Evidence(expected: show(sv), actual: show(ov)))
             }
         }
         for name in o.xattrs.keys.sorted() where s.xattrs[name] == nil {
-            rows.append(FileFactRow(fact: "xattr \(name)", source: nil, output: show(o.xattrs[name]), status: "added"))
+            j.rows.append(
+                FileFactRow(fact: "xattr \(name)", source: nil, output: show(o.xattrs[name]), status: "added"))
         }
         if !unsupported.isEmpty {
             let curated = unsupported.contains { XattrRole(name: $0).isUserCurated }
-            ctx.add(
+            j.add(
                 "file.xattr.unsupported", curated ? .error : .warning,
                 "the output's filesystem does not support extended attributes: \(unsupported.count) lost (\(unsupported.joined(separator: ", ")))",
-                Evidence(expected: unsupported.joined(separator: ", "), actual: "no extended attributes on the output's filesystem"))
+                Evidence(
+                    expected: unsupported.joined(separator: ", "),
+                    actual: "no extended attributes on the output's filesystem"))
         }
     }
 
-    static func sidecar(_ src: URL, _ rows: inout [FileFactRow], _ ctx: inout Checks.Context) {
-        guard let side = Sidecar.locate(for: src), let entries = MetadataReader.sidecarEntries(side) else { return }
-        var orientation: Int? = nil
-        if entries.contains(where: { $0.key == "Xmp.tiff.Orientation" }) {
-            orientation = (try? MetadataReader.read(src, sidecars: false))?.orientation.exif
+    /// Develop settings in the source's sidecar, and in a DNG's own XMP (Adobe's DNG Converter and Lightroom write
+    /// their settings there): edits the RAW's renderer shows and a converter that ignores them does not.
+    static func sidecar(_ src: URL, _ j: inout Judgement) {
+        if let side = Sidecar.locate(for: src), let entries = MetadataReader.xmpEntries(side) {
+            var orientation: Int? = nil
+            if entries.contains(where: { $0.key == "Xmp.tiff.Orientation" }) {
+                orientation = (try? MetadataReader.read(src, sidecars: false))?.orientation.exif
+            }
+            report(
+                Sidecar.developEdits(entries, sourceOrientation: orientation), fact: "sidecar",
+                name: side.lastPathComponent,
+                &j)
         }
-        let edits = Sidecar.developEdits(entries, sourceOrientation: orientation)
-        let name = side.lastPathComponent
-        rows.append(
+        if src.pathExtension.lowercased() == "dng", let own = MetadataReader.xmpEntries(src) {
+            let develop = own.filter { $0.key.hasPrefix("Xmp.crs.") || $0.key.hasPrefix("Xmp.darktable.") }
+            let edits = Sidecar.developEdits(develop, sourceOrientation: nil)
+            if !edits.isEmpty {
+                report(edits, fact: "develop settings", name: "\(src.lastPathComponent) (its own XMP)", &j)
+            }
+        }
+    }
+
+    static func report(
+        _ edits: [String], fact: String, name: String, _ j: inout Judgement
+    ) {
+        j.rows.append(
             FileFactRow(
-                fact: "sidecar \(name)", source: edits.isEmpty ? "no develop settings" : edits.joined(separator: "; "),
+                fact: "\(fact) \(name)", source: edits.isEmpty ? "no develop settings" : edits.joined(separator: "; "),
                 output: nil, status: edits.isEmpty ? "kept" : "edits-not-applied"))
         if !edits.isEmpty {
-            ctx.add(
+            j.add(
                 "sidecar.edits-not-applied", .warning,
                 "\(name) holds edits to the RAW that the output does not show unless its converter applied them: \(edits.joined(separator: "; "))",
                 Evidence(expected: "the edits applied to the pixels", actual: edits.joined(separator: "; ")))

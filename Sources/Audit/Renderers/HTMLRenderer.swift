@@ -216,8 +216,22 @@ public enum HTMLRenderer {
             }
             h += "</tbody></table>\n"
         }
+        h += fileFacts(f.fileFacts)
         h += "</div></details>\n"
         return h
+    }
+
+    /// The pair as library entries: mtime, mode, owner, xattrs and the sidecar, one row each.
+    static func fileFacts(_ rows: [FileFactRow]?) -> String {
+        guard let rows, !rows.isEmpty else { return "" }
+        var h =
+            "<h4>File</h4><table class=\"diff\"><thead><tr><th>fact</th><th>status</th><th>source</th><th>output</th></tr></thead><tbody>"
+        for r in rows {
+            let bad = ["lost", "changed", "widened", "unsupported", "edits-not-applied"].contains(r.status)
+            h += "<tr\(bad ? " class=\"d-lost\"" : "")><td><code>\(esc(r.fact))</code></td><td>\(esc(r.status))</td>"
+            h += "<td>\(esc(r.source ?? "—"))</td><td>\(esc(r.output ?? "—"))</td></tr>"
+        }
+        return h + "</tbody></table>\n"
     }
 
     /// The thumbnails as figures, or nothing when there are none.

@@ -21,10 +21,19 @@ struct ConvertCommand: Subcommand {
         or a kill are redone, temporary files left behind are removed. A run with nothing left says so. Only one
         run at a time may use a store; a second one is refused.
 
+        Each output is the same library entry as its source: modification and access times (to the
+        nanosecond), permission bits (never wider; outputs are private until they are set), the owner when
+        run as root, and every user.* extended attribute (desktop tags, rating, comment) except checksums of
+        the old bytes, which are dropped and listed. The XMP sidecar (IMG_1.CR2.xmp or IMG_1.xmp) is merged
+        into the output's XMP (rating, label, keywords, caption, …); its develop settings (Lightroom crs:*,
+        darktable history) are not rendered, so a file with real edits is converted but keeps its original,
+        and the reason names the edits. --json lists per file what was carried and where the sidecar went.
+
         Originals are never touched unless --remove-originals is given. With it, an original is removed only after
         its output was written, flushed, read back and audited clean, and only in one step after all files are
         done. A partial result (a field or the gain map not carried, known losses aside) keeps its original and
-        says why. A crash at any moment leaves every original in place; the next run finishes the removal.
+        says why; so does a file fact not carried (an xattr on a filesystem without them). A crash at any
+        moment leaves every original in place; the next run finishes the removal.
 
         Encoding: HEVC (x265 through libheif) at preset \(Self.defaults.speed), quality \(Self.defaults.quality)\(Self.defaults.x265Options.sorted { $0.key < $1.key }.map { ", x265 \($0.key) \($0.value)" }.joined()), \(Self.defaults.bitDepth)-bit, \(Self.defaults.chroma == .yuv444 ? "4:4:4" : "4:2:0")
         unless options say otherwise. That is the quality ladder's visually-lossless setting

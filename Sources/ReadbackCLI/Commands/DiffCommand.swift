@@ -3,6 +3,7 @@ import Findings
 import Foundation
 import Metadata
 import MetadataIO
+import ReportModel
 
 /// `readback diff SRC OUT`: field-by-field metadata diff of a source and a converted output.
 struct DiffCommand: Subcommand {
@@ -35,21 +36,30 @@ struct DiffCommand: Subcommand {
         irot/imir and Exif Orientation that disagree in OUT but agreed in SRC (orientation.inconsistent);
         a new irot + Exif pairing (orientation.double-rotation, info).
 
+        The two files are also compared as library entries: modification time (file.mtime.changed, a
+        warning beyond 2 s), permission bits (file.mode.widened, an error when the output is open to more
+        people), owner, every user.* extended attribute (file.xattr.lost and file.xattr.changed: errors for
+        desktop tags, rating and comment, warnings for others; checksums of the old bytes are dropped, info)
+        and develop settings in SRC's sidecar that the output does not show (sidecar.edits-not-applied).
+
         The table lists lost and changed critical fields first, then the other differences, then the
-        findings with their severities, and ends with counts per class. Exit status: 0 when no finding is an
-        error, 1 when one is, 2 on a usage or read error.
+        findings with their severities, the file facts, and ends with counts per class. Exit status: 0 when
+        no finding is an error, 1 when one is, 2 on a usage or read error.
 
         Example:
           readback diff IMG_0001.CR2 out/IMG_0001.heic
           readback diff IMG_0001.CR2 out/IMG_0001.heic --json > diff.json
         """
     let options: [OptionSpec] = [
-        .flag("json", "Print the diff as JSON (schemaVersion 1: source, output, entries, findings, counts)."),
+        .flag(
+            "json",
+            "Print the diff as JSON (schemaVersion 2: source, output, entries, findings, counts, fileFacts)."),
         .flag("all", "Also list the fields that were kept."),
     ]
 
     /// Version of the JSON document; readers check it first.
-    static let schemaVersion = 1
+    /// Version 2 added `fileFacts`.
+    static let schemaVersion = 2
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
         guard args.positionals.count == 2 else {
@@ -63,15 +73,19 @@ struct DiffCommand: Subcommand {
             source: URL(fileURLWithPath: args.positionals[0]), output: URL(fileURLWithPath: args.positionals[1]),
             policy: policy)
         guard let diff = judged.diff else { throw UsageError(judged.findings.first?.message ?? "unreadable") }
-        let findings = policy.apply(judged.findings).sorted(by: Finding.reportOrder)
+        let facts = FileFactsCheck.judge(
+            source: URL(fileURLWithPath: args.positionals[0]), output: URL(fileURLWithPath: args.positionals[1]))
+        let findings = policy.apply(judged.findings + (facts?.findings ?? [])).sorted(by: Finding.reportOrder)
         if args.has("json") {
             console.print(
-                try Self.json(diff, findings: findings, source: args.positionals[0], output: args.positionals[1]))
+                try Self.json(
+                    diff, findings: findings, fileFacts: facts?.rows ?? [], source: args.positionals[0],
+                    output: args.positionals[1]))
         } else {
             console.print(
                 Self.table(
-                    diff, findings: findings, source: args.positionals[0], output: args.positionals[1],
-                    all: args.has("all"), console: console))
+                    diff, findings: findings, fileFacts: facts?.rows ?? [], source: args.positionals[0],
+                    output: args.positionals[1], all: args.has("all"), console: console))
         }
         return findings.contains { $0.severity == .error } ? .findings : .clean
     }
@@ -89,6 +103,7 @@ struct DiffCommand: Subcommand {
         let outputOrientation: OrientationInfo
         let sourceMakerNote: MakerNoteInfo?
         let outputMakerNote: MakerNoteInfo?
+        let fileFacts: [FileFactRow]
     }
     struct JSONEntry: Encodable {
         let key: String
@@ -121,7 +136,9 @@ struct DiffCommand: Subcommand {
         }
     }
 
-    static func json(_ d: MetadataDiff, findings: [Finding], source: String, output: String) throws -> String {
+    static func json(
+        _ d: MetadataDiff, findings: [Finding], fileFacts: [FileFactRow], source: String, output: String
+    ) throws -> String {
         var counts: [String: [String: Int]] = [:]
         for c in DiffClass.allCases {
             var row: [String: Int] = [:]
@@ -137,7 +154,7 @@ struct DiffCommand: Subcommand {
             },
             findings: findings.map(JSONFinding.init), counts: counts, sourceOrientation: d.sourceOrientation,
             outputOrientation: d.outputOrientation, sourceMakerNote: d.sourceMakerNote,
-            outputMakerNote: d.outputMakerNote)
+            outputMakerNote: d.outputMakerNote, fileFacts: fileFacts)
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try enc.encode(doc), as: UTF8.self)
@@ -146,7 +163,8 @@ struct DiffCommand: Subcommand {
     static func clip(_ s: String, _ n: Int) -> String { s.count <= n ? s : String(s.prefix(n - 1)) + "…" }
 
     static func table(
-        _ d: MetadataDiff, findings: [Finding], source: String, output: String, all: Bool, console: Console
+        _ d: MetadataDiff, findings: [Finding], fileFacts: [FileFactRow], source: String, output: String, all: Bool,
+        console: Console
     ) -> String {
         var lines = ["source: \(source)", "output: \(output)", ""]
         let keyWidth = min(40, max(24, d.entries.map { $0.key.description.count }.max() ?? 0))
@@ -185,6 +203,17 @@ struct DiffCommand: Subcommand {
             lines.append("")
             lines.append("Findings:")
             lines += findings.map { "  \($0.severity.rawValue) \($0.code): \($0.message)" }
+        }
+        let shownFacts = all ? fileFacts : fileFacts.filter { $0.status != "kept" }
+        if !fileFacts.isEmpty {
+            lines.append("")
+            lines.append("File facts: \(shownFacts.isEmpty ? "all kept (\(fileFacts.count))" : "")")
+            let w = min(40, shownFacts.map(\.fact.count).max() ?? 0)
+            lines += shownFacts.map { r in
+                let status = r.status.uppercased().padding(toLength: 18, withPad: " ", startingAt: 0)
+                let fact = clip(r.fact, 40).padding(toLength: w, withPad: " ", startingAt: 0)
+                return "  \(status) \(fact) \(clip(r.source ?? "—", 40)) → \(clip(r.output ?? "—", 40))"
+            }
         }
         lines.append("")
         lines.append(Self.orientationLine(d.orientation))
