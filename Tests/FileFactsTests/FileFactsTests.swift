@@ -91,6 +91,29 @@ func getfattr(_ path: String) throws -> [String: String] {
     #expect(o.uid == facts.uid && o.gid == facts.gid)
 }
 
+/// As root the owner and group travel too (a photo of another user's library stays theirs).
+@Test func rootCarriesTheOwner() throws {
+    let dir = Repo.temporaryDirectory("facts-owner")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = dir.appendingPathComponent("s").path
+    let out = dir.appendingPathComponent("o").path
+    try Data("x".utf8).write(to: URL(fileURLWithPath: src))
+    try Data("y".utf8).write(to: URL(fileURLWithPath: out))
+    let facts = try FileFacts.read(path: src)
+    let owned = FileFacts(mode: 0o600, uid: 4321, gid: 4322, atimeNs: facts.atimeNs, mtimeNs: facts.mtimeNs)
+    let report = owned.carry(to: out)
+    let o = try FileFacts.read(path: out)
+    if geteuid() == 0 {
+        #expect(report.problems.isEmpty, "\(report)")
+        #expect(o.uid == 4321 && o.gid == 4322)
+        let st = try Tool.run("stat", ["-c", "%u:%g", out])
+        #expect(String(decoding: st.out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "4321:4322")
+    } else {
+        // Only root may give a file away; the output stays the runner's, and nothing is claimed.
+        #expect(o.uid == getuid())
+    }
+}
+
 @Test func setuidBitsAreNeverCarried() throws {
     let dir = Repo.temporaryDirectory("facts-mode")
     defer { try? FileManager.default.removeItem(at: dir) }
