@@ -138,7 +138,8 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
         .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "HEIF", "TestSupport"]),
         .testTarget(
-            name: "MetadataTests", dependencies: ["Exiv2Bridge", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
+            name: "MetadataTests",
+            dependencies: ["Exiv2Bridge", "FileFacts", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
         .testTarget(
             name: "GainMapTests",
             dependencies: ["ColorScience", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "TestSupport"]

@@ -28,6 +28,29 @@ public enum Sidecar {
         return "\(parts[1]):\(name)"
     }
 
+    /// What a sidecar property is to the output: carried into its XMP, a develop setting (an edit to the RAW, not
+    /// rendered), the sidecar's own record (the tool and dates that wrote it, its document IDs and history), or
+    /// geometry the output has of its own. The exiv2 shim's XMP builder applies the same rule (a test holds them
+    /// together).
+    public enum Route: String, Sendable {
+        case carried, develop, ownRecord, geometry
+    }
+
+    /// The route of a sidecar property by its exiv2 key.
+    public static func route(ofKey key: String) -> Route {
+        let parts = key.split(separator: ".", maxSplits: 2)
+        let group = parts.count > 1 ? String(parts[1]) : ""
+        if group == "crs" || group == "darktable" { return .develop }
+        if group == "xmpMM" { return .ownRecord }
+        switch property(ofKey: key) {
+        case "xmp:CreatorTool", "xmp:MetadataDate", "xmp:ModifyDate": return .ownRecord
+        case "tiff:Orientation", "tiff:ImageWidth", "tiff:ImageLength", "exif:PixelXDimension",
+            "exif:PixelYDimension":
+            return .geometry
+        default: return .carried
+        }
+    }
+
     /// Develop settings Readback does not apply, one short line each ("crs:Exposure2012 +0.50", "crop",
     /// "darktable: exposure, crop"); empty when the sidecar holds none (or only neutral values).
     /// - Parameters:
@@ -138,15 +161,14 @@ public enum Sidecar {
         var carried: [String] = []
         var develop: [String] = []
         var developCopied: [String] = []
+        var own: [String] = []
         var lost: [String] = []
-        for p in sidecarKeys.compactMap(property(ofKey:)) where seen.insert(p).inserted {
-            let isDevelop = p.hasPrefix("crs:") || p.hasPrefix("darktable:")
-            if isDevelop {
-                if out.contains(p) { developCopied.append(p) } else { develop.append(p) }
-            } else if out.contains(p) {
-                carried.append(p)
-            } else {
-                lost.append(p)
+        for key in sidecarKeys {
+            guard let p = property(ofKey: key), seen.insert(p).inserted else { continue }
+            switch route(ofKey: key) {
+            case .develop: if out.contains(p) { developCopied.append(p) } else { develop.append(p) }
+            case .ownRecord, .geometry: own.append(p)
+            case .carried: if out.contains(p) { carried.append(p) } else { lost.append(p) }
             }
         }
         var lines: [String] = []
@@ -159,6 +181,11 @@ public enum Sidecar {
         if !developCopied.isEmpty {
             lines.append(
                 "→ XMP, develop settings not applied to the pixels: " + developCopied.sorted().joined(separator: ", "))
+        }
+        if !own.isEmpty {
+            lines.append(
+                "the sidecar's own record and geometry, not the photo's, not copied: "
+                    + own.sorted().joined(separator: ", "))
         }
         if !lost.isEmpty { lines.append("not carried: " + lost.sorted().joined(separator: ", ")) }
         return lines

@@ -55,8 +55,10 @@ public enum MetadataReader {
         if sidecars, url.pathExtension.lowercased() != "xmp", let side = sidecar(for: url) {
             do {
                 let doc = try Exiv2.read(path: side.path)
-                // Only the sidecar's XMP: the Exif and IPTC exiv2 derives from it on reading are not in any file.
-                let decoded = EntryDecoder.decode(doc.entries.filter { $0.family == .xmp }.map(rawEntry))
+                // Only what the sidecar says of the photo (the converter's rule, `Sidecar.route`): not the Exif and
+                // IPTC exiv2 derives from its XMP on reading, which no file holds, nor the sidecar's own record.
+                let decoded = EntryDecoder.decode(
+                    doc.entries.filter { $0.family == .xmp && Sidecar.route(ofKey: $0.key) == .carried }.map(rawEntry))
                 set = merging(sidecar: decoded.fields, into: set)
                 set.notes.append("sidecar: \(side.lastPathComponent)")
             } catch {

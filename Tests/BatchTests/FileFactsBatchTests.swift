@@ -198,8 +198,14 @@ func runReadback(_ args: [String], cwd: URL, home: URL) throws -> (status: Int32
     try sidecar("crs:Exposure2012=\"+0.50\" crs:HasCrop=\"True\" crs:CropTop=\"0.1\" crs:WhiteBalance=\"As Shot\"")
         .write(to: src.appendingPathComponent("E.xmp"), atomically: true, encoding: .utf8)
     try LibraryEntry.make(src.appendingPathComponent("F.dng"), seed: 6)
-    try sidecar("crs:Exposure2012=\"0.00\" crs:HasCrop=\"False\" crs:WhiteBalance=\"As Shot\" crs:Sharpness=\"40\"")
-        .write(to: src.appendingPathComponent("F.xmp"), atomically: true, encoding: .utf8)
+    // What Lightroom writes for a photo nobody edited, with its own record of the sidecar (tool, dates, IDs).
+    try sidecar(
+        "crs:Exposure2012=\"0.00\" crs:HasCrop=\"False\" crs:WhiteBalance=\"As Shot\" crs:Sharpness=\"40\" "
+            + "xmlns:xmpMM=\"http://ns.adobe.com/xap/1.0/mm/\" xmpMM:DocumentID=\"xmp.did:1\" "
+            + "xmpMM:InstanceID=\"xmp.iid:2\" xmp:CreatorTool=\"Adobe Photoshop Lightroom Classic 12.0\" "
+            + "xmp:MetadataDate=\"2023-01-05T10:00:00+01:00\""
+    )
+    .write(to: src.appendingPathComponent("F.xmp"), atomically: true, encoding: .utf8)
     let r = try runReadback(
         ["convert", "src", "--out", "out", "--json", "--remove-originals", "delete"], cwd: dir, home: dir)
     #expect(r.status == 1, "\(r.err)")

@@ -1,4 +1,5 @@
 import Exiv2Bridge
+import FileFacts
 import Foundation
 import HEIF
 import Metadata
@@ -189,6 +190,45 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     #expect(!fields.contains { $0.key.description.hasPrefix("XMP-crs:") })
     // No XMP anywhere: an empty packet.
     #expect(try Exiv2.buildXMP(from: img.path, sidecar: nil).isEmpty)
+}
+
+/// The shim's XMP builder and `Sidecar.route` (which the audit's source model and the convert's report use) agree on
+/// every property of a Lightroom-style sidecar: exactly the `carried` ones reach the output.
+@Test func sidecarRoutesAgreeWithTheXMPBuilder() throws {
+    let dir = Repo.temporaryDirectory("readback-xmproutes")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let img = dir.appendingPathComponent("r.tif")
+    try Data(TIFFBuilder.camera().build()).write(to: img)
+    let side = dir.appendingPathComponent("r.xmp")
+    try Data(
+        """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/"
+         xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/"
+         xmlns:crs="http://ns.adobe.com/camera-raw-settings/1.0/" xmlns:tiff="http://ns.adobe.com/tiff/1.0/"
+         xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:lr="http://ns.adobe.com/lightroom/1.0/"
+         xmlns:darktable="http://darktable.sf.net/"
+         xmp:CreatorTool="Lightroom" xmp:MetadataDate="2023-01-05T10:00:00" xmp:ModifyDate="2023-01-05T10:00:00"
+         xmp:Rating="4" xmp:Label="Red" xmp:CreateDate="2019-06-20T10:00:00" xmpMM:DocumentID="xmp.did:1"
+         xmpMM:InstanceID="xmp.iid:2" photoshop:City="Lyon" crs:Exposure2012="+0.50" crs:WhiteBalance="As Shot"
+         tiff:Orientation="6" exif:PixelXDimension="6000" darktable:history_end="1">
+        <dc:subject><rdf:Bag><rdf:li>cat</rdf:li></rdf:Bag></dc:subject>
+        <dc:title><rdf:Alt><rdf:li xml:lang="x-default">Garden</rdf:li></rdf:Alt></dc:title>
+        <lr:hierarchicalSubject><rdf:Bag><rdf:li>animals|cat</rdf:li></rdf:Bag></lr:hierarchicalSubject>
+        </rdf:Description></rdf:RDF></x:xmpmeta>
+        """.utf8
+    ).write(to: side)
+    let packet = try Exiv2.buildXMP(from: img.path, sidecar: side.path)
+    let out = Set(try Exiv2.decodeXMP(packet).entries.compactMap { Sidecar.property(ofKey: $0.key) })
+    let sidecarKeys = try Exiv2.read(path: side.path).entries.filter { $0.family == .xmp }.map(\.key)
+    var routes: [Sidecar.Route: Int] = [:]
+    for key in sidecarKeys {
+        let p = try #require(Sidecar.property(ofKey: key))
+        let route = Sidecar.route(ofKey: key)
+        routes[route, default: 0] += 1
+        #expect(out.contains(p) == (route == .carried), "\(key): route \(route), in the output: \(out.contains(p))")
+    }
+    #expect(routes.count == 4, "every route exercised: \(routes)")
 }
 
 @Test func exifBlobBuilderReportsWhatEncodeShrank() throws {

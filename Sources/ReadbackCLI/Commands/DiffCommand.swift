@@ -207,12 +207,14 @@ struct DiffCommand: Subcommand {
         let shownFacts = all ? fileFacts : fileFacts.filter { $0.status != "kept" }
         if !fileFacts.isEmpty {
             lines.append("")
-            lines.append("File facts: \(shownFacts.isEmpty ? "all kept (\(fileFacts.count))" : "")")
+            lines.append(shownFacts.isEmpty ? "File facts: all kept (\(fileFacts.count))" : "File facts:")
             let w = min(40, shownFacts.map(\.fact.count).max() ?? 0)
             lines += shownFacts.map { r in
                 let status = r.status.uppercased().padding(toLength: 18, withPad: " ", startingAt: 0)
                 let fact = clip(r.fact, 40).padding(toLength: w, withPad: " ", startingAt: 0)
-                return "  \(status) \(fact) \(clip(r.source ?? "—", 40)) → \(clip(r.output ?? "—", 40))"
+                let text = "  \(status) \(fact) \(clip(r.source ?? "—", 40)) → \(clip(r.output ?? "—", 40))"
+                let bad = ["lost", "changed", "widened", "unsupported", "edits-not-applied"].contains(r.status)
+                return bad ? console.color(text, "33") : text
             }
         }
         lines.append("")
