@@ -78,7 +78,8 @@ public enum Sidecar {
         "PerspectiveRotate", "PerspectiveAspect", "PerspectiveX", "PerspectiveY", "HighlightRecovery", "FillLight",
     ]
     static let zeroNeutralPrefixes = [
-        "HueAdjustment", "SaturationAdjustment", "LuminanceAdjustment", "Parametric", "SplitToningShadowSaturation",
+        "HueAdjustment", "SaturationAdjustment", "LuminanceAdjustment", "ParametricShadows", "ParametricDarks",
+        "ParametricLights", "ParametricHighlights", "SplitToningShadowSaturation",
         "SplitToningHighlightSaturation", "ColorGradeShadowSat", "ColorGradeMidtoneSat", "ColorGradeHighlightSat",
         "ColorGradeGlobalSat",
     ]

@@ -174,6 +174,11 @@ func getfattr(_ path: String) throws -> [String: String] {
         ("Xmp.crs.Exposure2012", "0.00"), ("Xmp.crs.Contrast2012", "0"), ("Xmp.crs.Sharpness", "40"),
         ("Xmp.crs.ColorNoiseReduction", "25"), ("Xmp.crs.HasCrop", "False"), ("Xmp.crs.ToneCurveName2012", "Linear"),
         ("Xmp.crs.HasSettings", "True"), ("Xmp.xmp.Rating", "4"), ("Xmp.tiff.Orientation", "6"),
+        // The parametric curve's split points (their defaults), not its adjustments; a legacy curve name beside the
+        // 2012 process's Linear one (what a real Lightroom DNG in the corpus holds).
+        ("Xmp.crs.ParametricShadowSplit", "25"), ("Xmp.crs.ParametricMidtoneSplit", "50"),
+        ("Xmp.crs.ParametricHighlightSplit", "75"), ("Xmp.crs.ToneCurveName", "Medium Contrast"),
+        ("Xmp.crs.PerspectiveScale", "100"), ("Xmp.crs.ParametricShadows", "0"),
     ]
     #expect(Sidecar.developEdits(untouched, sourceOrientation: 6).isEmpty)
     // darktable's own defaults, marked as its built-in presets, are not edits either.
