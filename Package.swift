@@ -102,6 +102,7 @@ let package = Package(
             name: "Batch",
             dependencies: [
                 "Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding", "FileFacts",
+                "Fidelity",
             ]
         ),
 
@@ -188,7 +189,8 @@ let package = Package(
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "Audit", "Converter", "Digest", "Exiv2Bridge", "Findings", "GainMap", "HEIF", "HeifCodec", "Metadata",
+                "Audit", "Converter", "Digest", "Exiv2Bridge", "FileFacts", "Findings", "GainMap", "HEIF", "HeifCodec",
+                "Metadata",
                 "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]
         ),

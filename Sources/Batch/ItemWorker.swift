@@ -63,6 +63,7 @@ struct ItemWorker: Sendable {
             var (o, summaryText) = try judge(
                 verdict, file: f, before: now, written: written, knownLosses: result.knownLosses, clock: clock)
             o.fileFacts = carried.lines
+            (o.quality, o.noiseSigma) = (result.qualityUsed, result.noiseSigma)
             if !result.sidecar.isEmpty { o.sidecar = result.sidecar }
             try await ledger.finish(
                 id: item.id, state: ItemState(rawValue: o.state) ?? .failed, outcome: o,

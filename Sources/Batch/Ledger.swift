@@ -113,6 +113,9 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
     public var fileFacts: [String]?
     /// Where the XMP sidecar's properties went, one line per destination.
     public var sidecar: [String]?
+    /// The quality the primary was encoded at, and the frame's noise σ when the quality was chosen by it.
+    public var quality: Int?
+    public var noiseSigma: Double?
 
     public init(
         source: String, relativeSource: String?, output: String?, relativeOutput: String?, verdict: Verdict,

@@ -1,3 +1,4 @@
+import Fidelity
 import Foundation
 
 /// How a batch reports as it goes.
@@ -133,6 +134,10 @@ final class ProgressReporter {
         if let out = o.relativeOutput, o.verdict != .failed || o.outputBytes != nil { s += " → " + out }
         if let r = o.ratio { s += String(format: "  %.2f×", r) }
         if let t = o.seconds { s += String(format: "  %.1f s", t) }
+        // A quality lowered for a noisy frame is said, with the noise that chose it.
+        if let q = o.quality, let n = o.noiseSigma, n >= NoiseLevel.steps[0].minSigma {
+            s += String(format: "  q%d for noise σ %.1f", q, n)
+        }
         if !o.reasons.isEmpty { s += "  (" + o.reasons.joined(separator: "; ") + ")" }
         if let e = o.error { s += "  " + e }
         if let t = o.trashedTo { s += "  (trash: \(t))" }

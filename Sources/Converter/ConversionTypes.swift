@@ -33,8 +33,11 @@ public enum OutputColorSpace: String, Sendable, Codable, CaseIterable {
 /// camera DNGs. Measured there: 2.40 bits/pixel mean (the real Sony α7R IV DNG is the image that binds); against the
 /// previous default (q65, judged at 1:1), 0.70× the bits.
 public struct ConvertOptions: Sendable, Equatable, Codable {
-    /// libheif quality 0–100.
+    /// libheif quality 0–100: for a RAW, the quality of a clean frame when `noiseAdaptive` is on.
     public var quality: Int = 55
+    /// Lower the quality on visibly noisy frames by `NoiseLevel.steps` (the visually-lossless target's rule: at
+    /// viewing size, grain costs bits a viewer does not see). Off with an explicit `--quality` or another target.
+    public var noiseAdaptive: Bool = true
     /// 8 or 10.
     public var bitDepth: Int = 8
     /// "420" or "444".
@@ -156,6 +159,10 @@ public struct ConversionResult: Sendable, Codable, Equatable {
     public var primaryTiles: Int = 0
     /// Where the XMP sidecar's properties went, one line per destination (empty without a sidecar).
     public var sidecar: [String] = []
+    /// The frame's visible noise (`NoiseLevel`, 8-bit code values) when the quality was chosen by it.
+    public var noiseSigma: Double?
+    /// The quality the primary was encoded at (`options.quality`, or lower on a noisy frame).
+    public var qualityUsed: Int?
 
     /// output ÷ input bytes.
     public var sizeRatio: Double { inputBytes > 0 ? Double(outputBytes) / Double(inputBytes) : 0 }

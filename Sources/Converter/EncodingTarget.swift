@@ -85,5 +85,6 @@ public enum EncodingTarget: String, Sendable, CaseIterable, Codable {
         options.quality = quality
         options.x265Options = x265Options
         options.chroma = chroma
+        options.noiseAdaptive = self == .visuallyLossless
     }
 }

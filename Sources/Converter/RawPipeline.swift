@@ -1,3 +1,4 @@
+import Fidelity
 import Foundation
 import GainMap
 import HeifCodec
@@ -54,6 +55,20 @@ extension HEICConverter {
         return renderWhole(pass)
     }
 
+    /// The visible noise of a RAW's frame as `convert` measures it (`NoiseLevel`, 8-bit code values) and the quality
+    /// the options give it: the quality ladder and the benchmark encode their crops at what the converter would use.
+    /// - Throws: `ConvertError` naming the file and the reason.
+    public static func noise(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> (
+        sigma: Double?, quality: Int
+    ) {
+        let (_, pass, _) = try openPass(source, options: options, gainMap: { _ in false })
+        defer { pass.releaseFrame() }
+        let sigma = pass.noiseSigma()
+        return (
+            sigma, options.noiseAdaptive ? NoiseLevel.quality(base: options.quality, sigma: sigma) : options.quality
+        )
+    }
+
     /// Decodes `source` in place (LibRaw's buffer, no copies), takes the HDR decision on it and prepares the render
     /// pass; the pass holds the only reference to the frame.
     static func openPass(
@@ -97,9 +112,13 @@ extension HEICConverter {
         let width = pass.width
         let height = pass.height
 
+        // The quality: lower on a visibly noisy frame (NoiseLevel), measured on the frame as the encoder will see it.
+        let sigma = options.noiseAdaptive ? pass.noiseSigma() : nil
+        let quality = NoiseLevel.quality(base: options.quality, sigma: sigma)
+        clock.lap("noise")
         // Primary: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw is freed.
         let settings = HeifEncodeSettings(
-            quality: options.quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
+            quality: quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
             nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
             icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil, x265: options.x265Options)
         var parts = EncodedParts()
@@ -140,6 +159,8 @@ extension HEICConverter {
             outputBytes: bytes.count, options: options)
         result.primaryTiles = layout?.count ?? 0
         result.sidecar = md.sidecar
+        result.noiseSigma = sigma.map { ($0 * 100).rounded() / 100 }
+        result.qualityUsed = quality
         return ConvertedImage(bytes: bytes, result: result)
     }
 

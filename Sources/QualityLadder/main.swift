@@ -22,6 +22,9 @@ import HeifCodec
 //       Prints the rule's choices from a TSV, without encoding anything.
 //   readback-ladder defaults
 //       Prints the converter's default encoder setting as JSON: preset, quality and ladder variant (make bench).
+//   readback-ladder noise RAW... [--out TSV]
+//       Prints each RAW's frame noise σ (NoiseLevel, as `convert` measures it) and the default quality it gets, one
+//       JSON line each; --out also writes them as a TSV (docs/quality-ladder-noise.tsv).
 //   readback-ladder shipped RAW... [--quality Q] [--speed PRESET] [--target NAME] [--tile-size N] [--crop WxH]
 //       Converts each RAW with HEICConverter.convert (everything `readback convert` writes: tiling, gain map,
 //       metadata), decodes the file's primary with libheif and measures the same crop with both measures: the
@@ -416,6 +419,25 @@ do {
         try shipped(positionals, options: options)
     case "compare":
         try compare(positionals, options: options)
+    case "noise":
+        // The noise σ of each RAW's frame and the default quality it gets (make bench encodes its crops with it),
+        // one JSON line per RAW; with --out, also a TSV (docs/quality-ladder-noise.tsv, checked by FidelityTests).
+        guard !positionals.isEmpty else { fail("usage: readback-ladder noise RAW... [--out TSV]") }
+        var tsv =
+            "# The noise of each ladder image's whole frame as `readback convert` measures it (NoiseLevel) and the\n"
+        tsv += "# quality the visually-lossless target gives it. Written by `readback-ladder noise` (make ladder).\n"
+        tsv += "image\tsigma\tquality\n"
+        for p in positionals {
+            let raw = p.split(separator: "=").first.map(String.init) ?? p
+            let n = try HEICConverter.noise(of: URL(fileURLWithPath: raw))
+            let name = (raw as NSString).lastPathComponent
+            let sigma = n.sigma.map { String(format: "%.2f", $0) } ?? "-"
+            print(
+                "{\"image\":\"\(name)\",\"sigma\":\(n.sigma.map { String(format: "%.2f", $0) } ?? "null"),\"quality\":\(n.quality)}"
+            )
+            tsv += "\(name)\t\(sigma)\t\(n.quality)\n"
+        }
+        if let out = options["out"] { try writeFile(Array(tsv.utf8), to: out) }
     case "defaults":
         // The converter's default encoder setting in the ladder's terms (make bench encodes its crops with it).
         let o = ConvertOptions()
@@ -428,7 +450,7 @@ do {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fail("\(path): cannot read") }
         try summarize(Ladder.parse(text))
     default:
-        fail("unknown mode '\(argv[1])': run, shipped, compare, choose, defaults or frame")
+        fail("unknown mode '\(argv[1])': run, shipped, compare, choose, defaults, noise or frame")
     }
 } catch {
     fail("\(error)")

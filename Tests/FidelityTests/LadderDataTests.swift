@@ -131,3 +131,86 @@ func row(_ image: String, _ preset: String, _ q: Int, bytes: Int, seconds: Doubl
     }
     #expect(throws: FidelityError.self) { try Ladder.parse("# only comments\n") }
 }
+
+/// docs/quality-ladder-noisy.tsv: the noise steps' rows (the noisiest images at qualities below the default).
+func committedNoisyLadder() throws -> [LadderRow] {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/quality-ladder-noisy.tsv")
+    return try Ladder.parse(String(contentsOf: url, encoding: .utf8))
+}
+
+/// docs/quality-ladder-noise.tsv: each ladder image's frame noise σ as `readback convert` measures it, and the quality
+/// the default target gives it.
+func committedNoise() throws -> [(image: String, sigma: Double, quality: Int)] {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/quality-ladder-noise.tsv")
+    return try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+        .filter { !$0.hasPrefix("#") && !$0.hasPrefix("image\t") }
+        .map { line in
+            let f = line.split(separator: "\t").map(String.init)
+            return (f[0], try #require(Double(f[1])), try #require(Int(f[2])))
+        }
+}
+
+/// The noise rule against the committed data: every ladder image has its σ recorded, the quality recorded is the
+/// rule's, and at that quality (with the default target's preset and variant) the image passes the visually-lossless
+/// rule in the committed ladder. The real camera DNGs (no noiseless twin) sit below the first step, so the rule leaves
+/// them at the quality the ladder picked on them; the noisiest images reach the last step.
+@Test func noiseRuleIsWhatTheCommittedDataSupports() throws {
+    let ladder = try committedLadder()
+    let rows = ladder + (try committedNoisyLadder())
+    let noise = try committedNoise()
+    let target = EncodingTarget.visuallyLossless
+    #expect(Set(noise.map(\.image)) == Set(ladder.map(\.image)), "σ recorded for every ladder image")
+    for n in noise {
+        #expect(n.quality == NoiseLevel.quality(base: target.quality, sigma: n.sigma), "\(n.image)")
+        let r = rows.first {
+            $0.image == n.image && $0.preset == target.preset && $0.variant == target.variant && $0.quality == n.quality
+        }
+        let measured = try #require(r, "\(n.image): no ladder row at q\(n.quality)")
+        #expect(
+            target.threshold.passes(measured),
+            "\(n.image) at q\(n.quality): view loss \(measured.viewLossMean) / \(measured.viewLossWorst)")
+    }
+    let real = noise.filter { !$0.image.contains("-iso") }
+    #expect(real.count >= 3 && real.allSatisfy { $0.sigma < NoiseLevel.steps[0].minSigma && $0.quality == 55 })
+    #expect(noise.contains { $0.quality == NoiseLevel.steps.last!.quality })
+    #expect(NoiseLevel.quality(base: 85, sigma: 9) == 38 && NoiseLevel.quality(base: 30, sigma: 9) == 30)
+    #expect(NoiseLevel.quality(base: 55, sigma: nil) == 55)
+}
+
+/// The estimator on synthetic frames: flat grey with Gaussian noise of known σ reads 0.75–1.05 σ (the 10th percentile
+/// of the blocks, edges left out, sits under the mean); a sharp-edged pattern without noise reads under 0.3 (its flat
+/// cells read nothing); clipped white reads nothing.
+@Test func noiseEstimatorReadsKnownNoise() {
+    func frame(_ w: Int, _ h: Int, _ f: (Int, Int) -> Float) -> [Float] {
+        (0..<(w * h)).map { f($0 % w, $0 / w) }
+    }
+    var g = SystemRandomNumberGenerator()
+    func gauss() -> Float {
+        let u = Float.random(in: Float.ulpOfOne..<1, using: &g)
+        let v = Float.random(in: 0..<1, using: &g)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+    for sigma: Float in [1, 2.5, 5] {
+        let f = frame(512, 256) { _, _ in 128 + sigma * gauss() }
+        let s = f.withUnsafeBufferPointer {
+            NoiseLevel.sigma(ofBlocks: NoiseLevel.blockSigmas($0, width: 512, height: 256))
+        }
+        let got = try? #require(s)
+        let ratio = got.map { $0 / Double(sigma) }
+        #expect(ratio.map { $0 > 0.75 && $0 < 1.05 } == true, "σ \(sigma): read \(String(describing: s))")
+    }
+    // Cells of 24×20 px: a block in ten touches no edge. (Detail as dense as noise in every block, a fine fabric
+    // filling the frame, reads as noise: docs/quality-ladder.md "Noise" says so.)
+    let edges = frame(512, 256) { x, y in ((x / 24 + y / 20) % 2 == 0) ? 60 : 190 }
+    let e = edges.withUnsafeBufferPointer {
+        NoiseLevel.sigma(ofBlocks: NoiseLevel.blockSigmas($0, width: 512, height: 256))
+    }
+    #expect((e ?? 9) < 0.3, "edges read \(String(describing: e))")
+    let white = [Float](repeating: 255, count: 512 * 256)
+    #expect(
+        white.withUnsafeBufferPointer {
+            NoiseLevel.sigma(ofBlocks: NoiseLevel.blockSigmas($0, width: 512, height: 256))
+        } == nil)
+}

@@ -117,10 +117,21 @@ def ladder_defaults(rb, work):
     return d
 
 
-def readback_on_crop(rb, work, source, defaults):
-    """Readback's encoder at its default settings on the crop (`readback-ladder run --settings`): one TSV row."""
+def converter_quality(rb, work, dng, defaults):
+    """The quality `readback convert` encodes this RAW at by default (`readback-ladder noise`: lower on a visibly
+    noisy frame), and the frame's noise sigma."""
+    r = run([rb.ladder, "noise", dng], env=rb.env(work))
+    d = r.json_line() if r.rc == 0 else None
+    if not isinstance(d, dict):
+        return defaults["quality"], None
+    return d.get("quality", defaults["quality"]), d.get("sigma")
+
+
+def readback_on_crop(rb, work, source, defaults, quality):
+    """Readback's encoder at its default settings (the quality it gives this frame) on the crop
+    (`readback-ladder run --settings`): one TSV row."""
     out = os.path.join(work, "noise-crop.tsv")
-    setting = f"{defaults['preset']}:{defaults['quality']}:{defaults['variant']}"
+    setting = f"{defaults['preset']}:{quality}:{defaults['variant']}"
     r = run([rb.ladder, "run", source, "--crop", MATCH_CROP, "--settings", setting, "--out", out], env=rb.env(work))
     if r.rc != 0:
         raise RuntimeError("readback-ladder run failed: " + first_line(r.err))
@@ -137,7 +148,8 @@ def readback_on_crop(rb, work, source, defaults):
 
 def heif_enc_match(rb, work, dng, source, ours):
     """heif-enc on the crop of Readback's frame: the lowest quality whose viewing mean and worst block both reach
-    Readback's own encode of the same crop. Coarse qualities, then every distinct CRF in between (libheif 1.15 maps
+    Readback's own encode of the same crop, and whose 1:1 SSIM (archival) does too: on a noisy flat chart the viewing
+    measure alone rewards smoothing the grain away without limit (heif-enc q22 "matched" at almost no bits). Coarse qualities, then every distinct CRF in between (libheif 1.15 maps
     quality q to CRF (100 - q) / 2 in whole steps, so only every second quality differs)."""
     d = os.path.join(work, "noise-match")
     shutil.rmtree(d, ignore_errors=True)
@@ -170,7 +182,8 @@ def heif_enc_match(rb, work, dng, source, ours):
 
         def reaches(m):
             return (m["view_ssim_y_mean"] >= ours["view_ssim_y_mean"]
-                    and m["view_ssim_y_worst_block"] >= ours["view_ssim_y_worst_block"])
+                    and m["view_ssim_y_worst_block"] >= ours["view_ssim_y_worst_block"]
+                    and m["ssim_y_mean"] >= ours["ssim_y_mean"])
 
         scan(COARSE)
         hit = min((q for q, m in points.items() if reaches(m)), default=None)
@@ -222,8 +235,10 @@ def one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side=None)
     log(f"noise: {label}: measuring the shipped file over the whole frame (untimed)")
     try:
         res["shipped"] = shipped_file(rb, work, dng, source)
-        log(f"noise: {label}: heif-enc at equal viewing fidelity on the {MATCH_CROP} crop (untimed)")
-        ours = readback_on_crop(rb, work, source, defaults)
+        log(f"noise: {label}: heif-enc at equal fidelity (viewing size and 1:1) on the {MATCH_CROP} crop (untimed)")
+        quality, sigma = converter_quality(rb, work, dng, defaults)
+        res["noise_sigma"], res["quality"] = sigma, quality
+        ours = readback_on_crop(rb, work, source, defaults, quality)
         ours.update(verdict(ours))
         res["crop"] = {"size": MATCH_CROP, "readback": ours, "heif_enc": heif_enc_match(rb, work, dng, source, ours)}
     except (RuntimeError, OSError, KeyError, ValueError, IndexError) as e:

@@ -118,7 +118,9 @@ def noise_row(im, crop):
     enc = im.get("encode_stage_s") or []
     cells = [im["label"]]
     ob = cv.get("output_bytes")
-    cells.append(f"{fmt_mb(ob)}, {im['bpp']:.2f} bit/px" if ob and im.get("bpp") else cv.get("reason", "-"))
+    q = (f", q{im['quality']}" + (f" (noise σ {im['noise_sigma']:.2f})" if im.get("noise_sigma") is not None else "")
+         if im.get("quality") is not None else "")
+    cells.append(f"{fmt_mb(ob)}, {im['bpp']:.2f} bit/px{q}" if ob and im.get("bpp") else cv.get("reason", "-"))
     cells.append(fmt_s(st) + (f"; encode {sorted(enc)[len(enc) // 2]:.2f} s" if enc else ""))
     sh = im.get("shipped") or {}
     if "ssim_y_mean" in sh:
@@ -135,7 +137,7 @@ def noise_row(im, crop):
         cells.append(f"{ours['bpp']:.2f} bit/px, {ours['encode_s']:.2f} s, view loss {ours['loss_mean']:+.4f}")
         m = he.get("match")
         cells.append(f"q{m['quality']}: {m['bpp']:.2f} bit/px, {m['encode_s']:.2f} s ({m['bpp'] / ours['bpp']:.2f}x "
-                     f"Readback's bits)" if m else he.get("error", "never reached Readback's viewing fidelity"))
+                     f"Readback's bits)" if m else he.get("error", "never reached Readback's fidelity"))
     else:
         cells += [im.get("error", "-") if crop else "-", "-"]
     return "| " + " | ".join(cells) + " |"
@@ -149,7 +151,7 @@ def noise_table(results):
     crop = comp["match_crop"]
     rows = [f"| image | Readback file: size, bits/px | convert time (min-max); encode stage | archival: SSIM-Y 1:1 "
             f"mean / worst | viewing size: loss mean / worst (VL: <= 0.01 / 0.03) | lossless RAW, ratio | {crop} "
-            f"crop: Readback's encode | heif-enc at equal viewing fidelity, same crop |",
+            f"crop: Readback's encode | heif-enc at equal fidelity (viewing size and 1:1), same crop |",
             "|---|---|---|---|---|---|---|---|"]
     rows += [noise_row(im, crop) for im in comp["images"]]
     return "\n".join(rows)

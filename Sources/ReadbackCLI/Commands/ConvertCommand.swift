@@ -139,7 +139,10 @@ struct ConvertCommand: Subcommand {
         {
             t.apply(to: &o)
         }
-        if let quality { o.quality = quality }
+        if let quality {
+            o.quality = quality
+            o.noiseAdaptive = false  // the quality asked for, on every frame
+        }
         if let speed { o.speed = speed }
         if let chroma = try args.choice("chroma", ["420", "444"]).flatMap(HeifChroma.init(rawValue:)) {
             o.chroma = chroma

@@ -1,0 +1,47 @@
+import ColorScience
+import Fidelity
+import Foundation
+
+// The frame's visible noise, measured before it is encoded (`NoiseLevel`): the quality depends on it.
+
+extension RenderPass {
+    /// 8-bit sRGB-transfer codes of linear values, indexed by `Renderer.tableIndex`.
+    private static let codes8: [UInt8] = (0..<65536).map {
+        UInt8((SRGBTransfer.encode(Float($0) / 65535) * 255).rounded())
+    }
+
+    /// σ of the frame's noise (`NoiseLevel`, 8-bit code values) from up to 64 evenly spaced bands of 18 rows across
+    /// the whole width, rendered as the encoder receives them (SDR base, sRGB transfer, 8-bit) and weighted to luma
+    /// (BT.709 weights on the coded values). About 7 M pixels of a 24 MP frame; nil before the frame is read or for a
+    /// frame smaller than one block.
+    func noiseSigma() -> Double? {
+        guard let frame else { return nil }
+        let rows = NoiseLevel.block + 2
+        let w = width
+        guard height >= rows, w >= rows else { return nil }
+        let bands = min(64, height / rows)
+        let r = renderer
+        var row = [UInt16](repeating: 0, count: 3 * w)
+        var luma = [Float](repeating: 0, count: w * rows)
+        var blocks: [Float] = []
+        Self.codes8.withUnsafeBufferPointer { lut in
+            for b in 0..<bands {
+                let y0 = bands == 1 ? 0 : b * (height - rows) / (bands - 1)
+                for k in 0..<rows {
+                    row.withUnsafeMutableBufferPointer { frame.copyRow(y0 + k, into: $0) }
+                    row.withUnsafeBufferPointer { px in
+                        for x in 0..<w {
+                            let p = r.pixel(px, x)
+                            let cr = Float(lut[Renderer.tableIndex(p.rgb.0 * p.scale)])
+                            let cg = Float(lut[Renderer.tableIndex(p.rgb.1 * p.scale)])
+                            let cb = Float(lut[Renderer.tableIndex(p.rgb.2 * p.scale)])
+                            luma[k * w + x] = 0.2126 * cr + 0.7152 * cg + 0.0722 * cb
+                        }
+                    }
+                }
+                blocks += luma.withUnsafeBufferPointer { NoiseLevel.blockSigmas($0, width: w, height: rows) }
+            }
+        }
+        return NoiseLevel.sigma(ofBlocks: blocks)
+    }
+}
