@@ -159,6 +159,16 @@ ladder: release
 	    Corpus/large/remosaic-$(n)-iso$(i).dng=Corpus/large/remosaic-$(n)-noiseless.dng)) \
 	  $(LADDER_REAL) --crop 1024x768 --settings "$$(grep -v '^#' docs/quality-ladder.settings | paste -sd';')" \
 	  --out docs/quality-ladder.tsv
+	@# The noise steps (docs/quality-ladder.md "Noise"): each image's frame noise and quality, and the ISO 3200 and
+	@# 12800 images below the default quality.
+	$(LADDER_BIN) noise $(foreach i,$(LADDER_ISOS),$(LADDER_CHART)-iso$(i)-o1.dng) \
+	  $(foreach n,$(LADDER_PHOTO_NAMES),$(foreach i,$(LADDER_PHOTO_ISOS),Corpus/large/remosaic-$(n)-iso$(i).dng)) \
+	  $(LADDER_REAL) --out docs/quality-ladder-noise.tsv
+	$(LADDER_BIN) run $(foreach i,3200 12800,$(LADDER_CHART)-iso$(i)-o1.dng=$(LADDER_CHART)-noiseless-o1.dng) \
+	  $(foreach n,$(LADDER_PHOTO_NAMES),$(foreach i,3200 12800,\
+	    Corpus/large/remosaic-$(n)-iso$(i).dng=Corpus/large/remosaic-$(n)-noiseless.dng)) \
+	  --crop 1024x768 --settings "$$(for q in 35 38 41 44 47; do printf 'ultrafast:%s:tune=ssim,aq-strength=1.5;' $$q; done)" \
+	  --out docs/quality-ladder-noisy.tsv
 
 install: release
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh install $(RELEASE_BIN)

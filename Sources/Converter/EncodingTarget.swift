@@ -73,8 +73,13 @@ public enum EncodingTarget: String, Sendable, CaseIterable, Codable {
             ? "SSIM-Y at 1:1, grain included, mean ≥ \(t.minMean), every 64×64 block ≥ \(t.minWorst)"
             : "SSIM-Y at viewing size (½ scale) loses ≤ \(rounded(1 - t.minMean)) mean, ≤ \(rounded(1 - t.minWorst)) in every 64×64 block"
         let extras = x265Options.sorted { $0.key < $1.key }.map { ", \($0.key) \($0.value)" }.joined()
+        let noisy =
+            self == .visuallyLossless
+            ? " ("
+                + NoiseLevel.steps.map { "\($0.quality) from noise σ \(String(format: "%g", $0.minSigma))" }
+                .joined(separator: ", ") + ")" : ""
         return
-            "\(rawValue): \(requirement) → preset \(preset), quality \(quality)\(extras)\(chroma == .yuv444 ? ", 4:4:4" : "")"
+            "\(rawValue): \(requirement) → preset \(preset), quality \(quality)\(noisy)\(extras)\(chroma == .yuv444 ? ", 4:4:4" : "")"
     }
 
     private func rounded(_ v: Double) -> String { String(format: "%g", (v * 1000).rounded() / 1000) }

@@ -1,0 +1,42 @@
+import Converter
+import CorpusKit
+import Fidelity
+import Foundation
+import Testing
+
+/// The default target's noise steps end to end: a generated chart with the sensor model's ISO 12800 noise is measured
+/// as visibly noisy and encoded at the last step's quality, smaller than at the clean quality; its noiseless twin
+/// keeps the clean quality; an explicit quality turns the steps off.
+@Test func aNoisyRAWIsEncodedAtTheNoiseStepsQuality() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-noise-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let base = DNGSpec(layout: .bayer(.rggb), bitsPerSample: 14, orientation: 1)
+    let noise = SensorNoise(iso: 12800)
+    let scene = Chart(width: 768, height: 512, highlightStops: nil)
+    let noisy = dir.appendingPathComponent("noisy.dng")
+    let clean = dir.appendingPathComponent("clean.dng")
+    try Data(DNGWriter.write(scene: scene, spec: noise.spec(base, seed: 7))).write(to: noisy)
+    try Data(DNGWriter.write(scene: scene, spec: noise.cleanSpec(base, seed: 7))).write(to: clean)
+
+    let n = try HEICConverter.convert(source: noisy)
+    let sigma = try #require(n.result.noiseSigma)
+    #expect(sigma >= NoiseLevel.steps.last!.minSigma, "ISO 12800 read σ \(sigma)")
+    #expect(n.result.qualityUsed == NoiseLevel.steps.last!.quality)
+    #expect(try HEICConverter.noise(of: noisy).quality == n.result.qualityUsed)
+
+    let c = try HEICConverter.convert(source: clean)
+    #expect(
+        (c.result.noiseSigma ?? 0) < NoiseLevel.steps[0].minSigma,
+        "noiseless read \(String(describing: c.result.noiseSigma))")
+    #expect(c.result.qualityUsed == ConvertOptions().quality)
+
+    var fixed = ConvertOptions()
+    fixed.noiseAdaptive = false
+    let f = try HEICConverter.convert(source: noisy, options: fixed)
+    #expect(f.result.qualityUsed == fixed.quality && f.result.noiseSigma == nil)
+    #expect(n.bytes.count < f.bytes.count * 3 / 4, "the noise step saves bits: \(n.bytes.count) vs \(f.bytes.count)")
+    var archival = ConvertOptions()
+    EncodingTarget.archival.apply(to: &archival)
+    #expect(!archival.noiseAdaptive)
+}
