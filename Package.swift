@@ -111,7 +111,7 @@ let package = Package(
             name: "ReadbackCLI",
             dependencies: [
                 "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO",
-                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
+                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding", "Fidelity",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
@@ -159,7 +159,8 @@ let package = Package(
         .testTarget(
             name: "ConverterTests",
             dependencies: [
-                "Audit", "ColorScience", "Converter", "CorpusKit", "FileFacts", "Findings", "GainMap", "HEIF",
+                "Audit", "ColorScience", "Converter", "CorpusKit", "FileFacts", "Fidelity", "Findings", "GainMap",
+                "HEIF",
                 "HeifCodec", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]
         ),

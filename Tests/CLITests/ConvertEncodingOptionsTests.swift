@@ -73,12 +73,14 @@ func convertOptions(_ args: [String]) throws -> ConvertOptions {
     #expect(o["gainMapQuality"] as? Int == d.gainMapQuality && o["gainMapSpeed"] as? String == d.gainMapSpeed)
     #expect(o["colorSpace"] as? String == d.colorSpace.rawValue)
     #expect(o["target"] == nil)
+    #expect(o["noisyFrames"] as? String == "q44 from noise σ 1.75, q38 from noise σ 3.5")
     // --target: that target's preset and quality, the converter's values for the rest.
     for t in EncodingTarget.allCases {
         let j = try object(["--target", t.rawValue])
         #expect(j["target"] as? String == t.rawValue)
         #expect(j["quality"] as? Int == t.quality && j["speed"] as? String == t.preset)
         #expect(j["tileSize"] as? Int == d.tileSize && j["depth"] as? Int == d.bitDepth)
+        #expect((j["noisyFrames"] != nil) == (t == .visuallyLossless), "\(t.rawValue)")
     }
     // Without --json one `key: value` line per setting, and neither SRC nor --out is needed.
     let text = runCLI(["convert", "--print-defaults"])

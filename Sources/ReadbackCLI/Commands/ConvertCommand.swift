@@ -1,5 +1,6 @@
 import Batch
 import Converter
+import Fidelity
 import Foundation
 import HeifCodec
 
@@ -171,7 +172,11 @@ struct ConvertCommand: Subcommand {
             ("gainMapQuality", o.gainMapQuality),
             ("gainMapSpeed", o.gainMapSpeed), ("colorSpace", o.colorSpace.rawValue), ("hdr", o.hdr.rawValue),
         ]
-        return (target.map { [("target", $0.rawValue)] } ?? []) + pairs
+        // The noise steps (docs/quality-ladder.md "Noise"), when the target uses them.
+        let steps = NoiseLevel.steps.map { "q\($0.quality) from noise σ \(String(format: "%g", $0.minSigma))" }
+        let noisy: [(key: String, value: any Sendable)] =
+            (target ?? .visuallyLossless) == .visuallyLossless ? [("noisyFrames", steps.joined(separator: ", "))] : []
+        return (target.map { [("target", $0.rawValue)] } ?? []) + pairs + noisy
     }
 
     /// `--print-defaults`: `encodingDefaults` as `key: value` lines or, with `--json`, one JSON object.
