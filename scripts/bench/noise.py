@@ -26,7 +26,7 @@ ISOS = [int(s) for s in ENV.get("BENCH_ISOS", "100,800,3200,12800").split(",") i
 NOISE_PAIRS = int(ENV.get("BENCH_NOISE_PAIRS", "2" if QUICK else "3"))
 MATCH_CROP = ENV.get("BENCH_MATCH_CROP", "1024x768" if QUICK else "2048x1536")
 VL_LOSS = (0.01, 0.03)  # Ladder.visuallyLossless at viewing size: mean, every block
-COARSE = (40, 60, 80)
+COARSE = (40, 60, 80)  # then 90, then every distinct CRF between the passing point and the one below
 
 
 def noise_inputs(rb, work, generated):
@@ -180,24 +180,33 @@ def heif_enc_match(rb, work, dng, source, ours):
             for f in files:
                 os.remove(f)
 
-        def reaches(m):
+        def view(m):
             return (m["view_ssim_y_mean"] >= ours["view_ssim_y_mean"]
-                    and m["view_ssim_y_worst_block"] >= ours["view_ssim_y_worst_block"]
-                    and m["ssim_y_mean"] >= ours["ssim_y_mean"])
+                    and m["view_ssim_y_worst_block"] >= ours["view_ssim_y_worst_block"])
 
-        scan(COARSE)
-        hit = min((q for q, m in points.items() if reaches(m)), default=None)
-        if hit is None:
-            scan([90])
-            hit = 90 if reaches(points[90]) else None
-        if hit is not None:
+        def archival(m):
+            return m["ssim_y_mean"] >= ours["ssim_y_mean"]
+
+        def both(m):
+            return view(m) and archival(m)
+
+        def lowest(test):
+            """The lowest quality passing `test`, refined between the coarse points (None when none passes)."""
+            hit = min((q for q, m in points.items() if test(m)), default=None)
+            if hit is None:
+                return None
             below = max((q for q in points if q < hit), default=hit - 20)
             scan(list(range(below + 2, hit, 2)))
-            hit = min(q for q, m in points.items() if reaches(m))
+            return min(q for q, m in points.items() if test(m))
+
+        scan(COARSE + (90,))
+        hits = {name: lowest(test) for name, test in (("both", both), ("view", view), ("archival", archival))}
         pts = [points[q] for q in sorted(points)]
         for m in pts:
             m["bpp"] = m["bytes"] * 8 / ours["pixels"]
-        return {"points": pts, "match": points[hit] if hit is not None else None}
+        pick = {k: (points[q] if q is not None else None) for k, q in hits.items()}
+        return {"points": pts, "match": pick["both"], "match_view_only": pick["view"],
+                "match_archival_only": pick["archival"]}
     except (RuntimeError, OSError, KeyError, ValueError) as e:
         return {"error": str(e)[:300]}
     finally:
