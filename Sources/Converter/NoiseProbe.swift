@@ -21,12 +21,19 @@ extension RenderPass {
         guard height >= rows, w >= rows else { return nil }
         let bands = min(64, height / rows)
         let r = renderer
-        var row = [UInt16](repeating: 0, count: 3 * w)
-        var luma = [Float](repeating: 0, count: w * rows)
-        var blocks: [Float] = []
-        Self.codes8.withUnsafeBufferPointer { lut in
-            for b in 0..<bands {
-                let y0 = bands == 1 ? 0 : b * (height - rows) / (bands - 1)
+        let h = height
+        // Bands are independent: measured on every core, each into its own slot (the percentile ignores order).
+        let perBand = UnsafeMutableBufferPointer<[Float]>.allocate(capacity: bands)
+        perBand.initialize(repeating: [])
+        defer { perBand.deallocate() }
+        let slots = UnsafeSendable(perBand)
+        Self.codes8.withUnsafeBufferPointer { table in
+            let shared = UnsafeSendable(table)
+            DispatchQueue.concurrentPerform(iterations: bands) { b in
+                let lut = shared.value
+                var row = [UInt16](repeating: 0, count: 3 * w)
+                var luma = [Float](repeating: 0, count: w * rows)
+                let y0 = bands == 1 ? 0 : b * (h - rows) / (bands - 1)
                 for k in 0..<rows {
                     row.withUnsafeMutableBufferPointer { frame.copyRow(y0 + k, into: $0) }
                     row.withUnsafeBufferPointer { px in
@@ -39,9 +46,9 @@ extension RenderPass {
                         }
                     }
                 }
-                blocks += luma.withUnsafeBufferPointer { NoiseLevel.blockSigmas($0, width: w, height: rows) }
+                slots.value[b] = luma.withUnsafeBufferPointer { NoiseLevel.blockSigmas($0, width: w, height: rows) }
             }
         }
-        return NoiseLevel.sigma(ofBlocks: blocks)
+        return NoiseLevel.sigma(ofBlocks: perBand.flatMap { $0 })
     }
 }

@@ -78,9 +78,17 @@ public enum MetadataReader {
 
     /// A file's or sidecar's XMP as exiv2 keys and text values (`Xmp.crs.Exposure2012` → "+0.50"), nil when it
     /// cannot be read.
-    public static func xmpEntries(_ url: URL) -> [(key: String, text: String)]? {
+    public static func xmpEntries(_ url: URL) -> [(key: String, text: String)]? { xmpAndOrientation(url)?.xmp }
+
+    /// A file's XMP entries (as `xmpEntries`) and its IFD0 Exif Orientation (`IFD0:Orientation`), from one exiv2
+    /// read; nil when the file cannot be read.
+    public static func xmpAndOrientation(_ url: URL) -> (xmp: [(key: String, text: String)], orientation: Int?)? {
         guard let doc = try? Exiv2.read(path: url.path) else { return nil }
-        return doc.entries.filter { $0.family == .xmp }.map { ($0.key, $0.text) }
+        let o = doc.entries.first { $0.key == "Exif.Image.Orientation" && $0.raw.count >= 2 }
+        return (
+            doc.entries.filter { $0.family == .xmp }.map { ($0.key, $0.text) },
+            o.map { Int($0.raw[0]) << 8 | Int($0.raw[1]) }
+        )
     }
 
     /// Fields from a bare Exif TIFF blob ("II*\0"/"MM\0*", optionally after "Exif\0\0").

@@ -12,17 +12,15 @@ import Testing
 enum LibraryEntry {
     static let mtime = "2019-06-20 10:00:00.123456789"
     static let mtimeSeconds = "1561024800.123456789"
-    static let attributes: [(String, String)] = [
-        ("user.xdg.tags", "holiday,cat"), ("user.baloo.rating", "8"), ("user.xdg.comment", "Grandma's garden"),
-        ("user.xdg.origin.url", "https://example.org/p.dng"), ("user.shatag.sha256", "00ff"),
-    ]
+    static let attributes = Xattrs.desktop
 
     static func make(_ url: URL, seed: Int) throws {
         var o = TestDNG.Options()
         o.width = 128
         o.height = 96
         try Data(TestDNG.make(o) { x, y in (Double((x + seed) % 13) / 30, Double(y % 7) / 20, 0.15) }).write(to: url)
-        for (name, value) in attributes { try sh("setfattr", "-n", name, "-v", value, url.path) }
+        let failed = try Xattrs.set(attributes, on: url.path)
+        #expect(failed.isEmpty, "setfattr: \(failed)")
         try sh("chmod", "640", url.path)
         try sh("touch", "-d", mtime, url.path)
     }
@@ -36,15 +34,7 @@ enum LibraryEntry {
     }
 
     /// `getfattr`'s view of the user.* attributes (the oracle), as name → value.
-    static func xattrs(_ path: String) throws -> [String: String] {
-        let r = try Tool.run("getfattr", ["--absolute-names", "-d", "-m", "^user\\.", path])
-        var out: [String: String] = [:]
-        for line in String(decoding: r.out, as: UTF8.self).split(separator: "\n") where line.hasPrefix("user.") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            out[String(line[..<eq])] = String(line[line.index(after: eq)...]).trimmingCharacters(in: ["\""])
-        }
-        return out
-    }
+    static func xattrs(_ path: String) throws -> [String: String] { try Xattrs.read(path) }
 
     /// `stat`'s view: octal mode and mtime to the nanosecond.
     static func stat(_ path: String) throws -> String {
@@ -52,11 +42,7 @@ enum LibraryEntry {
     }
 
     /// The attributes a converted output must carry: all but the checksum of the old bytes.
-    static func expectedOnOutput() -> [String: String] {
-        var a = Dictionary(uniqueKeysWithValues: attributes)
-        a["user.shatag.sha256"] = nil
-        return a
-    }
+    static func expectedOnOutput() -> [String: String] { Xattrs.carried }
 }
 
 /// The JSON item lines of a `readback convert --json` run, by source file name.

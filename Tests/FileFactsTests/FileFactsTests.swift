@@ -12,18 +12,13 @@ import Testing
 struct TaggedFile {
     static let mtimeNs: Int64 = 1_561_000_000_123_456_789  // 2019-06-20
     static let atimeNs: Int64 = 1_561_100_000_987_654_321
-    static let attributes: [(String, String)] = [
-        ("user.xdg.tags", "holiday,cat"), ("user.baloo.rating", "8"), ("user.xdg.comment", "Grandma's garden"),
-        ("user.xdg.origin.url", "https://example.org/p.dng"), ("user.shatag.sha256", "00ff"),
-    ]
+    static let attributes = Xattrs.desktop
 
     /// Writes `bytes` at `path` and gives it the facts above.
     static func make(_ path: String, bytes: [UInt8] = Array("photo".utf8)) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        for (name, value) in attributes {
-            let r = try Tool.run("setfattr", ["-n", name, "-v", value, path])
-            #expect(r.status == 0, "setfattr \(name): \(String(decoding: r.err, as: UTF8.self))")
-        }
+        let failed = try Xattrs.set(attributes, on: path)
+        #expect(failed.isEmpty, "setfattr: \(failed)")
         #expect(chmod(path, 0o640) == 0)
         try FileFacts(mode: 0o640, uid: 0, gid: 0, atimeNs: atimeNs, mtimeNs: mtimeNs).stampTimesOrThrow(path)
     }
@@ -37,18 +32,8 @@ extension FileFacts {
     }
 }
 
-/// What `getfattr -d -m '^user\.'` lists, as name → value: the oracle our reader is compared with.
-func getfattr(_ path: String) throws -> [String: String] {
-    let r = try Tool.run("getfattr", ["--absolute-names", "-d", "-m", "^user\\.", "-e", "text", path])
-    var out: [String: String] = [:]
-    for line in String(decoding: r.out, as: UTF8.self).split(separator: "\n") where line.hasPrefix("user.") {
-        guard let eq = line.firstIndex(of: "=") else { continue }
-        var v = String(line[line.index(after: eq)...])
-        if v.hasPrefix("\""), v.hasSuffix("\""), v.count >= 2 { v = String(v.dropFirst().dropLast()) }
-        out[String(line[..<eq])] = v
-    }
-    return out
-}
+/// What `getfattr` lists, as name → value: the oracle our reader is compared with.
+func getfattr(_ path: String) throws -> [String: String] { try Xattrs.read(path) }
 
 @Test func readAgreesWithGetfattrAndStat() throws {
     let dir = Repo.temporaryDirectory("facts-read")

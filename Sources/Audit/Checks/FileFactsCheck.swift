@@ -194,17 +194,20 @@ public enum FileFactsCheck {
     /// Develop settings in the source's sidecar, and in a DNG's own XMP (Adobe's DNG Converter and Lightroom write
     /// their settings there): edits the RAW's renderer shows and a converter that ignores them does not.
     static func sidecar(_ src: URL, _ j: inout Judgement) {
-        if let side = Sidecar.locate(for: src), let entries = MetadataReader.xmpEntries(side) {
-            var orientation: Int? = nil
-            if entries.contains(where: { $0.key == "Xmp.tiff.Orientation" }) {
-                orientation = (try? MetadataReader.read(src, sidecars: false))?.orientation.exif
-            }
+        let side = Sidecar.locate(for: src)
+        let entries = side.flatMap(MetadataReader.xmpEntries)
+        let isDNG = src.pathExtension.lowercased() == "dng"
+        // The source itself is read (once) only when it matters: a DNG's own XMP, or the RAW's orientation against a
+        // sidecar's tiff:Orientation.
+        let source =
+            isDNG || (entries?.contains { $0.key == "Xmp.tiff.Orientation" } ?? false)
+            ? MetadataReader.xmpAndOrientation(src) : nil
+        if let side, let entries {
             report(
-                Sidecar.developEdits(entries, sourceOrientation: orientation), fact: "sidecar",
-                name: side.lastPathComponent,
-                &j)
+                Sidecar.developEdits(entries, sourceOrientation: source?.orientation), fact: "sidecar",
+                name: side.lastPathComponent, &j)
         }
-        if src.pathExtension.lowercased() == "dng", let own = MetadataReader.xmpEntries(src) {
+        if isDNG, let own = source?.xmp {
             let develop = own.filter { $0.key.hasPrefix("Xmp.crs.") || $0.key.hasPrefix("Xmp.darktable.") }
             let edits = Sidecar.developEdits(develop, sourceOrientation: nil)
             if !edits.isEmpty {
