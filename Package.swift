@@ -94,6 +94,7 @@ let package = Package(
             name: "Converter",
             dependencies: [
                 "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity", "FileFacts",
+                "RenderCheck", "RenderIO",
             ]
         ),
 

@@ -8,7 +8,7 @@
 # Prints the Markdown tables; the raw measurements stay in WORKDIR/measurements.jsonl.
 #
 # Usage: scripts/render-fidelity.sh [CORPUS] [WORKDIR]      (from the repository root; ~10 min on 2 cores)
-# Needs: a release build (`swift build -c release --product readback --product readback-render`), libraw-bin
+# Needs: a release build (`swift build -c release --product readback && swift build -c release --product readback-render`), libraw-bin
 # (dcraw_emu) and rawtherapee (rawtherapee-cli), from Debian.
 set -euo pipefail
 CORPUS=${1:-../shared/corpus}

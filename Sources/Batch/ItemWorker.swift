@@ -65,6 +65,7 @@ struct ItemWorker: Sendable {
             o.fileFacts = carried.lines
             (o.quality, o.noiseSigma) = (result.qualityUsed, result.noiseSigma)
             if !result.sidecar.isEmpty { o.sidecar = result.sidecar }
+            o.look = result.look?.reason
             try await ledger.finish(
                 id: item.id, state: ItemState(rawValue: o.state) ?? .failed, outcome: o,
                 auditSummary: summaryText)

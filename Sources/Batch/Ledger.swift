@@ -116,6 +116,8 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
     /// The quality the primary was encoded at, and the frame's noise σ when the quality was chosen by it.
     public var quality: Int?
     public var noiseSigma: Double?
+    /// The camera look step: the curve fitted on the RAW's embedded preview, or why the neutral render was kept.
+    public var look: String?
 
     public init(
         source: String, relativeSource: String?, output: String?, relativeOutput: String?, verdict: Verdict,

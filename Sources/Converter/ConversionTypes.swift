@@ -43,6 +43,8 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// "420" or "444".
     public var chroma: HeifChroma = .yuv420
     public var hdr: HDRMode = .auto
+    /// Tones of a RAW: the camera's own rendering (its embedded preview) or the neutral render (`LookMode`).
+    public var look: LookMode = .camera
     /// x265 preset (ultrafast … placebo).
     public var speed: String = "ultrafast"
     /// x265 options of the primary, passed through libheif as `x265:NAME` (HeifEncodeSettings.x265); the default
@@ -163,6 +165,8 @@ public struct ConversionResult: Sendable, Codable, Equatable {
     public var noiseSigma: Double?
     /// The quality the primary was encoded at (`options.quality`, or lower on a noisy frame).
     public var qualityUsed: Int?
+    /// The camera look step (RAW inputs): applied or not, and why.
+    public var look: LookSummary?
 
     /// output ÷ input bytes.
     public var sizeRatio: Double { inputBytes > 0 ? Double(outputBytes) / Double(inputBytes) : 0 }

@@ -80,10 +80,20 @@ extension HEICConverter {
         } catch let e as RawDecodeError {
             throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
         }
-        let r = Renderer(meta: meta, space: options.colorSpace)
+        var r = Renderer(meta: meta, space: options.colorSpace)
+        // The camera's look (before the HDR decision: headroom is measured over the white the render will show).
+        let look: LookSummary
+        switch options.look {
+        case .neutral: look = LookSummary(applied: false, reason: "neutral render (--look neutral)")
+        case .camera:
+            let (curve, summary) = cameraLook(source, frame: frame, renderer: r)
+            r = r.with(tone: curve)
+            look = summary
+        }
         let decision = HDRPolicy.decide(
             frame, renderer: r, kind: meta.isLinearDNG ? .linearDNG : .mosaicRAW, hdr: options.hdr)
-        let pass = RenderPass(frame: frame, renderer: r, bitDepth: options.bitDepth, gainMap: gainMap(decision))
+        let pass = RenderPass(
+            frame: frame, renderer: r, bitDepth: options.bitDepth, gainMap: gainMap(decision), look: look)
         return (decision, pass, meta)
     }
 
@@ -161,6 +171,7 @@ extension HEICConverter {
         result.sidecar = md.sidecar
         result.noiseSigma = sigma.map { ($0 * 100).rounded() / 100 }
         result.qualityUsed = quality
+        result.look = pass.look
         return ConvertedImage(bytes: bytes, result: result)
     }
 

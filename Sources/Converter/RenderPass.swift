@@ -47,8 +47,12 @@ final class RenderPass: @unchecked Sendable {
     private var thumbSums: [Float]
     private var nextRow = 0
 
-    init(frame: any LinearFrame, renderer: Renderer, bitDepth: Int, gainMap: Bool) {
+    /// What the look step did (nil where no RAW look applies).
+    let look: LookSummary?
+
+    init(frame: any LinearFrame, renderer: Renderer, bitDepth: Int, gainMap: Bool, look: LookSummary? = nil) {
         self.frame = frame
+        self.look = look
         self.renderer = renderer
         width = frame.width
         height = frame.height

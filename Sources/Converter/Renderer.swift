@@ -1,4 +1,5 @@
 import ColorScience
+import Fidelity
 import Foundation
 import RawDecoder
 
@@ -13,7 +14,8 @@ extension HEICConverter {
     public static let shoulderStart: Float = 0.6
 }
 
-/// LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB, SDR tone curve, statistics.
+/// LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB, the camera's tone curve when there is one,
+/// the SDR roll-off, statistics.
 struct Renderer {
     let m: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
     /// Luminance weights of the output primaries.
@@ -21,10 +23,23 @@ struct Renderer {
     /// Linear value per LibRaw code (65535 = sensor clip).
     let scale: Float
     let clipStops: Double
+    /// The camera's tone curve (`LookMode.camera`), applied to each channel before the roll-off, as a camera applies
+    /// its curve (which carries the saturation a contrast curve brings); nil = neutral.
+    private(set) var tone: ToneTable?
 
     init(meta: RawMetadata, space: OutputColorSpace) {
         self.init(space: space, baselineExposure: meta.baselineExposure)
     }
+
+    /// This render with the camera's tone curve `t` (nil: neutral).
+    func with(tone t: ToneMatch?) -> Renderer {
+        var r = self
+        r.tone = t.map(ToneTable.init)
+        return r
+    }
+
+    /// This render without a tone curve.
+    func withoutTone() -> Renderer { with(tone: nil) }
 
     init(space: OutputColorSpace, baselineExposure: Double) {
         let a = space == .displayP3 ? Primaries.proPhotoToDisplayP3 : Primaries.proPhotoToSRGB
@@ -47,10 +62,16 @@ struct Renderer {
         let r0 = Float(r16) * scale
         let g0 = Float(g16) * scale
         let b0 = Float(b16) * scale
-        let r = max(0, m.0 * r0 + m.1 * g0 + m.2 * b0)
-        let g = max(0, m.3 * r0 + m.4 * g0 + m.5 * b0)
-        let b = max(0, m.6 * r0 + m.7 * g0 + m.8 * b0)
-        let y = lum.0 * r + lum.1 * g + lum.2 * b
+        var r = max(0, m.0 * r0 + m.1 * g0 + m.2 * b0)
+        var g = max(0, m.3 * r0 + m.4 * g0 + m.5 * b0)
+        var b = max(0, m.6 * r0 + m.7 * g0 + m.8 * b0)
+        var y = lum.0 * r + lum.1 * g + lum.2 * b
+        if let tone {
+            r *= tone.gain(r)
+            g *= tone.gain(g)
+            b *= tone.gain(b)
+            y = lum.0 * r + lum.1 * g + lum.2 * b
+        }
         return ((r, g, b), y, Self.sdrScale(r, g, b, y))
     }
 

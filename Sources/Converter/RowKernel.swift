@@ -63,6 +63,18 @@ struct RowKernel {
             b[i] = bc
             y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
         }
+        // 1b. The camera's tone curve on each channel, then the luminance again.
+        if let tone = renderer.tone {
+            for i in 0..<w {
+                let rc = r[i] * tone.gain(r[i])
+                let gc = g[i] * tone.gain(g[i])
+                let bc = b[i] * tone.gain(b[i])
+                r[i] = rc
+                g[i] = gc
+                b[i] = bc
+                y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
+            }
+        }
         // 2. The shoulder above `shoulderStart` (exp only where a pixel is that bright).
         let k = HEICConverter.shoulderStart
         for i in 0..<w {

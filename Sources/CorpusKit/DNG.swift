@@ -202,6 +202,10 @@ public struct DNGSpec: Sendable, Codable, Equatable {
     /// the CFA phase.
     public var maskedTop: Int
     public var maskedLeft: Int
+    /// The embedded preview's tone curve, as a camera's look: each channel c renders as 0.18 · 2^previewExposure ·
+    /// (c / 0.18)^previewContrast before the clip and the sRGB transfer (0 and 1: the scene as it is).
+    public var previewExposure: Double = 0
+    public var previewContrast: Double = 1
 
     public init(
         layout: DNGLayout, bitsPerSample: Int = 16, blackLevel: UInt32? = nil, headroomStops: Double = 4,
@@ -435,7 +439,12 @@ public enum DNGWriter {
             ifd0[270] = .ascii(xmp.caption)
             ifd0[700] = .bytes(Array(xmp.packet.utf8))
         }
-        ifd0[330] = .ifds([raw, previewIFD(scene, storedWidth: sw, storedHeight: sh, orientation: o)])
+        ifd0[330] = .ifds([
+            raw,
+            previewIFD(
+                scene, storedWidth: sw, storedHeight: sh, orientation: o,
+                tone: (spec.previewExposure, spec.previewContrast)),
+        ])
         ifd0[34665] = .ifd(exifIFD(spec))
         if let gps = cap.gps { ifd0[34853] = .ifd(gpsIFD(gps)) }
         ifd0[50706] = .bytes([1, 4, 0, 0])  // DNGVersion
@@ -456,10 +465,15 @@ public enum DNGWriter {
     /// The camera-style preview SubIFD (DNG 1.4 §"Preview IFDs", as Adobe's converter and cameras write it):
     /// NewSubFileType 1, baseline JPEG (Compression 7, YCbCr), stored in sensor orientation like the raw data,
     /// PreviewColorSpace sRGB. The rendering is the scene clipped per channel to diffuse white with the sRGB
-    /// transfer, box-averaged to at most `previewLongSide` — a legitimate rendering other than the converter's.
-    static func previewIFD(_ scene: some SceneSource, storedWidth sw: Int, storedHeight sh: Int, orientation o: Int)
-        -> TIFFIFD
-    {
+    /// transfer, box-averaged to at most `previewLongSide` — a legitimate rendering other than the converter's. With
+    /// `tone` (stops at 18 % grey, contrast), each channel goes through that camera curve first.
+    static func previewIFD(
+        _ scene: some SceneSource, storedWidth sw: Int, storedHeight sh: Int, orientation o: Int,
+        tone: (exposure: Double, contrast: Double) = (0, 1)
+    ) -> TIFFIFD {
+        func look(_ c: Double) -> Double {
+            tone == (0, 1) || c <= 0 ? c : 0.18 * exp2(tone.exposure) * pow(c / 0.18, tone.contrast)
+        }
         let f = max(1, (max(sw, sh) + previewLongSide - 1) / previewLongSide)
         let (pw, ph) = (max(1, sw / f), max(1, sh / f))
         var rgb = [UInt8](repeating: 0, count: pw * ph * 3)
@@ -477,9 +491,9 @@ public enum DNGWriter {
                 }
                 let n = Double(f * f)
                 let i = 3 * (y * pw + x)
-                rgb[i] = UInt8((ColorMath.srgbEncode(acc.0 / n) * 255).rounded())
-                rgb[i + 1] = UInt8((ColorMath.srgbEncode(acc.1 / n) * 255).rounded())
-                rgb[i + 2] = UInt8((ColorMath.srgbEncode(acc.2 / n) * 255).rounded())
+                rgb[i] = UInt8((ColorMath.srgbEncode(look(acc.0 / n)) * 255).rounded())
+                rgb[i + 1] = UInt8((ColorMath.srgbEncode(look(acc.1 / n)) * 255).rounded())
+                rgb[i + 2] = UInt8((ColorMath.srgbEncode(look(acc.2 / n)) * 255).rounded())
             }
         }
         var p = TIFFIFD()

@@ -1,4 +1,5 @@
 import ColorScience
+import Fidelity
 import Foundation
 import Testing
 
@@ -19,10 +20,19 @@ private struct XorShift {
 /// table, log2 of the HDR/SDR luminance ratio per gain-map cell): codes equal exactly, cells within float rounding.
 /// Rows mix dark, mid, highlight (shoulder and channel clip) and saturated pixels, odd and even widths, both
 /// colour spaces and both depths.
-@Test(arguments: [(OutputColorSpace.displayP3, 8), (.sRGB, 8), (.displayP3, 10)])
-func rowKernelEqualsThePerPixelDefinition(space: OutputColorSpace, depth: Int) {
+/// With a camera tone curve (an S-curve 0.9 stop under at grey, as fitted on a real camera's preview) too.
+@Test(arguments: [
+    (OutputColorSpace.displayP3, 8, false), (.sRGB, 8, false), (.displayP3, 10, false), (.displayP3, 8, true),
+    (.sRGB, 10, true),
+])
+func rowKernelEqualsThePerPixelDefinition(space: OutputColorSpace, depth: Int, toned: Bool) {
     var rng = XorShift(state: 0x9E37_79B9_7F4A_7C15)
-    let renderer = Renderer(space: space, baselineExposure: 0.5)
+    let neutral = Renderer(space: space, baselineExposure: 0.5)
+    let curve = ToneMatch(
+        inputStops: stride(from: -6.0, through: -1.0, by: 0.5).map { $0 },
+        outputStops: [-8.46, -7.88, -7.26, -6.53, -5.67, -4.81, -4.05, -3.38, -2.74, -2.11, -1.53])
+    let renderer = toned ? neutral.with(tone: curve) : neutral
+    #expect((renderer.tone != nil) == toned)
     let maxCode = Float(depth == 10 ? 1023 : 255)
     let lut = (0..<65536).map { UInt16((SRGBTransfer.encode(Float($0) / 65535) * maxCode).rounded()) }
     let (ka, kb): (Float, Float) = (1.0 / 64, 1.0 / 64)

@@ -48,6 +48,14 @@ struct ConvertCommand: Subcommand {
         --target picks a measured setting by name; --quality, --speed or --chroma given with it win over its values:
         \(EncodingTarget.allCases.map { "  " + $0.summary }.joined(separator: "\n"))
 
+        Look: a RAW's tones follow the camera's own rendering of it, its embedded preview. A tone curve
+        (exposure, contrast and the saturation a camera's curve brings; never white balance or hue) is fitted
+        so that the output's tones match the preview's where its mid-tones say something, and applied to each
+        channel as a camera does (the highlight roll-off and the gain map stay Readback's); a RAW
+        without a usable preview, or whose preview matches the neutral render within 0.1 stop, is rendered
+        neutral (scene-linear light, the sRGB transfer, a highlight shoulder). --json says per file which, and
+        the curve's 18 % grey shift and contrast. --look neutral renders every file neutral.
+
         --shard K/N converts only shard K of N: the files whose path relative to their SRC folder hashes (SHA-256
         mod N) to K. Shards of one run may work at the same time, on many machines, into one --out folder: each
         keeps its own store and lock (DIR/.readback/shard-K-of-N/state.db), so they never wait for one another, a
@@ -82,6 +90,10 @@ struct ConvertCommand: Subcommand {
             "Code the primary as a grid of N×N tiles encoded in parallel; 0 = one untiled image; N a multiple of 64 up to 4096 (default: \(defaults.tileSize))."
         ),
         .value("hdr", "auto|off", "auto: carry the HDR gain map when the source has one (default); off: SDR only."),
+        .value(
+            "look", "camera|neutral",
+            "camera: a RAW's exposure and contrast follow its embedded camera preview (default); neutral: colorimetric."
+        ),
         .flag(
             "print-defaults",
             "Print the encoding defaults (with --target NAME, that target's) and exit; with --json as one JSON object."),
@@ -153,6 +165,9 @@ struct ConvertCommand: Subcommand {
         }
         if let depth = try args.choice("depth", ["8", "10"]).flatMap({ Int($0) }) { o.bitDepth = depth }
         if let hdr = try args.choice("hdr", ["auto", "off"]).flatMap(HDRMode.init(rawValue:)) { o.hdr = hdr }
+        if let look = try args.choice("look", LookMode.allCases.map(\.rawValue)).flatMap(LookMode.init(rawValue:)) {
+            o.look = look
+        }
         if let tile = try args.int("tile-size", in: 0...4096) {
             if tile % 64 != 0 {
                 throw UsageError("--tile-size takes 0 (untiled) or a multiple of 64 up to 4096, not '\(tile)'")
@@ -171,6 +186,7 @@ struct ConvertCommand: Subcommand {
             ("chroma", (target?.chroma ?? o.chroma).rawValue), ("tileSize", o.tileSize),
             ("gainMapQuality", o.gainMapQuality),
             ("gainMapSpeed", o.gainMapSpeed), ("colorSpace", o.colorSpace.rawValue), ("hdr", o.hdr.rawValue),
+            ("look", o.look.rawValue),
         ]
         // The noise steps (docs/quality-ladder.md "Noise"), when the target uses them.
         let steps = NoiseLevel.steps.map { "q\($0.quality) from noise σ \(String(format: "%g", $0.minSigma))" }

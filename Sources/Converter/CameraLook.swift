@@ -1,0 +1,174 @@
+import Fidelity
+import Foundation
+import RenderCheck
+import RenderIO
+
+// The camera's look: the RAW's own embedded rendering gives the tone curve (`ToneMatch`), applied to each channel
+// before the render's roll-off (`Renderer.tone`), so the SDR base, the HDR rendition and the gain map all carry it.
+
+/// Whose tones a RAW is rendered with.
+public enum LookMode: String, Sendable, Codable, CaseIterable {
+    /// The camera's own rendering (the RAW's embedded preview) gives exposure and contrast; without a usable preview,
+    /// the neutral render.
+    case camera
+    /// Scene-linear light with the sRGB transfer and a highlight shoulder only (colorimetric mid-tones).
+    case neutral
+}
+
+/// What the look step did for one file.
+public struct LookSummary: Sendable, Codable, Equatable {
+    /// True when a camera curve was applied.
+    public var applied: Bool
+    /// The reference it was fitted on ("embedded preview 1024×683 (image/jpeg)"), nil when there was none.
+    public var reference: String?
+    /// Stops the curve moves 18 % grey, and its slope there (1 = neutral contrast); nil when not applied.
+    public var midGreyStops: Double?
+    public var contrast: Double?
+    /// One line: what was applied, or why not.
+    public var reason: String
+
+    public init(
+        applied: Bool, reference: String? = nil, midGreyStops: Double? = nil, contrast: Double? = nil, reason: String
+    ) {
+        self.applied = applied
+        self.reference = reference
+        self.midGreyStops = midGreyStops
+        self.contrast = contrast
+        self.reason = reason
+    }
+}
+
+/// `ToneMatch` as a table the render's hot loop reads: one gain per 1/1024 of each octave of luminance, indexed by
+/// the float's exponent and top mantissa bits (no log in the loop), from 2⁻²⁰ to 2⁸.
+final class ToneTable: @unchecked Sendable {
+    static let mantissaBits = 10
+    static let lowExponent = 107  // 2^-20
+    static let highExponent = 135  // 2^8
+    static let count = (highExponent - lowExponent) << mantissaBits
+    let curve: ToneMatch
+    private let gains: UnsafeMutablePointer<Float>
+
+    init(_ curve: ToneMatch) {
+        self.curve = curve
+        gains = .allocate(capacity: Self.count)
+        for i in 0..<Self.count {
+            let e = Self.lowExponent + i >> Self.mantissaBits
+            let m = Double(i & ((1 << Self.mantissaBits) - 1)) + 0.5
+            let y = exp2(Double(e - 127)) * (1 + m / Double(1 << Self.mantissaBits))
+            gains[i] = Float(curve.gain(y))
+        }
+    }
+
+    deinit { gains.deallocate() }
+
+    /// The gain for luminance `y` ≥ 0 (values outside the table take its end gains: slope 1 there anyway).
+    @inline(__always)
+    func gain(_ y: Float) -> Float {
+        let key = Int(y.bitPattern >> UInt32(23 - Self.mantissaBits)) &- (Self.lowExponent << Self.mantissaBits)
+        let i = key < 0 ? 0 : (key >= Self.count ? Self.count - 1 : key)
+        return gains[i]
+    }
+}
+
+extension HEICConverter {
+    /// Fits the camera's tone curve for a RAW from its embedded preview (see `ToneMatch`): the preview's luminance
+    /// against the neutral render's, box-averaged to the preview's size.
+    static func cameraLook(_ source: URL, frame: any LinearFrame, renderer: Renderer) -> (ToneMatch?, LookSummary) {
+        let reference: ReferenceRender
+        switch ReferenceExtractor.fromRAW(source.path) {
+        case .none(let why): return (nil, LookSummary(applied: false, reason: "neutral render: \(why)"))
+        case .found(let r): reference = r
+        }
+        let img = reference.image
+        let (pw, ph) = (img.width, img.height)
+        // The reference's display-linear luminance.
+        let space = img.space
+        let wy = (space.toXYZ[3], space.toXYZ[4], space.toXYZ[5])
+        var decode = [Float](repeating: 0, count: 256)
+        for c in 0..<256 { decode[c] = Float(space.transfer.decode(Double(c) / 255)) }
+        var refY = [Float](repeating: 0, count: pw * ph)
+        for i in 0..<(pw * ph) {
+            func lin(_ v: Float) -> Double {
+                let c = v * 255
+                let lo = max(0, min(254, Int(c)))
+                let t = c - Float(lo)
+                return Double(decode[lo] + t * (decode[lo + 1] - decode[lo]))
+            }
+            let y =
+                wy.0 * lin(img.samples[3 * i]) + wy.1 * lin(img.samples[3 * i + 1]) + wy.2 * lin(img.samples[3 * i + 2])
+            refY[i] = Float(max(0, y))
+        }
+        let ours = boxLuminance(frame, renderer: renderer, width: pw, height: ph)
+        // Letterbox bars around a preview are no part of the scene: cut them when what is left has the frame's shape.
+        var (r, o) = (refY, ours)
+        if let rect = ToneMatch.sceneRect(refY, width: pw, height: ph), rect.width * rect.height < pw * ph * 24 / 25 {
+            let frameAspect = Double(frame.width) / Double(frame.height)
+            let full = abs(log(Double(pw) / Double(ph) / frameAspect))
+            let cut = abs(log(Double(rect.width) / Double(rect.height) / frameAspect))
+            if cut < full {
+                r = crop(refY, pw, rect)
+                o = boxLuminance(frame, renderer: renderer, width: rect.width, height: rect.height)
+            }
+        }
+        let what = reference.description
+        switch ToneMatch.fit(ours: o, reference: r) {
+        case .unusable(let why):
+            return (nil, LookSummary(applied: false, reference: what, reason: "neutral render: \(what): \(why)"))
+        case .neutral(let shift):
+            return (
+                nil,
+                LookSummary(
+                    applied: false, reference: what,
+                    reason: String(
+                        format: "neutral render: the camera's tones match it (%.2f stop apart on average)", shift))
+            )
+        case .curve(let c):
+            let (mid, contrast) = ((c.midGreyShift * 100).rounded() / 100, (c.midGreyContrast * 100).rounded() / 100)
+            return (
+                c,
+                LookSummary(
+                    applied: true, reference: what, midGreyStops: mid, contrast: contrast,
+                    reason: String(
+                        format: "camera tones from the %@: 18%% grey %+.2f stops, contrast ×%.2f", what, mid, contrast))
+            )
+        }
+    }
+
+    /// The neutral render's linear luminance (before its roll-off and without a tone curve) box-averaged to
+    /// `width × height`, from about nine samples per cell, rows in parallel.
+    static func boxLuminance(_ frame: any LinearFrame, renderer: Renderer, width gw: Int, height gh: Int) -> [Float] {
+        let (w, h) = (frame.width, frame.height)
+        let neutral = renderer.withoutTone()
+        let step = max(1, min(w / max(1, gw), h / max(1, gh)) / 3)
+        let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: gw * gh)
+        out.initialize(repeating: 0)
+        defer { out.deallocate() }
+        let slots = UnsafeSendable(out)
+        DispatchQueue.concurrentPerform(iterations: gh) { cy in
+            let y0 = cy * h / gh
+            let y1 = max(y0 + 1, (cy + 1) * h / gh)
+            var sums = [Float](repeating: 0, count: gw)
+            var counts = [Int](repeating: 0, count: gw)
+            var row = [UInt16](repeating: 0, count: 3 * w)
+            for y in stride(from: y0, to: y1, by: step) {
+                row.withUnsafeMutableBufferPointer { frame.copyRow(y, into: $0) }
+                row.withUnsafeBufferPointer { px in
+                    for x in stride(from: 0, to: w, by: step) {
+                        let c = x * gw / w
+                        sums[c] += neutral.pixel(px, x).y
+                        counts[c] += 1
+                    }
+                }
+            }
+            for c in 0..<gw { slots.value[cy * gw + c] = counts[c] > 0 ? sums[c] / Float(counts[c]) : 0 }
+        }
+        return Array(out)
+    }
+
+    static func crop(_ v: [Float], _ width: Int, _ r: (x: Int, y: Int, width: Int, height: Int)) -> [Float] {
+        var out: [Float] = []
+        out.reserveCapacity(r.width * r.height)
+        for y in r.y..<(r.y + r.height) { out.append(contentsOf: v[(y * width + r.x)..<(y * width + r.x + r.width)]) }
+        return out
+    }
+}
