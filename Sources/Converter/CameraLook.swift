@@ -74,11 +74,16 @@ extension HEICConverter {
     /// Fits the camera's tone curve for a RAW from its embedded preview (see `ToneMatch`): the preview's luminance
     /// against the neutral render's, box-averaged to the preview's size.
     static func cameraLook(_ source: URL, frame: any LinearFrame, renderer: Renderer) -> (ToneMatch?, LookSummary) {
-        let reference: ReferenceRender
         switch ReferenceExtractor.fromRAW(source.path) {
         case .none(let why): return (nil, LookSummary(applied: false, reason: "neutral render: \(why)"))
-        case .found(let r): reference = r
+        case .found(let r): return cameraLook(reference: r, frame: frame, renderer: renderer)
         }
+    }
+
+    /// The camera look fitted on `reference` (see `cameraLook(_:frame:renderer:)`).
+    static func cameraLook(reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer) -> (
+        ToneMatch?, LookSummary
+    ) {
         let img = reference.image
         let (pw, ph) = (img.width, img.height)
         // The reference's display-linear luminance.
@@ -100,7 +105,7 @@ extension HEICConverter {
         }
         let ours = boxLuminance(frame, renderer: renderer, width: pw, height: ph)
         // Letterbox bars around a preview are no part of the scene: cut them when what is left has the frame's shape.
-        var (r, o) = (refY, ours)
+        var (r, o, gw, gh) = (refY, ours, pw, ph)
         if let rect = ToneMatch.sceneRect(refY, width: pw, height: ph), rect.width * rect.height < pw * ph * 24 / 25 {
             let frameAspect = Double(frame.width) / Double(frame.height)
             let full = abs(log(Double(pw) / Double(ph) / frameAspect))
@@ -108,9 +113,22 @@ extension HEICConverter {
             if cut < full {
                 r = crop(refY, pw, rect)
                 o = boxLuminance(frame, renderer: renderer, width: rect.width, height: rect.height)
+                (gw, gh) = (rect.width, rect.height)
             }
         }
         let what = reference.description
+        // A placeholder ("no preview") or another picture is no rendering of this frame: its tones are not the look.
+        let similar = ToneMatch.similarity(o, r, width: gw, height: gh)
+        if similar < ToneMatch.minimumSimilarity {
+            return (
+                nil,
+                LookSummary(
+                    applied: false, reference: what,
+                    reason: String(
+                        format: "neutral render: the %@ does not show this frame (similarity %.2f < %.2f)", what,
+                        similar, ToneMatch.minimumSimilarity))
+            )
+        }
         switch ToneMatch.fit(ours: o, reference: r) {
         case .unusable(let why):
             return (nil, LookSummary(applied: false, reference: what, reason: "neutral render: \(what): \(why)"))

@@ -178,6 +178,42 @@ public struct ToneMatch: Sendable, Equatable, Codable {
         return out
     }
 
+    /// How much two luminance images of the same size look like the same picture: the Pearson correlation of their
+    /// log luminance over a coarse grid (at most 32 cells a side, box-averaged, so a few percent of crop or
+    /// misregistration costs little). A camera's preview of the frame scores near 1; a placeholder ("no preview")
+    /// or another picture scores near 0.
+    public static func similarity(_ a: [Float], _ b: [Float], width: Int, height: Int) -> Double {
+        precondition(a.count == width * height && b.count == width * height, "images of one size")
+        let gw = min(32, width)
+        let gh = min(32, height)
+        var sa = [Double](repeating: 0, count: gw * gh)
+        var sb = [Double](repeating: 0, count: gw * gh)
+        var n = [Double](repeating: 0, count: gw * gh)
+        for y in 0..<height {
+            for x in 0..<width {
+                let c = (y * gh / height) * gw + x * gw / width
+                sa[c] += Double(a[y * width + x])
+                sb[c] += Double(b[y * width + x])
+                n[c] += 1
+            }
+        }
+        let la = zip(sa, n).map { log2(max($0 / max($1, 1), 1e-4)) }
+        let lb = zip(sb, n).map { log2(max($0 / max($1, 1), 1e-4)) }
+        let ma = la.reduce(0, +) / Double(la.count)
+        let mb = lb.reduce(0, +) / Double(lb.count)
+        var (cov, va, vb) = (0.0, 0.0, 0.0)
+        for (x, y) in zip(la, lb) {
+            cov += (x - ma) * (y - mb)
+            va += (x - ma) * (x - ma)
+            vb += (y - mb) * (y - mb)
+        }
+        // A flat image (variance at float rounding) correlates with nothing.
+        return va > 1e-9 && vb > 1e-9 ? cov / (va * vb).squareRoot() : 0
+    }
+
+    /// Below this `similarity`, a preview is not taken for a rendering of the frame.
+    public static let minimumSimilarity = 0.5
+
     /// The usable part of a reference: rows and columns at the edges that are black (every code under 3/255, the
     /// letterbox bars some cameras put around a preview) are cut, as they are no part of the scene.
     /// - Parameters:

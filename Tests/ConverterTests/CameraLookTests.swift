@@ -1,4 +1,4 @@
-import Converter
+import ColorScience
 import CorpusKit
 import Findings
 import Foundation
@@ -6,6 +6,8 @@ import RenderCheck
 import RenderIO
 import TestSupport
 import Testing
+
+@testable import Converter
 
 /// A generated DNG whose embedded preview shows the scene through a camera curve (0.8 stop under at 18 % grey,
 /// contrast 1.3, on each channel): `--look camera` (the default) fits that curve and lands closer to the preview than
@@ -63,4 +65,62 @@ import Testing
     var options = ConvertOptions()
     options.look = .neutral
     #expect(try HEICConverter.convert(source: src, options: options).bytes == same.bytes, "neutral is neutral")
+}
+
+/// A frame in memory (working-space 16-bit codes), for the look's fit without a file.
+private final class MemoryFrame: LinearFrame, @unchecked Sendable {
+    let width: Int
+    let height: Int
+    let codes: [UInt16]
+    init(width: Int, height: Int, codes: [UInt16]) {
+        (self.width, self.height, self.codes) = (width, height, codes)
+    }
+    func pixel(x: Int, y: Int) -> (UInt16, UInt16, UInt16) {
+        let i = 3 * (y * width + x)
+        return (codes[i], codes[i + 1], codes[i + 2])
+    }
+    func copyRow(_ y: Int, into dst: UnsafeMutableBufferPointer<UInt16>) {
+        for i in 0..<(3 * width) { dst[i] = codes[3 * y * width + i] }
+    }
+}
+
+/// A preview that is not a rendering of the frame — a "no preview" placeholder (flat grey, a band of text-like
+/// bars) — is not followed: the render stays neutral and says why; the camera's real rendering of the same frame is.
+@Test func aPlaceholderPreviewIsNotTheCamerasLook() throws {
+    let (w, h) = (384, 256)
+    var codes = [UInt16](repeating: 0, count: 3 * w * h)
+    for y in 0..<h {
+        for x in 0..<w {
+            let disc = hypot(Double(x - 240), Double(y - 120)) < 50
+            let v = min(65535, 300 + 9000 * Double(x) / Double(w) + Double(y * 20) + (disc ? 12000 : 0))
+            for c in 0..<3 { codes[3 * (y * w + x) + c] = UInt16(v) }
+        }
+    }
+    let frame = MemoryFrame(width: w, height: h, codes: codes)
+    let renderer = Renderer(space: .sRGB, baselineExposure: 0)
+    // The camera's rendering: the neutral luminance 0.6 stop darker with more contrast, as 8-bit sRGB grey.
+    let (pw, ph) = (192, 128)
+    var camera = [UInt8](repeating: 0, count: 3 * pw * ph)
+    var placeholder = [UInt8](repeating: 128, count: 3 * pw * ph)
+    for y in 0..<ph {
+        for x in 0..<pw {
+            let p = frame.pixel(x: 2 * x, y: 2 * y)
+            let yl = Double(renderer.pixel(p.0, p.1, p.2).y)
+            let shown = min(1, 0.18 * exp2(-0.6) * pow(max(yl, 1e-6) / 0.18, 1.3))
+            let code = UInt8((SRGBTransfer.encode(Float(shown)) * 255).rounded())
+            for c in 0..<3 { camera[3 * (y * pw + x) + c] = code }
+            if (56..<72).contains(y) && x % 9 < 6 { for c in 0..<3 { placeholder[3 * (y * pw + x) + c] = 30 } }
+        }
+    }
+    func look(_ codes: [UInt8]) -> LookSummary {
+        let ref = ReferenceRender(
+            image: RenderImage(width: pw, height: ph, codes: codes, space: .sRGB), description: "test preview")
+        return HEICConverter.cameraLook(reference: ref, frame: frame, renderer: renderer).1
+    }
+    let real = look(camera)
+    #expect(real.applied, "\(real.reason)")
+    #expect(abs((real.midGreyStops ?? 0) - -0.6) < 0.2, "\(real.reason)")
+    let fake = look(placeholder)
+    #expect(!fake.applied)
+    #expect(fake.reason.hasPrefix("neutral render: the test preview does not show this frame"), "\(fake.reason)")
 }

@@ -115,3 +115,23 @@ private func camera(_ ours: [Float], ev: Double, contrast: Double) -> [Float] {
     #expect(r.x == 0 && r.y == 5 && r.width == 40 && r.height == 20)
     #expect(ToneMatch.sceneRect([Float](repeating: 0, count: w * h), width: w, height: h) == nil)
 }
+
+@Test func similarityTellsTheSamePictureFromAnother() {
+    // A 96×64 scene (a gradient with a bright disc), the camera's rendering of it (another tone curve), and a
+    // "no preview" placeholder (flat grey with a dark band of text-like bars).
+    let (w, h) = (96, 64)
+    var scene = [Float](repeating: 0, count: w * h)
+    var placeholder = [Float](repeating: 0.2, count: w * h)
+    for y in 0..<h {
+        for x in 0..<w {
+            let disc = hypot(Double(x - 60), Double(y - 30)) < 14
+            scene[y * w + x] = Float(0.01 + 0.3 * Double(x) / Double(w) + (disc ? 0.5 : 0))
+            if (28..<36).contains(y) && x % 6 < 4 { placeholder[y * w + x] = 0.02 }
+        }
+    }
+    let rendered = camera(scene, ev: -0.7, contrast: 1.4)
+    #expect(ToneMatch.similarity(scene, rendered, width: w, height: h) > 0.95)
+    #expect(ToneMatch.similarity(scene, placeholder, width: w, height: h) < ToneMatch.minimumSimilarity)
+    #expect(ToneMatch.similarity(scene, scene.reversed(), width: w, height: h) < ToneMatch.minimumSimilarity)
+    #expect(ToneMatch.similarity(scene, [Float](repeating: 0.3, count: w * h), width: w, height: h) == 0)
+}
