@@ -84,38 +84,19 @@ extension HEICConverter {
     static func cameraLook(reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer) -> (
         ToneMatch?, LookSummary
     ) {
-        let img = reference.image
-        let (pw, ph) = (img.width, img.height)
-        // The reference's display-linear luminance.
-        let space = img.space
-        let wy = (space.toXYZ[3], space.toXYZ[4], space.toXYZ[5])
-        var decode = [Float](repeating: 0, count: 256)
-        for c in 0..<256 { decode[c] = Float(space.transfer.decode(Double(c) / 255)) }
-        var refY = [Float](repeating: 0, count: pw * ph)
-        for i in 0..<(pw * ph) {
-            func lin(_ v: Float) -> Double {
-                let c = v * 255
-                let lo = max(0, min(254, Int(c)))
-                let t = c - Float(lo)
-                return Double(decode[lo] + t * (decode[lo + 1] - decode[lo]))
-            }
-            let y =
-                wy.0 * lin(img.samples[3 * i]) + wy.1 * lin(img.samples[3 * i + 1]) + wy.2 * lin(img.samples[3 * i + 2])
-            refY[i] = Float(max(0, y))
-        }
-        let ours = boxLuminance(frame, renderer: renderer, width: pw, height: ph)
-        // Letterbox bars around a preview are no part of the scene: cut them when what is left has the frame's shape.
-        var (r, o, gw, gh) = (refY, ours, pw, ph)
-        if let rect = ToneMatch.sceneRect(refY, width: pw, height: ph), rect.width * rect.height < pw * ph * 24 / 25 {
+        // Letterbox bars around a preview (`RenderImage.letterbox`, as the render check trims them) are no part of the
+        // scene: cut them when what is left has the frame's shape.
+        var img = reference.image
+        let bars = img.letterbox()
+        if bars != (0, 0, 0, 0) {
+            let cut = img.cropped(x0: bars.left, y0: bars.top, x1: img.width - bars.right, y1: img.height - bars.bottom)
             let frameAspect = Double(frame.width) / Double(frame.height)
-            let full = abs(log(Double(pw) / Double(ph) / frameAspect))
-            let cut = abs(log(Double(rect.width) / Double(rect.height) / frameAspect))
-            if cut < full {
-                r = crop(refY, pw, rect)
-                o = boxLuminance(frame, renderer: renderer, width: rect.width, height: rect.height)
-                (gw, gh) = (rect.width, rect.height)
-            }
+            if abs(log(cut.aspect / frameAspect)) < abs(log(img.aspect / frameAspect)) { img = cut }
         }
+        // The reference's display-linear luminance, read through its own space, against ours at its size.
+        let r = RenderComparison.lab(img).y.map { Float(max(0, $0)) }
+        let (gw, gh) = (img.width, img.height)
+        let o = boxLuminance(frame, renderer: renderer, width: gw, height: gh)
         let what = reference.description
         // A placeholder ("no preview") or another picture is no rendering of this frame: its tones are not the look.
         let similar = ToneMatch.similarity(o, r, width: gw, height: gh)
@@ -181,12 +162,5 @@ extension HEICConverter {
             for c in 0..<gw { slots.value[cy * gw + c] = counts[c] > 0 ? sums[c] / Float(counts[c]) : 0 }
         }
         return Array(out)
-    }
-
-    static func crop(_ v: [Float], _ width: Int, _ r: (x: Int, y: Int, width: Int, height: Int)) -> [Float] {
-        var out: [Float] = []
-        out.reserveCapacity(r.width * r.height)
-        for y in r.y..<(r.y + r.height) { out.append(contentsOf: v[(y * width + r.x)..<(y * width + r.x + r.width)]) }
-        return out
     }
 }

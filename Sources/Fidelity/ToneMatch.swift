@@ -213,22 +213,4 @@ public struct ToneMatch: Sendable, Equatable, Codable {
 
     /// Below this `similarity`, a preview is not taken for a rendering of the frame.
     public static let minimumSimilarity = 0.5
-
-    /// The usable part of a reference: rows and columns at the edges that are black (every code under 3/255, the
-    /// letterbox bars some cameras put around a preview) are cut, as they are no part of the scene.
-    /// - Parameters:
-    ///   - luminance: display-linear luminance, row-major.
-    /// - Returns: the cut rectangle (x0, y0, width, height), or nil when nothing is left.
-    public static func sceneRect(_ luminance: [Float], width: Int, height: Int) -> (
-        x: Int, y: Int, width: Int, height: Int
-    )? {
-        let dark: Float = 0.0009  // sRGB code 3/255
-        func rowLit(_ y: Int) -> Bool { (0..<width).contains { luminance[y * width + $0] > dark } }
-        func colLit(_ x: Int, _ y0: Int, _ y1: Int) -> Bool { (y0..<y1).contains { luminance[$0 * width + x] > dark } }
-        guard let y0 = (0..<height).first(where: rowLit), let y1 = (0..<height).last(where: rowLit) else { return nil }
-        guard let x0 = (0..<width).first(where: { colLit($0, y0, y1 + 1) }),
-            let x1 = (0..<width).last(where: { colLit($0, y0, y1 + 1) })
-        else { return nil }
-        return (x0, y0, x1 - x0 + 1, y1 - y0 + 1)
-    }
 }

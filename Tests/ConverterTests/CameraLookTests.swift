@@ -124,3 +124,13 @@ private final class MemoryFrame: LinearFrame, @unchecked Sendable {
     #expect(!fake.applied)
     #expect(fake.reason.hasPrefix("neutral render: the test preview does not show this frame"), "\(fake.reason)")
 }
+
+/// The look cuts a preview's letterbox bars with the render check's own rule (`RenderImage.letterbox`): a 40×30
+/// picture with 5-row black bars above and below and none at the sides.
+@Test func theLookCutsLetterboxBarsAsTheRenderCheckDoes() {
+    let (w, h) = (40, 30)
+    var codes = [UInt8](repeating: 0, count: 3 * w * h)
+    for y in 5..<25 { for x in 0..<w { for c in 0..<3 { codes[3 * (y * w + x) + c] = UInt8(30 + 5 * x) } } }
+    let bars = RenderImage(width: w, height: h, codes: codes, space: .sRGB).letterbox()
+    #expect(bars.top == 5 && bars.bottom == 5 && bars.left == 0 && bars.right == 0, "\(bars)")
+}

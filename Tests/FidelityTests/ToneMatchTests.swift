@@ -106,16 +106,6 @@ private func camera(_ ours: [Float], ev: Double, contrast: Double) -> [Float] {
     }
 }
 
-@Test func sceneRectCutsLetterboxBars() throws {
-    // A 40×30 picture with 5-row black bars above and below and none at the sides.
-    let (w, h) = (40, 30)
-    var lum = [Float](repeating: 0, count: w * h)
-    for y in 5..<25 { for x in 0..<w { lum[y * w + x] = 0.01 + Float(x) / 100 } }
-    let r = try #require(ToneMatch.sceneRect(lum, width: w, height: h))
-    #expect(r.x == 0 && r.y == 5 && r.width == 40 && r.height == 20)
-    #expect(ToneMatch.sceneRect([Float](repeating: 0, count: w * h), width: w, height: h) == nil)
-}
-
 @Test func similarityTellsTheSamePictureFromAnother() {
     // A 96×64 scene (a gradient with a bright disc), the camera's rendering of it (another tone curve), and a
     // "no preview" placeholder (flat grey with a dark band of text-like bars).
