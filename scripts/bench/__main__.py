@@ -14,6 +14,7 @@ BENCH_ISOS, BENCH_NOISE_PAIRS, BENCH_MATCH_CROP (the sensor-noise comparison, no
 """
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,10 +23,24 @@ import comparisons
 import noise
 import peers
 import report
-from goals import audit_goals, convert_goals, goal, noise_goals
+from goals import audit_goals, baseline_goals, convert_goals, goal, noise_goals
 from harness import ENV, PAIRS, QUICK, ROOT, config
 from inputs import find_corpus, generate_large
 from readback import Readback, converter_defaults, floor_settings
+
+
+def baseline(work):
+    """BENCH_BASELINE: another readback binary (an earlier build) whose audits run in the same rounds on the same
+    files, for before/after rows (docs/bench.md); BENCH_BASELINE_REV=REV builds that revision's release binary in a
+    temporary git worktree first (about 5 minutes on 2 cores)."""
+    path, rev = ENV.get("BENCH_BASELINE"), ENV.get("BENCH_BASELINE_REV")
+    if rev and not path:
+        tree = os.path.join(work, "baseline")
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", tree, rev], check=True)
+        build = ENV.get("SWIFT_RELEASE", "swift build -c release").split()
+        subprocess.run(build + ["--product", "readback"], cwd=tree, check=True)
+        path = os.path.join(tree, ".build", "release", "readback")
+    return Readback(path, needs_ladder=False) if path else None
 
 
 def main():
@@ -46,8 +61,9 @@ def main():
         corpus = find_corpus()
         if only not in ("convert", "noise"):
             if corpus:
-                results["comparisons"] += comparisons.audit_comparisons(rb, floor, corpus, work)
+                results["comparisons"] += comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work))
                 results["goals"] += audit_goals(results["comparisons"])
+                results["goals"] += baseline_goals(results["comparisons"])
             else:
                 results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
                                              why="no real-world corpus (set BENCH_CORPUS)"))
@@ -62,6 +78,7 @@ def main():
             results["goals"] += noise_goals(comp)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        subprocess.run(["git", "-C", ROOT, "worktree", "prune"], capture_output=True)
     results["elapsed_s"] = time.time() - t0
     results["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     out_md = report.write(results, out_json)

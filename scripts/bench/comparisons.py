@@ -21,7 +21,7 @@ def audit_side(rb, work, folder, label, *extra):
                 env=rb.env(work), check=lambda r, d: (r.rc in (0, 1), {}))
 
 
-def audit_comparisons(rb, floor, corpus, work):
+def audit_comparisons(rb, floor, corpus, work, baseline=None):
     man = manifest(corpus)
     heic_dir = os.path.join(corpus, "heic")
     heics = sorted(os.path.join(heic_dir, n) for n in os.listdir(heic_dir)
@@ -33,12 +33,26 @@ def audit_comparisons(rb, floor, corpus, work):
     def decodes(p):
         return row(p).get("has_pixels") == "yes" and "libheif1.15:yes" in row(p).get("decodes_with_libraw_or_libheif", "")
 
-    def compare(cid, title, folder, staged, a, peer, key, measure):
-        """Runs readback side `a` and `peer` interleaved on the staged folder, then removes it."""
-        interleave([a, peer], PAIRS, os.path.join(work, "rounds"))
+    def compare(cid, title, folder, staged, a, peer, key, measure, base_flags=None):
+        """Runs readback side `a` and `peer` interleaved on the staged folder, then removes it. With a baseline
+        binary (BENCH_BASELINE), the same audit by that build runs in the same rounds on the same files: `a`'s time
+        against it is the before/after ratio."""
+        base = baseline_side(folder, base_flags) if base_flags is not None else None
+        interleave([a, peer] + ([base] if base else []), PAIRS, os.path.join(work, "rounds"))
         shutil.rmtree(folder, ignore_errors=True)
-        return {"id": cid, "title": f"{title}, {len(staged)} HEIF files", "files": len(staged),
+        comp = {"id": cid, "title": f"{title}, {len(staged)} HEIF files", "files": len(staged),
                 "sides": [a.summary(), peer.summary()], key: measure(a, peer)}
+        if base:
+            comp["sides"].append(base.summary())
+            comp["vs_baseline"] = ratio(a, base)
+        return comp
+
+    def baseline_side(folder, extra):
+        if not baseline:
+            return None
+        return Side("baseline", f"the same audit by the baseline build ({baseline.version})",
+                    lambda d: [baseline.bin, "audit", "--outputs", folder, *extra, "--no-history", "--quiet"],
+                    env=baseline.env(work), check=lambda r, d: (r.rc in (0, 1), {}))
 
     no_decode = "readback audit --outputs DIR --no-decode"
     out = []
@@ -48,7 +62,7 @@ def audit_comparisons(rb, floor, corpus, work):
     log(f"audit without decoding vs exiftool: {len(staged)} files ({len(heics)} HEIF files x {META_COPIES})")
     out.append(compare("audit_nodecode", "audit, no pixel decoding", meta, staged,
                        audit_side(rb, work, meta, no_decode, "--no-decode"), peers.exiftool_side(meta),
-                       "vs_exiftool", throughput))
+                       "vs_exiftool", throughput, ("--no-decode",)))
 
     # 1b. vs heif-info, one process per file (as people script it) over the set without the two huge files.
     info = os.path.join(work, "info")
@@ -68,7 +82,7 @@ def audit_comparisons(rb, floor, corpus, work):
     log(f"audit with full decoding: {len(staged)} files that libheif 1.15 decodes")
     out.append(compare("audit_decode", "audit with full decoding", dec, staged,
                        audit_side(rb, work, dec, "readback audit --outputs DIR (decodes primary + gain maps)"),
-                       peers.libheif_side(floor, staged), "vs_libheif", ratio))
+                       peers.libheif_side(floor, staged), "vs_libheif", ratio, ()))
 
     # 3. per-file cost at 100, 1,000, 10,000 files: hard links of the four smallest valid files.
     few = sorted((p for p in heics if decodes(p)), key=os.path.getsize)[:4] or heics[:4]

@@ -8,7 +8,8 @@ GOALS = {
     "size_vs_lossless_raw": 8.0,  # output >= 8x smaller than a losslessly compressed RAW of the same scene
     "rss_vs_16bit_frame": 3.0,  # peak RSS of one conversion (one worker) < 3x one decoded 16-bit frame
     "noise_bpp_iso3200": 2.0,  # 24 MP ISO 3200: <= 2 bits per pixel, visually lossless at viewing size
-    "noise_encode_vs_clean": 1.0,  # encode stage on a noisy chart no slower than on the clean chart
+    "noise_encode_vs_clean": 1.0,
+    "audit_vs_baseline": 1.0,  # with BENCH_BASELINE: an audit takes no longer than the baseline build's  # encode stage on a noisy chart no slower than on the clean chart
 }
 
 
@@ -37,6 +38,16 @@ def audit_goals(comparisons):
     q = dc.get("vs_libheif")
     yield goal("full-decode audit <= 1.2x libheif decoding the same items", "audit_decode_vs_libheif",
                q["ratio"] if q else None, "<=", GOALS["audit_decode_vs_libheif"], q, reason(dc))
+
+
+def baseline_goals(comparisons):
+    """With BENCH_BASELINE: each audit no slower than the baseline build on the same files (reading each file
+    once should make it faster)."""
+    for c in comparisons:
+        q = c.get("vs_baseline")
+        if q is not None or any(s["name"] == "baseline" for s in c.get("sides", [])):
+            yield goal(f"{c['id'].replace('_', ' ')}: no slower than the baseline build", f"{c['id']}_vs_baseline",
+                       q["ratio"] if q else None, "<=", GOALS["audit_vs_baseline"], q)
 
 
 def reason(comp):

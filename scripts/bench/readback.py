@@ -7,7 +7,7 @@ from harness import ENV, ROOT, first_line, run
 class Readback:
     """The release binary and the environment every run of it gets (a private state folder, no colour)."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, needs_ladder=True):
         if not os.path.isfile(binary) or not os.access(binary, os.X_OK):
             raise SystemExit(f"bench: no readback binary at {binary!r} (make release)")
         self.bin = binary
@@ -18,7 +18,7 @@ class Readback:
         beside = os.path.join(os.path.dirname(binary), "readback-ladder")
         built = os.path.join(ROOT, ".build", "release", "readback-ladder")
         self.ladder = next((p for p in (beside, built) if os.access(p, os.X_OK)), None)
-        if not self.ladder:
+        if not self.ladder and needs_ladder:
             raise SystemExit("bench: no readback-ladder beside the binary or in .build/release "
                              "(swift build -c release --product readback-ladder)")
 

@@ -69,6 +69,10 @@ def side_ratio(c, s):
     """The readback-ratio cell of side `s` in comparison `c`."""
     if s["name"] == "readback":
         return ""
+    if s["name"] == "baseline":
+        q = c.get("vs_baseline")
+        return f"readback takes {q['ratio']:.2f}x the baseline's time ({q['per_round_min']:.2f}-" \
+            f"{q['per_round_max']:.2f})" if q else ""
     if c["id"] in ("audit_nodecode", "audit_vs_heifinfo"):
         k = {"exiftool": "vs_exiftool", "heif-info": "vs_heif_info"}.get(s["name"])
         q = c.get(k) if k else None
