@@ -55,8 +55,12 @@ let package = Package(
         .target(name: "Digest"),
         // The sharding rule (`--shard K/N`: SHA-256 of a relative path mod N) and the source-list fingerprint.
         .target(name: "Sharding", dependencies: ["Digest"]),
-        // Colour science, a leaf: nclx code points, transfer curves, primaries matrices, luminance weights.
-        .target(name: "ColorScience"),
+        // Colour science, a leaf and the one home of colour: nclx code points, transfer curves, primaries matrices,
+        // luminance weights, colour spaces (`ColorSpace`, and the converter's `ColorSpace.Output`), CIELAB, CIEDE2000
+        // and the displayed-image helpers (`RenderImage`: crop, resize, the letterbox rule). Optimised in debug builds
+        // too: its per-pixel loops (CIELAB, CIEDE2000) are about 4× slower unoptimised, which the test suites'
+        // hundreds of render comparisons of real files would pay.
+        .target(name: "ColorScience", swiftSettings: [.unsafeFlags(["-O"])]),
         // The one finding shape (code, severity, message, evidence) that every checker fills; a leaf.
         .target(name: "Findings"),
         .target(name: "HEIF", dependencies: ["ColorScience", "Findings"]),
@@ -66,9 +70,9 @@ let package = Package(
         .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
-        // Pixel checks of an output against a reference rendering (CIELAB, CIEDE2000, exposure, cast, orientation).
-        // Optimised in debug builds too: its per-pixel loops (CIELAB, CIEDE2000) are about 4× slower unoptimised,
-        // which the test suites' hundreds of comparisons of real files would pay.
+        // Pixel checks of an output against a reference rendering (exposure, cast, orientation, ΔE00), measured in
+        // ColorScience's CIELAB. Optimised in debug builds too, like ColorScience: its per-pixel loops run for every
+        // comparison.
         .target(
             name: "RenderCheck", dependencies: ["ColorScience", "Findings"], swiftSettings: [.unsafeFlags(["-O"])]),
 
@@ -94,7 +98,7 @@ let package = Package(
             name: "Converter",
             dependencies: [
                 "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity", "FileFacts",
-                "RenderCheck", "RenderIO",
+                "RenderIO",
             ]
         ),
 
@@ -124,7 +128,8 @@ let package = Package(
             name: "QualityLadder",
             dependencies: ["ColorScience", "Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
         // Render check measurements: an output (HEIC, JPEG, TIFF, PPM) against a source's reference render, as JSON.
-        .executableTarget(name: "RenderBench", dependencies: ["HeifCodec", "JPEGCodec", "RenderCheck", "RenderIO"]),
+        .executableTarget(
+            name: "RenderBench", dependencies: ["ColorScience", "HeifCodec", "JPEGCodec", "RenderCheck", "RenderIO"]),
 
         // Tests: one target per module, goldens and fixtures beside each; TestSupport holds what several share (goldens,
         // the test DNG writer, the fixed report, the gain-map plane decoder).
@@ -191,8 +196,9 @@ let package = Package(
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "Audit", "Converter", "Digest", "Exiv2Bridge", "FileFacts", "Findings", "GainMap", "HEIF", "HeifCodec",
-                "Metadata",
+                "Audit", "ColorScience", "Converter", "Digest", "Exiv2Bridge", "FileFacts", "Findings", "GainMap",
+                "HEIF",
+                "HeifCodec", "Metadata",
                 "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]
         ),

@@ -27,7 +27,7 @@ public struct AuditVerifier: OutputVerifier {
 
     /// Maps an audit result to a verdict: errors that make the file unusable → failed; any other error, or a
     /// warning about metadata, the gain map, orientation, the file facts (a lost xattr, the mtime), the sidecar's
-    /// unapplied edits or the pixels (cast, blank, turned) → partial (the original is kept); known losses and info
+    /// unapplied edits or the pixels (cast, blank, turned) → kept (the original is kept); known losses and info
     /// (`render.no-reference`, a dropped checksum xattr) → clean.
     public static func verdict(for r: FileResult) -> VerificationResult {
         let serious = r.findings.filter { f in
@@ -42,7 +42,7 @@ public struct AuditVerifier: OutputVerifier {
             return .failed(reason: "\(bad.code): \(Finding.oneLine(bad.message))")
         }
         if !serious.isEmpty {
-            return .partial(reasons: serious.map { "\($0.code): \(Finding.oneLine($0.message))" }, summary: summary)
+            return .kept(reasons: serious.map { "\($0.code): \(Finding.oneLine($0.message))" }, summary: summary)
         }
         return .clean(summary: summary)
     }

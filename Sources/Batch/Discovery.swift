@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 
 /// One source file found on the command line or under a source folder.
@@ -28,15 +29,10 @@ public struct ArgumentProblem: Sendable, Equatable, CustomStringConvertible {
 
 /// Finds RAW files: files given directly, or every RAW file under a folder, recursively, never following symlinks.
 public enum Discovery {
-    /// RAW file extensions, compared case-insensitively.
-    public static let rawExtensions: Set<String> = [
-        "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "raf", "orf", "rw2", "rwl", "pef", "dng", "srw", "3fr",
-        "iiq", "erf", "kdc", "dcr", "mrw", "x3f",
-    ]
-
-    /// True when `name` has a RAW extension.
+    /// True when `name` has a RAW extension: one the converter reads as RAW (`HEICConverter.rawExtensions`, the one
+    /// list), compared case-insensitively.
     public static func isRaw(_ name: String) -> Bool {
-        rawExtensions.contains((name as NSString).pathExtension.lowercased())
+        HEICConverter.rawExtensions.contains((name as NSString).pathExtension.lowercased())
     }
 
     /// What discovery found, plus the problems it met (a missing argument, a symlink skipped, an output collision).

@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import ReportModel
 import Sharding
 
 /// Everything a batch run needs, decoded from `readback convert`'s arguments.
@@ -61,11 +62,11 @@ public struct BatchSummary: Sendable, Equatable, Codable {
     public var nothingToDo = false
     public var dryRun = false
 
-    /// 0 all clean, 1 some kept/failed, 2 an I/O or store error stopped the run.
-    public var exitStatus: Int32 {
-        if fatalError != nil { return 2 }
-        if kept > 0 || failed > 0 || removalRefused > 0 { return 1 }
-        return 0
+    /// Clean (0) all clean, findings (1) some kept/failed, usage or I/O (2) an I/O or store error stopped the run.
+    public var exitStatus: ExitCode {
+        if fatalError != nil { return .usageOrIO }
+        if kept > 0 || failed > 0 || removalRefused > 0 { return .findings }
+        return .clean
     }
 }
 
@@ -325,19 +326,10 @@ public final class BatchEngine: Sendable {
                 group.addTask { await worker.process(item) }
             }
             for _ in 0..<min(jobs, work.count) { addNext() }
-            while let (_, outcome, isFatal) = await group.next() {
-                switch outcome.verdict {
-                case .clean:
-                    summary.clean += 1
-                    if config.removal != nil, let id = work.first(where: { $0.file.path == outcome.source })?.id {
-                        removalCandidates.append(id)
-                    }
-                case .kept: summary.kept += 1
-                case .failed: summary.failed += 1
-                default: break
-                }
-                summary.sourceBytes += outcome.sourceBytes ?? 0
-                summary.outputBytes += outcome.outputBytes ?? 0
+            while let (item, outcome, isFatal) = await group.next() {
+                Self.tally(
+                    item, outcome, removal: config.removal != nil, summary: &summary,
+                    removalCandidates: &removalCandidates)
                 if isFatal, fatal == nil {
                     fatal = outcome.error ?? "fatal error"
                 }
@@ -347,6 +339,27 @@ public final class BatchEngine: Sendable {
         ticker.cancel()
         await ledger.endProgress()
         return fatal
+    }
+}
+
+extension BatchEngine {
+    /// Counts one finished item into `summary`; a clean one becomes a removal candidate when `removal` is on. Each
+    /// task hands back the planned item it ran with its outcome, so the item's id is at hand: no search of the work
+    /// list by path per item (which made a run quadratic in its files).
+    static func tally(
+        _ item: Planned, _ outcome: ItemOutcome, removal: Bool, summary: inout BatchSummary,
+        removalCandidates: inout [Int64]
+    ) {
+        switch outcome.verdict {
+        case .clean:
+            summary.clean += 1
+            if removal { removalCandidates.append(item.id) }
+        case .kept: summary.kept += 1
+        case .failed: summary.failed += 1
+        case .removed: break
+        }
+        summary.sourceBytes += outcome.sourceBytes ?? 0
+        summary.outputBytes += outcome.outputBytes ?? 0
     }
 }
 

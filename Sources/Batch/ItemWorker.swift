@@ -16,7 +16,7 @@ struct ItemWorker: Sendable {
     /// Converts, publishes, reads back and verifies one item. Returns its outcome and whether the error is fatal.
     func process(_ item: BatchEngine.Planned) async -> (BatchEngine.Planned, ItemOutcome, Bool) {
         let f = item.file
-        var clock = ItemClock(file: f, outRoot: outRoot)
+        var clock = ItemOutcomeMaker(file: f, outRoot: outRoot)
         var temp: String?
         do {
             guard let now = try FileOps.info(f.path), now.isRegular else {
@@ -66,16 +66,14 @@ struct ItemWorker: Sendable {
             (o.quality, o.noiseSigma) = (result.qualityUsed, result.noiseSigma)
             if !result.sidecar.isEmpty { o.sidecar = result.sidecar }
             o.look = result.look?.reason
-            try await ledger.finish(
-                id: item.id, state: ItemState(rawValue: o.state) ?? .failed, outcome: o,
-                auditSummary: summaryText)
+            try await ledger.finish(id: item.id, outcome: o, auditSummary: summaryText)
             return (item, o, false)
         } catch {
             if let temp { FileOps.removeIfPresent(temp) }
-            let o = clock.outcome(.failed, .failed, error: error.oneLine)
+            let o = clock.outcome(.failed, error: error.oneLine)
             let fatal = error.isFatalForBatch
             do {
-                try await ledger.finish(id: item.id, state: .failed, outcome: o, auditSummary: nil)
+                try await ledger.finish(id: item.id, outcome: o, auditSummary: nil)
             } catch {
                 return (item, o, true)
             }
@@ -99,21 +97,21 @@ struct ItemWorker: Sendable {
     /// converted keeps its original whatever the verdict; a failed output does not stay under its final name.
     private func judge(
         _ verdict: VerificationResult, file f: SourceFile, before now: FileInfo, written: FileInfo,
-        knownLosses: [String], clock: ItemClock
+        knownLosses: [String], clock: ItemOutcomeMaker
     ) throws -> (ItemOutcome, String?) {
         let after = try FileOps.info(f.path)
         if after?.size != now.size || after?.mtimeNs != now.mtimeNs {
             return (
-                clock.outcome(.kept, .kept, outputBytes: written.size, reasons: ["source changed during conversion"]),
+                clock.outcome(.kept, outputBytes: written.size, reasons: ["source changed during conversion"]),
                 nil
             )
         }
         switch verdict {
         case .clean(let s):
-            return (clock.outcome(.clean, .verified, outputBytes: written.size, losses: knownLosses), s)
-        case .partial(let reasons, let s):
+            return (clock.outcome(.clean, outputBytes: written.size, losses: knownLosses), s)
+        case .kept(let reasons, let s):
             let o = clock.outcome(
-                .kept, .kept, outputBytes: written.size,
+                .kept, outputBytes: written.size,
                 reasons: ["original kept: " + (reasons.isEmpty ? "partial result" : reasons.joined(separator: "; "))],
                 losses: knownLosses)
             return (o, s)
@@ -121,7 +119,7 @@ struct ItemWorker: Sendable {
             // A broken output is not left under its final name.
             FileOps.removeIfPresent(f.outputPath)
             try? FileOps.fsyncDirectory((f.outputPath as NSString).deletingLastPathComponent)
-            return (clock.outcome(.failed, .failed, error: "verification failed: \(reason)"), nil)
+            return (clock.outcome(.failed, error: "verification failed: \(reason)"), nil)
         }
     }
 }
@@ -148,13 +146,12 @@ struct FileFactsCarry {
     }
 }
 
-/// One item's wall time and seconds per stage, and the outcome built from them.
-struct ItemClock {
+/// One item's outcome from its clock: the converter's `Stopwatch`, which takes the converter's stages and goes on
+/// timing Batch's own (hash, publish, audit); its elapsed time is the item's seconds.
+struct ItemOutcomeMaker {
     let file: SourceFile
     let relativeOutput: String
-    let start = Date()
-    private(set) var stages: [String: Double] = [:]
-    private var lapStart = DispatchTime.now().uptimeNanoseconds
+    private var watch = Stopwatch()
 
     init(file: SourceFile, outRoot: String) {
         self.file = file
@@ -162,28 +159,20 @@ struct ItemClock {
     }
 
     /// Adds the converter's stages and starts Batch's own next lap now.
-    mutating func merge(_ converterStages: [String: Double]) {
-        stages.merge(converterStages) { a, _ in a }
-        lapStart = DispatchTime.now().uptimeNanoseconds
-    }
+    mutating func merge(_ converterStages: [String: Double]) { watch.merge(converterStages) }
 
     /// Ends the current lap as stage `name`.
-    mutating func lap(_ name: String) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        stages[name, default: 0] += Double(now - lapStart) / 1e9
-        lapStart = now
-    }
+    mutating func lap(_ name: String) { watch.lap(name) }
 
     func outcome(
-        _ verdict: ItemOutcome.Verdict, _ state: ItemState, outputBytes: Int64? = nil, reasons: [String] = [],
+        _ verdict: ItemOutcome.Verdict, outputBytes: Int64? = nil, reasons: [String] = [],
         losses: [String] = [], error: String? = nil
     ) -> ItemOutcome {
         var o = ItemOutcome(
             source: file.path, relativeSource: file.relativePath, output: file.outputPath,
-            relativeOutput: relativeOutput, verdict: verdict, state: state, sourceBytes: file.size,
-            outputBytes: outputBytes, seconds: Date().timeIntervalSince(start), reasons: reasons, knownLosses: losses,
-            error: error)
-        if !stages.isEmpty { o.stages = stages.mapValues { ($0 * 1000).rounded() / 1000 } }
+            relativeOutput: relativeOutput, verdict: verdict, sourceBytes: file.size,
+            outputBytes: outputBytes, seconds: watch.elapsed, reasons: reasons, knownLosses: losses, error: error)
+        if !watch.laps.isEmpty { o.stages = watch.laps.mapValues { ($0 * 1000).rounded() / 1000 } }
         return o
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import Store
 
-/// The life of an item: pending → converting → written → verified → removed / kept / failed.
-public enum ItemState: String, Sendable, CaseIterable {
+/// The life of an item: pending → converting → written → verified → removed / kept / failed. The store keeps these
+/// names in `items.state`; a finished item's state follows from its verdict (`ItemOutcome.Verdict.state`).
+public enum ItemState: String, Sendable, Codable, CaseIterable {
     case pending, converting, written, verified, removed, kept, failed
 
     /// States a run leaves items in; the others mean a run was interrupted.
@@ -88,7 +89,21 @@ public struct ItemRecord: Sendable, Equatable {
 
 /// How one item ended, for the store, the progress line and `--json`.
 public struct ItemOutcome: Sendable, Equatable, Codable {
-    public enum Verdict: String, Sendable, Codable { case clean, kept, failed, skipped, removed }
+    /// How an item ended: the one verdict, which the verifier answers with (`VerificationResult.verdict`), the
+    /// progress line and `--json` print, and the store keeps (`outcomes.verdict`; `items.state` from `state`).
+    public enum Verdict: String, Sendable, Codable, CaseIterable {
+        case clean, kept, failed, removed
+
+        /// The state an item with this verdict is stored in: a clean item is `verified`, the others keep the name.
+        public var state: ItemState {
+            switch self {
+            case .clean: return .verified
+            case .kept: return .kept
+            case .failed: return .failed
+            case .removed: return .removed
+            }
+        }
+    }
     public var event = "item"
     public var source: String
     public var output: String?
@@ -96,7 +111,8 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
     public var relativeSource: String?
     public var relativeOutput: String?
     public var verdict: Verdict
-    public var state: String
+    /// The item's state in the store, from `verdict`.
+    public var state: ItemState
     public var sourceBytes: Int64?
     public var outputBytes: Int64?
     public var ratio: Double?
@@ -121,7 +137,7 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
 
     public init(
         source: String, relativeSource: String?, output: String?, relativeOutput: String?, verdict: Verdict,
-        state: ItemState, sourceBytes: Int64? = nil, outputBytes: Int64? = nil, seconds: Double? = nil,
+        sourceBytes: Int64? = nil, outputBytes: Int64? = nil, seconds: Double? = nil,
         reasons: [String] = [], knownLosses: [String] = [], error: String? = nil, trashedTo: String? = nil
     ) {
         self.source = source
@@ -129,7 +145,7 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
         self.output = output
         self.relativeOutput = relativeOutput
         self.verdict = verdict
-        self.state = state.rawValue
+        self.state = verdict.state
         self.sourceBytes = sourceBytes
         self.outputBytes = outputBytes
         if let a = sourceBytes, let b = outputBytes, a > 0 { ratio = (Double(b) / Double(a) * 1000).rounded() / 1000 }
@@ -268,14 +284,15 @@ actor Ledger {
         }
     }
 
-    /// Records how an item ended (verified, kept or failed) with its outcome row, in one transaction.
-    func finish(id: Int64, state: ItemState, outcome: ItemOutcome, auditSummary: String?) throws {
+    /// Records how an item ended (verified, kept or failed: the outcome's state) with its outcome row, in one
+    /// transaction.
+    func finish(id: Int64, outcome: ItemOutcome, auditSummary: String?) throws {
         try w { () throws(SQLiteError) in
             try db.transaction { () throws(SQLiteError) in
                 try db.run(
                     "UPDATE items SET state = ?, error = ?, updated_at = ? WHERE id = ?",
                     [
-                        state.rawValue,
+                        outcome.state.rawValue,
                         outcome.error ?? (outcome.reasons.isEmpty ? nil : outcome.reasons.joined(separator: "; ")),
                         Self.now, id,
                     ])

@@ -254,7 +254,7 @@ extension BatchEngine {
                 await ledger.report(
                     ItemOutcome(
                         source: rec.sourcePath, relativeSource: display, output: rec.outputPath, relativeOutput: nil,
-                        verdict: .kept, state: .kept, reasons: ["original kept: \(refusal)"]),
+                        verdict: .kept, reasons: ["original kept: \(refusal)"]),
                     countsTowardsTotal: false)
                 continue
             }
@@ -268,7 +268,7 @@ extension BatchEngine {
                 await ledger.report(
                     ItemOutcome(
                         source: rec.sourcePath, relativeSource: display, output: rec.outputPath, relativeOutput: nil,
-                        verdict: .removed, state: .removed, trashedTo: r.trashedTo),
+                        verdict: .removed, trashedTo: r.trashedTo),
                     countsTowardsTotal: false)
             } catch {
                 // The original is still in place (every removal path fails before touching it or leaves it); the

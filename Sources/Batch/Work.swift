@@ -12,14 +12,24 @@ public protocol ItemConverter: Sendable {
     func convert(source: URL, to output: URL, options: ConvertOptions) throws -> ConversionResult
 }
 
-/// The verdict of reading an output back and auditing it against its source.
+/// What reading an output back and auditing it against its source found: the item's verdict (`verdict`, one of
+/// `ItemOutcome.Verdict`'s clean, kept or failed) with what the store and the outcome carry for it.
 public enum VerificationResult: Sendable, Equatable {
     /// Everything carried (known losses aside). `summary` is stored with the outcome.
     case clean(summary: String)
     /// Readable, but something was not carried: a field, the gain map. The original is kept, with these reasons.
-    case partial(reasons: [String], summary: String)
+    case kept(reasons: [String], summary: String)
     /// The output is unusable (unreadable, wrong image).
     case failed(reason: String)
+
+    /// The item's verdict.
+    public var verdict: ItemOutcome.Verdict {
+        switch self {
+        case .clean: return .clean
+        case .kept: return .kept
+        case .failed: return .failed
+        }
+    }
 }
 
 /// Reads an output back and audits it against its source.

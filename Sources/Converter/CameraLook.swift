@@ -1,6 +1,6 @@
+import ColorScience
 import Fidelity
 import Foundation
-import RenderCheck
 import RenderIO
 
 // The camera's look: the RAW's own embedded rendering gives the tone curve (`ToneMatch`), applied to each channel
@@ -94,7 +94,7 @@ extension HEICConverter {
             if abs(log(cut.aspect / frameAspect)) < abs(log(img.aspect / frameAspect)) { img = cut }
         }
         // The reference's display-linear luminance, read through its own space, against ours at its size.
-        let r = RenderComparison.lab(img).y.map { Float(max(0, $0)) }
+        let r = CIELAB.planes(img).y.map { Float(max(0, $0)) }
         let (gw, gh) = (img.width, img.height)
         let o = boxLuminance(frame, renderer: renderer, width: gw, height: gh)
         let what = reference.description

@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import GainMap
 import HeifCodec
@@ -14,12 +15,6 @@ public enum HDRMode: String, Sendable, Codable, CaseIterable {
     case auto
     /// Never: flat SDR output.
     case off
-}
-
-/// Output primaries of the SDR base.
-public enum OutputColorSpace: String, Sendable, Codable, CaseIterable {
-    case displayP3 = "p3"
-    case sRGB = "srgb"
 }
 
 /// Conversion options. Defaults: quality 55 at x265 preset `ultrafast` with x265 `aq-strength` 1.5, 8-bit 4:2:0,
@@ -50,7 +45,7 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// x265 options of the primary, passed through libheif as `x265:NAME` (HeifEncodeSettings.x265); the default
     /// target's (`EncodingTarget.x265Options`).
     public var x265Options: [String: String] = ["aq-strength": "1.5"]
-    public var colorSpace: OutputColorSpace = .displayP3
+    public var colorSpace: ColorSpace.Output = .displayP3
     /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
     public var icc: Bool = true
     /// Add a small thumbnail item (`thmb`).

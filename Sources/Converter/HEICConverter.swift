@@ -21,7 +21,7 @@ import Foundation
 
 /// RAW → HEIC conversion. Stateless; every call may run in parallel with others.
 public enum HEICConverter {
-    /// File extensions read as RAW (LibRaw).
+    /// File extensions read as RAW (LibRaw): the one list, which `readback convert` also discovers sources by.
     public static let rawExtensions: Set<String> = [
         "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "raf", "orf", "rw2", "pef", "srw", "x3f",
         "mrw", "iiq", "3fr", "erf", "kdc", "dcr", "mos", "rwl", "raw",
@@ -56,22 +56,38 @@ public enum HEICConverter {
 
 // MARK: - Timing
 
-struct Stopwatch {
+/// The one clock of a conversion's stages: seconds per named lap on the monotonic clock. The converter times its own
+/// stages with it, and Batch goes on timing an item's (hash, publish, audit) with one that took the converter's laps.
+public struct Stopwatch: Sendable {
     private let start = DispatchTime.now().uptimeNanoseconds
     private var last = DispatchTime.now().uptimeNanoseconds
-    private(set) var laps: [String: Double] = [:]
+    /// Seconds per lap name.
+    public private(set) var laps: [String: Double] = [:]
 
-    mutating func lap(_ name: String) {
+    public init() {}
+
+    /// Ends the current lap as `name` (added to an earlier lap of that name) and starts the next.
+    public mutating func lap(_ name: String) {
         let now = DispatchTime.now().uptimeNanoseconds
         laps[name, default: 0] += Double(now - last) / 1e9
         last = now
     }
 
     /// Moves `seconds` from one lap to another (a stage that ran inside another one's wall time).
-    mutating func move(_ seconds: Double, from: String, to: String) {
+    public mutating func move(_ seconds: Double, from: String, to: String) {
         laps[from, default: 0] -= seconds
         laps[to, default: 0] += seconds
     }
 
-    mutating func total() { laps["total"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    /// Takes laps timed elsewhere (a lap already here keeps its time) and starts the next lap now.
+    public mutating func merge(_ other: [String: Double]) {
+        laps.merge(other) { mine, _ in mine }
+        last = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Seconds since the stopwatch was made.
+    public var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+
+    /// Records `elapsed` as the lap "total".
+    public mutating func total() { laps["total"] = elapsed }
 }

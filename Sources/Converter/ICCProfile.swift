@@ -8,7 +8,7 @@ import ColorScience
 /// The numbers come from ColorScience.
 enum ICCProfile {
     /// The profile for `space`.
-    static func profile(for space: OutputColorSpace) -> [UInt8] {
+    static func profile(for space: ColorSpace.Output) -> [UInt8] {
         switch space {
         case .displayP3: return build(description: "Display P3 (Readback)", toXYZD50: Primaries.displayP3ToXYZD50)
         case .sRGB: return build(description: "sRGB IEC61966-2.1 (Readback)", toXYZD50: Primaries.sRGBToXYZD50)

@@ -27,7 +27,7 @@ struct Renderer {
     /// its curve (which carries the saturation a contrast curve brings); nil = neutral.
     private(set) var tone: ToneTable?
 
-    init(meta: RawMetadata, space: OutputColorSpace) {
+    init(meta: RawMetadata, space: ColorSpace.Output) {
         self.init(space: space, baselineExposure: meta.baselineExposure)
     }
 
@@ -41,7 +41,7 @@ struct Renderer {
     /// This render without a tone curve.
     func withoutTone() -> Renderer { with(tone: nil) }
 
-    init(space: OutputColorSpace, baselineExposure: Double) {
+    init(space: ColorSpace.Output, baselineExposure: Double) {
         let a = space == .displayP3 ? Primaries.proPhotoToDisplayP3 : Primaries.proPhotoToSRGB
         m = (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8])
         let w = space == .displayP3 ? LuminanceWeights.displayP3Derived.float : LuminanceWeights.bt709Derived.float

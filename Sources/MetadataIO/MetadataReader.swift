@@ -1,6 +1,7 @@
 import Exiv2Bridge
 import FileFacts
 import Foundation
+import HEIF
 import Metadata
 
 /// A file whose metadata could not be read: one line naming the file and the reason.
@@ -47,7 +48,7 @@ public enum MetadataReader {
         guard !head.isEmpty else { throw MetadataReadError(path: path, reason: "empty file") }
 
         var set: MetadataSet
-        if isHEIF(head) {
+        if Brands.isHEIF(head) {
             set = try HEIFMetadataReader.read(path: path)
         } else {
             set = try readWithExiv2(path: path)
@@ -118,25 +119,6 @@ public enum MetadataReader {
     }
 
     // MARK: internals
-
-    /// ISO BMFF with a HEIF/AVIF brand (not CR3's "crx ", which exiv2 reads as a RAW).
-    static func isHEIF(_ head: [UInt8]) -> Bool {
-        guard head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) else { return false }
-        let major = String(decoding: head[8..<12], as: UTF8.self)
-        if major == "crx " { return false }
-        let heifBrands: Set<String> = [
-            "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "mif2", "msf1", "avif", "avis", "avio", "MiHE",
-            "MiHB", "miaf",
-        ]
-        if heifBrands.contains(major) { return true }
-        // Compatible brands within the first 64 bytes.
-        var i = 16
-        while i + 4 <= head.count {
-            if heifBrands.contains(String(decoding: head[i..<(i + 4)], as: UTF8.self)) { return true }
-            i += 4
-        }
-        return false
-    }
 
     static func readWithExiv2(path: String) throws(MetadataReadError) -> MetadataSet {
         let doc: Exiv2Document

@@ -1,11 +1,5 @@
 import Foundation
-
-/// Exit codes, documented in README.md: 0 clean, 1 findings over the gate, 2 usage or I/O error.
-public enum ExitCode: Int32, Sendable {
-    case clean = 0
-    case findings = 1
-    case usageOrIO = 2
-}
+import ReportModel
 
 /// Where a command writes. Injected so tests run commands in-process and read exact output.
 public final class Console: @unchecked Sendable {

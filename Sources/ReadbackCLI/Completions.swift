@@ -1,3 +1,5 @@
+import ReportModel
+
 /// Shell completion scripts generated from the option tables behind `--help` (`Readback.commands`), so a new
 /// option completes as soon as it is declared. Printed by the hidden `readback completions bash|zsh`;
 /// `make install` and `make deb` install the output (bash-completion's and zsh's standard folders).

@@ -3,6 +3,7 @@ import Exiv2Bridge
 import Foundation
 import HeifCodec
 import RawDecoder
+import ReportModel
 import Store
 
 /// The `readback` command line: `run(arguments:console:)` is what `main.swift` and the tests call.

@@ -9,6 +9,7 @@
 // whose primary image is the reference, for photos without a thumbnail), --space srgb|p3|srgb709 (OUTPUT's space
 // when it does not signal one: dcraw_emu writes sRGB primaries with the BT.709 curve), --label TEXT.
 // OUTPUT may be a HEIF, a JPEG, a TIFF (8/16-bit RGB, uncompressed) or a binary PPM (8/16-bit).
+import ColorScience
 import Foundation
 import HeifCodec
 import JPEGCodec
@@ -24,7 +25,7 @@ func bytes(_ path: String) throws -> [UInt8] {
     return [UInt8](d)
 }
 
-func namedSpace(_ name: String?) throws -> RenderColourSpace? {
+func namedSpace(_ name: String?) throws -> ColorSpace? {
     switch name {
     case nil, "auto": return nil
     case "srgb": return .sRGB
@@ -35,7 +36,7 @@ func namedSpace(_ name: String?) throws -> RenderColourSpace? {
 }
 
 /// A binary PPM (P6, maxval 255 or 65535).
-func ppm(_ b: [UInt8], space: RenderColourSpace) throws -> RenderImage {
+func ppm(_ b: [UInt8], space: ColorSpace) throws -> RenderImage {
     var fields: [Int] = []
     var i = 2
     guard b.starts(with: Array("P6".utf8)) else { throw Failure(description: "not a binary PPM") }
@@ -60,7 +61,7 @@ func ppm(_ b: [UInt8], space: RenderColourSpace) throws -> RenderImage {
     return RenderImage(width: w, height: h, codes: v, maxCode: maxval, space: space)
 }
 
-func output(_ path: String, space: RenderColourSpace?) throws -> RenderImage {
+func output(_ path: String, space: ColorSpace?) throws -> RenderImage {
     let b = try bytes(path)
     switch (path as NSString).pathExtension.lowercased() {
     case "heic", "heif", "hif": return try OutputImage.fromHEIF(b).capped(maxSide: 2 * RenderComparison.maxSide)

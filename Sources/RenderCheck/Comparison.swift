@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 
 /// What comparing an output with a reference rendering of the same capture measured. Every number is at the
@@ -77,8 +78,8 @@ public enum RenderComparison {
         let runnerUp = scores.indices.filter { $0 != best }.map { scores[$0] }.max() ?? 0
 
         let o = out.resized(width: ref.width, height: ref.height)
-        let labR = lab(ref)
-        let labO = lab(o)
+        let labR = CIELAB.planes(ref)
+        let labO = CIELAB.planes(o)
         var m = RenderMeasurement(
             width: ref.width, height: ref.height, trimmedBars: trimmed, exposureStops: nil, midtoneFraction: 0,
             castA: 0, castB: 0, neutralFraction: 0, castFromNeutrals: false, bestOrientation: best + 1,
@@ -90,7 +91,7 @@ public enum RenderComparison {
     }
 
     /// Exposure, cast, ΔE00 and chroma of two aligned CIELAB images.
-    static func measureTone(_ m: inout RenderMeasurement, _ r: LabPlanes, _ o: LabPlanes) {
+    static func measureTone(_ m: inout RenderMeasurement, _ r: CIELAB.Planes, _ o: CIELAB.Planes) {
         let count = r.l.count
         var logRatios: [Double] = []
         var neutral = 0
@@ -129,42 +130,6 @@ public enum RenderComparison {
 
     /// |log| distance between two aspect ratios, the second taken either way up.
     static func shapeDistance(_ a: Double, _ b: Double) -> Double { min(abs(log(a / b)), abs(log(a * b))) }
-
-    /// CIELAB planes and relative luminance Y of an image.
-    public struct LabPlanes: Sendable {
-        public var l: [Double] = []
-        public var a: [Double] = []
-        public var b: [Double] = []
-        public var y: [Double] = []
-    }
-
-    /// The CIELAB (D65) planes and relative luminance of `img`, read through its own space.
-    public static func lab(_ img: RenderImage) -> LabPlanes {
-        let n = img.width * img.height
-        var p = LabPlanes(
-            l: .init(repeating: 0, count: n), a: .init(repeating: 0, count: n), b: .init(repeating: 0, count: n),
-            y: .init(repeating: 0, count: n))
-        let m = img.space.toXYZ
-        let tf = img.space.transfer
-        // Code values are 8-bit or finer; a 4096-entry table keeps the transfer exact to well under a ΔE of 0.01.
-        let table = (0...4095).map { tf.decode(Double($0) / 4095) }
-        @inline(__always) func linear(_ v: Float) -> Double {
-            let x = Double(min(max(v, 0), 1)) * 4095
-            let i = min(Int(x), 4094)
-            return table[i] + (table[i + 1] - table[i]) * (x - Double(i))
-        }
-        for i in 0..<n {
-            let r = linear(img.samples[3 * i])
-            let g = linear(img.samples[3 * i + 1])
-            let b = linear(img.samples[3 * i + 2])
-            let x = m[0] * r + m[1] * g + m[2] * b
-            let y = m[3] * r + m[4] * g + m[5] * b
-            let z = m[6] * r + m[7] * g + m[8] * b
-            let c = CIELAB.lab(x: x, y: y, z: z)
-            (p.l[i], p.a[i], p.b[i], p.y[i]) = (c.l, c.a, c.b, y)
-        }
-        return p
-    }
 
     /// Normalised cross-correlation of two equally long series (0 when either is constant).
     static func correlation(_ x: [Float], _ y: [Float]) -> Double {

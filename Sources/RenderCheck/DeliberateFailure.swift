@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 
 /// The deliberate pixel failures the render check must catch, applied to a rendering: what a broken converter would

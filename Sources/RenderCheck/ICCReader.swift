@@ -7,7 +7,7 @@ import Foundation
 public enum ICCReader {
     /// The space the profile describes, nil for a profile that is not RGB matrix/TRC (LUT-based, grey, CMYK) or is
     /// malformed.
-    public static func colourSpace(_ icc: [UInt8]) -> RenderColourSpace? {
+    public static func colourSpace(_ icc: [UInt8]) -> ColorSpace? {
         guard icc.count >= 132, string(icc, 16, 4) == "RGB ", string(icc, 36, 4) == "acsp" else { return nil }
         let count = Int(u32(icc, 128))
         guard count > 0, count < 1000, 132 + 12 * count <= icc.count else { return nil }
@@ -24,7 +24,7 @@ public enum ICCReader {
         else { return nil }
         let d50 = [r.0, g.0, b.0, r.1, g.1, b.1, r.2, g.2, b.2]
         let toXYZ = Matrix3.multiply(Matrix3.invert(Primaries.bradfordD65ToD50), d50)
-        return RenderColourSpace(name: "ICC \(description(icc, tags["desc"]) ?? "RGB")", toXYZ: toXYZ, transfer: trc)
+        return ColorSpace(name: "ICC \(description(icc, tags["desc"]) ?? "RGB")", toXYZ: toXYZ, transfer: trc)
     }
 
     static func u32(_ b: [UInt8], _ o: Int) -> UInt32 {
@@ -44,7 +44,7 @@ public enum ICCReader {
         return (s15(b, o + 8), s15(b, o + 12), s15(b, o + 16))
     }
 
-    static func curve(_ b: [UInt8], _ tag: (Int, Int)?) -> RenderTransfer? {
+    static func curve(_ b: [UInt8], _ tag: (Int, Int)?) -> TransferCurve? {
         guard let (o, size) = tag, size >= 12 else { return nil }
         switch string(b, o, 4) {
         case "curv":

@@ -36,9 +36,9 @@ public enum OutputImage {
 
     /// The space an image signals: its nclx when the check reads it, else its ICC profile, else sRGB (what a
     /// viewer assumes); nil for an HDR transfer (PQ, HLG), which an SDR reference cannot be compared with.
-    public static func space(nclx: NCLX?, icc: [UInt8]?) -> RenderColourSpace? {
+    public static func space(nclx: NCLX?, icc: [UInt8]?) -> ColorSpace? {
         if let n = nclx, n.hasHDRTransfer { return nil }
-        if let n = nclx, let s = RenderColourSpace.from(n) { return s }
+        if let n = nclx, let s = ColorSpace.from(n) { return s }
         if let icc, let s = ICCReader.colourSpace(icc) { return s }
         return .sRGB
     }

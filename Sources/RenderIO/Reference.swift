@@ -71,7 +71,7 @@ public enum ReferenceExtractor {
         let doc = try? Exiv2.read(path: path)
         let orientation = doc.flatMap { integer($0, key: "Exif.Image.Orientation") } ?? 1
         let dngSpace = doc.flatMap { d in d.entries.first { $0.tag == 0xC71A && $0.family == .exif } }
-            .flatMap { Int($0.text) }.flatMap(RenderColourSpace.fromDNGPreviewColorSpace)
+            .flatMap { Int($0.text) }.flatMap(ColorSpace.fromDNGPreviewColorSpace)
         let sensor = doc.flatMap(largestImage)
         var rejected: [String] = []
         let ordered = previews.enumerated().sorted { a, b in

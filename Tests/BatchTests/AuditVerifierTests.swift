@@ -29,14 +29,14 @@ private func result(_ findings: [Finding]) -> FileResult {
         ]))
     #expect(
         lost
-            == .partial(
+            == .kept(
                 reasons: ["gainmap.missing: the source's gain map is not in the output"],
                 summary: "audit: 1 error, 0 warning, 0 known-loss, 0 info"))
     let warnedField = AuditVerifier.verdict(
         for: result([
             Finding(code: "metadata.changed", severity: .warning, message: "GPS:GPSLatitude changed")
         ]))
-    guard case .partial = warnedField else {
+    guard case .kept = warnedField else {
         Issue.record("a metadata warning must keep the original")
         return
     }
@@ -58,7 +58,7 @@ private func result(_ findings: [Finding]) -> FileResult {
         ("render.cast", Severity.warning), ("render.cast", .error), ("render.orientation", .error),
         ("render.orientation", .warning), ("render.exposure", .error),
     ] {
-        guard case .partial(let reasons, _) = verdict(code, severity) else {
+        guard case .kept(let reasons, _) = verdict(code, severity) else {
             Issue.record("\(code) \(severity) must keep the original")
             continue
         }

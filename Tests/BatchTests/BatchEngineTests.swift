@@ -41,7 +41,7 @@ import Testing
     let cap = Captured()
     let s = await lib.run(lib.config(), converter: conv, captured: cap)
     #expect(s.fatalError == nil)
-    #expect(s.exitStatus == 0)
+    #expect(s.exitStatus == .clean)
     #expect(s.clean == 3 && s.removed == 0)
     for (src, out) in [("a.dng", "a.heic"), ("x/b.cr2", "x/b.heic"), ("x/y/c.nef", "x/y/c.heic")] {
         #expect(lib.exists(src), "original \(src) must stay without --remove-originals")
@@ -70,7 +70,7 @@ import Testing
     let cap = Captured()
     let again = await lib.run(lib.config(), converter: conv, captured: cap)
     #expect(again.nothingToDo)
-    #expect(again.exitStatus == 0)
+    #expect(again.exitStatus == .clean)
     #expect(conv.calls.count == 3)
     #expect(cap.out.contains("nothing to do: all 3 file(s) are already converted and unchanged"))
 
@@ -121,7 +121,7 @@ import Testing
     #expect(!conv.sawMissingOriginal, "an original was removed before all work drained")
     #expect(conv.calls.count == 6)
     #expect(s.clean == 3 && s.kept == 1 && s.failed == 2 && s.removed == 3)
-    #expect(s.exitStatus == 1)
+    #expect(s.exitStatus == .findings)
     for f in ["a.dng", "e.dng", "f.dng"] {
         #expect(!lib.exists(f))
         #expect(FileManager.default.fileExists(atPath: lib.output((f as NSString).deletingPathExtension + ".heic")))
@@ -181,7 +181,7 @@ import Testing
     #expect(conv.calls.count == 2, "unchanged size and mtime: not reconverted")
     #expect(lib.exists("a.dng"), "an original whose bytes changed after verification must stay")
     #expect(!lib.exists("b.dng"))
-    #expect(s.removed == 1 && s.removalRefused == 1 && s.exitStatus == 1)
+    #expect(s.removed == 1 && s.removalRefused == 1 && s.exitStatus == .findings)
     #expect(cap.out.contains("original kept: source content changed since it was converted"))
 }
 
@@ -212,7 +212,7 @@ import Testing
     let conv = CopyConverter()
     let cap = Captured()
     let s = await lib.run(lib.config(removal: "delete", jobs: 1), converter: conv, captured: cap)
-    #expect(s.exitStatus == 2)
+    #expect(s.exitStatus == .usageOrIO)
     #expect(s.removed == 0)
     let fatal = try #require(s.fatalError)
     #expect(fatal.contains("No space left on device"))
@@ -234,7 +234,7 @@ import Testing
     let conv = CopyConverter()
     let cap = Captured()
     let s = await lib.run(lib.config(), converter: conv, captured: cap)
-    #expect(s.exitStatus == 2)
+    #expect(s.exitStatus == .usageOrIO)
     #expect(s.fatalError?.contains("another 'readback convert' is already running on this store") == true)
     #expect(conv.calls.isEmpty)
     withExtendedLifetime(held) {}
@@ -278,7 +278,7 @@ import Testing
     let conv = CopyConverter()
     let cap = Captured()
     let s = await lib.run(lib.config(removal: "delete", dryRun: true), converter: conv, captured: cap)
-    #expect(s.dryRun && s.exitStatus == 0)
+    #expect(s.dryRun && s.exitStatus == .clean)
     #expect(!FileManager.default.fileExists(atPath: lib.out.path))
     #expect(lib.exists("a.dng") && lib.exists("b.dng"))
     #expect(cap.out.contains("would convert  a.dng → a.heic"))
@@ -324,7 +324,7 @@ import Testing
     p.begin(total: 4)
     let o = ItemOutcome(
         source: "/s/a.dng", relativeSource: "a.dng", output: "/o/a.heic", relativeOutput: "a.heic",
-        verdict: .clean, state: .verified, sourceBytes: 100, outputBytes: 50, seconds: 1)
+        verdict: .clean, sourceBytes: 100, outputBytes: 50, seconds: 1)
     p.item(o)  // same instant: bar not redrawn
     p.item(o)
     now += 0.25
@@ -373,7 +373,7 @@ import Testing
     let cap = Captured()
     let conv = CopyConverter()
     let s = await lib.run(config, converter: conv, captured: cap)
-    #expect(s.exitStatus == 2)
+    #expect(s.exitStatus == .usageOrIO)
     #expect(s.fatalError == lib.path("gone.dng") + ": find source failed: No such file or directory")
     #expect(!FileManager.default.fileExists(atPath: lib.out.path))
     #expect(conv.calls.isEmpty)
@@ -391,7 +391,7 @@ import Testing
     // The same command again: a.dng is gone because this store removed it; nothing else to do.
     let cap = Captured()
     let again = await lib.run(config, converter: conv, captured: cap)
-    #expect(again.exitStatus == 0 && again.nothingToDo)
+    #expect(again.exitStatus == .clean && again.nothingToDo)
     #expect(cap.out.contains("already converted and removed by an earlier run"))
     #expect(cap.out.contains("1 of them kept their original"))
     // A SRC that is a symlink is refused before anything happens.
@@ -399,7 +399,7 @@ import Testing
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: lib.src.path)
     config.sources = [link]
     let refused = await lib.run(config, converter: conv)
-    #expect(refused.exitStatus == 2)
+    #expect(refused.exitStatus == .usageOrIO)
     #expect(refused.fatalError?.contains("is a symlink; Readback never follows symlinks") == true)
     #expect(conv.calls.count == 2)
 }

@@ -40,7 +40,7 @@ extension Library {
     async let s1 = lib.run(configs[1], converter: converters[1])
     async let s2 = lib.run(configs[2], converter: converters[2])
     let summaries = await [s0, s1, s2]
-    #expect(summaries.allSatisfy { $0.exitStatus == 0 && $0.failed == 0 }, "\(summaries)")
+    #expect(summaries.allSatisfy { $0.exitStatus == .clean && $0.failed == 0 }, "\(summaries)")
     #expect(summaries.map(\.clean).reduce(0, +) == shardFiles.count)
     for k in 0..<3 {
         let mine = shardFiles.filter { Shard.index(of: $0, count: 3) == k }
@@ -99,7 +99,7 @@ func removalIsPerShardWithTheSameInvariants(_ mode: String) async throws {
     let owned = (0..<3).map { k in shardFiles.filter { Shard.index(of: $0, count: 3) == k } }
     let watch = CopyConverter(watch: shardFiles.map(lib.path))
     let s0 = await lib.run(try lib.config(shard: 0, of: 3, removal: mode), converter: watch)
-    #expect(s0.exitStatus == 0 && s0.removed == owned[0].count)
+    #expect(s0.exitStatus == .clean && s0.removed == owned[0].count)
     #expect(!watch.sawMissingOriginal, "an original went before the shard's files were all done")
     for f in owned[0] { #expect(!lib.exists(f)) }
     for f in owned[1] + owned[2] { #expect(lib.exists(f), "\(f) removed by another shard") }
@@ -157,7 +157,7 @@ func removalIsPerShardWithTheSameInvariants(_ mode: String) async throws {
         var c = try lib.config(shard: k, of: 3)
         c.sources = [lib.src.path, gone]
         let s = await lib.run(c, converter: CopyConverter())
-        #expect(s.exitStatus == (k == owner ? 2 : 0), "shard \(k)")
+        #expect(s.exitStatus == (k == owner ? .usageOrIO : .clean), "shard \(k)")
     }
 }
 

@@ -53,7 +53,7 @@ struct ByteVerifier: OutputVerifier {
             return .failed(reason: "output differs from source")
         }
         if source.lastPathComponent.contains("partial") {
-            return .partial(reasons: ["gain map not carried"], summary: "1 loss")
+            return .kept(reasons: ["gain map not carried"], summary: "1 loss")
         }
         return .clean(summary: "0 losses")
     }

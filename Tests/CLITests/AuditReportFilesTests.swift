@@ -1,4 +1,5 @@
 import Foundation
+import ReportModel
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import ReportModel
 import TestSupport
 import Testing
 

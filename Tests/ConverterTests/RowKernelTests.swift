@@ -22,10 +22,10 @@ private struct XorShift {
 /// colour spaces and both depths.
 /// With a camera tone curve (an S-curve 0.9 stop under at grey, as fitted on a real camera's preview) too.
 @Test(arguments: [
-    (OutputColorSpace.displayP3, 8, false), (.sRGB, 8, false), (.displayP3, 10, false), (.displayP3, 8, true),
+    (ColorSpace.Output.displayP3, 8, false), (.sRGB, 8, false), (.displayP3, 10, false), (.displayP3, 8, true),
     (.sRGB, 10, true),
 ])
-func rowKernelEqualsThePerPixelDefinition(space: OutputColorSpace, depth: Int, toned: Bool) {
+func rowKernelEqualsThePerPixelDefinition(space: ColorSpace.Output, depth: Int, toned: Bool) {
     var rng = XorShift(state: 0x9E37_79B9_7F4A_7C15)
     let neutral = Renderer(space: space, baselineExposure: 0.5)
     let curve = ToneMatch(

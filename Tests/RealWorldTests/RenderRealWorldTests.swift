@@ -1,4 +1,5 @@
 import Audit
+import ColorScience
 import Converter
 import Digest
 import Findings
@@ -171,7 +172,7 @@ private func codes(_ f: [Finding]) -> String {
         mapped.append(SHA256.hex([UInt8](try Data(contentsOf: url))))
         let converted = try HEICConverter.convert(source: url)
         let img = try OutputImage.fromHEIF(converted.bytes)
-        let lab = RenderComparison.lab(img)
+        let lab = CIELAB.planes(img)
         let n = Double(lab.a.count)
         let (a, b) = (lab.a.reduce(0, +) / n, lab.b.reduce(0, +) / n)
         #expect(abs(a) < 8 && abs(b) < 20, "\(url.lastPathComponent): mean a* \(a), b* \(b)")

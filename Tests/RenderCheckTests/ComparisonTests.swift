@@ -38,7 +38,7 @@ func scene(width w: Int = 300, height h: Int = 200) -> [Double] {
 }
 
 /// Linear RGB → an 8-bit-quantised RenderImage with the sRGB transfer.
-func encoded(_ lin: [Double], width: Int, height: Int, space: RenderColourSpace = .sRGB) -> RenderImage {
+func encoded(_ lin: [Double], width: Int, height: Int, space: ColorSpace = .sRGB) -> RenderImage {
     let codes = lin.map { UInt8((SRGBTransfer.encode(min(max($0, 0), 1)) * 255).rounded()) }
     return RenderImage(width: width, height: height, codes: codes, space: space)
 }
@@ -65,7 +65,7 @@ func verdict(_ ref: RenderImage, _ out: RenderImage) -> (RenderMeasurement, [Fin
 @Test func displayP3OutputOfTheSameColoursMatchesAnSRGBReference() {
     let lin = scene()
     let ref = encoded(lin, width: 300, height: 200)
-    let toP3 = Matrix3.multiply(Matrix3.invert(RenderColourSpace.displayP3.toXYZ), RenderColourSpace.sRGB.toXYZ)
+    let toP3 = Matrix3.multiply(Matrix3.invert(ColorSpace.displayP3.toXYZ), ColorSpace.sRGB.toXYZ)
     var p3 = lin
     for i in stride(from: 0, to: lin.count, by: 3) {
         (p3[i], p3[i + 1], p3[i + 2]) = Matrix3.apply(toP3, (lin[i], lin[i + 1], lin[i + 2]))

@@ -63,10 +63,10 @@ enum Checks {
         // The source's bytes are only needed for a HEIF source (its container is compared) or a JPEG one (its gain
         // map is looked for); a RAW source's metadata goes through exiv2, so its tens of megabytes are not read here.
         if let src = ctx.job.source, let head = Source.head(src, count: 12),
-            Source.isHEIF(head) || Source.isJPEG(head), let data = try? Data(contentsOf: src)
+            Brands.isHEIF(head) || Source.isJPEG(head), let data = try? Data(contentsOf: src)
         {
             ctx.sourceBytes = [UInt8](data)
-            if Source.isHEIF(ctx.sourceBytes!) { ctx.sourceHEIF = HEIFFile(bytes: ctx.sourceBytes!) }
+            if Brands.isHEIF(ctx.sourceBytes!) { ctx.sourceHEIF = HEIFFile(bytes: ctx.sourceBytes!) }
         }
         gainMaps(&ctx)
         signalling(&ctx)
@@ -84,7 +84,7 @@ extension Checks {
     /// with no ISOBMFF `ftyp` naming a HEIF brand, whose metadata exiv2 reads. Nil for a HEIF-family file, and for
     /// bytes no reader recognises (a HEIF that lost its `ftyp` stays with the container checks, which say why).
     static func otherFormat(_ bytes: [UInt8], _ url: URL?) -> String? {
-        guard !Source.hasHEIFBrand(bytes), let url else { return nil }
+        guard !Brands.isHEIF(bytes), let url else { return nil }
         if let set = try? MetadataReader.read(url, sidecars: false) { return set.format }
         return Source.otherMagic(bytes)
     }
@@ -98,7 +98,7 @@ extension Checks {
             "the output is not a HEIF-family file (\(format)): only its metadata and orientation were compared",
             Evidence(expected: "a HEIF-family file (ftyp with a HEIF brand)", actual: format))
         FileFactsCheck.run(&ctx)
-        if let src = ctx.job.source, let head = Source.head(src, count: 12), Source.isHEIF(head),
+        if let src = ctx.job.source, let head = Source.head(src, count: 12), Brands.isHEIF(head),
             let data = try? Data(contentsOf: src)
         {
             ctx.sourceBytes = [UInt8](data)
@@ -121,16 +121,6 @@ enum Source {
     /// True when the bytes start with a JPEG SOI marker.
     static func isJPEG(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0xFF && b[1] == 0xD8 }
 
-    /// True when the bytes start with an ISOBMFF `ftyp` whose major or a compatible brand is of the HEIF family.
-    static func hasHEIFBrand(_ b: [UInt8]) -> Bool {
-        guard b.count >= 16, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 else { return false }
-        let size = min(b.count, max(16, Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])), 4096)
-        let brands = stride(from: 8, to: size - 3, by: 4).filter { $0 != 12 }.map {
-            String(decoding: b[$0..<($0 + 4)], as: UTF8.self)
-        }
-        return brands.contains { heifBrands.contains($0) }
-    }
-
     /// The format of an image of another family by its first bytes (for files exiv2 does not read): an ISOBMFF file
     /// of another brand (Canon CR3, MP4), JPEG, TIFF and the TIFF-like RAWs (Panasonic RW2 and Olympus ORF by their own
     /// magic), Sigma X3F, Fujifilm RAF, Minolta MRW.
@@ -146,15 +136,6 @@ enum Source {
             ("ORF", Array("IIRO".utf8)), ("ORF", Array("IIRS".utf8)), ("ORF", Array("MMOR".utf8)),
         ]
         return magic.first { b.starts(with: $0.1) }?.0
-    }
-
-    static let heifBrands = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis", "mif2"]
-
-    /// True when the bytes start with an ISOBMFF `ftyp` of a HEIF-family brand.
-    static func isHEIF(_ b: [UInt8]) -> Bool {
-        guard b.count >= 12, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 else { return false }
-        let brand = String(decoding: b[8..<12], as: UTF8.self)
-        return heifBrands.contains(brand)
     }
 
     /// True for a JPEG whose metadata announces a gain map: Adobe/Google `hdrgm` XMP, ISO 21496-1 URN, Apple's

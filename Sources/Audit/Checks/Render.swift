@@ -1,3 +1,4 @@
+import ColorScience
 import Findings
 import Foundation
 import RenderCheck

@@ -38,7 +38,7 @@ public enum PairJudgement {
         /// Reads the file; a HEIF file is parsed too.
         init(reading url: URL) {
             let b = (try? Data(contentsOf: url)).map { [UInt8]($0) }
-            self.init(url: url, bytes: b, heif: b.flatMap { Source.isHEIF($0) ? HEIFFile(bytes: $0) : nil })
+            self.init(url: url, bytes: b, heif: b.flatMap { Brands.isHEIF($0) ? HEIFFile(bytes: $0) : nil })
         }
     }
 

@@ -3,6 +3,7 @@ import Converter
 import Fidelity
 import Foundation
 import HeifCodec
+import ReportModel
 
 /// `readback convert`: RAW → HEIC for files and folders, every output read back and audited, resumable, with opt-in
 /// removal of verified originals.
@@ -140,7 +141,7 @@ struct ConvertCommand: Subcommand {
             out: { console.write($0) }, err: { console.error($0) })
         let s = engine.runBlocking()
         Self.printSummary(s, style: style, console: console)
-        return ExitCode(rawValue: s.exitStatus) ?? .usageOrIO
+        return s.exitStatus
     }
 
     /// The encoding options of a command line: the converter's defaults, then --target, then explicit

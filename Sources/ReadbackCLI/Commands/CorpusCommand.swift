@@ -2,6 +2,7 @@ import Converter
 import CorpusKit
 import Foundation
 import HeifCodec
+import ReportModel
 
 /// `readback corpus`: generates the synthetic corpus (DNGs with exact truth) and mutated HEICs.
 struct CorpusCommand: Subcommand {

@@ -1,5 +1,6 @@
 import AuditHistory
 import Foundation
+import ReportModel
 
 /// `readback history`: recent audit runs and what changed between the last two.
 struct HistoryCommand: Subcommand {

@@ -1,4 +1,5 @@
 import HEIF
+import ReportModel
 
 /// `readback inspect FILE [--json] [--boxes]`: the HEIF/AVIF container at a glance, then its structural findings.
 struct InspectCommand: Subcommand {

@@ -1,18 +1,17 @@
-import ColorScience
 import Foundation
 
-/// An RGB encoding as the render check reads it: linear RGB → CIE XYZ (relative to a D65 white of Y = 1) and the
-/// transfer from code values to linear light. Every image is brought to CIELAB (D65) through its own space, so a
-/// Display P3 output and an sRGB or Adobe RGB reference are compared by what each signals.
-public struct RenderColourSpace: Sendable, Equatable, CustomStringConvertible {
+/// An RGB colour space: linear RGB → CIE XYZ (relative to a D65 white of Y = 1) and the transfer from code values to
+/// linear light. The render check brings every image to CIELAB (D65) through its own space, so a Display P3 output
+/// and an sRGB or Adobe RGB reference are compared by what each signals; the converter writes one of `Output`.
+public struct ColorSpace: Sendable, Equatable, CustomStringConvertible {
     /// Short name for reports ("sRGB", "Display P3", "ICC: …").
     public var name: String
     /// Linear RGB → XYZ (D65-relative), row-major 3×3.
     public var toXYZ: [Double]
     /// Code value (0…1) → linear light.
-    public var transfer: RenderTransfer
+    public var transfer: TransferCurve
 
-    public init(name: String, toXYZ: [Double], transfer: RenderTransfer) {
+    public init(name: String, toXYZ: [Double], transfer: TransferCurve) {
         self.name = name
         self.toXYZ = toXYZ
         self.transfer = transfer
@@ -21,28 +20,28 @@ public struct RenderColourSpace: Sendable, Equatable, CustomStringConvertible {
     public var description: String { name }
 
     /// sRGB (IEC 61966-2-1): BT.709 primaries, D65, the sRGB transfer.
-    public static let sRGB = RenderColourSpace(
+    public static let sRGB = ColorSpace(
         name: "sRGB", toXYZ: Chromaticity.rgbToXYZ(Chromaticity.bt709, white: Chromaticity.d65), transfer: .sRGB)
     /// Display P3: P3 primaries, D65, the sRGB transfer (Readback's default output).
-    public static let displayP3 = RenderColourSpace(
+    public static let displayP3 = ColorSpace(
         name: "Display P3", toXYZ: Chromaticity.rgbToXYZ(Chromaticity.p3, white: Chromaticity.d65), transfer: .sRGB)
     /// Adobe RGB (1998): its primaries, D65, gamma 563/256.
-    public static let adobeRGB = RenderColourSpace(
+    public static let adobeRGB = ColorSpace(
         name: "Adobe RGB", toXYZ: Chromaticity.rgbToXYZ(Chromaticity.adobeRGB, white: Chromaticity.d65),
         transfer: .gamma(563.0 / 256))
     /// ProPhoto / ROMM RGB: its primaries with a D50 white, adapted to D65 (Bradford), gamma 1.8.
-    public static let proPhoto = RenderColourSpace(
+    public static let proPhoto = ColorSpace(
         name: "ProPhoto RGB",
         toXYZ: Matrix3.multiply(
             Matrix3.invert(Primaries.bradfordD65ToD50),
             Chromaticity.rgbToXYZ(Chromaticity.proPhoto, white: Chromaticity.d50)),
         transfer: .gamma(1.8))
     /// sRGB primaries with the BT.709 camera curve: what `dcraw_emu` writes by default (its gamma 0.45 / slope 4.5).
-    public static let sRGBWithBT709Curve = RenderColourSpace(
+    public static let sRGBWithBT709Curve = ColorSpace(
         name: "sRGB primaries, BT.709 curve", toXYZ: sRGB.toXYZ, transfer: .bt709)
 
     /// The space an nclx signalling names, nil for primaries or a transfer the check does not read (PQ, HLG, …).
-    public static func from(_ nclx: NCLX) -> RenderColourSpace? {
+    public static func from(_ nclx: NCLX) -> ColorSpace? {
         let matrix: [Double]
         switch nclx.knownPrimaries {
         case .bt709: matrix = sRGB.toXYZ
@@ -50,7 +49,7 @@ public struct RenderColourSpace: Sendable, Equatable, CustomStringConvertible {
         case .bt2020: matrix = Chromaticity.rgbToXYZ(Chromaticity.bt2020, white: Chromaticity.d65)
         default: return nil
         }
-        let transfer: RenderTransfer
+        let transfer: TransferCurve
         switch nclx.knownTransfer {
         case .sRGB: transfer = .sRGB
         case .bt709: transfer = .bt709
@@ -59,14 +58,28 @@ public struct RenderColourSpace: Sendable, Equatable, CustomStringConvertible {
         }
         let primaries =
             nclx.knownPrimaries == .bt709 ? "BT.709" : nclx.knownPrimaries == .displayP3 ? "Display P3" : "BT.2020"
-        return RenderColourSpace(
+        return ColorSpace(
             name: "nclx \(primaries)/\(nclx.transferCharacteristics)", toXYZ: matrix, transfer: transfer)
     }
 
+    /// The spaces the converter writes its SDR base in (`--color-space`-style option values "p3" and "srgb").
+    public enum Output: String, Sendable, Codable, CaseIterable {
+        case displayP3 = "p3"
+        case sRGB = "srgb"
+
+        /// The space itself.
+        public var space: ColorSpace {
+            switch self {
+            case .displayP3: return .displayP3
+            case .sRGB: return .sRGB
+            }
+        }
+    }
+
     /// The space a DNG `PreviewColorSpace` (tag 0xC71A) names: 1 grey gamma 2.2, 2 sRGB, 3 Adobe RGB, 4 ProPhoto.
-    public static func fromDNGPreviewColorSpace(_ code: Int) -> RenderColourSpace? {
+    public static func fromDNGPreviewColorSpace(_ code: Int) -> ColorSpace? {
         switch code {
-        case 1: return RenderColourSpace(name: "gamma 2.2", toXYZ: sRGB.toXYZ, transfer: .gamma(2.2))
+        case 1: return ColorSpace(name: "gamma 2.2", toXYZ: sRGB.toXYZ, transfer: .gamma(2.2))
         case 2: return sRGB
         case 3: return adobeRGB
         case 4: return proPhoto
@@ -76,7 +89,7 @@ public struct RenderColourSpace: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A transfer from code values to linear light.
-public enum RenderTransfer: Sendable, Equatable {
+public enum TransferCurve: Sendable, Equatable {
     case sRGB
     /// The BT.709 camera curve inverted.
     case bt709
@@ -140,26 +153,5 @@ public enum Chromaticity {
         let w = (white.x / white.y, 1.0, (1 - white.x - white.y) / white.y)
         let s = Matrix3.apply(Matrix3.invert(m), w)
         return (0..<9).map { m[$0] * [s.0, s.1, s.2][$0 % 3] }
-    }
-}
-
-/// CIELAB (CIE 15:2004 §8.2.1) against the D65 white of Y = 1.
-public enum CIELAB {
-    /// D65 as XYZ, Y = 1 (from its xy chromaticity, as the matrices above).
-    public static let white: (Double, Double, Double) = (0.3127 / 0.3290, 1, (1 - 0.3127 - 0.3290) / 0.3290)
-
-    /// L*, a*, b* of an XYZ colour.
-    @inline(__always)
-    public static func lab(x: Double, y: Double, z: Double) -> (l: Double, a: Double, b: Double) {
-        let fx = f(x / white.0)
-        let fy = f(y / white.1)
-        let fz = f(z / white.2)
-        return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
-    }
-
-    @inline(__always)
-    static func f(_ t: Double) -> Double {
-        let d = 6.0 / 29
-        return t > d * d * d ? cbrt(t) : t / (3 * d * d) + 4.0 / 29
     }
 }

@@ -1,7 +1,6 @@
+import ColorScience
 import Foundation
 import Testing
-
-@testable import RenderCheck
 
 /// Sharma, Wu and Dalal (2005), Table 1: the 34 test pairs of their CIEDE2000 implementation notes (L*, a*, b* of
 /// each colour and ΔE00 to four decimals). Pairs 7–16 exercise the hue discontinuities their notes warn about.
@@ -64,7 +63,7 @@ let sharmaPairs: [(Double, Double, Double, Double, Double, Double, Double)] = [
 }
 
 @Test func cielabOfSRGBWhiteBlackAndPrimaries() {
-    func lab(_ r: Double, _ g: Double, _ b: Double, _ s: RenderColourSpace = .sRGB) -> (Double, Double, Double) {
+    func lab(_ r: Double, _ g: Double, _ b: Double, _ s: ColorSpace = .sRGB) -> (Double, Double, Double) {
         let m = s.toXYZ
         let v = (s.transfer.decode(r), s.transfer.decode(g), s.transfer.decode(b))
         let c = CIELAB.lab(

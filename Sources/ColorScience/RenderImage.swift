@@ -1,15 +1,15 @@
 import Foundation
 
-/// An RGB image as the render check handles it: code values 0…1 (still encoded by `space`'s transfer), interleaved,
-/// row-major, as a viewer shows it (orientation applied).
+/// An RGB image as a viewer shows it (orientation applied): code values 0…1 (still encoded by `space`'s transfer),
+/// interleaved, row-major. The render check compares two of them; the converter's camera look fits its tones on one.
 public struct RenderImage: Sendable {
     public var width: Int
     public var height: Int
     /// `width × height × 3` code values, 0…1.
     public var samples: [Float]
-    public var space: RenderColourSpace
+    public var space: ColorSpace
 
-    public init(width: Int, height: Int, samples: [Float], space: RenderColourSpace) {
+    public init(width: Int, height: Int, samples: [Float], space: ColorSpace) {
         precondition(width > 0 && height > 0 && samples.count == width * height * 3, "bad image size")
         self.width = width
         self.height = height
@@ -18,7 +18,7 @@ public struct RenderImage: Sendable {
     }
 
     /// An image from 8-bit (or, with `maxCode`, deeper) interleaved RGB codes.
-    public init<T: BinaryInteger>(width: Int, height: Int, codes: [T], maxCode: Int = 255, space: RenderColourSpace) {
+    public init<T: BinaryInteger>(width: Int, height: Int, codes: [T], maxCode: Int = 255, space: ColorSpace) {
         let k = 1 / Float(maxCode)
         self.init(width: width, height: height, samples: codes.map { Float($0) * k }, space: space)
     }
