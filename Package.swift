@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "Metadata", dependencies: ["Digest", "Findings"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
-        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "GainMap"]),
+        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "Findings", "HEIF", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
         // Pixel checks of an output against a reference rendering (CIELAB, CIEDE2000, exposure, cast, orientation).
@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
         .testTarget(name: "FileFactsTests", dependencies: ["FileFacts", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
-        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "HEIF", "TestSupport"]),
+        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "Findings", "HEIF", "TestSupport"]),
         .testTarget(
             name: "MetadataTests",
             dependencies: ["Exiv2Bridge", "FileFacts", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
