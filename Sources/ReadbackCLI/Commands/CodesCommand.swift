@@ -46,17 +46,18 @@ struct CodesCommand: Subcommand {
         return .clean
     }
 
-    /// One line per code, columns aligned, then the old names.
+    /// One line per code (code, severity, topic, effect, meaning; columns aligned), then the old names.
     static func text() -> String {
         let codes = FindingCode.allCases
         let width = codes.map(\.rawValue.count).max() ?? 0
         let sevWidth = Severity.allCases.map(\.rawValue.count).max() ?? 0
+        let topicWidth = FindingCode.Topic.allCases.map(\.rawValue.count).max() ?? 0
         let effWidth = FindingCode.ConversionEffect.allCases.map(\.rawValue.count).max() ?? 0
         var out = ""
         for c in codes {
             out +=
                 pad(c.rawValue, width) + "  " + pad(c.severity.rawValue, sevWidth) + "  "
-                + pad(c.effect.rawValue, effWidth) + "  " + c.meaning + "\n"
+                + pad(c.topic.rawValue, topicWidth) + "  " + pad(c.effect.rawValue, effWidth) + "  " + c.meaning + "\n"
         }
         out += "\nold names (accepted in policies and baselines for one report-schema version):\n"
         for (old, c) in FindingCode.aliases.sorted(by: { $0.key < $1.key }) { out += "  \(old) → \(c.rawValue)\n" }
