@@ -141,7 +141,7 @@ func inspectMatchesGolden(_ golden: String) throws {
     #expect(Golden.check(view.text(), named: "\(golden).txt") == nil)
     #expect(Golden.check(view.json(), named: "\(golden).json") == nil)
     let json = try JSONSerialization.jsonObject(with: Data(view.json().utf8)) as? [String: Any]
-    #expect(json?["schemaVersion"] as? Int == 1)
+    #expect(json?["schemaVersion"] as? Int == 2)
 }
 
 /// exiftool (the oracle) agrees on brands, handler, primary item and where the media data starts.
