@@ -1,6 +1,5 @@
 import Findings
 
-
 /// What the fuzz target and the in-repo mutation test run on each input: parse, then walk every accessor.
 public enum HEIFFuzz {
     /// Parses `bytes` with `limits` and calls every reader, the writer and the builder on the result.

@@ -49,9 +49,12 @@ func findingCases() -> [(code: String, bytes: [UInt8], limits: Limits)] {
             b.setReferences(b.references + [ItemReference(type: "dimg", from: ids["grid"]!, to: [ids["t1"]!])])
         })
     add(
-        "container.iref.cdsc-multi-target", built { b, ids in b.addReference(type: "cdsc", from: ids["exif"]!, to: [ids["tmap"]!]) }
+        "container.iref.cdsc-multi-target",
+        built { b, ids in b.addReference(type: "cdsc", from: ids["exif"]!, to: [ids["tmap"]!]) }
     )
-    add("container.iref.auxl-multi-target", built { b, ids in b.addReference(type: "auxl", from: ids["gm"]!, to: [ids["tmap"]!]) })
+    add(
+        "container.iref.auxl-multi-target",
+        built { b, ids in b.addReference(type: "auxl", from: ids["gm"]!, to: [ids["tmap"]!]) })
     add(
         "container.ipma.index-out-of-range",
         meta1(base + [V.iloc([(1, 1, [])]), V.iprp([V.ispe(1, 1)], V.ipma([(1, [(1, false), (5, false)])]))]))
@@ -78,7 +81,9 @@ func findingCases() -> [(code: String, bytes: [UInt8], limits: Limits)] {
                 of: ids["t1"]!,
                 [(Samples.hvcC(), true), (.irot(quarterTurns: 1), true), (.ispe(width: 64, height: 64), false)])
         })
-    add("container.grid.invalid", built { b, ids in b.addReference(type: "dimg", from: ids["grid"]!, to: [ids["t1"]!]) })
+    add(
+        "container.grid.invalid", built { b, ids in b.addReference(type: "dimg", from: ids["grid"]!, to: [ids["t1"]!]) }
+    )
     add("container.tmap.brand-without-item", built { b, ids in b.removeItem(ids["tmap"]!) })
     add("container.tmap.item-without-brand", built { b, _ in b.brands.compatible.removeAll { $0 == "tmap" } })
     add(
@@ -90,7 +95,9 @@ func findingCases() -> [(code: String, bytes: [UInt8], limits: Limits)] {
     add(
         "container.altr.order",
         built { b, ids in b.setGroups([EntityGroup(type: "altr", id: 500, entities: [ids["grid"]!, ids["tmap"]!])]) })
-    add("container.exif.bad-offset", built { b, ids in b.replacePayload(of: ids["exif"]!, with: [0, 0, 0, 9] + Samples.tiff) })
+    add(
+        "container.exif.bad-offset",
+        built { b, ids in b.replacePayload(of: ids["exif"]!, with: [0, 0, 0, 9] + Samples.tiff) })
     var tight = Limits.default
     tight.maxItems = 3
     add("container.limits.exceeded", Samples.gainMapBuilder().0.build(), tight)
