@@ -41,7 +41,7 @@ DEBUG_BIN := .build/debug/readback
 CORPUS ?= ../shared/corpus
 
 .PHONY: all deps bench-deps dist-deps build release test test-real test-dist demo corpus corpus-large lint fuzz \
-        bench ladder clean help install uninstall deb deb-deps test-pkg test-container
+        bench ladder clean help install uninstall deb deb-deps test-pkg test-container codes-doc
 
 all: build
 
@@ -51,6 +51,7 @@ help:
 	@echo "make test-real  audit the real-world corpus (CORPUS=$(CORPUS)) against committed expectations"
 	@echo "make test-dist  run a sharded job array on a throwaway single-node Slurm (as root; docs/distributed.md)"
 	@echo "make corpus     regenerate Corpus/ deterministically"
+	@echo "make codes-doc  regenerate docs/codes.md from the finding-code catalogue (readback codes --markdown)"
 	@echo "make bench      side-by-side benchmarks against peer tools"
 	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~30 min on 2 shared cores)"
 	@echo "make fuzz       run the HEIF parser fuzzer (libFuzzer)"
@@ -110,6 +111,10 @@ corpus: release
 # Also the 24 MP and 50 MP benchmark charts, uncompressed and lossless-JPEG, into Corpus/large/ (git-ignored).
 corpus-large: release
 	$(RELEASE_BIN) corpus generate --out Corpus --large
+
+# docs/codes.md is generated from the catalogue of finding codes; a test keeps the committed file equal to it.
+codes-doc: build
+	$(DEBUG_BIN) codes --markdown > docs/codes.md
 
 demo: release
 	@mkdir -p Reports

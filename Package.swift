@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "Metadata", dependencies: ["Digest", "Findings"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
-        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "HEIF", "GainMap"]),
+        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "Findings", "HEIF", "GainMap"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
         // Pixel checks of an output against a reference rendering (exposure, cast, orientation, ΔE00), measured in
@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
         .testTarget(name: "FileFactsTests", dependencies: ["FileFacts", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
-        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "HEIF", "TestSupport"]),
+        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "Findings", "HEIF", "TestSupport"]),
         .testTarget(
             name: "MetadataTests",
             dependencies: ["Exiv2Bridge", "FileFacts", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),

@@ -59,6 +59,7 @@ do_install() {
   put 644 "$gen/_readback" "$ZSHCOMPDIR/_readback"
   put 644 "$here/docs/policy.md" "$DOCDIR/policy.md"
   put 644 "$here/docs/report-schema.md" "$DOCDIR/report-schema.md"
+  put 644 "$here/docs/codes.md" "$DOCDIR/codes.md"
   for f in "${files[@]}"; do echo "installed $DESTDIR$f"; done
   if [ "${MANIFEST:-1}" = 1 ]; then
     mkdirs "$DOCDIR"

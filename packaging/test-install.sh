@@ -13,7 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 cycle() {
   $make --no-print-directory install DESTDIR="$1" PREFIX=/usr/local >/dev/null
   for f in bin/readback share/man/man1/readback.1.gz share/bash-completion/completions/readback \
-    share/zsh/site-functions/_readback share/doc/readback/policy.md share/doc/readback/report-schema.md; do
+    share/zsh/site-functions/_readback share/doc/readback/policy.md share/doc/readback/report-schema.md \
+    share/doc/readback/codes.md; do
     [ -s "$1/usr/local/$f" ] || fail "make install did not install usr/local/$f"
   done
   $make --no-print-directory uninstall DESTDIR="$1" PREFIX=/usr/local >/dev/null

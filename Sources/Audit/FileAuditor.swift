@@ -28,14 +28,14 @@ public struct FileAuditor: Sendable {
             if sourceBytes == nil {
                 findings.append(
                     Finding(
-                        code: "input.unreadable", severity: .error,
+                        code: .inputUnreadable, severity: .error,
                         message: "the source cannot be read: \(job.sourceDisplay ?? s.path)"))
             }
         }
         guard let out = job.output else {
             findings.append(
                 Finding(
-                    code: "output.missing", severity: .error,
+                    code: .outputMissing, severity: .error,
                     message: "no output was found for this source",
                     evidence: Evidence(expected: "an output with the same stem")))
             let r = FileResult(
@@ -46,7 +46,7 @@ public struct FileAuditor: Sendable {
         guard let outSize = Self.fileSize(out), let data = try? Data(contentsOf: out) else {
             findings.append(
                 Finding(
-                    code: "input.unreadable", severity: .error,
+                    code: .inputUnreadable, severity: .error,
                     message: "the output cannot be read: \(job.outputDisplay ?? out.path)"))
             let r = FileResult(
                 name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
@@ -64,14 +64,14 @@ public struct FileAuditor: Sendable {
             if let lo = options.policy.sizeRatioMin, r < lo {
                 ctx.findings.append(
                     Finding(
-                        code: "size.ratio", severity: .warning,
+                        code: .sizeRatio, severity: .warning,
                         message: "the output is \(r) × the source's size, below the policy's \(lo)",
                         evidence: Evidence(expected: "≥ \(lo)", actual: String(r))))
             }
             if let hi = options.policy.sizeRatioMax, r > hi {
                 ctx.findings.append(
                     Finding(
-                        code: "size.ratio", severity: .warning,
+                        code: .sizeRatio, severity: .warning,
                         message: "the output is \(r) × the source's size, above the policy's \(hi)",
                         evidence: Evidence(expected: "≤ \(hi)", actual: String(r))))
             }

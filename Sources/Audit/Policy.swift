@@ -32,6 +32,8 @@ public struct Policy: Hashable, Sendable {
     public var render = RenderThresholds()
     /// Where the policy came from: `built-in` or the file path.
     public var name = "built-in"
+    /// Notes for stderr from parsing (an old code name, a field pattern that can never match; PolicyValidation.swift).
+    public var warnings: [String] = []
 
     public init() {}
 
@@ -171,13 +173,16 @@ public struct Policy: Hashable, Sendable {
                 } else {
                     throw fail("unknown severity '\(args[1])' (error, warning, known-loss, info or off)")
                 }
-                p.severityRules.removeAll { $0.pattern == args[0] }
-                p.severityRules.append((args[0], sev))
+                for pattern in try p.codePatterns(args[0], line: n + 1, file: name) {
+                    p.severityRules.removeAll { $0.pattern == pattern }
+                    p.severityRules.append((pattern, sev))
+                }
             case "compare", "ignore", "known-loss", "not-known-loss":
                 guard !args.isEmpty else { throw fail("\(directive) needs at least one field pattern") }
                 for a in args where a.contains(where: { $0 == "\"" || $0 == "," }) {
                     throw fail("'\(a)' is not a field pattern (Group:Tag, Tag, or with * wildcards)")
                 }
+                p.checkFieldPatterns(args, line: n + 1, file: name)
                 switch directive {
                 case "compare": p.compareFields += args
                 case "ignore": p.ignoreFields += args

@@ -16,13 +16,14 @@ public struct AuditVerifier: OutputVerifier {
     /// the file decodes, but shows nothing of the capture.
     static func isUnusable(_ f: Finding) -> Bool {
         f.code.hasPrefix("container.") || f.code.hasPrefix("input.") || f.code.hasPrefix("output.")
-            || f.code == "decode.primary-failed" || f.code == "render.blank"
+            || f.code == FindingCode.decodePrimaryFailed.rawValue || f.code == FindingCode.renderBlank.rawValue
     }
 
     /// Render findings that keep the original even as warnings: a colour cast, a blank frame or turned pixels are
     /// the pixels going wrong while every tag is right. (An exposure warning alone is a different rendering.)
     static func vetoesAsWarning(_ code: String) -> Bool {
-        code == "render.cast" || code == "render.blank" || code == "render.orientation"
+        code == FindingCode.renderCast.rawValue || code == FindingCode.renderBlank.rawValue
+            || code == FindingCode.renderOrientation.rawValue
     }
 
     /// Maps an audit result to a verdict: errors that make the file unusable → failed; any other error, or a

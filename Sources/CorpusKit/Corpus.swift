@@ -1,4 +1,5 @@
 import Digest
+import Findings
 import Foundation
 import HEIF
 
@@ -39,16 +40,28 @@ public enum Corpus {
 
     /// Finding codes the auditor raises, with the mutation that must trigger each (see `Mutator`).
     public static let findingCodes: [(code: String, meaning: String)] = [
-        ("gainmap.missing", "the source has highlights above SDR white but the output has no gain map"),
-        ("gainmap.apple.xmp-missing", "an Apple hdrgainmap auxiliary image without its XMP (HDRGainMapVersion)"),
-        ("gainmap.tmap.colr-missing", "a tmap derived item without the colr describing the alternate rendition"),
-        ("gainmap.data-missing", "the gain-map item has no data in iloc (no extents or zero length)"),
-        ("metadata.lost", "a field of the source is absent from the output (GPS removed)"),
-        ("metadata.changed", "a field differs between source and output (DateTimeOriginal changed)"),
-        ("orientation.double-rotation", "the pixels are rotated and the Exif Orientation still asks for a rotation"),
-        ("signalling.nclx-missing", "an HDR output whose primary image has no nclx colr"),
-        ("container.truncated", "the file ends inside a box (mdat cut short)"),
-        ("output.missing", "a source has no output at all"),
+        (
+            FindingCode.gainmapMissing.rawValue,
+            "the source has highlights above SDR white but the output has no gain map"
+        ),
+        (
+            FindingCode.gainmapAppleXmpMissing.rawValue,
+            "an Apple hdrgainmap auxiliary image without its XMP (HDRGainMapVersion)"
+        ),
+        (
+            FindingCode.gainmapTmapColrMissing.rawValue,
+            "a tmap derived item without the colr describing the alternate rendition"
+        ),
+        (FindingCode.gainmapDataMissing.rawValue, "the gain-map item has no data in iloc (no extents or zero length)"),
+        (FindingCode.metadataLost.rawValue, "a field of the source is absent from the output (GPS removed)"),
+        (FindingCode.metadataChanged.rawValue, "a field differs between source and output (DateTimeOriginal changed)"),
+        (
+            FindingCode.orientationDoubleRotation.rawValue,
+            "the pixels are rotated and the Exif Orientation still asks for a rotation"
+        ),
+        (FindingCode.signallingNclxMissing.rawValue, "an HDR output whose primary image has no nclx colr"),
+        (FindingCode.containerTruncated.rawValue, "the file ends inside a box (mdat cut short)"),
+        (FindingCode.outputMissing.rawValue, "a source has no output at all"),
     ]
 
     /// The committed recipes: every CFA pattern with two bit depths, every orientation, a big-endian file, a

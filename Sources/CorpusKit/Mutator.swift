@@ -1,4 +1,5 @@
 import Digest
+import Findings
 import Foundation
 import HEIF
 
@@ -51,20 +52,20 @@ public enum Mutator {
         }
         let input = MutationInput(file: file, code: code, primary: primary)
         switch code {
-        case "gainmap.missing": return input.removeGainMaps()
-        case "gainmap.apple.xmp-missing": return input.removeAppleGainMapXMP()
-        case "gainmap.tmap.colr-missing": return input.removeToneMapColour()
-        case "gainmap.data-missing": return input.emptyGainMapData()
-        case "metadata.lost", "metadata.changed": return input.editExif()
-        case "orientation.double-rotation": return input.rotateTwice()
-        case "signalling.nclx-missing": return input.removeNCLX()
-        case "container.truncated":
+        case FindingCode.gainmapMissing.rawValue: return input.removeGainMaps()
+        case FindingCode.gainmapAppleXmpMissing.rawValue: return input.removeAppleGainMapXMP()
+        case FindingCode.gainmapTmapColrMissing.rawValue: return input.removeToneMapColour()
+        case FindingCode.gainmapDataMissing.rawValue: return input.emptyGainMapData()
+        case FindingCode.metadataLost.rawValue, FindingCode.metadataChanged.rawValue: return input.editExif()
+        case FindingCode.orientationDoubleRotation.rawValue: return input.rotateTwice()
+        case FindingCode.signallingNclxMissing.rawValue: return input.removeNCLX()
+        case FindingCode.containerTruncated.rawValue:
             guard let m = file.mdat.first, m.count > 16 else { return input.skip("the input has no mdat") }
             let cut = m.lowerBound + m.count / 2
             return Mutation(
                 code: code, note: "cut the file to \(cut) bytes, half-way through mdat",
                 bytes: Array(file.bytes[..<cut]), applied: true)
-        case "output.missing":
+        case FindingCode.outputMissing.rawValue:
             return Mutation(code: code, note: "no output file is written for the source", bytes: nil, applied: true)
         default:
             return input.skip("unknown mutation code")
@@ -219,7 +220,7 @@ private struct MutationInput {
         let tiff = Array(payload[start...])
         let edited: [UInt8]?
         let note: String
-        if code == "metadata.lost" {
+        if code == FindingCode.metadataLost.rawValue {
             edited = ExifEdit.removeGPS(tiff)
             note = "removed the GPS IFD from the Exif of item \(exif)"
         } else {
@@ -227,7 +228,7 @@ private struct MutationInput {
             note = "changed Exif DateTimeOriginal of item \(exif) to 2001:02:03 04:05:06"
         }
         guard let e = edited else {
-            return skip("the Exif has no \(code == "metadata.lost" ? "GPS" : "DateTimeOriginal")")
+            return skip("the Exif has no \(code == FindingCode.metadataLost.rawValue ? "GPS" : "DateTimeOriginal")")
         }
         b.replacePayload(of: exif, with: Array(payload[..<start]) + e)
         return done(b, note)

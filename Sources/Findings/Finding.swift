@@ -1,11 +1,12 @@
 /// One thing a checker noticed, in the one shape every layer fills: the container parser (HEIF), the gain-map
 /// inspector (GainMap), the metadata diff (Metadata) and the audit report (ReportModel).
 ///
-/// A finding is a stable dotted code, a severity, one line for a person and the evidence that is known. Each
-/// layer keeps its codes in a table of its own (`FindingCode.all` in HEIF, `GainMapFindingCode`,
-/// `MetadataFindingCode`); a code is never renamed, because reports, baselines and policies key on it.
+/// A finding is a stable dotted code, a severity, one line for a person and the evidence that is known. Every code
+/// is a case of the one catalogue, ``FindingCode`` (its default severity, topic, meaning and effect on a
+/// conversion); reports, baselines and policies key on the code's string, so a renamed code keeps its old name as
+/// an alias for one report-schema version.
 public struct Finding: Codable, Hashable, Sendable, CustomStringConvertible {
-    /// A stable, dotted code (`pitm.missing`, `gainmap.tmap.gamma-zero`, `metadata.lost`, …).
+    /// A stable, dotted code from ``FindingCode`` (`container.pitm.missing`, `gainmap.tmap.gamma-zero`, …).
     public var code: String
     /// How bad it is: the checker's default, which the audit policy may rewrite by code.
     public var severity: Severity

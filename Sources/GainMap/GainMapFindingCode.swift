@@ -1,61 +1,69 @@
 import Findings
 
-/// Every finding code the GainMap module can raise, in one place. The raw values are stable: reports,
-/// baselines and the Audit module key on them.
-public enum GainMapFindingCode: String, Sendable, CaseIterable, Codable, Comparable {
-    // Presence (raised by the auditor when a source had a gain map or the policy expects one).
-    case missing = "gainmap.missing"
+/// The GainMap module's finding codes: a view of the catalogue (`FindingCode` in Findings, the single source of
+/// truth), under the short names the inspector and the codec use (`.tmapGammaZero` is `gainmap.tmap.gamma-zero`).
+public struct GainMapFindingCode: RawRepresentable, Sendable, Hashable, CaseIterable, Comparable, Codable {
+    /// The catalogue's code.
+    public let code: FindingCode
+    public var rawValue: String { code.rawValue }
 
-    // ISO 21496-1 `tmap` body (GainMapValidation.validate).
-    case tmapVersionUnsupported = "gainmap.tmap.version-unsupported"
-    case tmapMinimumVersionUnsupported = "gainmap.tmap.minimum-version-unsupported"
-    case tmapWriterVersionBelowMinimum = "gainmap.tmap.writer-version-below-minimum"
-    case tmapGammaZero = "gainmap.tmap.gamma-zero"
-    case tmapDenominatorZero = "gainmap.tmap.denominator-zero"
-    case tmapMinExceedsMax = "gainmap.tmap.min-exceeds-max"
-    case tmapLength = "gainmap.tmap.length"
-    case tmapExtraBytes = "gainmap.tmap.extra-bytes"
-    case tmapNonstandardFlags = "gainmap.tmap.nonstandard-flags"
-    case tmapCommonDenominator = "gainmap.tmap.common-denominator"
-    case tmapChannelCount = "gainmap.tmap.channel-count"
-    case tmapBodyMissing = "gainmap.tmap.body-missing"
+    init(_ code: FindingCode) { self.code = code }
 
-    // Apple `hdrgainmap` view.
-    case appleXMPMissing = "gainmap.apple.xmp-missing"
-    case appleVersionMissing = "gainmap.apple.version-missing"
-    case appleHeadroomMissing = "gainmap.apple.headroom-missing"
+    /// The gain-map code `rawValue` names (an old spelling too); nil for a code of another layer.
+    public init?(rawValue: String) {
+        guard let c = FindingCode.named(rawValue), c.topic == .gainMap else { return nil }
+        code = c
+    }
 
-    // Other vendors' auxiliary gain maps (Samsung, Adobe `hdrgm` XMP).
-    case auxMetadataMissing = "gainmap.aux.metadata-missing"
+    public static let missing = Self(.gainmapMissing)
+    public static let tmapVersionUnsupported = Self(.gainmapTmapVersionUnsupported)
+    public static let tmapMinimumVersionUnsupported = Self(.gainmapTmapMinimumVersionUnsupported)
+    public static let tmapWriterVersionBelowMinimum = Self(.gainmapTmapWriterVersionBelowMinimum)
+    public static let tmapGammaZero = Self(.gainmapTmapGammaZero)
+    public static let tmapDenominatorZero = Self(.gainmapTmapDenominatorZero)
+    public static let tmapMinExceedsMax = Self(.gainmapTmapMinExceedsMax)
+    public static let tmapLength = Self(.gainmapTmapLength)
+    public static let tmapExtraBytes = Self(.gainmapTmapExtraBytes)
+    public static let tmapNonstandardFlags = Self(.gainmapTmapNonstandardFlags)
+    public static let tmapCommonDenominator = Self(.gainmapTmapCommonDenominator)
+    public static let tmapChannelCount = Self(.gainmapTmapChannelCount)
+    public static let tmapBodyMissing = Self(.gainmapTmapBodyMissing)
+    public static let appleXMPMissing = Self(.gainmapAppleXmpMissing)
+    public static let appleVersionMissing = Self(.gainmapAppleVersionMissing)
+    public static let appleHeadroomMissing = Self(.gainmapAppleHeadroomMissing)
+    public static let auxMetadataMissing = Self(.gainmapAuxMetadataMissing)
+    public static let descriptionItemMissing = Self(.gainmapDescriptionItemMissing)
+    public static let descriptionIspeMissing = Self(.gainmapDescriptionIspeMissing)
+    public static let descriptionPixiMissing = Self(.gainmapDescriptionPixiMissing)
+    public static let descriptionCodecConfigMissing = Self(.gainmapDescriptionCodecConfigMissing)
+    public static let descriptionSizeImplausible = Self(.gainmapDescriptionSizeImplausible)
+    public static let descriptionNotHidden = Self(.gainmapDescriptionNotHidden)
+    public static let dataMissing = Self(.gainmapDataMissing)
+    public static let dataConstant = Self(.gainmapDataConstant)
+    public static let dataUndecodable = Self(.gainmapDataUndecodable)
+    public static let dataNotDecoded = Self(.gainmapDataNotDecoded)
+    public static let colrMissing = Self(.gainmapColrMissing)
+    public static let tmapColrMissing = Self(.gainmapTmapColrMissing)
+    public static let tmapIspeMissing = Self(.gainmapTmapIspeMissing)
+    public static let tmapIspeMismatch = Self(.gainmapTmapIspeMismatch)
+    public static let tmapTransform = Self(.gainmapTmapTransform)
+    public static let dimgInvalid = Self(.gainmapDimgInvalid)
+    public static let altrOrder = Self(.gainmapAltrOrder)
+    public static let altrMissing = Self(.gainmapAltrMissing)
+    public static let brandMissing = Self(.gainmapBrandMissing)
+    public static let brandWithoutTmap = Self(.gainmapBrandWithoutTmap)
+    public static let headroomMismatch = Self(.gainmapHeadroomMismatch)
 
-    // Description part.
-    case descriptionItemMissing = "gainmap.description.item-missing"
-    case descriptionIspeMissing = "gainmap.description.ispe-missing"
-    case descriptionPixiMissing = "gainmap.description.pixi-missing"
-    case descriptionCodecConfigMissing = "gainmap.description.codec-config-missing"
-    case descriptionSizeImplausible = "gainmap.description.size-implausible"
-    case descriptionNotHidden = "gainmap.description.not-hidden"
-
-    // Data part.
-    case dataMissing = "gainmap.data-missing"
-    case dataConstant = "gainmap.data-constant"
-    case dataUndecodable = "gainmap.data-undecodable"
-    case dataNotDecoded = "gainmap.data-not-decoded"
-
-    // Colour part.
-    case colrMissing = "gainmap.colr-missing"
-    case tmapColrMissing = "gainmap.tmap.colr-missing"
-
-    // Consistency.
-    case tmapIspeMissing = "gainmap.tmap.ispe-missing"
-    case tmapIspeMismatch = "gainmap.tmap.ispe-mismatch"
-    case tmapTransform = "gainmap.tmap.transform"
-    case dimgInvalid = "gainmap.dimg.invalid"
-    case altrOrder = "gainmap.altr.order"
-    case altrMissing = "gainmap.altr.missing"
-    case brandMissing = "gainmap.brand.missing"
-    case brandWithoutTmap = "gainmap.brand.without-tmap"
-    case headroomMismatch = "gainmap.headroom-mismatch"
+    public static let allCases: [GainMapFindingCode] = [
+        .missing, .tmapVersionUnsupported, .tmapMinimumVersionUnsupported, .tmapWriterVersionBelowMinimum,
+        .tmapGammaZero, .tmapDenominatorZero, .tmapMinExceedsMax, .tmapLength, .tmapExtraBytes, .tmapNonstandardFlags,
+        .tmapCommonDenominator, .tmapChannelCount, .tmapBodyMissing, .appleXMPMissing, .appleVersionMissing,
+        .appleHeadroomMissing, .auxMetadataMissing, .descriptionItemMissing, .descriptionIspeMissing,
+        .descriptionPixiMissing, .descriptionCodecConfigMissing, .descriptionSizeImplausible, .descriptionNotHidden,
+        .dataMissing, .dataConstant, .dataUndecodable, .dataNotDecoded, .colrMissing, .tmapColrMissing,
+        .tmapIspeMissing, .tmapIspeMismatch, .tmapTransform, .dimgInvalid, .altrOrder, .altrMissing, .brandMissing,
+        .brandWithoutTmap, .headroomMismatch,
+    ]
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
@@ -66,7 +74,7 @@ extension Finding {
     /// use it; `info`: nothing is lost), a line for a person and the byte offset (inside the `tmap` body for codec
     /// findings, in the file once the inspector has placed them; nil when there is no single place).
     public init(_ code: GainMapFindingCode, _ severity: Severity, _ message: String, offset: Int? = nil) {
-        self.init(code: code.rawValue, severity: severity, message: message, evidence: Evidence(offset: offset))
+        self.init(code: code.code, severity: severity, message: message, evidence: Evidence(offset: offset))
     }
 
     /// The code as a gain-map code, nil for a code of another layer.

@@ -44,15 +44,15 @@ struct BoxTreeReader {
         self.limits = limits
     }
 
-    mutating func add(_ code: String, _ message: String, offset: Int?) {
-        findings.append(FindingCode.finding(code, message, offset: offset))
+    mutating func add(_ code: FindingCode, _ message: String, offset: Int?) {
+        findings.append(code.finding(message, evidence: Evidence(offset: offset)))
     }
 
     mutating func limit(_ what: String, offset: Int?) {
         if !limitHit {
             limitHit = true
         }
-        add("limits.exceeded", "\(what) limit reached", offset: offset)
+        add(.containerLimitsExceeded, "\(what) limit reached", offset: offset)
     }
 
     /// Reads the boxes in `start..<end` at `depth`. Stops at the first header that cannot be read.
@@ -71,9 +71,11 @@ struct BoxTreeReader {
             let avail = end - pos
             if avail < 8 {
                 if topLevel {
-                    add("file.trailingBytes", "\(avail) byte(s) after the last box", offset: pos)
+                    add(.containerFileTrailingBytes, "\(avail) byte(s) after the last box", offset: pos)
                 } else {
-                    add("box.invalidSize", "\(avail) byte(s) left in the parent, too few for a box header", offset: pos)
+                    add(
+                        .containerBoxInvalidSize, "\(avail) byte(s) left in the parent, too few for a box header",
+                        offset: pos)
                 }
                 break
             }
@@ -85,7 +87,7 @@ struct BoxTreeReader {
             var toEnd = false
             if size32 == 1 {
                 guard let large = r.u64() else {
-                    add("box.invalidSize", "'\(type)' largesize header cut short", offset: pos)
+                    add(.containerBoxInvalidSize, "'\(type)' largesize header cut short", offset: pos)
                     break
                 }
                 declared = large
@@ -97,7 +99,7 @@ struct BoxTreeReader {
             var user: [UInt8]? = nil
             if type == "uuid" {
                 guard let u = r.take(16) else {
-                    add("box.invalidSize", "'uuid' header cut short", offset: pos)
+                    add(.containerBoxInvalidSize, "'uuid' header cut short", offset: pos)
                     break
                 }
                 user = u
@@ -105,7 +107,8 @@ struct BoxTreeReader {
             }
             if declared < UInt64(header) {
                 add(
-                    "box.invalidSize", "'\(type)' declares size \(declared), smaller than its \(header)-byte header",
+                    .containerBoxInvalidSize,
+                    "'\(type)' declares size \(declared), smaller than its \(header)-byte header",
                     offset: pos)
                 break
             }
@@ -115,7 +118,7 @@ struct BoxTreeReader {
                 truncated = true
                 size = avail
                 add(
-                    "box.truncated",
+                    .containerBoxTruncated,
                     "'\(type)' declares \(declared) bytes but only \(avail) remain", offset: pos)
             }
             boxCount += 1

@@ -6,7 +6,7 @@ extension HEIFFile {
         var out = ValidationFindings()
         if let b = brands, !b.contains("mif1") {
             out.add(
-                "brand.mif1.missing",
+                .containerBrandMif1Missing,
                 "ftyp brands (\(([b.major] + b.compatible).map(\.description).joined(separator: ", "))) lack mif1",
                 boxes.first { $0.type == "ftyp" }?.offset)
         }
@@ -25,12 +25,12 @@ extension HEIFFile {
     private func validatePrimaryItem(pitmOffset: Int?, metaOffset: Int?, _ out: inout ValidationFindings) {
         if let p = primaryItemID {
             if let it = item(p) {
-                if it.hidden { out.add("pitm.hidden", "primary item \(p) is hidden", it.offset) }
+                if it.hidden { out.add(.containerPitmHidden, "primary item \(p) is hidden", it.offset) }
             } else {
-                out.add("pitm.dangling", "pitm names item \(p), which iinf does not list", pitmOffset)
+                out.add(.containerPitmDangling, "pitm names item \(p), which iinf does not list", pitmOffset)
             }
         } else {
-            out.add("pitm.missing", "meta has no pitm", metaOffset)
+            out.add(.containerPitmMissing, "meta has no pitm", metaOffset)
         }
     }
 
@@ -40,17 +40,17 @@ extension HEIFFile {
         for it in items where it.isImage || it.isExif || it.isXMP {
             // An `iden` derived item has no payload and may have no iloc entry (ISO/IEC 23008-12 §6.6.2.2).
             if locations[it.id] == nil && it.type != "iden" {
-                out.add("item.noLocation", "item \(it.id) ('\(it.type)') has no iloc entry", it.offset)
+                out.add(.containerItemNoLocation, "item \(it.id) ('\(it.type)') has no iloc entry", it.offset)
             }
         }
         for id in locations.keys.sorted() {
             let loc = locations[id]!
             if item(id) == nil {
-                out.add("iloc.unknownItem", "iloc lists item \(id), which iinf does not list", loc.offset)
+                out.add(.containerIlocUnknownItem, "iloc lists item \(id), which iinf does not list", loc.offset)
             }
             if loc.constructionMethod > 1 || loc.dataReferenceIndex != 0 {
                 out.add(
-                    "iloc.unsupported",
+                    .containerIlocUnsupported,
                     "item \(id) uses construction method \(loc.constructionMethod), data reference \(loc.dataReferenceIndex)",
                     loc.offset)
                 continue
@@ -58,7 +58,7 @@ extension HEIFFile {
             let areaStart = loc.constructionMethod == 1 ? (idat?.lowerBound ?? fileSize) : 0
             let areaEnd = loc.constructionMethod == 1 ? (idat?.upperBound ?? fileSize) : fileSize
             if loc.constructionMethod == 1 && idat == nil {
-                out.add("iloc.extentPastEOF", "item \(id) is in idat, but there is no idat", loc.offset)
+                out.add(.containerIlocExtentPastEof, "item \(id) is in idat, but there is no idat", loc.offset)
                 continue
             }
             for e in loc.extents {
@@ -71,7 +71,7 @@ extension HEIFFile {
                     let placeName = loc.constructionMethod == 1 ? "idat" : "the file"
                     let absEnd = o1 || o2 ? "overflow" : String(s &+ e.length &+ UInt64(areaStart))
                     out.add(
-                        "iloc.extentPastEOF",
+                        .containerIlocExtentPastEof,
                         "item \(id) extent \(s)+\(e.length) ends at \(absEnd), past the end of \(placeName) (\(areaEnd))",
                         o1 ? loc.offset : toInt(absStart) ?? loc.offset)
                     break
@@ -85,28 +85,32 @@ extension HEIFFile {
         var dimgFrom: Set<UInt32> = []
         for r in references {
             if item(r.from) == nil {
-                out.add("iref.missingItem", "'\(r.type)' reference from item \(r.from), which does not exist", r.offset)
+                out.add(
+                    .containerIrefMissingItem, "'\(r.type)' reference from item \(r.from), which does not exist",
+                    r.offset)
             }
             for t in r.to where item(t) == nil && !groups.contains(where: { $0.id == t }) {
                 out.add(
-                    "iref.missingItem", "'\(r.type)' reference from item \(r.from) to item \(t), which does not exist",
+                    .containerIrefMissingItem,
+                    "'\(r.type)' reference from item \(r.from) to item \(t), which does not exist",
                     r.offset)
             }
             if r.type == "dimg" {
                 if dimgFrom.contains(r.from) {
-                    out.add("iref.dimgDuplicate", "item \(r.from) has more than one dimg reference box", r.offset)
+                    out.add(
+                        .containerIrefDimgDuplicate, "item \(r.from) has more than one dimg reference box", r.offset)
                 }
                 dimgFrom.insert(r.from)
             }
             if r.type == "cdsc" && r.to.count > 1 {
                 out.add(
-                    "iref.cdscMultiTarget",
+                    .containerIrefCdscMultiTarget,
                     "cdsc from item \(r.from) has \(r.to.count) targets \(r.to); libheif < 1.18 refuses the file",
                     r.offset)
             }
             if r.type == "auxl" && r.to.count > 1 {
                 out.add(
-                    "iref.auxlMultiTarget",
+                    .containerIrefAuxlMultiTarget,
                     "auxl from item \(r.from) has \(r.to.count) targets \(r.to); libheif < 1.18 refuses the file",
                     r.offset)
             }
@@ -120,13 +124,13 @@ extension HEIFFile {
         for id in associationOrder {
             let list = associations[id] ?? []
             if item(id) == nil {
-                out.add("ipma.unknownItem", "ipma lists item \(id), which iinf does not list", ipmaOffset)
+                out.add(.containerIpmaUnknownItem, "ipma lists item \(id), which iinf does not list", ipmaOffset)
             }
             var seenIspe = false
             for a in list {
                 if a.index > propertyBoxes.count {
                     out.add(
-                        "ipma.indexOutOfRange",
+                        .containerIpmaIndexOutOfRange,
                         "item \(id) is associated with property \(a.index), but ipco has \(propertyBoxes.count)",
                         ipmaOffset)
                     continue
@@ -137,7 +141,7 @@ extension HEIFFile {
                 if p.isTransformative {
                     if !a.essential {
                         out.add(
-                            "property.notEssential",
+                            .containerPropertyNotEssential,
                             "item \(id): transformative property '\(p.type)' (#\(a.index)) is not marked essential",
                             propertyBoxes[a.index - 1].range?.lowerBound)
                     }
@@ -148,7 +152,7 @@ extension HEIFFile {
                         })
                     {
                         out.add(
-                            "property.transformBeforeIspe", "item \(id): '\(p.type)' is associated before ispe",
+                            .containerPropertyTransformBeforeIspe, "item \(id): '\(p.type)' is associated before ispe",
                             propertyBoxes[a.index - 1].range?.lowerBound)
                     }
                 }
@@ -156,7 +160,7 @@ extension HEIFFile {
         }
         for it in items where it.isImage {
             if property("ispe", of: it.id) == nil {
-                out.add("ispe.missing", "image item \(it.id) ('\(it.type)') has no ispe property", it.offset)
+                out.add(.containerIspeMissing, "image item \(it.id) ('\(it.type)') has no ispe property", it.offset)
             }
         }
     }
@@ -166,13 +170,15 @@ extension HEIFFile {
         for it in items where it.type == "grid" {
             guard let p = payload(of: it.id) else { continue }
             guard let g = ImageGrid.parse(p) else {
-                out.add("grid.invalid", "grid item \(it.id) payload (\(p.count) bytes) is not an ImageGrid", it.offset)
+                out.add(
+                    .containerGridInvalid, "grid item \(it.id) payload (\(p.count) bytes) is not an ImageGrid",
+                    it.offset)
                 continue
             }
             let tiles = derivedInputs(of: it.id).count
             if tiles != g.rows * g.columns {
                 out.add(
-                    "grid.invalid", "grid item \(it.id) is \(g.rows)×\(g.columns) but has \(tiles) dimg tiles",
+                    .containerGridInvalid, "grid item \(it.id) is \(g.rows)×\(g.columns) but has \(tiles) dimg tiles",
                     it.offset)
             }
         }
@@ -185,18 +191,19 @@ extension HEIFFile {
         if let b = brands {
             if b.contains("tmap") && tmaps.isEmpty {
                 out.add(
-                    "tmap.brandWithoutItem", "ftyp lists the tmap brand but there is no tmap item",
+                    .containerTmapBrandWithoutItem, "ftyp lists the tmap brand but there is no tmap item",
                     boxes.first { $0.type == "ftyp" }?.offset)
             }
             if !b.contains("tmap"), let t = tmaps.first {
-                out.add("tmap.itemWithoutBrand", "tmap item \(t) but no tmap brand in ftyp", item(t)?.offset)
+                out.add(.containerTmapItemWithoutBrand, "tmap item \(t) but no tmap brand in ftyp", item(t)?.offset)
             }
         }
         for t in tmaps {
             let d = derivedInputs(of: t)
             if d.count != 2 || d[0] == d[1] || d.contains(where: { item($0) == nil || !(item($0)?.isImage ?? false) }) {
                 out.add(
-                    "tmap.inputs", "tmap item \(t) has dimg inputs \(d); expected [base, gain map]", item(t)?.offset)
+                    .containerTmapInputs, "tmap item \(t) has dimg inputs \(d); expected [base, gain map]",
+                    item(t)?.offset)
                 continue
             }
             let ok = groups.contains { g in
@@ -207,7 +214,7 @@ extension HEIFFile {
             if !ok {
                 let g = groups.first { $0.type == "altr" && $0.entities.contains(t) }
                 out.add(
-                    "altr.order",
+                    .containerAltrOrder,
                     g.map { "altr group \($0.id) is \($0.entities), not [tmap \(t), base \(d[0])]" }
                         ?? "no altr group lists [tmap \(t), base \(d[0])]", g?.offset ?? item(t)?.offset)
             }
@@ -225,7 +232,7 @@ extension HEIFFile {
                 && ((p[start] == 0x49 && p[start + 1] == 0x49) || (p[start] == 0x4D && p[start + 1] == 0x4D))
             if !ok {
                 out.add(
-                    "exif.badOffset",
+                    .containerExifBadOffset,
                     "Exif item \(id) declares TIFF header offset \(declared), which does not lead to a TIFF header",
                     item(id)?.offset)
             }
@@ -237,7 +244,7 @@ extension HEIFFile {
 struct ValidationFindings {
     private(set) var all: [Finding] = []
 
-    mutating func add(_ code: String, _ message: String, _ offset: Int?) {
-        all.append(FindingCode.finding(code, message, offset: offset))
+    mutating func add(_ code: FindingCode, _ message: String, _ offset: Int?) {
+        all.append(code.finding(message, evidence: Evidence(offset: offset)))
     }
 }

@@ -37,8 +37,9 @@ import Findings
 /// Also: `Inspection` (the `readback inspect` view: `text()` and versioned `json()`), `HEIFFuzz.exercise`
 /// (what the fuzz target runs on each input).
 ///
-/// Finding codes are listed, with severities, in `FindingCode.all`. Limits are in `Limits` (`.default` for real
-/// files, `.fuzzing` for hostile input). Reading a file from a path reads it once, whole, into memory.
+/// Finding codes are the catalogue's `container.*` codes (`FindingCode` in Findings). Limits are in `Limits`
+/// (`.default` for real files, `.fuzzing` for hostile input). Reading a file from a path reads it once, whole, into
+/// memory.
 public struct HEIFFile: Sendable {
     /// The whole file. Payloads are read from it on demand; nothing is copied at parse time.
     public let bytes: [UInt8]

@@ -1,3 +1,5 @@
+import Findings
+
 /// What the fuzz target and the in-repo mutation test run on each input: parse, then walk every accessor.
 public enum HEIFFuzz {
     /// Parses `bytes` with `limits` and calls every reader, the writer and the builder on the result.
@@ -31,7 +33,7 @@ public enum HEIFFuzz {
         guard deep else { return nil }
         if let p = f.primaryItemID, let s = f.standaloneFile(for: p) {
             let errors = HEIFFile(bytes: s, limits: limits).findings.filter {
-                $0.severity == .error && $0.code != "ispe.missing"
+                $0.severity == .error && $0.code != FindingCode.containerIspeMissing.rawValue
             }
             if !errors.isEmpty { return "standaloneFile has error findings: \(errors.map(\.code))" }
         }

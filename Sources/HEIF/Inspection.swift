@@ -6,8 +6,9 @@ import Foundation
 /// The JSON carries `schemaVersion` (readers check it first) and is written with sorted keys, so the same file
 /// always gives the same bytes.
 public struct Inspection: Codable, Sendable {
-    /// Bumped when a key changes meaning or disappears.
-    public static let schemaVersion = 1
+    /// Bumped when a key changes meaning or disappears. Version 2: finding codes are the catalogue's
+    /// (`container.iloc.extent-past-eof`, formerly `iloc.extentPastEOF`; docs/report-schema.md lists the renames).
+    public static let schemaVersion = 2
 
     public struct BrandSummary: Codable, Sendable {
         public var major: String

@@ -1,7 +1,7 @@
 /// Bounds on what the parser accepts and allocates, kept in one place.
 ///
 /// Hostile input never makes the parser trap, hang or allocate without bound: every count below is checked
-/// before the work it allows, and going over a limit becomes a `limits.exceeded` finding.
+/// before the work it allows, and going over a limit becomes a `container.limits.exceeded` finding.
 public struct Limits: Sendable, Equatable {
     /// Maximum nesting depth of boxes (the file is depth 0).
     public var maxDepth: Int

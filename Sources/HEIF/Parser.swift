@@ -1,3 +1,5 @@
+import Findings
+
 /// Parses `ftyp` and the `meta` box family into the model (ISO/IEC 14496-12 §8.11, ISO/IEC 23008-12 §9).
 struct MetaParser {
     var tree: BoxTreeReader
@@ -23,7 +25,7 @@ struct MetaParser {
     var bytes: [UInt8] { tree.bytes }
     var limits: Limits { tree.limits }
 
-    mutating func add(_ code: String, _ message: String, offset: Int?) { tree.add(code, message, offset: offset) }
+    mutating func add(_ code: FindingCode, _ message: String, offset: Int?) { tree.add(code, message, offset: offset) }
 
     /// Counts bytes about to be copied; false (and a finding) once over the limit.
     mutating func allocate(_ n: Int, at offset: Int) -> Bool {
@@ -43,18 +45,20 @@ struct MetaParser {
                 while let c = r.fourCC() { compat.append(c) }
                 brands = Brands(major: major, minorVersion: minor, compatible: compat)
             } else {
-                add("box.malformed", "ftyp is shorter than major brand + minor version", offset: f.offset)
+                add(.containerBoxMalformed, "ftyp is shorter than major brand + minor version", offset: f.offset)
             }
             if top.first?.type != "ftyp" {
-                add("ftyp.missing", "ftyp is not the first box", offset: f.offset)
+                add(.containerFtypMissing, "ftyp is not the first box", offset: f.offset)
             }
         } else {
-            add("ftyp.missing", "no ftyp box", offset: nil)
+            add(.containerFtypMissing, "no ftyp box", offset: nil)
         }
         let metas = top.filter { $0.type == "meta" }
-        if metas.count > 1 { add("meta.duplicate", "\(metas.count) top-level meta boxes", offset: metas[1].offset) }
+        if metas.count > 1 {
+            add(.containerMetaDuplicate, "\(metas.count) top-level meta boxes", offset: metas[1].offset)
+        }
         guard let meta = metas.first else {
-            add("meta.missing", "no top-level meta box", offset: nil)
+            add(.containerMetaMissing, "no top-level meta box", offset: nil)
             return
         }
         metaBox = meta
@@ -63,7 +67,7 @@ struct MetaParser {
             let once: Set<FourCC> = ["hdlr", "pitm", "iinf", "iloc", "iref", "iprp", "idat", "grpl"]
             if once.contains(b.type) {
                 if seen.contains(b.type) {
-                    add("box.duplicate", "a second '\(b.type)' in meta is ignored", offset: b.offset)
+                    add(.containerBoxDuplicate, "a second '\(b.type)' in meta is ignored", offset: b.offset)
                     continue
                 }
                 seen.insert(b.type)
@@ -82,16 +86,16 @@ struct MetaParser {
         }
         if handler != "pict" {
             add(
-                "hdlr.notPict", handler.map { "meta handler is '\($0)', not 'pict'" } ?? "meta has no hdlr",
+                .containerHdlrNotPict, handler.map { "meta handler is '\($0)', not 'pict'" } ?? "meta has no hdlr",
                 offset: meta.offset)
         }
-        if !seen.contains("iinf") { add("iinf.missing", "meta has no iinf", offset: meta.offset) }
+        if !seen.contains("iinf") { add(.containerIinfMissing, "meta has no iinf", offset: meta.offset) }
     }
 
     mutating func parseHdlr(_ b: Box) {
         var r = ByteReader(bytes, from: b.bodyRange.lowerBound, to: b.bodyRange.upperBound)
         guard r.skip(8), let t = r.fourCC() else {
-            add("box.malformed", "hdlr is too short", offset: b.offset)
+            add(.containerBoxMalformed, "hdlr is too short", offset: b.offset)
             return
         }
         handler = t
@@ -100,12 +104,12 @@ struct MetaParser {
     mutating func parsePitm(_ b: Box) {
         var r = ByteReader(bytes, from: b.bodyRange.lowerBound, to: b.bodyRange.upperBound)
         guard let v = r.u8(), r.skip(3) else {
-            add("box.malformed", "pitm is too short", offset: b.offset)
+            add(.containerBoxMalformed, "pitm is too short", offset: b.offset)
             return
         }
         let id = v == 0 ? r.u16().map(UInt32.init) : r.u32()
         guard let id else {
-            add("box.malformed", "pitm is too short", offset: b.offset)
+            add(.containerBoxMalformed, "pitm is too short", offset: b.offset)
             return
         }
         primaryItemID = id
@@ -121,7 +125,7 @@ struct MetaParser {
             }
             guard let item = parseInfe(e) else { continue }
             if seenIDs.contains(item.id) {
-                add("item.duplicateID", "item id \(item.id) is listed twice", offset: e.offset)
+                add(.containerItemDuplicateId, "item id \(item.id) is listed twice", offset: e.offset)
                 continue
             }
             seenIDs.insert(item.id)
@@ -132,14 +136,14 @@ struct MetaParser {
     mutating func parseInfe(_ b: Box) -> Item? {
         var r = ByteReader(bytes, from: b.bodyRange.lowerBound, to: b.bodyRange.upperBound)
         guard let v = r.u8(), let flags = r.u24() else {
-            add("box.malformed", "infe is too short", offset: b.offset)
+            add(.containerBoxMalformed, "infe is too short", offset: b.offset)
             return nil
         }
         guard allocate(b.size, at: b.offset) else { return nil }
         var item = Item(id: 0, type: "mime", hidden: flags & 1 != 0, infeVersion: v, offset: b.offset)
         if v < 2 {
             guard let id = r.u16(), let prot = r.u16() else {
-                add("box.malformed", "infe v\(v) is too short", offset: b.offset)
+                add(.containerBoxMalformed, "infe v\(v) is too short", offset: b.offset)
                 return nil
             }
             item.id = UInt32(id)
@@ -152,7 +156,7 @@ struct MetaParser {
         let id: UInt32?
         if v == 2 { id = r.u16().map(UInt32.init) } else { id = r.u32() }
         guard let id, let prot = r.u16(), let t = r.fourCC() else {
-            add("box.malformed", "infe v\(v) is too short", offset: b.offset)
+            add(.containerBoxMalformed, "infe v\(v) is too short", offset: b.offset)
             return nil
         }
         item.id = id
@@ -172,11 +176,11 @@ struct MetaParser {
         var r = ByteReader(bytes, from: b.bodyRange.lowerBound, to: b.bodyRange.upperBound)
         ilocOffset = b.offset
         guard let v = r.u8(), r.skip(3), let s1 = r.u8(), let s2 = r.u8() else {
-            add("box.malformed", "iloc is too short", offset: b.offset)
+            add(.containerBoxMalformed, "iloc is too short", offset: b.offset)
             return
         }
         guard v <= 2 else {
-            add("box.malformed", "iloc version \(v) is unknown", offset: b.offset)
+            add(.containerBoxMalformed, "iloc version \(v) is unknown", offset: b.offset)
             return
         }
         let offSize = Int(s1 >> 4)
@@ -186,7 +190,8 @@ struct MetaParser {
         let valid: Set<Int> = [0, 4, 8]
         guard valid.contains(offSize), valid.contains(lenSize), valid.contains(baseSize), valid.contains(idxSize) else {
             add(
-                "box.malformed", "iloc field sizes \(offSize)/\(lenSize)/\(baseSize)/\(idxSize) are not 0, 4 or 8",
+                .containerBoxMalformed,
+                "iloc field sizes \(offSize)/\(lenSize)/\(baseSize)/\(idxSize) are not 0, 4 or 8",
                 offset: b.offset)
             return
         }
@@ -194,7 +199,7 @@ struct MetaParser {
             version: v, offsetSize: offSize, lengthSize: lenSize, baseOffsetSize: baseSize, indexSize: idxSize)
         let count: UInt32? = v < 2 ? r.u16().map(UInt32.init) : r.u32()
         guard let count else {
-            add("box.malformed", "iloc has no item count", offset: b.offset)
+            add(.containerBoxMalformed, "iloc has no item count", offset: b.offset)
             return
         }
         for _ in 0..<count {
@@ -227,7 +232,7 @@ struct MetaParser {
                 extents.append(Extent(index: idx, offset: off, length: len))
             }
             if locations[id] != nil {
-                add("box.malformed", "iloc lists item \(id) twice; the first entry is used", offset: entryOffset)
+                add(.containerBoxMalformed, "iloc lists item \(id) twice; the first entry is used", offset: entryOffset)
                 continue
             }
             locations[id] = ItemLocation(
@@ -237,13 +242,13 @@ struct MetaParser {
     }
 
     mutating func truncatedIloc(_ b: Box, _ at: Int) {
-        add("box.malformed", "iloc entries run past the end of the box", offset: at)
+        add(.containerBoxMalformed, "iloc entries run past the end of the box", offset: at)
     }
 
     mutating func parseIref(_ b: Box) {
         var r = ByteReader(bytes, from: b.bodyRange.lowerBound, to: b.bodyRange.upperBound)
         guard let v = r.u8() else {
-            add("box.malformed", "iref is too short", offset: b.offset)
+            add(.containerBoxMalformed, "iref is too short", offset: b.offset)
             return
         }
         irefVersion = v
@@ -251,7 +256,7 @@ struct MetaParser {
             var cr = ByteReader(bytes, from: c.bodyRange.lowerBound, to: c.bodyRange.upperBound)
             let from: UInt32? = v == 0 ? cr.u16().map(UInt32.init) : cr.u32()
             guard let from, let n = cr.u16() else {
-                add("box.malformed", "'\(c.type)' reference is too short", offset: c.offset)
+                add(.containerBoxMalformed, "'\(c.type)' reference is too short", offset: c.offset)
                 continue
             }
             counts.refs += Int(n)
@@ -263,7 +268,9 @@ struct MetaParser {
             to.reserveCapacity(Int(n))
             for _ in 0..<n {
                 guard let t = v == 0 ? cr.u16().map(UInt32.init) : cr.u32() else {
-                    add("box.malformed", "'\(c.type)' reference lists more targets than it holds", offset: c.offset)
+                    add(
+                        .containerBoxMalformed, "'\(c.type)' reference lists more targets than it holds",
+                        offset: c.offset)
                     break
                 }
                 to.append(t)
@@ -283,7 +290,7 @@ struct MetaParser {
                 if let p = Property.parse(type: c.type, bytes: bytes, body: c.bodyRange) {
                     propertyBoxes.append(PropertyBox(property: p, range: c.range, malformed: false))
                 } else {
-                    add("property.malformed", "'\(c.type)' property cannot be read", offset: c.offset)
+                    add(.containerPropertyMalformed, "'\(c.type)' property cannot be read", offset: c.offset)
                     propertyBoxes.append(
                         PropertyBox(
                             property: .unknown(type: c.type, body: Array(bytes[c.bodyRange])), range: c.range,
@@ -294,7 +301,7 @@ struct MetaParser {
         for ipma in b.children where ipma.type == "ipma" {
             var r = ByteReader(bytes, from: ipma.bodyRange.lowerBound, to: ipma.bodyRange.upperBound)
             guard let v = r.u8(), let flags = r.u24(), let n = r.u32() else {
-                add("box.malformed", "ipma is too short", offset: ipma.offset)
+                add(.containerBoxMalformed, "ipma is too short", offset: ipma.offset)
                 continue
             }
             let wide = flags & 1 != 0
@@ -302,7 +309,7 @@ struct MetaParser {
                 let at = r.pos
                 let id: UInt32? = v < 1 ? r.u16().map(UInt32.init) : r.u32()
                 guard let id, let count = r.u8() else {
-                    add("box.malformed", "ipma entries run past the end of the box", offset: at)
+                    add(.containerBoxMalformed, "ipma entries run past the end of the box", offset: at)
                     break
                 }
                 counts.assoc += Int(count)
@@ -328,10 +335,10 @@ struct MetaParser {
                     }
                 }
                 if cut {
-                    add("box.malformed", "ipma entries run past the end of the box", offset: at)
+                    add(.containerBoxMalformed, "ipma entries run past the end of the box", offset: at)
                 }
                 if associations[id] != nil {
-                    add("ipma.duplicateItem", "item \(id) has a second ipma entry; it is ignored", offset: at)
+                    add(.containerIpmaDuplicateItem, "item \(id) has a second ipma entry; it is ignored", offset: at)
                 } else {
                     associations[id] = list
                     associationOrder.append(id)
@@ -345,7 +352,7 @@ struct MetaParser {
         for g in b.children {
             var r = ByteReader(bytes, from: g.bodyRange.lowerBound, to: g.bodyRange.upperBound)
             guard let v = r.u8(), let flags = r.u24(), let id = r.u32(), let n = r.u32() else {
-                add("box.malformed", "'\(g.type)' entity group is too short", offset: g.offset)
+                add(.containerBoxMalformed, "'\(g.type)' entity group is too short", offset: g.offset)
                 continue
             }
             counts.entities += Int(n)
@@ -354,7 +361,7 @@ struct MetaParser {
                 return
             }
             guard UInt64(n) * 4 <= UInt64(r.remaining) else {
-                add("box.malformed", "'\(g.type)' group lists \(n) entities but holds fewer", offset: g.offset)
+                add(.containerBoxMalformed, "'\(g.type)' group lists \(n) entities but holds fewer", offset: g.offset)
                 continue
             }
             var ents: [UInt32] = []

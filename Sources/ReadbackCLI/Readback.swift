@@ -11,7 +11,7 @@ public enum Readback {
     /// Every subcommand, in the order `--help` lists them.
     public static let commands: [any Subcommand] = [
         ConvertCommand(), AuditCommand(), MergeCommand(), InspectCommand(), DiffCommand(), HistoryCommand(),
-        CorpusCommand(),
+        CorpusCommand(), CodesCommand(),
     ]
 
     /// The versions of Readback and of each library, read from the libraries at run time.

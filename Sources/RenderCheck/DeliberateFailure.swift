@@ -1,4 +1,5 @@
 import ColorScience
+import Findings
 import Foundation
 
 /// The deliberate pixel failures the render check must catch, applied to a rendering: what a broken converter would
@@ -15,7 +16,10 @@ public enum DeliberateFailure: String, CaseIterable, Sendable {
     case constant
 
     /// The finding code that must catch it.
-    public var expectedCode: String {
+    public var expectedCode: String { expectedFindingCode.rawValue }
+
+    /// The catalogue's code that must catch it.
+    public var expectedFindingCode: FindingCode {
         switch self {
         case .turned90: RenderFindingCode.orientation
         case .castRedBlue: RenderFindingCode.cast

@@ -33,26 +33,17 @@ public struct RenderThresholds: Sendable, Hashable {
     }
 }
 
-/// The finding codes of the render check.
+/// The finding codes of the render check: the catalogue's `render.*` codes (`FindingCode` in Findings) under short
+/// names.
 public enum RenderFindingCode {
-    public static let blank = "render.blank"
-    public static let orientation = "render.orientation"
-    public static let cast = "render.cast"
-    public static let exposure = "render.exposure"
+    public static let blank = FindingCode.renderBlank
+    public static let orientation = FindingCode.renderOrientation
+    public static let cast = FindingCode.renderCast
+    public static let exposure = FindingCode.renderExposure
     /// The source has no usable reference rendering: the check did not run (never a silent pass).
-    public static let noReference = "render.no-reference"
+    public static let noReference = FindingCode.renderNoReference
     /// The output cannot be compared (an HDR transfer, pixels that do not decode): the check did not run.
-    public static let skipped = "render.skipped"
-
-    /// Every code with its meaning (docs/policy.md lists them).
-    public static let all: [(code: String, meaning: String)] = [
-        (blank, "the output is a constant frame where the reference render has content"),
-        (orientation, "the output's pixels match the reference render only when turned or mirrored"),
-        (cast, "neutral areas of the reference render are coloured in the output"),
-        (exposure, "the output's mid-tones are brighter or darker than the reference render's"),
-        (noReference, "the source has no usable reference render (embedded preview, thumbnail); not compared"),
-        (skipped, "the output cannot be compared with the reference render (HDR transfer, decode failure)"),
-    ]
+    public static let skipped = FindingCode.renderSkipped
 }
 
 /// Turns a measurement into findings.

@@ -9,10 +9,12 @@ import Foundation
 public struct AuditReport: Codable, Hashable, Sendable {
     /// The version of this schema. Bump it on any change a reader could notice. Version 2 dropped
     /// `files[].thumbnails` (thumbnails are files beside report.html now); version 3 added `files[].fileFacts`
-    /// (times, mode, owner, xattrs and sidecar of a pair); nothing else changed.
-    public static let currentSchemaVersion = 3
+    /// (times, mode, owner, xattrs and sidecar of a pair); version 4 renamed the container codes to the catalogue's
+    /// one spelling (`container.iloc.unknownItem` became `container.iloc.unknown-item`; `FindingCode.aliases`).
+    public static let currentSchemaVersion = 4
     /// The versions ``AuditReport/decode(_:)`` reads: a version-1 report (an earlier `--baseline`) reads as
-    /// the current version, its thumbnails ignored; a version-2 report has no `fileFacts`.
+    /// the current version, its thumbnails ignored; a version-2 report has no `fileFacts`; a report before version 4
+    /// has its old code names read as the current ones.
     public static let readableSchemaVersions = 1...currentSchemaVersion
 
     public var schemaVersion: Int

@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 
 extension AuditReport {
@@ -17,7 +18,9 @@ extension AuditReport {
     private struct Probe: Decodable { let schemaVersion: Int? }
 
     /// Decodes a report, checking `schemaVersion` before anything else. The result is always a current report:
-    /// a version-1 report comes back with `schemaVersion` 2 (it differs only by the thumbnails, which are dropped).
+    /// a version-1 report comes back with the current `schemaVersion` (it differs only by the thumbnails, which are
+    /// dropped), and a report before version 4 with its renamed codes in their current spelling (a baseline of
+    /// version 3 compares with today's run; the old names are read for one report-schema version).
     /// - Parameter data: the bytes of a `report.json`.
     /// - Returns: the report.
     /// - Throws: ``UnsupportedSchema`` for another version, or a `DecodingError`.
@@ -27,7 +30,17 @@ extension AuditReport {
         guard readableSchemaVersions.contains(v) else { throw UnsupportedSchema(found: v) }
         var report = try JSONDecoder().decode(AuditReport.self, from: data)
         report.schemaVersion = currentSchemaVersion
+        if v < 4 { report.renameOldCodes() }
         return report
+    }
+
+    /// Rewrites every finding's code from an old spelling to the current one (`FindingCode.aliases`).
+    mutating func renameOldCodes() {
+        for i in files.indices {
+            for j in files[i].findings.indices {
+                files[i].findings[j].code = FindingCode.current(files[i].findings[j].code)
+            }
+        }
     }
 
     /// The stable JSON text: keys sorted, two-space indentation, `schemaVersion` moved to the first line so a reader

@@ -74,10 +74,10 @@ func policyErrorsNameTheLine(_ text: String, _ line: Int, _ message: String) {
 }
 
 @Test func resetStartsFromNothing() throws {
-    let p = try Policy.parse("reset\nseverity x.y warning", name: "r")
+    let p = try Policy.parse("reset\nseverity render.exposure error", name: "r")
     #expect(p.knownLosses.isEmpty && p.ignoreFields.isEmpty)
     #expect(p.severity(for: "metadata.lost", default: .info) == .info)
-    #expect(p.severity(for: "x.y", default: .info) == .warning)
+    #expect(p.severity(for: "render.exposure", default: .info) == .error)
 }
 
 @Test func globMatching() {

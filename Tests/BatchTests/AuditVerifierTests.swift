@@ -71,3 +71,15 @@ private func result(_ findings: [Finding]) -> FileResult {
         return
     }
 }
+
+/// The catalogue's documented effect of each code on a conversion is what the verifier does with one finding of it
+/// at its default severity, so the two cannot drift.
+@Test(arguments: FindingCode.allCases)
+func catalogueEffectIsTheVerifiersVerdict(_ code: FindingCode) {
+    let verdict = AuditVerifier.verdict(for: result([Finding(code, message: "one finding")]))
+    switch (code.effect, verdict) {
+    case (.failsConversion, .failed), (.keepsOriginal, .partial), (.informationOnly, .clean): break
+    default:
+        Issue.record("\(code.rawValue) (\(code.severity.rawValue)): catalogue says \(code.effect), verifier \(verdict)")
+    }
+}

@@ -39,9 +39,9 @@ private func sampleFile(hidePrimary: Bool = false) -> [UInt8] {
     let r = runCLI(["inspect", "--json", "--boxes", path])
     #expect(r.code == .findings)
     let json = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
-    #expect(json["schemaVersion"] as? Int == 1)
+    #expect(json["schemaVersion"] as? Int == 2)
     let findings = try #require(json["findings"] as? [[String: Any]])
-    #expect(findings.contains { $0["code"] as? String == "pitm.hidden" })
+    #expect(findings.contains { $0["code"] as? String == "container.pitm.hidden" })
     #expect((json["boxes"] as? [[String: Any]])?.map { $0["type"] as? String } == ["ftyp", "meta", "mdat"])
     // Stable key order: the same input gives the same bytes.
     #expect(runCLI(["inspect", "--json", "--boxes", path]).out == r.out)

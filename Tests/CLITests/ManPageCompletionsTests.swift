@@ -139,7 +139,7 @@ func bashCompletesEveryOptionAndEveryChoice(_ name: String) throws {
 }
 
 @Test func bashCompletesCommandsAndActions() throws {
-    #expect(try bashComplete(["readback", "co"]) == ["convert", "corpus"])
+    #expect(try bashComplete(["readback", "co"]) == ["convert", "corpus", "codes"])
     #expect(try bashComplete(["readback", "corpus", "re"]) == ["remosaic"])
     #expect(try bashComplete(["readback", "help", "in"]) == ["inspect"])
     #expect(try bashComplete(["readback", "convert", "--speed", "very"]) == ["veryfast", "veryslow"])

@@ -43,12 +43,12 @@ enum ContainerCorpus {
         #expect(!errors.isEmpty)
         #expect(errors.contains { $0.offset != nil }, "\(url.lastPathComponent): \(errors)")
         // Box offsets lie in the file; an iloc extent's offset is where its data should start, possibly past EOF.
-        for e in errors where e.code != "iloc.extentPastEOF" {
+        for e in errors where e.code != "container.iloc.extent-past-eof" {
             if let o = e.offset { #expect(o >= 0 && o <= f.bytes.count, "\(e)") }
         }
     }
     let (_, t) = try ContainerCorpus.file("heic/pillowheif_truncated.heic")
-    #expect(t.findings.map(\.code) == ["box.truncated", "iloc.extentPastEOF"])
+    #expect(t.findings.map(\.code) == ["container.box.truncated", "container.iloc.extent-past-eof"])
     #expect(t.findings.map(\.offset) == [607, 1648])
     #expect(t.payload(of: 1)?.count == 1033)
     #expect(t.payload(of: 2) == nil)
@@ -97,8 +97,8 @@ enum ContainerCorpus {
     #expect(f.item(124)?.isExif == true)
     #expect(f.references(from: 63, type: "auxl").first?.to == [46, 122])
     let codes = f.findings.map(\.code)
-    #expect(codes.filter { $0 == "iref.auxlMultiTarget" }.count == 5)
-    #expect(codes.filter { $0 == "iref.cdscMultiTarget" }.count == 2)
+    #expect(codes.filter { $0 == "container.iref.auxl-multi-target" }.count == 5)
+    #expect(codes.filter { $0 == "container.iref.cdsc-multi-target" }.count == 2)
     #expect(!f.hasErrors)
     #expect(f.orientation(of: 46) == 6)
     #expect(f.exifTIFF(of: 124)?.prefix(2) == [0x4D, 0x4D])
@@ -141,7 +141,7 @@ func inspectMatchesGolden(_ golden: String) throws {
     #expect(Golden.check(view.text(), named: "\(golden).txt") == nil)
     #expect(Golden.check(view.json(), named: "\(golden).json") == nil)
     let json = try JSONSerialization.jsonObject(with: Data(view.json().utf8)) as? [String: Any]
-    #expect(json?["schemaVersion"] as? Int == 1)
+    #expect(json?["schemaVersion"] as? Int == 2)
 }
 
 /// exiftool (the oracle) agrees on brands, handler, primary item and where the media data starts.

@@ -54,3 +54,26 @@ import Testing
     #expect(try AuditReport.decode(Data(v1.utf8)) == r)
     #expect(!r.jsonText().contains("thumbnails"))
 }
+
+/// Schema 4 renamed the camelCase container codes: a version-3 report (an earlier `--baseline`) reads with the new
+/// names, so its findings compare with today's; a version-4 report keeps what it says.
+@Test func aVersionThreeReportReadsWithTheRenamedCodes() throws {
+    let r = FixedReport.make()
+    let current = r.jsonText()
+    #expect(current.contains("\"code\" : \"container.truncated\""))
+    let v3 = current.replacingOccurrences(
+        of: "\"schemaVersion\" : \(AuditReport.currentSchemaVersion),", with: "\"schemaVersion\" : 3,"
+    ).replacingOccurrences(
+        of: "\"code\" : \"container.truncated\"", with: "\"code\" : \"container.iloc.extentPastEOF\"")
+    #expect(v3.contains("container.iloc.extentPastEOF"))
+    let read = try AuditReport.decode(Data(v3.utf8))
+    let codes = read.files.flatMap(\.findings).map(\.code)
+    #expect(codes.contains("container.iloc.extent-past-eof"))
+    #expect(!codes.contains("container.iloc.extentPastEOF"))
+    // The current version is read as written: an old name there is not rewritten.
+    let v4 = current.replacingOccurrences(
+        of: "\"code\" : \"container.truncated\"", with: "\"code\" : \"container.iloc.extentPastEOF\"")
+    #expect(
+        try AuditReport.decode(Data(v4.utf8)).files.flatMap(\.findings).map(\.code).contains(
+            "container.iloc.extentPastEOF"))
+}

@@ -41,7 +41,7 @@ enum Checks {
             self.findings = findings
         }
 
-        mutating func add(_ code: String, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
+        mutating func add(_ code: FindingCode, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
             findings.append(Finding(code: code, severity: severity, message: message, evidence: evidence))
         }
     }
@@ -94,7 +94,7 @@ extension Checks {
     /// about a file it audits only in part.
     static func notHEIF(_ ctx: inout Context, _ format: String) {
         ctx.add(
-            "output.not-heif", .warning,
+            .outputNotHeif, .warning,
             "the output is not a HEIF-family file (\(format)): only its metadata and orientation were compared",
             Evidence(expected: "a HEIF-family file (ftyp with a HEIF brand)", actual: format))
         FileFactsCheck.run(&ctx)

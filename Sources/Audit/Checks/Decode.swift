@@ -43,7 +43,7 @@ extension Checks {
                         bitDepth: img.codedBitDepth,
                         message: "decoded re-wrapped; libheif refused the whole file: \(whole)"))
                 ctx.add(
-                    "decode.primary-rewrapped", .info,
+                    .decodePrimaryRewrapped, .info,
                     "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
                     Evidence(actual: whole, item: p))
                 if thumbs { ctx.thumbnails.primary = thumbnail(img) }
@@ -52,7 +52,7 @@ extension Checks {
             } else {
                 ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole))
                 ctx.add(
-                    "decode.primary-failed", .error, "the primary image does not decode: \(whole)",
+                    .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)",
                     Evidence(item: file.primaryItemID))
             }
         }

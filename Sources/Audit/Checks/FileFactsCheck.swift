@@ -13,7 +13,7 @@ public enum FileFactsCheck {
         public var rows: [FileFactRow] = []
         public var findings: [Finding] = []
 
-        mutating func add(_ code: String, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
+        mutating func add(_ code: FindingCode, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
             findings.append(Finding(code: code, severity: severity, message: message, evidence: evidence))
         }
     }
@@ -62,7 +62,7 @@ public enum FileFactsCheck {
                 fact: "mtime", source: time(s.mtimeNs), output: time(o.mtimeNs), status: same ? "kept" : "changed"))
         if !same {
             j.add(
-                "file.mtime.changed", .warning,
+                .fileMtimeChanged, .warning,
                 "the output's modification time differs from the source's by \(Self.span(delta)): file browsers and photo managers that sort by it misplace the photo",
                 Evidence(expected: time(s.mtimeNs), actual: time(o.mtimeNs)))
         }
@@ -90,7 +90,7 @@ public enum FileFactsCheck {
             if widened & 0o004 != 0 { who.append("everyone can read it") }
             if widened & 0o002 != 0 { who.append("everyone can write it") }
             j.add(
-                "file.mode.widened", .error,
+                .fileModeWidened, .error,
                 "the output is open to more people than the source: \(who.joined(separator: ", ")) (mode \(octal(o.mode)), the source's \(octal(s.mode)))",
                 Evidence(expected: "no wider than \(octal(s.mode))", actual: octal(o.mode)))
         }
@@ -104,7 +104,7 @@ public enum FileFactsCheck {
                 status: same ? "kept" : "changed"))
         if !same {
             j.add(
-                "file.owner.changed", .info,
+                .fileOwnerChanged, .info,
                 "the output belongs to \(o.uid):\(o.gid), the source to \(s.uid):\(s.gid) (only root can keep an owner)",
                 Evidence(expected: "\(s.uid):\(s.gid)", actual: "\(o.uid):\(o.gid)"))
         }
@@ -151,7 +151,7 @@ public enum FileFactsCheck {
                 if role == .checksum {
                     j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "dropped"))
                     j.add(
-                        "file.xattr.dropped", .info,
+                        .fileXattrDropped, .info,
                         "\(name) not carried: it is a checksum of the source's bytes, untrue of the output's",
                         Evidence(expected: "dropped", actual: "dropped"))
                 } else if !o.xattrsSupported {
@@ -161,7 +161,7 @@ public enum FileFactsCheck {
                 } else {
                     j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "lost"))
                     j.add(
-                        "file.xattr.lost", severity,
+                        .fileXattrLost, severity,
                         "the output lost the \(role == .other ? "extended attribute" : role.rawValue) \(name) (\(show(sv) ?? ""))",
                         Evidence(expected: show(sv), actual: "absent"))
                 }
@@ -172,7 +172,7 @@ public enum FileFactsCheck {
             } else {
                 j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: "changed"))
                 j.add(
-                    "file.xattr.changed", severity, "the output's \(name) differs from the source's",
+                    .fileXattrChanged, severity, "the output's \(name) differs from the source's",
                     Evidence(expected: show(sv), actual: show(ov)))
             }
         }
@@ -183,7 +183,7 @@ public enum FileFactsCheck {
         if !unsupported.isEmpty {
             let curated = unsupported.contains { XattrRole(name: $0).isUserCurated }
             j.add(
-                "file.xattr.unsupported", curated ? .error : .warning,
+                .fileXattrUnsupported, curated ? .error : .warning,
                 "the output's filesystem does not support extended attributes: \(unsupported.count) lost (\(unsupported.joined(separator: ", ")))",
                 Evidence(
                     expected: unsupported.joined(separator: ", "),
@@ -225,7 +225,7 @@ public enum FileFactsCheck {
                 output: nil, status: edits.isEmpty ? "kept" : "edits-not-applied"))
         if !edits.isEmpty {
             j.add(
-                "sidecar.edits-not-applied", .warning,
+                .sidecarEditsNotApplied, .warning,
                 "\(name) holds edits to the RAW that the output does not show unless its converter applied them: \(edits.joined(separator: "; "))",
                 Evidence(expected: "the edits applied to the pixels", actual: edits.joined(separator: "; ")))
         }

@@ -45,7 +45,7 @@ extension Checks {
         ctx.findings += findings
         ctx.gainMapDecodes = decoded.results
         for d in decoded.results where d.status == "failed" {
-            ctx.add("decode.gainmap-failed", .error, "a gain map does not decode: \(d.message ?? "")")
+            ctx.add(.decodeGainmapFailed, .error, "a gain map does not decode: \(d.message ?? "")")
         }
         if ctx.options.thumbnails, let img = decoded.firstImage { ctx.thumbnails.gainMap = thumbnail(img) }
         if results.isEmpty {
@@ -63,7 +63,7 @@ extension Checks {
             }
             if let why {
                 ctx.add(
-                    "gainmap.missing", .error, "\(why); the output has none",
+                    .gainmapMissing, .error, "\(why); the output has none",
                     Evidence(expected: "a tmap item or an Apple hdrgainmap auxiliary image", actual: "none"))
             }
         }
@@ -86,7 +86,10 @@ enum GainMapView {
     /// the ISO form, everything else both.
     static func concerns(_ code: String, _ kind: String) -> Bool {
         if code.hasPrefix("gainmap.apple.") { return kind == "apple" }
-        for p in ["gainmap.tmap.", "gainmap.altr.", "gainmap.brand.", "gainmap.dimg.", "gainmap.headroom"]
+        for p in [
+            "gainmap.tmap.", "gainmap.altr.", "gainmap.brand.", "gainmap.dimg.",
+            FindingCode.gainmapHeadroomMismatch.rawValue,
+        ]
         where code.hasPrefix(p) {
             return kind == "iso"
         }

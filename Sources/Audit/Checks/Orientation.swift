@@ -13,7 +13,7 @@ extension Checks {
         let t = out.orientation(of: p)
         if t != 1, let e = exifOrientation(out, p), e != 1, e != t {
             ctx.add(
-                "orientation.inconsistent", .warning,
+                .orientationInconsistent, .warning,
                 "irot/imir say orientation \(t) but Exif Orientation says \(e): readers disagree on how to show the image",
                 Evidence(expected: "\(t)", actual: "\(e)", field: "IFD0:Orientation", item: p))
         }

@@ -74,7 +74,7 @@ public enum PairJudgement {
 
     static func unreadable(_ severity: Severity, _ message: String) -> Result {
         Result(
-            diff: nil, rows: [], findings: [Finding(code: "metadata.unreadable", severity: severity, message: message)])
+            diff: nil, rows: [], findings: [Finding(code: .metadataUnreadable, severity: severity, message: message)])
     }
 
     /// The policy's field choices on a diff: rows for the fields it compares, known losses, and the findings.

@@ -41,21 +41,6 @@ public struct DiffEntry: Sendable, Hashable, Codable {
     }
 }
 
-/// Every finding code the metadata diff raises. The raw values are stable: the audit and its policy key on them.
-public enum MetadataFindingCode: String, Sendable, Hashable, Codable, CaseIterable {
-    case lost = "metadata.lost"
-    case changed = "metadata.changed"
-    case rounded = "metadata.rounded"
-    case reencoded = "metadata.reencoded"
-    case added = "metadata.added"
-    case knownLoss = "metadata.known-loss"
-    case knownLossNotHappened = "metadata.known-loss-not-happened"
-    case orientationChanged = "orientation.changed"
-    case orientationInconsistent = "orientation.inconsistent"
-    case doubleRotation = "orientation.double-rotation"
-    case orientationUnverified = "orientation.unverified"
-}
-
 extension Criticality {
     /// The severity of a lost or changed field of this class: critical and important → error (someone relies on
     /// it), informational → warning. The audit's policy may rewrite severities by code.

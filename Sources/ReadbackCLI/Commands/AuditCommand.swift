@@ -83,6 +83,7 @@ struct AuditCommand: Subcommand {
         }
 
         let (policy, baseline) = try Self.policyAndBaseline(args)
+        for w in policy.warnings { console.error("readback audit: warning: \(w)") }
         let reportDir = args.value("report").map { URL(fileURLWithPath: $0) }
         if reportDir == nil, let flag = ["no-thumbnails", "html-single-file"].first(where: { args.has($0) }) {
             throw UsageError("--\(flag) needs --report DIR")

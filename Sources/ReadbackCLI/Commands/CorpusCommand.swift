@@ -1,5 +1,6 @@
 import Converter
 import CorpusKit
+import Findings
 import Foundation
 import HeifCodec
 import ReportModel
@@ -107,7 +108,7 @@ struct CorpusCommand: Subcommand {
                 for r in results {
                     if let file = r.file {
                         console.print("wrote \(out.appendingPathComponent(file).path)  \(r.code)")
-                    } else if r.code == "output.missing" {
+                    } else if r.code == FindingCode.outputMissing.rawValue {
                         console.print("no file for \(r.code) (by design): \(r.note)")
                     } else {
                         console.print("skipped \(r.code): \(r.note)")

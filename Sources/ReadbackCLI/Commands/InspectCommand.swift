@@ -16,7 +16,7 @@ struct InspectCommand: Subcommand {
           - gain maps: Apple auxiliary (auxl + auxC urn:com:apple:photo:2020:aux:hdrgainmap), other vendors'
             hdrgainmap auxiliaries, and ISO 21496-1 tmap items with dimg [base, gain map] and the altr group;
           - metadata items (Exif, XMP) and the images they describe (cdsc); entity groups;
-          - findings with a stable code, severity and byte offset (e.g. box.truncated, iref.cdscMultiTarget).
+          - findings with a stable code, severity and byte offset (e.g. container.box.truncated, container.iref.cdsc-multi-target).
 
         Exit status: 0 when there is no error-severity finding, 1 when there is one, 2 when FILE cannot be read.
 
@@ -25,7 +25,7 @@ struct InspectCommand: Subcommand {
           readback inspect --json IMG_0001.HEIC | jq '.gainMaps'
         """
     let options: [OptionSpec] = [
-        .flag("json", "Print the versioned machine form (schemaVersion 1, keys sorted) instead of the summary."),
+        .flag("json", "Print the versioned machine form (schemaVersion 2, keys sorted) instead of the summary."),
         .flag("boxes", "Also show the full box tree (type, offset, size) of every box parsed."),
     ]
 

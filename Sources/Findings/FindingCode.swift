@@ -1,0 +1,212 @@
+/// Every finding code Readback emits, in one catalogue: the container parser (HEIF), the gain-map inspector
+/// (GainMap), the metadata diff (Metadata), the render check (RenderCheck) and the auditor's own checks (Audit).
+///
+/// A code's string is dotted, lower-case, with kebab-case segments (`container.iloc.extent-past-eof`); reports,
+/// baselines and policies key on it. Each case carries its default severity, its topic, a one-line meaning and what
+/// it does to a conversion (``ConversionEffect``); `readback codes` prints the catalogue and docs/codes.md is
+/// generated from it. A renamed code keeps its old name as an alias (``aliases``) for one report-schema version.
+public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
+    case containerBoxTruncated = "container.box.truncated"
+    case containerBoxInvalidSize = "container.box.invalid-size"
+    case containerBoxMalformed = "container.box.malformed"
+    case containerFileTrailingBytes = "container.file.trailing-bytes"
+    case containerFtypMissing = "container.ftyp.missing"
+    case containerBrandMif1Missing = "container.brand.mif1.missing"
+    case containerMetaMissing = "container.meta.missing"
+    case containerMetaDuplicate = "container.meta.duplicate"
+    case containerHdlrNotPict = "container.hdlr.not-pict"
+    case containerBoxDuplicate = "container.box.duplicate"
+    case containerPitmMissing = "container.pitm.missing"
+    case containerPitmDangling = "container.pitm.dangling"
+    case containerPitmHidden = "container.pitm.hidden"
+    case containerIinfMissing = "container.iinf.missing"
+    case containerItemDuplicateId = "container.item.duplicate-id"
+    case containerItemNoLocation = "container.item.no-location"
+    case containerIspeMissing = "container.ispe.missing"
+    case containerIlocExtentPastEof = "container.iloc.extent-past-eof"
+    case containerIlocUnsupported = "container.iloc.unsupported"
+    case containerIlocUnknownItem = "container.iloc.unknown-item"
+    case containerIrefMissingItem = "container.iref.missing-item"
+    case containerIrefDimgDuplicate = "container.iref.dimg-duplicate"
+    case containerIrefCdscMultiTarget = "container.iref.cdsc-multi-target"
+    case containerIrefAuxlMultiTarget = "container.iref.auxl-multi-target"
+    case containerIpmaIndexOutOfRange = "container.ipma.index-out-of-range"
+    case containerIpmaUnknownItem = "container.ipma.unknown-item"
+    case containerIpmaDuplicateItem = "container.ipma.duplicate-item"
+    case containerPropertyMalformed = "container.property.malformed"
+    case containerPropertyNotEssential = "container.property.not-essential"
+    case containerPropertyTransformBeforeIspe = "container.property.transform-before-ispe"
+    case containerGridInvalid = "container.grid.invalid"
+    case containerTmapBrandWithoutItem = "container.tmap.brand-without-item"
+    case containerTmapItemWithoutBrand = "container.tmap.item-without-brand"
+    case containerTmapInputs = "container.tmap.inputs"
+    case containerAltrOrder = "container.altr.order"
+    case containerExifBadOffset = "container.exif.bad-offset"
+    case containerLimitsExceeded = "container.limits.exceeded"
+    case containerTruncated = "container.truncated"
+    case inputUnreadable = "input.unreadable"
+    case outputMissing = "output.missing"
+    case outputNotHeif = "output.not-heif"
+    case sizeRatio = "size.ratio"
+    case decodePrimaryFailed = "decode.primary-failed"
+    case decodePrimaryRewrapped = "decode.primary-rewrapped"
+    case decodeGainmapFailed = "decode.gainmap-failed"
+    case signallingNclxMissing = "signalling.nclx-missing"
+    case signallingBitDepthMismatch = "signalling.bit-depth-mismatch"
+    case metadataLost = "metadata.lost"
+    case metadataChanged = "metadata.changed"
+    case metadataRounded = "metadata.rounded"
+    case metadataReencoded = "metadata.reencoded"
+    case metadataAdded = "metadata.added"
+    case metadataKnownLoss = "metadata.known-loss"
+    case metadataKnownLossNotHappened = "metadata.known-loss-not-happened"
+    case metadataUnreadable = "metadata.unreadable"
+    case orientationChanged = "orientation.changed"
+    case orientationInconsistent = "orientation.inconsistent"
+    case orientationDoubleRotation = "orientation.double-rotation"
+    case orientationUnverified = "orientation.unverified"
+    case gainmapMissing = "gainmap.missing"
+    case gainmapTmapVersionUnsupported = "gainmap.tmap.version-unsupported"
+    case gainmapTmapMinimumVersionUnsupported = "gainmap.tmap.minimum-version-unsupported"
+    case gainmapTmapWriterVersionBelowMinimum = "gainmap.tmap.writer-version-below-minimum"
+    case gainmapTmapGammaZero = "gainmap.tmap.gamma-zero"
+    case gainmapTmapDenominatorZero = "gainmap.tmap.denominator-zero"
+    case gainmapTmapMinExceedsMax = "gainmap.tmap.min-exceeds-max"
+    case gainmapTmapLength = "gainmap.tmap.length"
+    case gainmapTmapExtraBytes = "gainmap.tmap.extra-bytes"
+    case gainmapTmapNonstandardFlags = "gainmap.tmap.nonstandard-flags"
+    case gainmapTmapCommonDenominator = "gainmap.tmap.common-denominator"
+    case gainmapTmapChannelCount = "gainmap.tmap.channel-count"
+    case gainmapTmapBodyMissing = "gainmap.tmap.body-missing"
+    case gainmapAppleXmpMissing = "gainmap.apple.xmp-missing"
+    case gainmapAppleVersionMissing = "gainmap.apple.version-missing"
+    case gainmapAppleHeadroomMissing = "gainmap.apple.headroom-missing"
+    case gainmapAuxMetadataMissing = "gainmap.aux.metadata-missing"
+    case gainmapDescriptionItemMissing = "gainmap.description.item-missing"
+    case gainmapDescriptionIspeMissing = "gainmap.description.ispe-missing"
+    case gainmapDescriptionPixiMissing = "gainmap.description.pixi-missing"
+    case gainmapDescriptionCodecConfigMissing = "gainmap.description.codec-config-missing"
+    case gainmapDescriptionSizeImplausible = "gainmap.description.size-implausible"
+    case gainmapDescriptionNotHidden = "gainmap.description.not-hidden"
+    case gainmapDataMissing = "gainmap.data-missing"
+    case gainmapDataConstant = "gainmap.data-constant"
+    case gainmapDataUndecodable = "gainmap.data-undecodable"
+    case gainmapDataNotDecoded = "gainmap.data-not-decoded"
+    case gainmapColrMissing = "gainmap.colr-missing"
+    case gainmapTmapColrMissing = "gainmap.tmap.colr-missing"
+    case gainmapTmapIspeMissing = "gainmap.tmap.ispe-missing"
+    case gainmapTmapIspeMismatch = "gainmap.tmap.ispe-mismatch"
+    case gainmapTmapTransform = "gainmap.tmap.transform"
+    case gainmapDimgInvalid = "gainmap.dimg.invalid"
+    case gainmapAltrOrder = "gainmap.altr.order"
+    case gainmapAltrMissing = "gainmap.altr.missing"
+    case gainmapBrandMissing = "gainmap.brand.missing"
+    case gainmapBrandWithoutTmap = "gainmap.brand.without-tmap"
+    case gainmapHeadroomMismatch = "gainmap.headroom-mismatch"
+    case fileModeWidened = "file.mode.widened"
+    case fileMtimeChanged = "file.mtime.changed"
+    case fileOwnerChanged = "file.owner.changed"
+    case fileXattrLost = "file.xattr.lost"
+    case fileXattrChanged = "file.xattr.changed"
+    case fileXattrDropped = "file.xattr.dropped"
+    case fileXattrUnsupported = "file.xattr.unsupported"
+    case sidecarEditsNotApplied = "sidecar.edits-not-applied"
+    case renderBlank = "render.blank"
+    case renderOrientation = "render.orientation"
+    case renderCast = "render.cast"
+    case renderExposure = "render.exposure"
+    case renderNoReference = "render.no-reference"
+    case renderSkipped = "render.skipped"
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+    /// The code's string, as reports write it.
+    public var code: String { rawValue }
+    /// The severity the emitter gives a finding unless it says otherwise (the audit policy may rewrite it).
+    public var severity: Severity { entry.severity }
+    /// What the code is about.
+    public var topic: Topic { entry.topic }
+    /// What one finding of this code, at its default severity, does to a conversion.
+    public var effect: ConversionEffect { entry.effect }
+    /// One line for a person.
+    public var meaning: String { entry.meaning }
+    /// The code's old spellings, accepted in policies and baselines for one report-schema version.
+    public var aliases: [String] { Self.aliases.filter { $0.value == self }.map(\.key).sorted() }
+
+    /// The catalogue's entry for this code.
+    var entry: Entry {
+        guard let e = Self.entries[self] else { preconditionFailure("\(rawValue) has no catalogue entry") }
+        return e
+    }
+
+    static let entries: [FindingCode: Entry] = Dictionary(
+        catalogue.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
+
+    /// The code a string names: a current code or an old spelling (``aliases``); nil for anything else.
+    public static func named(_ s: String) -> FindingCode? { FindingCode(rawValue: s) ?? aliases[s] }
+
+    /// `s` with an old spelling replaced by the current one; any other string unchanged.
+    public static func current(_ s: String) -> String { aliases[s]?.rawValue ?? s }
+
+    /// A finding of this code with its default severity unless `severity` is given.
+    public func finding(_ message: String, severity: Severity? = nil, evidence: Evidence? = nil) -> Finding {
+        Finding(code: rawValue, severity: severity ?? self.severity, message: message, evidence: evidence)
+    }
+
+    /// What a code is about.
+    public enum Topic: String, CaseIterable, Sendable, Codable {
+        case container
+        case input
+        case output
+        case size
+        case decode
+        case signalling
+        case metadata
+        case orientation
+        case gainMap = "gain-map"
+        case fileFacts = "file-facts"
+        case sidecar
+        case render
+    }
+
+    /// What a finding does to a conversion whose read-back audit raises it (`readback convert`, Batch's
+    /// AuditVerifier): the output is unusable and the conversion fails; the output is kept but so is the original
+    /// (removal is vetoed); or it is information only.
+    public enum ConversionEffect: String, CaseIterable, Sendable, Codable {
+        case failsConversion = "fails-conversion"
+        case keepsOriginal = "keeps-original"
+        case informationOnly = "information-only"
+    }
+
+    /// One row of the catalogue.
+    struct Entry: Sendable {
+        let code: FindingCode
+        let severity: Severity
+        let topic: Topic
+        let effect: ConversionEffect
+        let meaning: String
+
+        init(_ code: FindingCode, _ severity: Severity, _ topic: Topic, _ effect: ConversionEffect, _ meaning: String) {
+            self.code = code
+            self.severity = severity
+            self.topic = topic
+            self.effect = effect
+            self.meaning = meaning
+        }
+    }
+}
+
+extension Finding {
+    /// A finding of a catalogued code, with the code's default severity unless `severity` is given.
+    public init(_ code: FindingCode, severity: Severity? = nil, message: String, evidence: Evidence? = nil) {
+        self.init(code: code.rawValue, severity: severity ?? code.severity, message: message, evidence: evidence)
+    }
+
+    /// A finding of a catalogued code with an explicit severity.
+    public init(code: FindingCode, severity: Severity, message: String, evidence: Evidence? = nil) {
+        self.init(code: code.rawValue, severity: severity, message: message, evidence: evidence)
+    }
+
+    /// The finding's code in the catalogue; nil for a code the catalogue does not list.
+    public var catalogued: FindingCode? { FindingCode.named(code) }
+}
