@@ -35,7 +35,7 @@ func judgedRows(_ r: PairJudgement.Result, policy: Policy) -> [String: FieldClas
     return rows
 }
 
-/// Issue 32 item 5: over every source/output pair of the generated corpus, each field's diff class (the table of
+/// Over every source/output pair of the generated corpus, each field's diff class (the table of
 /// `readback diff`, the report's rows) and its findings agree, field by field.
 @Test func diffClassesAndFindingsAgreeOnEveryCorpusPair() throws {
     let pairs = try corpusPairs()
@@ -52,7 +52,7 @@ func judgedRows(_ r: PairJudgement.Result, policy: Policy) -> [String: FieldClas
     #expect(judgedFields > 100)
 }
 
-/// The agreement check itself fails on a table that contradicts its findings (the bug of issue 32: a MakerNote
+/// The agreement check itself fails on a table that contradicts its findings (the bug this check guards against: a MakerNote
 /// listed as lost while its finding says known-loss), and on a silent loss.
 @Test func theAgreementCheckCatchesAContradiction() {
     func finding(_ code: String, _ field: String) -> Finding {

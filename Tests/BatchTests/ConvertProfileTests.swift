@@ -48,7 +48,7 @@ private let codes = [
     "size.ratio", "iloc.extentPastEOF",
 ]
 
-/// Issue 32 item 3: the `convert` profile's `verdict` lines grade every (code family × severity) as the former
+/// The `convert` profile's `verdict` lines grade every (code family × severity) as the former
 /// prefix rules in AuditVerifier did, one finding at a time and in pairs (which finding fails first, which reasons).
 @Test func theConvertProfileReproducesTheFormerGrading() {
     let singles = codes.flatMap { c in Severity.allCases.map { Finding(code: c, severity: $0, message: "m") } }

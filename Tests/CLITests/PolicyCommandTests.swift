@@ -35,7 +35,7 @@ import Testing
     #expect(runCLI(["audit", "a.dng", "b.heic", "--print-policy"]).code == .usageOrIO)
 }
 
-/// Issue 32 item 5, as a new user met it: the MakerNote removed with exiftool is one thing in `readback diff
+/// As a new user met it: the MakerNote removed with exiftool is one thing in `readback diff
 /// --json`: class known-loss in its entry and counts, finding metadata.known-loss.
 @Test func diffShowsAKnownLossAsItsClass() throws {
     let dir = Repo.temporaryDirectory("diff-known-loss")

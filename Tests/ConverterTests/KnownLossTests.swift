@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 32 item 4: Readback's converter keeps the MakerNote that the built-in policy calls a known loss, so its
+/// Known losses fit reality: Readback's converter keeps the MakerNote that the built-in policy calls a known loss, so its
 /// outputs carry no per-file `metadata.known-loss-not-happened` under the built-in policy; a policy that asks for
 /// the finding (`severity metadata.known-loss-not-happened info`) gets it, about the MakerNote.
 @Test func readbackOutputsCarryNoKnownLossNoiseUnlessAPolicyAsks() throws {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 32 item 5 over real files: the calibration's pairs that rewrite metadata only (an untouched copy, exiftool's
+/// Diff and verdict agree over real files: the calibration's pairs that rewrite metadata only (an untouched copy, exiftool's
 /// rebuild, GPS stripped, DateTimeOriginal shifted, irot cleared, Exif Orientation reset; ``CalibrationPlan``), and
 /// for every source `exiftool -MakerNotes:all= -o OUT SRC`. For each pair, each field's diff class
 /// (the table of `readback diff`, the report's rows) and its findings agree (``DiffAgreement``); the MakerNote

@@ -1,6 +1,6 @@
 import Findings
 
-/// The agreement of a pair's diff table and its findings (issue 32 item 5): each field's class (what `readback diff`
+/// The agreement of a pair's diff table and its findings: each field's class (what `readback diff`
 /// and the report's rows show) and the findings about that field must say the same thing.
 ///
 /// The mapping is written out here, apart from the code that makes the findings, so a test holds the code to it.
