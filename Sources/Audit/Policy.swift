@@ -1,9 +1,13 @@
 import Findings
 import Foundation
+import Metadata
 import RenderCheck
 import ReportModel
 
-/// What the auditor treats as a problem: severities per finding code, which metadata fields matter, known losses.
+/// What the auditor treats as a problem: severities per finding code, which metadata fields matter, known losses,
+/// and what a finding does to a conversion (`verdict` lines). The one policy model: the metadata diff takes its share
+/// as plain values (``metadataPolicy``), and the converter's read-back audit grades its outputs by the `convert`
+/// profile's `verdict` lines (``conversionAction(for:)``).
 ///
 /// The policy file format (docs/policy.md) is line based: `#` starts a comment, blank lines are ignored, each line is
 /// a directive and its arguments separated by spaces or tabs. A file is applied on top of the built-in policy
@@ -27,6 +31,8 @@ public struct Policy: Hashable, Sendable {
     /// Size-ratio bounds (output ÷ source); outside them a `size.ratio` finding is raised.
     public var sizeRatioMin: Double? = nil
     public var sizeRatioMax: Double? = nil
+    /// What findings do to a conversion (`verdict` lines), in file order; the last matching rule wins.
+    public var verdictRules: [VerdictRule] = []
     /// The limits of the render check (`render` lines): when `render.cast`, `render.exposure`, `render.blank` and
     /// `render.orientation` are raised, and at which severity.
     public var render = RenderThresholds()
@@ -43,7 +49,7 @@ public struct Policy: Hashable, Sendable {
             && a.compareFields == b.compareFields && a.ignoreFields == b.ignoreFields
             && a.knownLosses == b.knownLosses && a.requireGainMap == b.requireGainMap
             && a.sizeRatioMin == b.sizeRatioMin && a.sizeRatioMax == b.sizeRatioMax && a.name == b.name
-            && a.render == b.render
+            && a.render == b.render && a.verdictRules == b.verdictRules
     }
 
     public func hash(into h: inout Hasher) {
@@ -64,7 +70,9 @@ public struct Policy: Hashable, Sendable {
         severity metadata.reencoded info
         severity metadata.added info
         severity metadata.known-loss known-loss
-        severity metadata.known-loss-not-happened info
+        # A known loss that did not happen (the field survived) is off: Readback's own outputs keep the MakerNote,
+        # so it would be noise on every file. `severity metadata.known-loss-not-happened info` turns it on.
+        severity metadata.known-loss-not-happened off
         # orientation.inconsistent keeps its severity: error against a source whose two models agreed, warning
         # without a source.
         severity orientation.changed error
@@ -123,14 +131,9 @@ public struct Policy: Hashable, Sendable {
         (try? Policy.parse(builtInText, name: "built-in", base: Policy())) ?? Policy()
     }()
 
-    /// The policy Readback applies to its own outputs: no known losses (MakerNote must survive), gain map required
-    /// when the source had one.
-    public static var readbackOutputs: Policy {
-        var p = builtIn
-        p.knownLosses = []
-        p.name = "readback-outputs"
-        return p
-    }
+    /// The policy Readback applies to its own outputs: the built-in `convert` profile (``convert``): no known losses
+    /// (MakerNote must survive), and the `verdict` lines that grade a conversion.
+    public static var readbackOutputs: Policy { convert }
 
     /// A line the parser did not accept.
     public struct ParseError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -162,6 +165,17 @@ public struct Policy: Hashable, Sendable {
                 guard args.isEmpty else { throw fail("reset takes no arguments") }
                 p = Policy()
                 p.name = name
+            case "profile":
+                guard args.count == 1, let named = profile(args[0]) else {
+                    throw fail("usage: profile \(profileNames.joined(separator: "|"))")
+                }
+                p = named
+                p.name = name
+            case "verdict":
+                switch parseVerdict(args) {
+                case .success(let rule): p.verdictRules.append(rule)
+                case .failure(let e): throw fail(e.message)
+                }
             case "severity":
                 guard args.count == 2 else { throw fail("usage: severity CODE error|warning|known-loss|info|off") }
                 guard isCodePattern(args[0]) else { throw fail("'\(args[0])' is not a finding code or code glob") }
@@ -209,7 +223,7 @@ public struct Policy: Hashable, Sendable {
                 throw fail(e)
             default:
                 throw fail(
-                    "unknown directive '\(directive)' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, render, reset)"
+                    "unknown directive '\(directive)' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, render, verdict, profile, reset)"
                 )
             }
         }
@@ -239,16 +253,16 @@ public struct Policy: Hashable, Sendable {
         return nil
     }
 
-    /// Reads and parses a policy file on top of the built-in policy.
+    /// Reads and parses a policy file on top of `base` (the built-in policy unless a profile is given).
     /// - Throws: ``ParseError`` (line 0 when the file cannot be read).
-    public static func load(path: String) throws(ParseError) -> Policy {
+    public static func load(path: String, base: Policy = .builtIn) throws(ParseError) -> Policy {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ParseError(name: path, line: 0, message: "cannot read the policy file")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ParseError(name: path, line: 0, message: "the policy file is not UTF-8 text")
         }
-        return try parse(text, name: path)
+        return try parse(text, name: path, base: base)
     }
 
     static func isCodePattern(_ s: String) -> Bool {
@@ -286,40 +300,9 @@ public struct Policy: Hashable, Sendable {
     }
 
     /// Matches a field pattern: `Group:Tag` with `*` wildcards, or a bare `Tag` pattern matching in any group.
-    /// Case-insensitive.
-    public static func fieldMatches(_ pattern: String, _ field: String) -> Bool {
-        let p = pattern.lowercased()
-        let f = field.lowercased()
-        if p.contains(":") { return glob(p, f) }
-        let tag = f.split(separator: ":", maxSplits: 1).last.map(String.init) ?? f
-        return glob(p, tag)
-    }
+    /// Case-insensitive. The metadata diff's own matcher (``FieldPattern``), so both read patterns alike.
+    public static func fieldMatches(_ pattern: String, _ field: String) -> Bool { FieldPattern.matches(pattern, field) }
 
     /// `*` matches any run of characters (including none); everything else literally.
-    public static func glob(_ pattern: String, _ text: String) -> Bool {
-        let p = Array(pattern.unicodeScalars)
-        let t = Array(text.unicodeScalars)
-        var pi = 0
-        var ti = 0
-        var star = -1
-        var mark = 0
-        while ti < t.count {
-            if pi < p.count, p[pi] != "*", p[pi] == t[ti] {
-                pi += 1
-                ti += 1
-            } else if pi < p.count, p[pi] == "*" {
-                star = pi
-                mark = ti
-                pi += 1
-            } else if star >= 0 {
-                pi = star + 1
-                mark += 1
-                ti = mark
-            } else {
-                return false
-            }
-        }
-        while pi < p.count, p[pi] == "*" { pi += 1 }
-        return pi == p.count
-    }
+    public static func glob(_ pattern: String, _ text: String) -> Bool { FieldPattern.glob(pattern, text) }
 }

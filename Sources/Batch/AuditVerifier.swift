@@ -4,46 +4,32 @@ import Foundation
 import ReportModel
 
 /// Verifies an output with the `Audit` module: the file is read back, parsed, decoded and diffed against its source
-/// under Readback's own-output policy (`Policy.readbackOutputs`).
+/// under Readback's own-output policy, the built-in `convert` profile (`Policy.convert`), whose `verdict` lines
+/// grade the findings (docs/policy.md "Conversion verdicts").
 public struct AuditVerifier: OutputVerifier {
     let auditor: FileAuditor
+    let policy: Policy
 
     public init(policy: Policy = .readbackOutputs) {
+        self.policy = policy
         auditor = FileAuditor(options: AuditOptions(policy: policy, decode: true, thumbnails: false, jobs: 1))
     }
 
-    /// Findings that mean the output itself is unusable (not just incomplete). A blank frame (`render.blank`) is one:
-    /// the file decodes, but shows nothing of the capture.
-    static func isUnusable(_ f: Finding) -> Bool {
-        f.code.hasPrefix("container.") || f.code.hasPrefix("input.") || f.code.hasPrefix("output.")
-            || f.code == FindingCode.decodePrimaryFailed.rawValue || f.code == FindingCode.renderBlank.rawValue
-    }
+    /// Maps an audit result to a verdict under the `convert` profile: see ``verdict(for:policy:)``.
+    public static func verdict(for r: FileResult) -> VerificationResult { verdict(for: r, policy: .convert) }
 
-    /// Render findings that keep the original even as warnings: a colour cast, a blank frame or turned pixels are
-    /// the pixels going wrong while every tag is right. (An exposure warning alone is a different rendering.)
-    static func vetoesAsWarning(_ code: String) -> Bool {
-        code == FindingCode.renderCast.rawValue || code == FindingCode.renderBlank.rawValue
-            || code == FindingCode.renderOrientation.rawValue
-    }
-
-    /// Maps an audit result to a verdict: errors that make the file unusable → failed; any other error, or a
-    /// warning about metadata, the gain map, orientation, the file facts (a lost xattr, the mtime), the sidecar's
-    /// unapplied edits or the pixels (cast, blank, turned) → kept (the original is kept); known losses and info
-    /// (`render.no-reference`, a dropped checksum xattr) → clean.
-    public static func verdict(for r: FileResult) -> VerificationResult {
-        let serious = r.findings.filter { f in
-            f.severity == .error
-                || (f.severity == .warning
-                    && (f.code.hasPrefix("metadata.") || f.code.hasPrefix("gainmap.")
-                        || f.code.hasPrefix("orientation.") || f.code.hasPrefix("file.")
-                        || f.code.hasPrefix("sidecar.") || vetoesAsWarning(f.code)))
-        }
+    /// Maps an audit result to a verdict by the policy's `verdict` lines (``Policy/conversionAction(for:)``): a
+    /// finding that fails the conversion → failed (the first one is the reason); else any that keeps the original
+    /// → kept, with every such finding as a reason; else clean.
+    public static func verdict(for r: FileResult, policy: Policy) -> VerificationResult {
+        let graded = r.findings.map { ($0, policy.conversionAction(for: $0)) }
         let summary = Self.summary(r)
-        if let bad = serious.first(where: { isUnusable($0) && $0.severity == .error }) {
+        if let (bad, _) = graded.first(where: { $0.1 == .fail }) {
             return .failed(reason: "\(bad.code): \(Finding.oneLine(bad.message))")
         }
-        if !serious.isEmpty {
-            return .kept(reasons: serious.map { "\($0.code): \(Finding.oneLine($0.message))" }, summary: summary)
+        let kept = graded.filter { $0.1 == .keep }.map(\.0)
+        if !kept.isEmpty {
+            return .kept(reasons: kept.map { "\($0.code): \(Finding.oneLine($0.message))" }, summary: summary)
         }
         return .clean(summary: summary)
     }
@@ -59,6 +45,6 @@ public struct AuditVerifier: OutputVerifier {
         let job = AuditJob(
             name: output.lastPathComponent, source: source, output: output, sourceDisplay: source.path,
             outputDisplay: output.path)
-        return Self.verdict(for: auditor.audit(job))
+        return Self.verdict(for: auditor.audit(job), policy: policy)
     }
 }

@@ -147,19 +147,16 @@ public struct SourceListRecord: Codable, Hashable, Sendable {
     public init(files: Int, sha256: String) { (self.files, self.sha256) = (files, sha256) }
 }
 
-/// How one metadata field fared between source and output.
-public enum DiffStatus: String, Codable, CaseIterable, Hashable, Sendable {
-    case kept, changed, lost, added
-    /// A change the conversion is expected to make (e.g. Orientation normalised to 1 with the pixels upright).
-    case expected
-    /// A loss the policy lists as known.
-    case knownLoss = "known-loss"
-}
+/// How one metadata field fared between source and output: the metadata diff's own class (``FieldClass``, in
+/// Findings), of which a row holds the coarser ``FieldClass/reportStatus`` (kept, changed, lost, added, expected
+/// change, known loss) and writes its report string (``FieldClass/reportName``: `expected` for an expected change).
+public typealias DiffStatus = FieldClass
 
 /// One row of the metadata diff.
 public struct DiffRow: Codable, Hashable, Sendable {
     /// `Group:Tag`, e.g. `GPS:GPSLatitude`.
     public var field: String
+    /// The field's class as the report shows it (``FieldClass/reportStatus``).
     public var status: DiffStatus
     public var source: String?
     public var output: String?
@@ -167,10 +164,36 @@ public struct DiffRow: Codable, Hashable, Sendable {
 
     public init(field: String, status: DiffStatus, source: String?, output: String?, note: String? = nil) {
         self.field = field
-        self.status = status
+        self.status = status.reportStatus
         self.source = source
         self.output = output
         self.note = note
+    }
+
+    enum CodingKeys: String, CodingKey { case field, status, source, output, note }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try c.decode(String.self, forKey: .status)
+        guard let status = FieldClass(reportName: name) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .status, in: c, debugDescription: "unknown metadata status '\(name)'")
+        }
+        self.init(
+            field: try c.decode(String.self, forKey: .field), status: status,
+            source: try c.decodeIfPresent(String.self, forKey: .source),
+            output: try c.decodeIfPresent(String.self, forKey: .output),
+            note: try c.decodeIfPresent(String.self, forKey: .note))
+    }
+
+    /// Writes the row with the report's string for its class (``FieldClass/reportName``).
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(field, forKey: .field)
+        try c.encode(status.reportName, forKey: .status)
+        try c.encodeIfPresent(source, forKey: .source)
+        try c.encodeIfPresent(output, forKey: .output)
+        try c.encodeIfPresent(note, forKey: .note)
     }
 }
 

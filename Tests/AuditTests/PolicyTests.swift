@@ -60,7 +60,7 @@ import Testing
     ("severity metadata.lost fatal", 1, "unknown severity 'fatal' (error, warning, known-loss, info or off)"),
     (
         "\n\nfrobnicate x", 3,
-        "unknown directive 'frobnicate' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, render, reset)"
+        "unknown directive 'frobnicate' (severity, compare, ignore, known-loss, not-known-loss, require-gainmap, size-ratio, render, verdict, profile, reset)"
     ),
     ("severity a b c", 1, "usage: severity CODE error|warning|known-loss|info|off"),
     ("size-ratio 3 1", 1, "size-ratio MIN is larger than MAX"),

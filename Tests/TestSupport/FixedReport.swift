@@ -26,7 +26,8 @@ public enum FixedReport {
                     DiffRow(field: "GPS:GPSLatitude", status: .lost, source: "48.8584", output: nil),
                     DiffRow(field: "ExifIFD:MakerNote", status: .knownLoss, source: "(4096 bytes)", output: nil),
                     DiffRow(
-                        field: "IFD0:Orientation", status: .expected, source: "6", output: "1", note: "pixels rotated"),
+                        field: "IFD0:Orientation", status: .expectedChange, source: "6", output: "1",
+                        note: "pixels rotated"),
                 ],
                 gainMaps: [],
                 decode: [DecodeResult(target: "primary", status: "ok", width: 6000, height: 4000, bitDepth: 10)],

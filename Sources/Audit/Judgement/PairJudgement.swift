@@ -10,8 +10,10 @@ import ReportModel
 ///
 /// Metadata's `Diff.compare` compares the fields value by value under each tag's rule and judges the orientation by
 /// reader model; this layer adds what only the audit can know (the coded data and decoded pixels, ``PixelOrientation``)
-/// and the audit policy's field choices: ignored fields are left out, a lost field the policy lists as a known loss
-/// becomes `metadata.known-loss`, and one that survived `metadata.known-loss-not-happened`.
+/// and the audit policy's field choices: ignored fields are left out. The policy's known losses go into the diff
+/// itself (``Policy/metadataPolicy``), so each field's class and its finding come from the diff's one judgement: a
+/// known loss is class `known-loss` with finding `metadata.known-loss` in the table, the report and the findings
+/// alike.
 public enum PairJudgement {
     /// What the judgement found.
     public struct Result: Sendable {
@@ -64,11 +66,7 @@ public enum PairJudgement {
         }
         let evidence = PixelOrientation.evidence(
             source: s.heif, sourceBytes: s.bytes, output: o.heif, outputBytes: o.bytes, decode: decode)
-        var mp = MetadataPolicy.standard
-        // Known losses are the audit policy's business (docs/policy.md), not the diff's.
-        mp.knownLosses = []
-        mp.knownLossGroups = []
-        let diff = Diff.compare(source: src, output: out, policy: mp, evidence: evidence)
+        let diff = Diff.compare(source: src, output: out, policy: policy.metadataPolicy, evidence: evidence)
         return apply(policy, to: diff)
     }
 
@@ -77,61 +75,26 @@ public enum PairJudgement {
             diff: nil, rows: [], findings: [Finding(code: .metadataUnreadable, severity: severity, message: message)])
     }
 
-    /// The policy's field choices on a diff: rows for the fields it compares, known losses, and the findings.
+    /// The policy's field choices on a diff: rows and findings for the fields it compares. Classes and codes are the
+    /// diff's (one judgement per field); informational additions are left out of the findings as noise.
     static func apply(_ policy: Policy, to diff: MetadataDiff) -> Result {
         var rows: [DiffRow] = []
-        var findings: [Finding] = []
         var criticality: [String: Criticality] = [:]
         for e in diff.entries {
             let field = e.key.description
             guard policy.matters(field) else { continue }
             criticality[field] = e.criticality
-            let known = policy.isKnownLoss(field)
             rows.append(
                 DiffRow(
-                    field: field, status: status(e.diffClass, known: known), source: Diff.text(e.source),
+                    field: field, status: e.diffClass.reportStatus, source: Diff.text(e.source),
                     output: Diff.text(e.output), note: note(e)))
-            if known && [.kept, .reencoded, .rounded].contains(e.diffClass) {
-                findings.append(
-                    Finding(
-                        code: MetadataFindingCode.knownLossNotHappened.rawValue, severity: .info,
-                        message: "\(field) survived although the policy lists it as a known loss",
-                        evidence: Evidence(expected: Diff.text(e.source), actual: Diff.text(e.output), field: field)))
-            }
         }
-        for f in diff.findings {
-            guard let field = f.evidence?.field else {
-                findings.append(f)
-                continue
-            }
-            guard policy.matters(field) else { continue }
-            switch f.metadataCode {
-            case .lost? where policy.isKnownLoss(field):
-                var k = f
-                k.code = MetadataFindingCode.knownLoss.rawValue
-                k.severity = .knownLoss
-                k.message = "\(field) was lost (a known loss under the policy)"
-                findings.append(k)
-            case .added? where criticality[field] == .informational, .knownLossNotHappened?:
-                // Informational additions are noise; known losses are the audit policy's, handled above.
-                continue
-            default:
-                findings.append(f)
-            }
+        let findings = diff.findings.filter { f in
+            guard let field = f.evidence?.field else { return true }
+            guard policy.matters(field) else { return false }
+            return !(f.metadataCode == .added && criticality[field] == .informational)
         }
         return Result(diff: diff, rows: rows, findings: findings)
-    }
-
-    /// The report's status for a diff class (a same-value rewrite is kept, a rounding is a change with a note).
-    static func status(_ c: DiffClass, known: Bool) -> DiffStatus {
-        switch c {
-        case .kept, .reencoded: .kept
-        case .rounded, .changed: .changed
-        case .lost: known ? .knownLoss : .lost
-        case .added: .added
-        case .expectedChange: .expected
-        case .knownLoss: .knownLoss
-        }
     }
 
     static func note(_ e: DiffEntry) -> String? {

@@ -210,7 +210,7 @@ public enum HTMLRenderer {
                 "<table class=\"diff\"><thead><tr><th>field</th><th>status</th><th>source</th><th>output</th><th>note</th></tr></thead><tbody>"
             for r in f.metadata {
                 h +=
-                    "<tr class=\"d-\(r.status.rawValue)\"><td><code>\(esc(r.field))</code></td><td>\(r.status.rawValue)</td>"
+                    "<tr class=\"d-\(r.status.reportName)\"><td><code>\(esc(r.field))</code></td><td>\(r.status.reportName)</td>"
                 h +=
                     "<td>\(esc(r.source ?? "—"))</td><td>\(esc(r.output ?? "—"))</td><td>\(esc(r.note ?? ""))</td></tr>"
             }

@@ -1,21 +1,39 @@
 import Findings
 
-/// How one field fared between a source and an output.
-public enum DiffClass: String, Sendable, Hashable, Codable, CaseIterable {
-    case kept
-    /// The same value written another way (a rational re-derived from a float, XMP text for an Exif rational, a tag
-    /// moved from XMP into Exif by the writer).
-    case reencoded
-    /// Within the source's own printed precision (exiftool prints both the same).
-    case rounded
-    case changed
-    case lost
-    case added
-    /// Changed or dropped on purpose (Orientation carried by the pixels or by irot/imir; pixel dimensions;
-    /// Software; thumbnail, strip and DNG-structural tags).
-    case expectedChange = "expected-change"
-    /// Lost, and the policy says that loss is known (e.g. the MakerNote).
-    case knownLoss = "known-loss"
+/// How one field fared between a source and an output: the class the report's rows carry too (``FieldClass``, in
+/// Findings, the leaf both modules import).
+public typealias DiffClass = FieldClass
+
+extension FieldClass {
+    /// The finding a field of this class raises: the one mapping from a field's class to its code, which the
+    /// diff's judge (``FieldJudge``) uses to make each finding, so the table and the findings cannot disagree. Nil
+    /// for a class that raises none (kept, an expected change). A field that survived a known loss is kept,
+    /// re-encoded or rounded and raises `metadata.known-loss-not-happened` besides (``survivesKnownLoss``).
+    public var findingCode: MetadataFindingCode? {
+        switch self {
+        case .kept, .expectedChange: nil
+        case .reencoded: .reencoded
+        case .rounded: .rounded
+        case .changed: .changed
+        case .lost: .lost
+        case .added: .added
+        case .knownLoss: .knownLoss
+        }
+    }
+
+    /// True for the classes of a field that is on both sides with its value (kept, re-encoded, rounded): when the
+    /// policy lists the field as a known loss, the loss did not happen.
+    public var survivesKnownLoss: Bool { self == .kept || self == .reencoded || self == .rounded }
+
+    /// The classes a finding with this metadata code may be about (the inverse of ``findingCode``); nil for a code
+    /// that is not about one field's class (the orientation codes, judged by reader model).
+    public static func classes(for code: MetadataFindingCode) -> Set<FieldClass>? {
+        switch code {
+        case .knownLossNotHappened: Set(allCases.filter(\.survivesKnownLoss))
+        case .orientationChanged, .orientationInconsistent, .doubleRotation, .orientationUnverified: nil
+        default: Set(allCases.filter { $0.findingCode == code })
+        }
+    }
 }
 
 /// One row of the diff.

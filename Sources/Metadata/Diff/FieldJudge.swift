@@ -25,7 +25,7 @@ struct FieldJudge {
     mutating func run() {
         for s in source.fields {
             if s.key == Diff.orientationKey {
-                entries.append(orientationEntry(s.value, outByKey[s.key]?.value))
+                record(orientationEntry(s.value, outByKey[s.key]?.value))
             } else if let o = outByKey[s.key] {
                 judgeKept(s, o)
             } else {
@@ -34,12 +34,40 @@ struct FieldJudge {
         }
         let srcKeys = Set(source.fields.map(\.key))
         for o in output.fields where !srcKeys.contains(o.key) { judgeAdded(o) }
-        for s in source.fields where policy.isKnownLoss(s.key) && outByKey[s.key] != nil && !s.structural {
+    }
+
+    /// The one place a field's class and its finding are decided together: appends the entry and, when `severity`
+    /// is given, the finding its class raises (``FieldClass/findingCode``), about the entry's field with both
+    /// values; a field the policy lists as a known loss that survived (``FieldClass/survivesKnownLoss``) raises
+    /// `metadata.known-loss-not-happened` besides. The MakerNote's pseudo-field goes through it too.
+    static func record(
+        _ entry: DiffEntry, severity: Severity?, message: String, expected: String? = nil, actual: String? = nil,
+        policy: MetadataPolicy, into entries: inout [DiffEntry], _ findings: inout [Finding]
+    ) {
+        entries.append(entry)
+        if let severity, let code = entry.diffClass.findingCode {
             findings.append(
                 Finding(
-                    code: .knownLossNotHappened, severity: .info, key: s.key,
-                    message: "\(s.key) survived although the policy lists it as a known loss"))
+                    code: code, severity: severity, key: entry.key, message: message, expected: expected,
+                    actual: actual))
         }
+        if entry.diffClass.survivesKnownLoss, entry.source != nil, entry.output != nil, policy.isKnownLoss(entry.key) {
+            findings.append(
+                Finding(
+                    code: .knownLossNotHappened, severity: .info, key: entry.key,
+                    message: "\(entry.key) survived although the policy lists it as a known loss",
+                    expected: Diff.text(entry.source), actual: Diff.text(entry.output)))
+        }
+    }
+
+    /// ``record(_:severity:message:expected:actual:policy:into:_:)`` into this judge's entries and findings.
+    private mutating func record(
+        _ entry: DiffEntry, severity: Severity? = nil, message: String = "", expected: String? = nil,
+        actual: String? = nil
+    ) {
+        Self.record(
+            entry, severity: severity, message: message, expected: expected, actual: actual, policy: policy,
+            into: &entries, &findings)
     }
 
     /// A field on both sides: compared as a value under its tag's rule.
@@ -47,76 +75,55 @@ struct FieldJudge {
         let crit = policy.criticality(of: s)
         let verdict = s.value.compared(
             with: o.value, rule: TagTables.rule(for: s.key), conversion: TagTables.conversion(for: s.key))
-        func entry(_ c: DiffClass, _ note: String? = nil) {
-            entries.append(
-                DiffEntry(key: s.key, diffClass: c, criticality: crit, source: s.value, output: o.value, note: note))
+        func entry(_ c: DiffClass, _ note: String? = nil) -> DiffEntry {
+            DiffEntry(key: s.key, diffClass: c, criticality: crit, source: s.value, output: o.value, note: note)
         }
         let expected = s.structural || policy.expectedChanges.contains(s.key)
         let (was, now) = (Diff.text(s.value) ?? "", Diff.text(o.value) ?? "")
         switch verdict {
         case .identical:
-            entry(.kept)
+            record(entry(.kept))
         case .reencoded:
-            entry(.reencoded)
-            if !expected {
-                findings.append(
-                    Finding(
-                        code: .reencoded, severity: .info, key: s.key,
-                        message: "\(s.key) re-encoded, same value: \(was) → \(now)", expected: was, actual: now))
-            }
+            record(
+                entry(.reencoded), severity: expected ? nil : .info,
+                message: "\(s.key) re-encoded, same value: \(was) → \(now)", expected: was, actual: now)
         case .rounded where expected, .changed where expected:
-            entry(.expectedChange, "structural")
+            record(entry(.expectedChange, "structural"))
         case .rounded:
             let shown = s.value.printed(rule: TagTables.rule(for: s.key), conversion: TagTables.conversion(for: s.key))
             let note = shown.map { "exiftool prints both as \($0)" } ?? "within the source's printed precision"
-            entry(.rounded, note)
-            findings.append(
-                Finding(
-                    code: .rounded, severity: .warning, key: s.key,
-                    message: "\(s.key) rounded within the source's printed precision: \(was) → \(now) (\(note))",
-                    expected: was, actual: now))
+            record(
+                entry(.rounded, note), severity: .warning,
+                message: "\(s.key) rounded within the source's printed precision: \(was) → \(now) (\(note))",
+                expected: was, actual: now)
         case .changed:
-            entry(.changed)
-            findings.append(
-                Finding(
-                    code: .changed, severity: crit.lossSeverity, key: s.key,
-                    message: "\(s.key) changed: \(was) → \(now)",
-                    expected: was, actual: now))
+            record(
+                entry(.changed), severity: crit.lossSeverity, message: "\(s.key) changed: \(was) → \(now)",
+                expected: was, actual: now)
         }
     }
 
     /// A source field the output does not have under the same key: expected, moved, a known loss, or lost.
     private mutating func judgeMissing(_ s: Field) {
         let crit = policy.criticality(of: s)
+        func entry(_ c: DiffClass, _ output: MetadataValue? = nil, _ note: String? = nil) -> DiffEntry {
+            DiffEntry(key: s.key, diffClass: c, criticality: crit, source: s.value, output: output, note: note)
+        }
         if s.structural || policy.expectedChanges.contains(s.key) {
-            entries.append(
-                DiffEntry(
-                    key: s.key, diffClass: .expectedChange, criticality: crit, source: s.value, output: nil,
-                    note: "structural"))
+            record(entry(.expectedChange, nil, "structural"))
         } else if let moved = movedTo(s) {
             let note = "moved to \(moved.key)"
-            entries.append(
-                DiffEntry(
-                    key: s.key, diffClass: .reencoded, criticality: crit, source: s.value, output: moved.value,
-                    note: note))
-            findings.append(
-                Finding(
-                    code: .reencoded, severity: .info, key: s.key, message: "\(s.key) \(note) with the same value",
-                    expected: Diff.text(s.value), actual: Diff.text(moved.value)))
+            record(
+                entry(.reencoded, moved.value, note), severity: .info, message: "\(s.key) \(note) with the same value",
+                expected: Diff.text(s.value), actual: Diff.text(moved.value))
         } else if policy.isKnownLoss(s.key) {
-            entries.append(
-                DiffEntry(key: s.key, diffClass: .knownLoss, criticality: crit, source: s.value, output: nil))
-            findings.append(
-                Finding(
-                    code: .knownLoss, severity: .knownLoss, key: s.key,
-                    message: "\(s.key) was lost (a known loss under the policy)",
-                    expected: Diff.text(s.value)))
+            record(
+                entry(.knownLoss), severity: .knownLoss, message: "\(s.key) was lost (a known loss under the policy)",
+                expected: Diff.text(s.value))
         } else {
-            entries.append(DiffEntry(key: s.key, diffClass: .lost, criticality: crit, source: s.value, output: nil))
-            findings.append(
-                Finding(
-                    code: .lost, severity: crit.lossSeverity, key: s.key,
-                    message: "\(s.key) is in the source but not in the output", expected: Diff.text(s.value)))
+            record(
+                entry(.lost), severity: crit.lossSeverity, message: "\(s.key) is in the source but not in the output",
+                expected: Diff.text(s.value))
         }
     }
 
@@ -140,20 +147,17 @@ struct FieldJudge {
     private mutating func judgeAdded(_ o: Field) {
         let crit = policy.criticality(of: o)
         if o.key == Diff.orientationKey {
-            entries.append(orientationEntry(nil, o.value))
+            record(orientationEntry(nil, o.value))
         } else if o.structural || policy.expectedChanges.contains(o.key) {
-            entries.append(
+            record(
                 DiffEntry(
                     key: o.key, diffClass: .expectedChange, criticality: crit, source: nil, output: o.value,
                     note: "structural"))
         } else {
-            entries.append(DiffEntry(key: o.key, diffClass: .added, criticality: crit, source: nil, output: o.value))
-            if !policy.ignoredAddedGroups.contains(o.key.group) {
-                findings.append(
-                    Finding(
-                        code: .added, severity: .info, key: o.key,
-                        message: "\(o.key) added: \(Diff.text(o.value) ?? "")", actual: Diff.text(o.value)))
-            }
+            record(
+                DiffEntry(key: o.key, diffClass: .added, criticality: crit, source: nil, output: o.value),
+                severity: policy.ignoredAddedGroups.contains(o.key.group) ? nil : .info,
+                message: "\(o.key) added: \(Diff.text(o.value) ?? "")", actual: Diff.text(o.value))
         }
     }
 
@@ -161,7 +165,9 @@ struct FieldJudge {
     /// same orientation may be carried by the pixels, by irot/imir or by the tag.
     private func orientationEntry(_ s: MetadataValue?, _ o: MetadataValue?) -> DiffEntry {
         let crit = Criticality.critical
-        if let s, let o, s.compared(with: o) == .identical {
+        // A tag kept as it was is a kept row unless a reader shows the picture turned: then the row says changed,
+        // as the finding (orientation.changed) does.
+        if let s, let o, s.compared(with: o) == .identical, orientation.verdict != .changed {
             return DiffEntry(key: Diff.orientationKey, diffClass: .kept, criticality: crit, source: s, output: o)
         }
         let note: String

@@ -7,44 +7,38 @@ extension Diff {
         -> (entry: DiffEntry, findings: [Finding])?
     {
         let key = makerNoteKey
-        let known = policy.isKnownLoss(key)
+        var entries: [DiffEntry] = []
+        var findings: [Finding] = []
+        func record(_ e: DiffEntry, _ severity: Severity? = nil, _ message: String = "", _ expected: String? = nil) {
+            FieldJudge.record(
+                e, severity: severity, message: message, expected: expected, actual: e.output?.description,
+                policy: policy, into: &entries, &findings)
+        }
         switch (s, o) {
         case (nil, nil):
             return nil
         case (nil, let o?):
-            return (
+            record(
                 DiffEntry(
-                    key: key, diffClass: .added, criticality: .informational, source: nil, output: .text(o.description)),
-                []
+                    key: key, diffClass: .added, criticality: .informational, source: nil, output: .text(o.description))
             )
         case (let s?, nil):
-            let entry = DiffEntry(
-                key: key, diffClass: known ? .knownLoss : .lost, criticality: .important, source: .text(s.description),
-                output: nil)
-            let f = Finding(
-                code: known ? .knownLoss : .lost, severity: known ? .knownLoss : Criticality.important.lossSeverity,
-                key: key, message: "MakerNote (\(s)) dropped" + (known ? " (known loss)" : ""), expected: s.description)
-            return (entry, [f])
+            let known = policy.isKnownLoss(key)
+            record(
+                DiffEntry(
+                    key: key, diffClass: known ? .knownLoss : .lost, criticality: .important,
+                    source: .text(s.description), output: nil),
+                known ? .knownLoss : Criticality.important.lossSeverity,
+                "MakerNote (\(s)) dropped" + (known ? " (known loss)" : ""), s.description)
         case (let s?, let o?):
             let (changes, note) = makerNoteChanges(s, o)
-            let entry = DiffEntry(
-                key: key, diffClass: changes == nil ? .kept : .changed, criticality: .important,
-                source: .text(s.description), output: .text(o.description), note: note)
-            var findings: [Finding] = []
-            if let changes {
-                findings.append(
-                    Finding(
-                        code: .changed, severity: Criticality.important.lossSeverity, key: key,
-                        message: "MakerNote changed: \(changes)", expected: s.description, actual: o.description))
-            }
-            if known {
-                findings.append(
-                    Finding(
-                        code: .knownLossNotHappened, severity: .info, key: key,
-                        message: "MakerNote survived although the policy lists it as a known loss"))
-            }
-            return (entry, findings)
+            record(
+                DiffEntry(
+                    key: key, diffClass: changes == nil ? .kept : .changed, criticality: .important,
+                    source: .text(s.description), output: .text(o.description), note: note),
+                Criticality.important.lossSeverity, "MakerNote changed: \(changes ?? "")", s.description)
         }
+        return (entries[0], findings)
     }
 
     /// What changed inside a MakerNote present on both sides (nil when nothing did), and the note for the entry.

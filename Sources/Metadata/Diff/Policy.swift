@@ -6,6 +6,9 @@ public struct MetadataPolicy: Sendable, Codable {
     public var knownLosses: Set<FieldKey>
     /// Whole groups whose loss is known and accepted ("MakerNotes" stands for the MakerNote).
     public var knownLossGroups: Set<String>
+    /// Field patterns whose loss is known and accepted (``FieldPattern``): the audit policy's `known-loss` lines,
+    /// handed over as plain values.
+    public var knownLossPatterns: [String]
     /// Fields a conversion is expected to rewrite (Software, pixel dimensions, ModifyDate of the XMP, ...).
     public var expectedChanges: Set<FieldKey>
     /// How the output's coded pixels relate to the source's, when the caller knows: true asserts the writer turned
@@ -18,8 +21,10 @@ public struct MetadataPolicy: Sendable, Codable {
 
     public init(
         criticality: [FieldKey: Criticality] = [:], knownLosses: Set<FieldKey> = [], knownLossGroups: Set<String> = [],
-        expectedChanges: Set<FieldKey> = [], outputPixelsUpright: Bool? = nil, ignoredAddedGroups: Set<String> = []
+        expectedChanges: Set<FieldKey> = [], outputPixelsUpright: Bool? = nil, ignoredAddedGroups: Set<String> = [],
+        knownLossPatterns: [String] = []
     ) {
+        self.knownLossPatterns = knownLossPatterns
         self.criticality = criticality
         self.knownLosses = knownLosses
         self.knownLossGroups = knownLossGroups
@@ -49,5 +54,6 @@ public struct MetadataPolicy: Sendable, Codable {
     /// True when losing `key` is accepted by the policy.
     public func isKnownLoss(_ key: FieldKey) -> Bool {
         knownLosses.contains(key) || knownLossGroups.contains(key.group)
+            || knownLossPatterns.contains { FieldPattern.matches($0, key.description) }
     }
 }

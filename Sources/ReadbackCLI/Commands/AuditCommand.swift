@@ -14,6 +14,7 @@ struct AuditCommand: Subcommand {
                readback audit --sources DIR --outputs DIR [options]
                readback audit --pairs FILE [options]
                readback audit --outputs DIR [options]
+               readback audit --print-policy [--profile NAME] [--policy FILE]
         """
     let discussion = """
         Reads every output back and checks it: the HEIF container (codes container.*, truncation as
@@ -44,6 +45,9 @@ struct AuditCommand: Subcommand {
         alone: the output's path) hashes (SHA-256 mod N) to K, so audit shard K checks exactly what 'convert
         --shard K/N' wrote. The report records run.shard and a fingerprint of the whole source list; 'readback
         merge' joins the N reports into one. --shard auto reads Slurm, Kubernetes or GitLab (docs/distributed.md).
+        Policy: the built-in profile 'default' unless --profile names another ('convert' is what 'readback
+        convert' applies to its own outputs), with --policy FILE on top. --print-policy prints the profile's
+        full text (and the file's, when given) and exits 0 (docs/policy.md).
         Example: readback audit --sources raw/ --outputs heic/ --report Reports/ --jobs 2
         """
     let options: [OptionSpec] = [
@@ -51,6 +55,8 @@ struct AuditCommand: Subcommand {
         .value("outputs", "DIR", "folder of outputs (.heic, .heif, .hif, .avif); alone: audit without sources"),
         .value("pairs", "FILE", "explicit pairs, one SOURCE<TAB>OUTPUT per line"),
         .value("policy", "FILE", "policy file: severities, fields that matter, known losses (docs/policy.md)"),
+        .value("profile", "NAME", "built-in policy profile the file applies to: default or convert (default: default)"),
+        .flag("print-policy", "print the policy's full text (the profile, then --policy FILE) and exit"),
         .value("report", "DIR", "write report.json, report.html and junit.xml into DIR"),
         .flag("no-thumbnails", "with --report: write no thumbnails (report.html shows none)"),
         .flag("html-single-file", "with --report: inline the thumbnails into report.html instead of DIR/thumbs/"),
@@ -65,6 +71,7 @@ struct AuditCommand: Subcommand {
     ]
 
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
+        if args.has("print-policy") { return try Self.printPolicy(args, console: console) }
         let failOn = try args.choice("fail-on", Severity.allCases.map(\.rawValue)).flatMap(Severity.init) ?? .error
         let jobs = try args.int("jobs", in: 1...256) ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
         if args.has("no-history"), args.value("history-db") != nil {
@@ -137,12 +144,10 @@ struct AuditCommand: Subcommand {
         return report.gateFails ? .findings : .clean
     }
 
-    /// The `--policy` file (else the built-in policy) and the `--baseline` report, read before any file is audited.
+    /// The `--profile` (else `default`) with the `--policy` file on top, and the `--baseline` report, read before any
+    /// file is audited.
     static func policyAndBaseline(_ args: ParsedArguments) throws -> (Policy, AuditReport?) {
-        var policy = Policy.builtIn
-        if let p = args.value("policy") {
-            do { policy = try Policy.load(path: p) } catch { throw IOFailure(error.description) }
-        }
+        let policy = try Self.policy(args).policy
         var baseline: AuditReport? = nil
         if let b = args.value("baseline") {
             guard let data = FileManager.default.contents(atPath: b) else {
@@ -151,6 +156,33 @@ struct AuditCommand: Subcommand {
             do { baseline = try AuditReport.decode(data) } catch { throw IOFailure("\(b): \(error)") }
         }
         return (policy, baseline)
+    }
+
+    /// The policy of the command line: the `--profile` (else `default`) with the `--policy` file on top, and the
+    /// profile's name.
+    static func policy(_ args: ParsedArguments) throws -> (policy: Policy, profile: String) {
+        let name = try args.choice("profile", Policy.profileNames) ?? "default"
+        // profileNames lists exactly the names profile(_:) knows.
+        var policy = Policy.profile(name) ?? .builtIn
+        if let p = args.value("policy") {
+            do { policy = try Policy.load(path: p, base: policy) } catch { throw IOFailure(error.description) }
+        }
+        return (policy, name)
+    }
+
+    /// `--print-policy`: the profile's full text, then the `--policy` file's (checked first), exit 0.
+    static func printPolicy(_ args: ParsedArguments, console: Console) throws -> ExitCode {
+        let pairing = ["sources", "outputs", "pairs", "report", "baseline"].filter { args.value($0) != nil }
+        guard args.positionals.isEmpty, pairing.isEmpty else {
+            throw UsageError("--print-policy prints the policy and audits nothing: give no files or folders")
+        }
+        let (_, name) = try policy(args)
+        var text = Policy.profileText(name) ?? Policy.builtInText
+        if let p = args.value("policy"), let file = FileManager.default.contents(atPath: p) {
+            text += "\n# --policy \(p), applied on top:\n" + String(decoding: file, as: UTF8.self)
+        }
+        console.print(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+        return .clean
     }
 
     /// What to audit, from the command line: the jobs, the mode's name and the roots as given.
