@@ -3,8 +3,8 @@
 // Layers (bottom to top; a layer never imports one above it):
 //   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CXattr, CExiv2Shim
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, FileFacts
-//   3. pure Swift cores (no C)     leaves Digest, ColorScience and Findings; HEIF, Metadata, GainMap, ReportModel,
-//                                  CorpusKit, Fidelity
+//   3. pure Swift cores (no C)     leaves Digest, ColorScience, Findings and MetadataEntries; HEIF, Metadata, GainMap,
+//                                  ReportModel, CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
@@ -40,7 +40,7 @@ let package = Package(
         // 2. Safe wrappers: the only targets that import a C module.
         .target(name: "HeifCodec", dependencies: ["CHeif", "ColorScience"]),
         .target(name: "RawDecoder", dependencies: ["CRaw"]),
-        .target(name: "Exiv2Bridge", dependencies: ["CExiv2Shim"]),
+        .target(name: "Exiv2Bridge", dependencies: ["CExiv2Shim", "MetadataEntries"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
         // Whole-file SHA-256 through libcrypto (the batch's source fingerprints); error type and hex from Digest.
         .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
@@ -61,10 +61,12 @@ let package = Package(
         // too: its per-pixel loops (CIELAB, CIEDE2000) are about 4× slower unoptimised, which the test suites'
         // hundreds of render comparisons of real files would pay.
         .target(name: "ColorScience", swiftSettings: [.unsafeFlags(["-O"])]),
+        // One metadata entry as exiv2 delivers it (`RawEntry`), a leaf: Exiv2Bridge fills it, Metadata types it.
+        .target(name: "MetadataEntries"),
         // The one finding shape (code, severity, message, evidence) that every checker fills; a leaf.
         .target(name: "Findings"),
         .target(name: "HEIF", dependencies: ["ColorScience", "Findings"]),
-        .target(name: "Metadata", dependencies: ["Digest", "Findings"]),
+        .target(name: "Metadata", dependencies: ["Digest", "Findings", "MetadataEntries"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
         .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "Findings", "HEIF", "GainMap"]),

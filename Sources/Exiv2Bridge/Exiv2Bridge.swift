@@ -1,4 +1,5 @@
 internal import CExiv2Shim
+public import MetadataEntries
 
 /// An exiv2 failure: the operation, the file (when there was one) and exiv2's own message.
 public struct Exiv2Error: Error, Sendable, Equatable, CustomStringConvertible {
@@ -21,46 +22,9 @@ public struct Exiv2Error: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Which metadata family an entry belongs to.
-public enum Exiv2Family: Sendable, Equatable {
-    case exif, iptc, xmp
-}
-
-/// One metadata entry as exiv2 decoded it.
-public struct Exiv2Entry: Sendable, Equatable {
-    public let family: Exiv2Family
-    /// "Exif.Photo.DateTimeOriginal", "Xmp.xmp.Rating", "Iptc.Application2.Keywords".
-    public let key: String
-    /// exiv2 group ("Image", "Photo", "GPSInfo", "Canon", "xmp", ...).
-    public let group: String
-    /// exiv2 IFD name for Exif entries ("IFD0", "Exif", "GPSInfo", ...), "" otherwise.
-    public let ifd: String
-    /// exiv2's tag name; for XMP the property path.
-    public let tagName: String
-    /// Numeric tag (Exif/IPTC), 0 for XMP.
-    public let tag: UInt16
-    /// Exiv2::TypeId: TIFF types 1–13 for Exif; 0x10000… for XMP (text, alt, bag, seq, langAlt).
-    public let typeID: Int
-    /// Number of components.
-    public let count: Int
-    /// Exif/IPTC: value bytes in big-endian order. XMP: see `xmpItems`.
-    public let raw: [UInt8]
-    /// exiv2's string form of the value.
-    public let text: String
-    /// True for tags exiv2 decoded from inside a MakerNote.
-    public let isMakerNote: Bool
-
-    /// XMP items: each array element or, for lang-alt, "lang\u{1F}text".
-    public var xmpItems: [String] {
-        guard family == .xmp, !raw.isEmpty else { return [] }
-        return String(decoding: raw, as: UTF8.self).split(separator: "\u{1E}", omittingEmptySubsequences: false)
-            .map(String.init)
-    }
-}
-
 /// Everything exiv2 read from one file, Exif blob or XMP packet.
 public struct Exiv2Document: Sendable {
-    public let entries: [Exiv2Entry]
+    public let entries: [RawEntry]
     /// The MIME type exiv2 recognised, "" for memory decodes.
     public let mimeType: String
     /// Warnings exiv2 logged while reading.
@@ -97,11 +61,11 @@ private final class DocHandle {
 
     func document() -> Exiv2Document {
         let n = rb_exiv2_doc_count(pointer)
-        var entries: [Exiv2Entry] = []
+        var entries: [RawEntry] = []
         entries.reserveCapacity(n)
         var e = rb_exiv2_entry()
         for i in 0..<n where rb_exiv2_doc_entry(pointer, i, &e) != 0 {
-            let family: Exiv2Family
+            let family: RawEntry.Family
             switch e.family {
             case RB_EXIV2_FAMILY_IPTC: family = .iptc
             case RB_EXIV2_FAMILY_XMP: family = .xmp
@@ -110,7 +74,7 @@ private final class DocHandle {
             let raw: [UInt8] =
                 e.raw == nil ? [] : Array(UnsafeBufferPointer(start: e.raw, count: e.raw_size))
             entries.append(
-                Exiv2Entry(
+                RawEntry(
                     family: family, key: String(cString: e.key), group: String(cString: e.group),
                     ifd: String(cString: e.ifd), tagName: String(cString: e.tag_name), tag: e.tag,
                     typeID: Int(e.type_id), count: Int(e.count), raw: raw, text: String(cString: e.text),

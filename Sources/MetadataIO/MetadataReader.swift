@@ -59,7 +59,7 @@ public enum MetadataReader {
                 // Only what the sidecar says of the photo (the converter's rule, `Sidecar.route`): not the Exif and
                 // IPTC exiv2 derives from its XMP on reading, which no file holds, nor the sidecar's own record.
                 let decoded = EntryDecoder.decode(
-                    doc.entries.filter { $0.family == .xmp && Sidecar.route(ofKey: $0.key) == .carried }.map(rawEntry))
+                    doc.entries.filter { $0.family == .xmp && Sidecar.route(ofKey: $0.key) == .carried })
                 set = merging(sidecar: decoded.fields, into: set)
                 set.notes.append("sidecar: \(side.lastPathComponent)")
             } catch {
@@ -99,7 +99,7 @@ public enum MetadataReader {
     {
         do {
             let doc = try Exiv2.decodeExif(bytes)
-            return EntryDecoder.decode(doc.entries.map(rawEntry), littleEndian: doc.byteOrder != "MM")
+            return EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         } catch {
             throw MetadataReadError(path: label, reason: "Exif: \(error.message)")
         }
@@ -112,7 +112,7 @@ public enum MetadataReader {
     {
         do {
             let doc = try Exiv2.decodeXMP(bytes)
-            return EntryDecoder.decode(doc.entries.map(rawEntry))
+            return EntryDecoder.decode(doc.entries)
         } catch {
             throw MetadataReadError(path: label, reason: "XMP: \(error.message)")
         }
@@ -127,7 +127,7 @@ public enum MetadataReader {
         } catch {
             throw MetadataReadError(path: path, reason: error.message)
         }
-        let decoded = EntryDecoder.decode(doc.entries.map(rawEntry), littleEndian: doc.byteOrder != "MM")
+        let decoded = EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         var fields = decoded.fields
         // RW2 keeps its Exif IFD in the embedded JPEG (PanasonicRaw 0x002E, exiftool's JpgFromRaw); exiv2's RW2
         // reader drops part of it, so read the JPEG's Exif ourselves and add the Exif-IFD fields that are missing.
@@ -168,17 +168,5 @@ public enum MetadataReader {
             makerNote: set.makerNote, orientation: set.orientation, notes: set.notes)
         out.orientation = set.orientation
         return out
-    }
-
-    static func rawEntry(_ e: Exiv2Entry) -> RawEntry {
-        let family: RawEntry.Family
-        switch e.family {
-        case .exif: family = .exif
-        case .iptc: family = .iptc
-        case .xmp: family = .xmp
-        }
-        return RawEntry(
-            family: family, key: e.key, group: e.group, tagName: e.tagName, tag: e.tag, typeID: e.typeID,
-            count: e.count, raw: e.raw, text: e.text, isMakerNote: e.isMakerNote)
     }
 }

@@ -46,3 +46,10 @@ func declaredTypes() throws -> [(path: String, name: String)] {
     let names = SwiftSource(text).code.flatMap { $0.matches(of: declaration).compactMap { $0.output[1].substring } }
     #expect(names.map(String.init) == ["CIELAB"])
 }
+
+/// One metadata entry type: the entries exiv2 delivers are the ones Metadata types (`RawEntry`, declared once, in
+/// the MetadataEntries leaf), with no bridge-side twin to copy them through.
+@Test func metadataEntriesHaveOneType() throws {
+    let entries = try declaredTypes().filter { $0.name.hasSuffix("Entry") && $0.name.contains(/Raw|Exiv2/) }
+    #expect(entries.map { "\($0.name) in \($0.path)" } == ["RawEntry in Sources/MetadataEntries/RawEntry.swift"])
+}

@@ -1,41 +1,4 @@
-/// A metadata entry as a reader library delivered it, before typing: the neutral form MetadataIO hands over
-/// (Metadata imports no C, so it does not know exiv2's types).
-public struct RawEntry: Sendable, Hashable {
-    public enum Family: Sendable, Hashable { case exif, iptc, xmp }
-    public let family: Family
-    /// The reader's key ("Exif.Photo.DateTimeOriginal", "Xmp.xmp.Rating", "Iptc.Application2.Keywords").
-    public let key: String
-    /// The reader's group ("Image", "Photo", "GPSInfo", "Canon", "xmp", "Application2").
-    public let group: String
-    /// The reader's tag name, or XMP property path.
-    public let tagName: String
-    public let tag: UInt16
-    /// TIFF type 1–13/16–18 for Exif; exiv2's 0x10000… ids for IPTC/XMP.
-    public let typeID: Int
-    public let count: Int
-    /// Exif/IPTC value bytes in big-endian order (UNDEFINED bytes as stored); XMP items separated by U+001E,
-    /// language alternatives as "lang U+001F text".
-    public let raw: [UInt8]
-    /// The reader's string form.
-    public let text: String
-    public let isMakerNote: Bool
-
-    public init(
-        family: Family, key: String, group: String, tagName: String, tag: UInt16, typeID: Int, count: Int,
-        raw: [UInt8], text: String, isMakerNote: Bool
-    ) {
-        self.family = family
-        self.key = key
-        self.group = group
-        self.tagName = tagName
-        self.tag = tag
-        self.typeID = typeID
-        self.count = count
-        self.raw = raw
-        self.text = text
-        self.isMakerNote = isMakerNote
-    }
-}
+import MetadataEntries
 
 /// Types and classifies raw entries using the tag tables.
 public enum EntryDecoder {
