@@ -95,7 +95,7 @@ let package = Package(
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
-        .target(name: "AuditHistory", dependencies: ["ReportModel", "Store"]),
+        .target(name: "AuditHistory", dependencies: ["Findings", "ReportModel", "Store"]),
         .target(
             name: "Converter",
             dependencies: [

@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 import ReportModel
 import Store
@@ -208,7 +209,8 @@ public final class History {
         }
     }
 
-    /// The findings of one run.
+    /// The findings of one run, codes in their current spelling (a run recorded before a code was renamed compares
+    /// with one after it; `FindingCode.aliases`).
     public func findings(run: Int64) throws(SQLiteError) -> Set<FindingKey> {
         let rows = try db.query(
             """
@@ -218,7 +220,8 @@ public final class History {
         return Set(
             rows.map {
                 FindingKey(
-                    file: $0.string("name") ?? "", code: $0.string("code") ?? "", severity: $0.string("severity") ?? "",
+                    file: $0.string("name") ?? "", code: FindingCode.current($0.string("code") ?? ""),
+                    severity: $0.string("severity") ?? "",
                     subject: $0.string("field") ?? $0.int("item").map { "item \($0)" } ?? "")
             })
     }

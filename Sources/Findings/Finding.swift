@@ -42,7 +42,7 @@ public struct Finding: Codable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `error pitm.missing @16: no pitm: the file has no primary item`.
+    /// `error container.pitm.missing @16: no pitm: the file has no primary item`.
     public var description: String {
         let at = offset.map { " @\($0)" } ?? ""
         return "\(severity.rawValue) \(code)\(at): \(message)"

@@ -19,5 +19,6 @@
 /// (description, metadata, data, colour, consistency); `GainMapWriter.add(to:baseItemID:gainMap:metadata:…)`
 /// writes both forms with single-target references (libheif 1.15 still opens the file).
 ///
-/// Every finding code is listed in `GainMapFindingCode`.
+/// Every finding code is a `gainmap.*` code of the catalogue (`FindingCode` in Findings), named through
+/// `GainMapFindingCode`.
 public enum GainMapModule {}

@@ -54,16 +54,9 @@ public struct GainMapFindingCode: RawRepresentable, Sendable, Hashable, CaseIter
     public static let brandWithoutTmap = Self(.gainmapBrandWithoutTmap)
     public static let headroomMismatch = Self(.gainmapHeadroomMismatch)
 
-    public static let allCases: [GainMapFindingCode] = [
-        .missing, .tmapVersionUnsupported, .tmapMinimumVersionUnsupported, .tmapWriterVersionBelowMinimum,
-        .tmapGammaZero, .tmapDenominatorZero, .tmapMinExceedsMax, .tmapLength, .tmapExtraBytes, .tmapNonstandardFlags,
-        .tmapCommonDenominator, .tmapChannelCount, .tmapBodyMissing, .appleXMPMissing, .appleVersionMissing,
-        .appleHeadroomMissing, .auxMetadataMissing, .descriptionItemMissing, .descriptionIspeMissing,
-        .descriptionPixiMissing, .descriptionCodecConfigMissing, .descriptionSizeImplausible, .descriptionNotHidden,
-        .dataMissing, .dataConstant, .dataUndecodable, .dataNotDecoded, .colrMissing, .tmapColrMissing,
-        .tmapIspeMissing, .tmapIspeMismatch, .tmapTransform, .dimgInvalid, .altrOrder, .altrMissing, .brandMissing,
-        .brandWithoutTmap, .headroomMismatch,
-    ]
+    /// The catalogue's gain-map codes, in its order.
+    public static let allCases: [GainMapFindingCode] = FindingCode.allCases.filter { $0.topic == .gainMap }.map(
+        Self.init)
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }

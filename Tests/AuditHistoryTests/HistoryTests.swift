@@ -26,3 +26,20 @@ import Testing
     #expect(ch.fixed.map(\.code) == ["metadata.lost"])
     #expect(ch.fixed.first?.subject == "GPS:GPSLatitude")
 }
+
+/// A run recorded before a code was renamed (report schema 3) compares with one after it: the old name is read as
+/// the new one, so the rename is neither a new finding nor a fixed one.
+@Test func historyComparesRenamedCodesByTheirCurrentName() throws {
+    let h = try History()
+    var before = FixedReport.make()
+    before.files[0].findings.append(
+        Finding(code: "container.ipma.unknownItem", severity: .warning, message: "ipma lists item 9"))
+    var after = FixedReport.make()
+    after.files[0].findings.append(
+        Finding(code: .containerIpmaUnknownItem, severity: .warning, message: "ipma lists item 9"))
+    let id1 = try h.record(before)
+    let id2 = try h.record(after)
+    let ch = try h.changes(from: id1, to: id2)
+    #expect(ch.new.isEmpty && ch.fixed.isEmpty, "\(ch)")
+    #expect(try h.findings(run: id1).contains { $0.code == "container.ipma.unknown-item" })
+}
