@@ -12,7 +12,7 @@ public enum ConversionAction: String, Sendable, Hashable, CaseIterable {
     case pass
 }
 
-/// One `verdict ACTION SEVERITY CODE…` line of a policy (docs/policy.md "Conversion verdicts").
+/// One `verdict ACTION SEVERITY CODE…` line of a policy (docs/policy.md "Profiles and conversion verdicts").
 public struct VerdictRule: Hashable, Sendable {
     public var action: ConversionAction
     /// The severity a finding must have (after the policy's severities); nil for `any`.
@@ -55,9 +55,9 @@ extension Policy {
         # Readback convert profile: the read-back audit of Readback's own outputs (readback convert).
         # Readback's converter keeps the MakerNote: a MakerNote it lost is an error, not a known loss.
         not-known-loss MakerNote*
-        # What a finding does to a conversion, after the severities above (docs/policy.md "Conversion verdicts"):
-        # fail (the output is unusable), keep (the original is kept), pass (information). The last matching line
-        # wins; a finding that no line matches passes.
+        # What a finding does to a conversion, after the severities above: fail (the output is unusable), keep
+        # (the original is kept), pass (information). The last matching line wins; a finding that no line
+        # matches passes (docs/policy.md "Profiles and conversion verdicts").
         verdict keep error *
         verdict fail error container.* input.* output.* decode.primary-failed render.blank
         # Warnings that keep the original: a field, the gain map, the orientation, the file facts or the sidecar's

@@ -5,7 +5,7 @@ import ReportModel
 
 /// Verifies an output with the `Audit` module: the file is read back, parsed, decoded and diffed against its source
 /// under Readback's own-output policy, the built-in `convert` profile (`Policy.convert`), whose `verdict` lines
-/// grade the findings (docs/policy.md "Conversion verdicts").
+/// grade the findings (docs/policy.md "Profiles and conversion verdicts").
 public struct AuditVerifier: OutputVerifier {
     let auditor: FileAuditor
     let policy: Policy

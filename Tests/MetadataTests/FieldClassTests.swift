@@ -1,4 +1,3 @@
-import Findings
 import Metadata
 import TestSupport
 import Testing
@@ -7,16 +6,16 @@ import Testing
 /// every metadata-diff code is either about one field's class (the same classes as the agreement check's own table,
 /// ``DiffAgreement``) or about the pair's reader models.
 @Test func everyClassAndEveryCodeHaveTheirCounterpart() {
-    for c in FieldClass.allCases {
+    for c in DiffClass.allCases {
         if let code = c.findingCode {
-            #expect(FieldClass.classes(for: code)?.contains(c) == true, "\(c)")
+            #expect(DiffClass.classes(for: code)?.contains(c) == true, "\(c)")
             #expect(DiffAgreement.classesByCode[code.rawValue]?.contains(c) == true, "\(c)")
         } else {
             #expect(DiffAgreement.silentClasses.contains(c), "\(c) raises no finding but is not silent")
         }
     }
     for code in MetadataFindingCode.allCases {
-        switch FieldClass.classes(for: code) {
+        switch DiffClass.classes(for: code) {
         case let classes?:
             #expect(!classes.isEmpty, "\(code)")
             #expect(DiffAgreement.classesByCode[code.rawValue] == classes, "\(code)")
