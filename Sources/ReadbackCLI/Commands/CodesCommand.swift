@@ -1,5 +1,6 @@
 import Findings
 import Foundation
+import ReportModel
 
 /// `readback codes [--json | --markdown]`: the catalogue of finding codes (`FindingCode` in Findings).
 struct CodesCommand: Subcommand {
