@@ -26,7 +26,7 @@ private func formerVerdict(_ findings: [Finding]) -> String {
 private func shape(_ v: VerificationResult) -> String {
     switch v {
     case .failed(let reason): "failed " + (reason.split(separator: ":").first.map(String.init) ?? "")
-    case .partial(let reasons, _):
+    case .kept(let reasons, _):
         "partial " + reasons.map { $0.split(separator: ":").first.map(String.init) ?? "" }.joined(separator: ",")
     case .clean: "clean"
     }
