@@ -176,6 +176,34 @@ extern "C" rb_exiv2_status rb_exiv2_read_file(const char *path, rb_exiv2_doc **o
     });
 }
 
+extern "C" rb_exiv2_status rb_exiv2_read_memory(const uint8_t *bytes, size_t size, const char *label,
+                                                rb_exiv2_doc **out, rb_exiv2_previews **previews,
+                                                size_t max_preview_bytes, char *message, size_t message_cap) {
+    if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    *out = nullptr;
+    if (previews != nullptr) *previews = nullptr;
+    return guarded(message, message_cap, [&]() -> rb_exiv2_status {
+        std::unique_ptr<rb_exiv2_doc> doc(new rb_exiv2_doc());
+        rb_exiv2_previews *list = nullptr;
+        LogCapture log;
+        {
+            std::lock_guard<std::recursive_mutex> g(xmpMutex());
+            Exiv2::Image::AutoPtr image = openAndRead(bytes, size, label);
+            doc->mime = image->mimeType();
+            doc->byteOrder = orderCode(image->byteOrder());
+            addExif(*doc, image->exifData());
+            addIptc(*doc, image->iptcData());
+            addXmp(*doc, image->xmpData());
+            // Listed after the metadata, so a throw here leaves nothing allocated but the doc (freed with it).
+            if (previews != nullptr) list = listPreviews(*image, max_preview_bytes);
+        }
+        doc->warnings = log.text;
+        *out = doc.release();
+        if (previews != nullptr) *previews = list;
+        return RB_EXIV2_OK;
+    });
+}
+
 extern "C" rb_exiv2_status rb_exiv2_decode_exif(const uint8_t *bytes, size_t size, rb_exiv2_doc **out,
                                                 char *message, size_t message_cap) {
     if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
@@ -336,10 +364,10 @@ void addRw2PreviewExif(Exiv2::ExifData &ed) {
 
 }  // namespace
 
-extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width, uint32_t pixel_height,
-                                                    const char *software, int byte_order, rb_exiv2_blob **out,
-                                                    char *message, size_t message_cap) {
-    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+namespace {
+
+rb_exiv2_status buildHeicExif(const Source &source, uint32_t pixel_width, uint32_t pixel_height, const char *software,
+                              int byte_order, rb_exiv2_blob **out, char *message, size_t message_cap) {
     *out = nullptr;
     return guarded(message, message_cap, [&]() -> rb_exiv2_status {
         LogCapture log;
@@ -347,7 +375,7 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
         Exiv2::ByteOrder sourceOrder = Exiv2::invalidByteOrder;
         {
             std::lock_guard<std::recursive_mutex> g(xmpMutex());
-            Exiv2::Image::AutoPtr image = openAndRead(path);
+            Exiv2::Image::AutoPtr image = source.openAndRead();
             ed = image->exifData();
             sourceOrder = image->byteOrder();
         }
@@ -437,17 +465,15 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
     });
 }
 
-extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *sidecar_path, uint32_t pixel_width,
-                                              uint32_t pixel_height, rb_exiv2_blob **out, char *message,
-                                              size_t message_cap) {
-    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+rb_exiv2_status buildXmp(const Source &source, const char *sidecar_path, uint32_t pixel_width,
+                         uint32_t pixel_height, rb_exiv2_blob **out, char *message, size_t message_cap) {
     *out = nullptr;
     return guarded(message, message_cap, [&]() -> rb_exiv2_status {
         LogCapture log;
         std::lock_guard<std::recursive_mutex> g(xmpMutex());
         Exiv2::XmpData xd;
         {
-            Exiv2::Image::AutoPtr image = openAndRead(path);
+            Exiv2::Image::AutoPtr image = source.openAndRead();
             xd = image->xmpData();
         }
         if (sidecar_path != nullptr) {
@@ -510,4 +536,48 @@ extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *side
         *out = result.release();
         return RB_EXIV2_OK;
     });
+}
+
+}  // namespace
+
+extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width, uint32_t pixel_height,
+                                                    const char *software, int byte_order, rb_exiv2_blob **out,
+                                                    char *message, size_t message_cap) {
+    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    Source source;
+    source.path = path;
+    return buildHeicExif(source, pixel_width, pixel_height, software, byte_order, out, message, message_cap);
+}
+
+extern "C" rb_exiv2_status rb_exiv2_build_heic_exif_memory(const uint8_t *bytes, size_t size, const char *label,
+                                                           uint32_t pixel_width, uint32_t pixel_height,
+                                                           const char *software, int byte_order, rb_exiv2_blob **out,
+                                                           char *message, size_t message_cap) {
+    if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    Source source;
+    source.path = label;
+    source.bytes = bytes;
+    source.size = size;
+    return buildHeicExif(source, pixel_width, pixel_height, software, byte_order, out, message, message_cap);
+}
+
+extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *sidecar_path, uint32_t pixel_width,
+                                              uint32_t pixel_height, rb_exiv2_blob **out, char *message,
+                                              size_t message_cap) {
+    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    Source source;
+    source.path = path;
+    return buildXmp(source, sidecar_path, pixel_width, pixel_height, out, message, message_cap);
+}
+
+extern "C" rb_exiv2_status rb_exiv2_build_xmp_memory(const uint8_t *bytes, size_t size, const char *label,
+                                                     const char *sidecar_path, uint32_t pixel_width,
+                                                     uint32_t pixel_height, rb_exiv2_blob **out, char *message,
+                                                     size_t message_cap) {
+    if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    Source source;
+    source.path = label;
+    source.bytes = bytes;
+    source.size = size;
+    return buildXmp(source, sidecar_path, pixel_width, pixel_height, out, message, message_cap);
 }

@@ -11,13 +11,14 @@ enum OutputMetadata {
 
     /// Exif (CIPA DC-008) rebuilt by exiv2 for the output: Orientation 1, new pixel dimensions, Software; and the
     /// file's XMP merged with its sidecar. What exiv2 could not re-encode (e.g. an oversized MakerNote) is a known loss.
+    /// - Parameter bytes: the source file, already in memory (exiv2 reads it from there; only the sidecar is opened).
     static func build(
-        for source: URL, width: Int, height: Int, options: ConvertOptions, losses: inout [String]
+        for source: URL, bytes: [UInt8], width: Int, height: Int, options: ConvertOptions, losses: inout [String]
     ) -> (exif: [UInt8]?, xmp: [UInt8]?, sidecar: [String]) {
         var exif: [UInt8]?
         do {
             let blob = try Exiv2.buildHEICExif(
-                from: source.path, pixelWidth: width, pixelHeight: height, software: options.software)
+                bytes: bytes, label: source.path, pixelWidth: width, pixelHeight: height, software: options.software)
             if !blob.bytes.isEmpty { exif = blob.bytes }  // a source without Exif loses nothing
             losses += blob.encodingLosses.map { "Exif: \($0)" }
         } catch {
@@ -27,7 +28,7 @@ enum OutputMetadata {
         let side = sidecar(for: source, options: options)
         do {
             let packet = try Exiv2.buildXMP(
-                from: source.path, sidecar: side?.path, pixelWidth: width, pixelHeight: height)
+                bytes: bytes, label: source.path, sidecar: side?.path, pixelWidth: width, pixelHeight: height)
             if !packet.isEmpty { xmp = packet }
         } catch {
             losses.append("XMP not carried: \(error)")

@@ -67,6 +67,8 @@ public struct Exiv2Document: Sendable {
     public let warnings: [String]
     /// Exif byte order: "II", "MM" or nil when unknown.
     public let byteOrder: String?
+    /// The embedded previews, when they were asked for (`Exiv2.read(bytes:label:previews:)`), from the same parse.
+    public internal(set) var previews: [Exiv2Preview] = []
 }
 
 /// A clean Exif TIFF blob for a HEIC and what encoding had to drop.
@@ -204,6 +206,11 @@ public enum Exiv2 {
         var handle: OpaquePointer?
         try call("read previews", path: path) { rb_exiv2_read_previews(path, max(0, maxBytes), &handle, $0, $1) }
         guard let handle else { throw Exiv2Error(operation: "read previews", path: path, message: "no result") }
+        return list(handle)
+    }
+
+    /// The previews of a shim list, which is freed.
+    private static func list(_ handle: OpaquePointer) -> [Exiv2Preview] {
         defer { rb_exiv2_previews_free(handle) }
         var p = rb_exiv2_preview()
         return (0..<rb_exiv2_previews_count(handle)).compactMap { i in
@@ -212,6 +219,35 @@ public enum Exiv2 {
             return Exiv2Preview(
                 mimeType: String(cString: p.mime_type), width: Int(p.width), height: Int(p.height), data: data)
         }
+    }
+
+    /// Reads a file's Exif, IPTC and XMP from its bytes, already in memory (`ImageFactory::open(const byte*, long)`,
+    /// BMFF enabled): exiv2 opens no file. With `previews`, the embedded previews are listed from the same parse
+    /// (as `previews(path:maxBytes:)` lists them) into the document's `previews`.
+    /// - Parameters:
+    ///   - bytes: the whole file.
+    ///   - label: the file's path, which names it in errors (as `read(path:)` does).
+    ///   - previews: list the embedded previews too.
+    ///   - maxPreviewBytes: previews larger than this are listed without their bytes.
+    /// - Throws: `Exiv2Error` with exiv2's message.
+    public static func read(bytes: [UInt8], label: String?, previews: Bool = false, maxPreviewBytes: Int = 64 << 20)
+        throws(Exiv2Error) -> Exiv2Document
+    {
+        var handle: OpaquePointer?
+        var list: OpaquePointer?
+        let cap = max(0, maxPreviewBytes)
+        try call("read", path: label) { msg, n in
+            bytes.withUnsafeBufferPointer { b in
+                let p = b.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                if previews { return rb_exiv2_read_memory(p, b.count, label, &handle, &list, cap, msg, n) }
+                return rb_exiv2_read_memory(p, b.count, label, &handle, nil, cap, msg, n)
+            }
+        }
+        let found = list.map(Self.list) ?? []
+        guard let handle else { throw Exiv2Error(operation: "read", path: label, message: "no result") }
+        var doc = DocHandle(handle).document()
+        doc.previews = found
+        return doc
     }
 
     /// Byte order for a built Exif blob.
@@ -250,6 +286,45 @@ public enum Exiv2 {
         guard let handle else { throw Exiv2Error(operation: "build Exif", path: path, message: "no result") }
         let blob = BlobHandle(handle)
         return ExifBlob(bytes: blob.bytes, encodingLosses: blob.report)
+    }
+
+    /// `buildHEICExif(from:pixelWidth:pixelHeight:software:byteOrder:)` on the source file's bytes, already in
+    /// memory (exiv2 opens no file); `label`, the file's path, names it in errors.
+    public static func buildHEICExif(
+        bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?,
+        byteOrder: ByteOrder = .keepSource
+    ) throws(Exiv2Error) -> ExifBlob {
+        var handle: OpaquePointer?
+        let w = UInt32(clamping: pixelWidth)
+        let h = UInt32(clamping: pixelHeight)
+        try call("build Exif", path: label) { msg, cap in
+            bytes.withUnsafeBufferPointer { b in
+                rb_exiv2_build_heic_exif_memory(
+                    b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, w, h, software, byteOrder.rawValue,
+                    &handle, msg, cap)
+            }
+        }
+        guard let handle else { throw Exiv2Error(operation: "build Exif", path: label, message: "no result") }
+        let blob = BlobHandle(handle)
+        return ExifBlob(bytes: blob.bytes, encodingLosses: blob.report)
+    }
+
+    /// `buildXMP(from:sidecar:pixelWidth:pixelHeight:)` on the source file's bytes, already in memory (the sidecar,
+    /// another file, is read by path); `label`, the file's path, names it in errors.
+    public static func buildXMP(
+        bytes: [UInt8], label: String, sidecar: String?, pixelWidth: Int = 0, pixelHeight: Int = 0
+    ) throws(Exiv2Error) -> [UInt8] {
+        var handle: OpaquePointer?
+        let w = UInt32(clamping: pixelWidth)
+        let h = UInt32(clamping: pixelHeight)
+        try call("build XMP", path: label) { msg, cap in
+            bytes.withUnsafeBufferPointer { b in
+                rb_exiv2_build_xmp_memory(
+                    b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, sidecar, w, h, &handle, msg, cap)
+            }
+        }
+        guard let handle else { throw Exiv2Error(operation: "build XMP", path: label, message: "no result") }
+        return BlobHandle(handle).bytes
     }
 
     /// Builds an XMP packet from a file's XMP merged with its sidecar (rating, label, keywords, caption).
