@@ -5,11 +5,10 @@ import Testing
 
 @testable import ReadbackCLI
 
-/// Each input is read into memory once per command and parsed once (issue 32, item 6). `FileContent` is the one
-/// way the reading paths read a file's bytes, and it counts the reads per path; what reads a file without it (a C
-/// library opening a path: LibRaw, exiv2) is gone from these paths, or these counts could not be 1 and the output
-/// of the conversion could not come out right. Each test works on its own copies of Corpus files, so the counts
-/// are its own while other tests run.
+/// Each input is read into memory once per command and parsed once. `FileContent` is the one way the reading paths
+/// read a file's bytes, and it counts the reads per path; the opens it cannot see (a C library opening a path:
+/// LibRaw, exiv2) are counted by RealWorldTests' ReadOnceRealWorldTests under strace. Each test works on its own
+/// copies of Corpus files, so the counts are its own while other tests run.
 @Suite struct ReadOnceTests {
     /// A folder holding a copy of a Corpus DNG (with an embedded preview, for the render check and the camera look)
     /// and of Corpus/heic/good.heic.
