@@ -26,7 +26,7 @@ import Testing
     static func opens(_ args: [String], of paths: [URL], in dir: URL) throws -> (status: Int32, opens: [Int]) {
         let trace = dir.appendingPathComponent("trace-\(UUID().uuidString).txt")
         let readback = Repo.root.appendingPathComponent(".build/debug/readback").path
-        let r = try Tool.run(
+        let r = try TestSupport.Tool.run(
             "strace", ["-f", "-qq", "-e", "trace=open,openat,openat2,creat", "-o", trace.path, readback] + args)
         let lines = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n")
         let counts = paths.map { p in
