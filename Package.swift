@@ -3,8 +3,8 @@
 // Layers (bottom to top; a layer never imports one above it):
 //   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CXattr, CExiv2Shim
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, FileFacts
-//   3. pure Swift cores (no C)     leaves Digest, ColorScience and Findings; HEIF, Metadata, GainMap, ReportModel,
-//                                  CorpusKit, Fidelity
+//   3. pure Swift cores (no C)     leaves Digest, ColorScience, Findings and FileContent; HEIF, Metadata, GainMap,
+//                                  ReportModel, CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand

@@ -375,9 +375,10 @@ rb_exiv2_status buildHeicExif(const Source &source, uint32_t pixel_width, uint32
         Exiv2::ByteOrder sourceOrder = Exiv2::invalidByteOrder;
         {
             std::lock_guard<std::recursive_mutex> g(xmpMutex());
-            Exiv2::Image::AutoPtr image = source.openAndRead();
-            ed = image->exifData();
-            sourceOrder = image->byteOrder();
+            Exiv2::Image::AutoPtr owned;
+            Exiv2::Image &image = source.image(owned);
+            ed = image.exifData();
+            sourceOrder = image.byteOrder();
         }
         // RW2 keeps its Exif IFD in the embedded JPEG (PanasonicRaw 0x002E), and exiv2's reader drops part of it
         // (Contrast, Saturation, ColorSpace, ...). Add the Exif-IFD tags the JPEG has and the source lacks.
@@ -473,8 +474,8 @@ rb_exiv2_status buildXmp(const Source &source, const char *sidecar_path, uint32_
         std::lock_guard<std::recursive_mutex> g(xmpMutex());
         Exiv2::XmpData xd;
         {
-            Exiv2::Image::AutoPtr image = source.openAndRead();
-            xd = image->xmpData();
+            Exiv2::Image::AutoPtr owned;
+            xd = source.image(owned).xmpData();
         }
         if (sidecar_path != nullptr) {
             Exiv2::Image::AutoPtr side = openAndRead(sidecar_path);
@@ -549,18 +550,6 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
     return buildHeicExif(source, pixel_width, pixel_height, software, byte_order, out, message, message_cap);
 }
 
-extern "C" rb_exiv2_status rb_exiv2_build_heic_exif_memory(const uint8_t *bytes, size_t size, const char *label,
-                                                           uint32_t pixel_width, uint32_t pixel_height,
-                                                           const char *software, int byte_order, rb_exiv2_blob **out,
-                                                           char *message, size_t message_cap) {
-    if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
-    Source source;
-    source.path = label;
-    source.bytes = bytes;
-    source.size = size;
-    return buildHeicExif(source, pixel_width, pixel_height, software, byte_order, out, message, message_cap);
-}
-
 extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *sidecar_path, uint32_t pixel_width,
                                               uint32_t pixel_height, rb_exiv2_blob **out, char *message,
                                               size_t message_cap) {
@@ -570,14 +559,38 @@ extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *side
     return buildXmp(source, sidecar_path, pixel_width, pixel_height, out, message, message_cap);
 }
 
-extern "C" rb_exiv2_status rb_exiv2_build_xmp_memory(const uint8_t *bytes, size_t size, const char *label,
-                                                     const char *sidecar_path, uint32_t pixel_width,
-                                                     uint32_t pixel_height, rb_exiv2_blob **out, char *message,
-                                                     size_t message_cap) {
-    if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+extern "C" rb_exiv2_status rb_exiv2_build_heic_metadata_memory(
+    const uint8_t *bytes, size_t size, const char *label, uint32_t pixel_width, uint32_t pixel_height,
+    const char *software, int byte_order, const char *sidecar_path, rb_exiv2_blob **exif_out,
+    rb_exiv2_status *exif_status, rb_exiv2_blob **xmp_out, rb_exiv2_status *xmp_status, char *exif_message,
+    char *xmp_message, size_t message_cap) {
+    if (bytes == nullptr || exif_out == nullptr || xmp_out == nullptr || exif_status == nullptr ||
+        xmp_status == nullptr)
+        return RB_EXIV2_BAD_ARGUMENT;
+    *exif_out = nullptr;
+    *xmp_out = nullptr;
+    Exiv2::Image::AutoPtr image;
+    rb_exiv2_status opened = guarded(exif_message, message_cap, [&]() -> rb_exiv2_status {
+        LogCapture log;
+        std::lock_guard<std::recursive_mutex> g(xmpMutex());
+        image = openAndRead(bytes, size, label);
+        return RB_EXIV2_OK;
+    });
+    if (opened != RB_EXIV2_OK) {
+        // Both builders fail as each would have, opening the file on its own.
+        setMessage(xmp_message, message_cap, exif_message != nullptr ? exif_message : "");
+        *exif_status = *xmp_status = opened;
+        return opened;
+    }
     Source source;
     source.path = label;
-    source.bytes = bytes;
-    source.size = size;
-    return buildXmp(source, sidecar_path, pixel_width, pixel_height, out, message, message_cap);
+    source.opened = image.get();
+    *exif_status = buildHeicExif(source, pixel_width, pixel_height, software, byte_order, exif_out, exif_message,
+                                 message_cap);
+    *xmp_status = buildXmp(source, sidecar_path, pixel_width, pixel_height, xmp_out, xmp_message, message_cap);
+    {
+        std::lock_guard<std::recursive_mutex> g(xmpMutex());
+        image.reset();
+    }
+    return RB_EXIV2_OK;
 }

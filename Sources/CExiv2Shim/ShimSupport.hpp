@@ -101,14 +101,17 @@ inline Exiv2::Image::AutoPtr openAndRead(const uint8_t *bytes, size_t size, cons
     return image;
 }
 
-// Where a builder's source comes from: a path, or bytes in memory (with the path as a label).
+// Where a builder's source comes from: a path, or an image already opened and read (`opened`, owned by the caller:
+// from memory, so two builders share one parse); `path` names the file in messages either way.
 struct Source {
     const char *path = nullptr;
-    const uint8_t *bytes = nullptr;
-    size_t size = 0;
+    Exiv2::Image *opened = nullptr;
 
-    Exiv2::Image::AutoPtr openAndRead() const {
-        return bytes != nullptr ? rbshim::openAndRead(bytes, size, path) : rbshim::openAndRead(path);
+    // The opened image, or the file opened and read now into `owned`. Call under the XMP lock.
+    Exiv2::Image &image(Exiv2::Image::AutoPtr &owned) const {
+        if (opened != nullptr) return *opened;
+        owned = rbshim::openAndRead(path);
+        return *owned;
     }
 };
 

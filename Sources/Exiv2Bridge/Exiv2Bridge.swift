@@ -288,43 +288,47 @@ public enum Exiv2 {
         return ExifBlob(bytes: blob.bytes, encodingLosses: blob.report)
     }
 
-    /// `buildHEICExif(from:pixelWidth:pixelHeight:software:byteOrder:)` on the source file's bytes, already in
-    /// memory (exiv2 opens no file); `label`, the file's path, names it in errors.
-    public static func buildHEICExif(
-        bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?,
+    /// The output's Exif and XMP from one parse of the source's bytes, already in memory (exiv2 opens no file but the
+    /// sidecar): what `buildHEICExif(from:pixelWidth:pixelHeight:software:byteOrder:)` and
+    /// `buildXMP(from:sidecar:pixelWidth:pixelHeight:)` give for the file, each with its own result; `label`, the
+    /// file's path, names it in errors.
+    public static func buildHEICMetadata(
+        bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?, sidecar: String?,
         byteOrder: ByteOrder = .keepSource
-    ) throws(Exiv2Error) -> ExifBlob {
-        var handle: OpaquePointer?
-        let w = UInt32(clamping: pixelWidth)
-        let h = UInt32(clamping: pixelHeight)
-        try call("build Exif", path: label) { msg, cap in
-            bytes.withUnsafeBufferPointer { b in
-                rb_exiv2_build_heic_exif_memory(
-                    b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, w, h, software, byteOrder.rawValue,
-                    &handle, msg, cap)
+    ) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>) {
+        var exif: OpaquePointer?
+        var xmp: OpaquePointer?
+        var (exifStatus, xmpStatus) = (RB_EXIV2_ERROR, RB_EXIV2_ERROR)
+        var exifMessage = [CChar](repeating: 0, count: 1024)
+        var xmpMessage = [CChar](repeating: 0, count: 1024)
+        let (w, h) = (UInt32(clamping: pixelWidth), UInt32(clamping: pixelHeight))
+        _ = bytes.withUnsafeBufferPointer { b in
+            exifMessage.withUnsafeMutableBufferPointer { em in
+                xmpMessage.withUnsafeMutableBufferPointer { xm in
+                    rb_exiv2_build_heic_metadata_memory(
+                        b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, w, h, software,
+                        byteOrder.rawValue, sidecar, &exif, &exifStatus, &xmp, &xmpStatus, em.baseAddress!,
+                        xm.baseAddress!, min(em.count, xm.count))
+                }
             }
         }
-        guard let handle else { throw Exiv2Error(operation: "build Exif", path: label, message: "no result") }
-        let blob = BlobHandle(handle)
-        return ExifBlob(bytes: blob.bytes, encodingLosses: blob.report)
-    }
-
-    /// `buildXMP(from:sidecar:pixelWidth:pixelHeight:)` on the source file's bytes, already in memory (the sidecar,
-    /// another file, is read by path); `label`, the file's path, names it in errors.
-    public static func buildXMP(
-        bytes: [UInt8], label: String, sidecar: String?, pixelWidth: Int = 0, pixelHeight: Int = 0
-    ) throws(Exiv2Error) -> [UInt8] {
-        var handle: OpaquePointer?
-        let w = UInt32(clamping: pixelWidth)
-        let h = UInt32(clamping: pixelHeight)
-        try call("build XMP", path: label) { msg, cap in
-            bytes.withUnsafeBufferPointer { b in
-                rb_exiv2_build_xmp_memory(
-                    b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, sidecar, w, h, &handle, msg, cap)
-            }
+        func failure(_ operation: String, _ status: rb_exiv2_status, _ buffer: [CChar]) -> Exiv2Error {
+            var message = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            if message.isEmpty { message = status == RB_EXIV2_BAD_ARGUMENT ? "bad argument" : "failed" }
+            message = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
+            return Exiv2Error(operation: operation, path: label, message: message)
         }
-        guard let handle else { throw Exiv2Error(operation: "build XMP", path: label, message: "no result") }
-        return BlobHandle(handle).bytes
+        let exifResult: Result<ExifBlob, Exiv2Error>
+        if exifStatus == RB_EXIV2_OK, let exif {
+            let blob = BlobHandle(exif)
+            exifResult = .success(ExifBlob(bytes: blob.bytes, encodingLosses: blob.report))
+        } else {
+            exifResult = .failure(failure("build Exif", exifStatus, exifMessage))
+        }
+        let xmpResult: Result<[UInt8], Exiv2Error> =
+            xmpStatus == RB_EXIV2_OK && xmp != nil
+            ? .success(BlobHandle(xmp!).bytes) : .failure(failure("build XMP", xmpStatus, xmpMessage))
+        return (exifResult, xmpResult)
     }
 
     /// Builds an XMP packet from a file's XMP merged with its sidecar (rating, label, keywords, caption).
