@@ -59,18 +59,22 @@ public enum FileContent {
             }
         }
         if failure != 0 { throw ReadError(path: path, kind: .readFailed, errno: failure) }
-        // A file that grew since fstat (or reports no size, as /proc files do): read on to its end.
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while bytes.count == Int(st.st_size) {
-            let got = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(path: path, kind: .readFailed, errno: errno)
+        // A file that grew since fstat (or reports no size, as /proc files do): read on to its end. For the usual
+        // file this is one read that finds the end.
+        let more = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1 << 16) { chunk -> Int32 in
+            while bytes.count == Int(st.st_size) {
+                let got = Foundation.read(fd, chunk.baseAddress, chunk.count)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                if got == 0 { break }
+                bytes += chunk[0..<got]
+                st.st_size = off_t(bytes.count)
             }
-            if got == 0 { break }
-            bytes += chunk[0..<got]
-            st.st_size = off_t(bytes.count)
+            return 0
         }
+        if more != 0 { throw ReadError(path: path, kind: .readFailed, errno: more) }
         return bytes
     }
 

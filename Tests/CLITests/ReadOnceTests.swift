@@ -95,4 +95,21 @@ import Testing
         }
         #expect(counts == [2, 0])
     }
+
+    /// The reader reads a whole file, one that reports no size (as /proc's do) to its end, and names what failed.
+    @Test func theReaderReadsWholeFilesAndSaysWhyItCannot() throws {
+        let (dir, raw, _) = try Self.inputs("reader")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try FileContent.read(path: raw.path) == [UInt8](try Data(contentsOf: raw)))
+        #expect(String(decoding: try FileContent.read(path: "/proc/self/status"), as: UTF8.self).contains("Pid:"))
+        func kind(_ path: String, follow: Bool = true) -> FileContent.ReadError.Kind? {
+            do { _ = try FileContent.read(path: path, followSymlinks: follow) } catch { return error.kind }
+            return nil
+        }
+        let link = dir.appendingPathComponent("link.dng")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: raw)
+        #expect(kind(dir.appendingPathComponent("absent.dng").path) == .noSuchFile)
+        #expect(kind(dir.path) == .isDirectory)
+        #expect(kind(link.path) == nil && kind(link.path, follow: false) == .cannotOpen)
+    }
 }
