@@ -12,8 +12,8 @@ APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev 
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 # `make test-real` calibrates the audit on real tools' outputs: it builds them with libvips and ImageMagick too
-# (libheif-examples' heif-convert/heif-enc and exiftool are in APT_PACKAGES).
-REAL_PACKAGES := libvips-tools imagemagick
+# (libheif-examples' heif-convert/heif-enc and exiftool are in APT_PACKAGES); strace proves each input is opened once.
+REAL_PACKAGES := libvips-tools imagemagick strace
 # Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 compares the
 # merged verdicts and finds free ports, procps (ps) finds what a run left behind.
 DIST_PACKAGES := slurm-wlm munge python3 procps

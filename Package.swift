@@ -3,8 +3,8 @@
 // Layers (bottom to top; a layer never imports one above it):
 //   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CXattr, CExiv2Shim
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, FileFacts
-//   3. pure Swift cores (no C)     leaves Digest, ColorScience, Findings and MetadataEntries; HEIF, Metadata, GainMap,
-//                                  ReportModel, CorpusKit, Fidelity
+//   3. pure Swift cores (no C)     leaves Digest, ColorScience, Findings, MetadataEntries and FileContent; HEIF,
+//                                  Metadata, GainMap, ReportModel, CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
@@ -65,7 +65,9 @@ let package = Package(
         .target(name: "MetadataEntries"),
         // The one finding shape (code, severity, message, evidence) that every checker fills; a leaf.
         .target(name: "Findings"),
-        .target(name: "HEIF", dependencies: ["ColorScience", "Findings"]),
+        // A file's content read into memory in one read, the reads counted for the read-once tests; a leaf.
+        .target(name: "FileContent"),
+        .target(name: "HEIF", dependencies: ["ColorScience", "FileContent", "Findings"]),
         .target(name: "Metadata", dependencies: ["Digest", "Findings", "MetadataEntries"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
@@ -82,16 +84,18 @@ let package = Package(
         //    item, the JPEG itself) and an output's pixels, through exiv2, TurboJPEG and libheif.
         .target(
             name: "RenderIO",
-            dependencies: ["ColorScience", "RenderCheck", "Exiv2Bridge", "JPEGCodec", "HeifCodec", "HEIF"]),
+            dependencies: [
+                "ColorScience", "RenderCheck", "Exiv2Bridge", "FileContent", "JPEGCodec", "HeifCodec", "HEIF",
+            ]),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
-        .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileFacts"]),
+        .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts"]),
         // Converter and Audit, siblings on the cores.
         .target(
             name: "Audit",
             dependencies: [
-                "ColorScience", "Digest", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts",
+                "ColorScience", "Digest", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap",
+                "ReportModel", "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -99,8 +103,8 @@ let package = Package(
         .target(
             name: "Converter",
             dependencies: [
-                "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity", "FileFacts",
-                "RenderIO",
+                "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity", "FileContent",
+                "FileFacts", "RenderIO",
             ]
         ),
 
@@ -108,8 +112,8 @@ let package = Package(
         .target(
             name: "Batch",
             dependencies: [
-                "Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding", "FileFacts",
-                "Fidelity",
+                "Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding",
+                "FileContent", "FileFacts", "Fidelity", "RenderIO",
             ]
         ),
 
@@ -190,7 +194,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["Batch", "Converter", "HEIF", "HeifCodec", "ReadbackCLI", "ReportModel", "TestSupport"]),
+            dependencies: [
+                "Batch", "Converter", "FileContent", "HEIF", "HeifCodec", "ReadbackCLI", "ReportModel", "TestSupport",
+            ]),
         // The house rules that hold for the whole package: file and function sizes, the package graph, citations.
         .testTarget(name: "HouseRulesTests"),
         // The real-world suite over a real-world corpus (make test-real CORPUS=DIR): run by `make test-real`, skipped

@@ -1,6 +1,9 @@
 import Digest
+import FileContent
 import Findings
 import Foundation
+import MetadataIO
+import RenderIO
 import ReportModel
 
 /// Audits one job: reads the output back and checks it, against its source when there is one.
@@ -21,6 +24,23 @@ public struct FileAuditor: Sendable {
     /// - Parameter job: the output (and source) to read.
     /// - Returns: the file's result, and its thumbnails (empty when none were made).
     public func auditWithThumbnails(_ job: AuditJob) -> (result: FileResult, thumbnails: Thumbnails) {
+        auditWithThumbnails(job, read: nil)
+    }
+
+    /// Audits one job whose source is already in memory, as the batch's read-back has it: the converter read the
+    /// source once, and decoded its reference render once for the camera look.
+    /// - Parameters:
+    ///   - job: the output and source.
+    ///   - sourceBytes: the whole source.
+    ///   - reference: the source's reference render as already found, or nil to find it here (from `sourceBytes`).
+    /// - Returns: the file's result.
+    public func audit(_ job: AuditJob, sourceBytes: [UInt8], reference: ReferenceLookup?) -> FileResult {
+        auditWithThumbnails(job, read: (sourceBytes, reference)).result
+    }
+
+    func auditWithThumbnails(_ job: AuditJob, read: (bytes: [UInt8], reference: ReferenceLookup?)?) -> (
+        result: FileResult, thumbnails: Thumbnails
+    ) {
         var findings: [Finding] = []
         var sourceBytes: UInt64? = nil
         if let s = job.source {
@@ -43,7 +63,7 @@ public struct FileAuditor: Sendable {
                 findings: options.policy.apply(findings))
             return (r, Thumbnails())
         }
-        guard let outSize = Self.fileSize(out), let data = try? Data(contentsOf: out) else {
+        guard let outSize = Self.fileSize(out), let bytes = try? FileContent.read(path: out.path) else {
             findings.append(
                 Finding(
                     code: .inputUnreadable, severity: .error,
@@ -53,12 +73,18 @@ public struct FileAuditor: Sendable {
                 findings: options.policy.apply(findings))
             return (r, Thumbnails())
         }
-        let bytes = [UInt8](data)
         let digest = options.digest ? SHA256.hex(bytes) : nil
         let result = FileResult(
             name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
             outputBytes: outSize, sha256: digest)
-        var ctx = Checks.Context(job: job, output: bytes, options: options, findings: findings)
+        // Each file is read once and parsed once, here; every check is handed the parse. A RAW source's previews
+        // are listed by the same exiv2 reading when the render check will want them.
+        let source = job.source.map { url in
+            read.map { InputFile(url: url, bytes: $0.bytes, previews: options.decode && $0.reference == nil) }
+                ?? InputFile(reading: url, previews: options.decode)
+        }
+        var ctx = Checks.Context(job: job, output: bytes, source: source, options: options, findings: findings)
+        ctx.reference = read?.reference
         Checks.run(&ctx)
         if let r = result.sizeRatio {
             if let lo = options.policy.sizeRatioMin, r < lo {

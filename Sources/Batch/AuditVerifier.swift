@@ -1,6 +1,7 @@
 import Audit
 import Findings
 import Foundation
+import RenderIO
 import ReportModel
 
 /// Verifies an output with the `Audit` module: the file is read back, parsed, decoded and diffed against its source
@@ -46,5 +47,15 @@ public struct AuditVerifier: OutputVerifier {
             name: output.lastPathComponent, source: source, output: output, sourceDisplay: source.path,
             outputDisplay: output.path)
         return Self.verdict(for: auditor.audit(job), policy: policy)
+    }
+
+    /// Audits from the source's bytes as the conversion read them, reusing its reference render.
+    public func verify(source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL) throws
+        -> VerificationResult
+    {
+        let job = AuditJob(
+            name: output.lastPathComponent, source: source, output: output, sourceDisplay: source.path,
+            outputDisplay: output.path)
+        return Self.verdict(for: auditor.audit(job, sourceBytes: sourceBytes, reference: reference))
     }
 }

@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import RenderIO
 
 /// The production converter and verifier behind `readback convert`: convert with `HEICConverter`, then read the
 /// output back and audit it with the `Audit` module. Named for what the pair does; the engine's tests pair it with
@@ -19,7 +20,19 @@ public struct RAWConverter: ItemConverter {
 
     /// Converts and writes; the result's `timings` gain the write, as stage "write".
     public func convert(source: URL, to output: URL, options: ConvertOptions) throws -> ConversionResult {
-        let image = try HEICConverter.convert(source: source, options: options)
+        try write(HEICConverter.convert(source: source, options: options), to: output)
+    }
+
+    /// Converts the source from its bytes, already read, and writes; also returns the reference render the camera
+    /// look decoded.
+    public func convert(source: URL, bytes: [UInt8], to output: URL, options: ConvertOptions) throws -> (
+        ConversionResult, ReferenceLookup?
+    ) {
+        let image = try HEICConverter.convert(source: source, bytes: bytes, options: options)
+        return (try write(image, to: output), image.reference)
+    }
+
+    private func write(_ image: ConvertedImage, to output: URL) throws -> ConversionResult {
         let t0 = DispatchTime.now().uptimeNanoseconds
         try FileOps.writeNewFile(image.bytes, to: output.path)
         var result = image.result

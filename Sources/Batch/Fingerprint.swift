@@ -1,4 +1,5 @@
 import Digest
+import FileContent
 import Hashing
 
 extension SHA256 {
@@ -10,4 +11,16 @@ extension SHA256 {
             throw BatchError.io(path: error.path, operation: error.operation, errno: error.errno)
         }
     }
+
+    /// A source's whole content, read once for its fingerprint, its conversion and its read-back, never through a
+    /// symlink.
+    /// - Throws: `BatchError.io` naming the file.
+    static func source(_ path: String) throws -> [UInt8] {
+        do { return try FileContent.read(path: path, followSymlinks: false) } catch {
+            throw BatchError.io(path: path, operation: "read (\(error))", errno: error.errno)
+        }
+    }
+
+    /// The fingerprint of a source already in memory (libcrypto, the same digest as `hex(ofFileAt:)`).
+    static func hex(ofSource bytes: [UInt8]) -> String { FileSHA256.hex(bytes: bytes) }
 }

@@ -2,6 +2,7 @@ import Converter
 import Digest
 import FileFacts
 import Foundation
+import RenderIO
 
 /// Converts, publishes, reads back and verifies one planned item; many run in parallel, the bookkeeping goes
 /// through the ledger actor.
@@ -25,9 +26,12 @@ struct ItemWorker: Sendable {
             // The source's times, mode, owner and xattrs, read before anything reads its bytes (which moves atime).
             let facts = Result { () throws(FileFactsError) in try FileFacts.read(path: f.path) }
             try await ledger.markConverting(id: item.id, size: now.size, mtimeNs: now.mtimeNs)
+            // The source is read once (never through a symlink): the fingerprint, the conversion (LibRaw, exiv2) and
+            // the read-back audit all work on these bytes.
+            let bytes = try SHA256.source(f.path)
             // The source's fingerprint is taken while the converter runs (LibRaw's single-threaded decode leaves a
             // core idle); it is first needed when the written output is recorded.
-            async let fingerprint = offload { try SHA256.hex(ofFileAt: f.path) }
+            async let fingerprint = offload { SHA256.hex(ofSource: bytes) }
             try FileOps.makeDirectories((f.outputPath as NSString).deletingLastPathComponent)
             let t = FileOps.tempPath(for: f.outputPath)
             temp = t
@@ -35,9 +39,9 @@ struct ItemWorker: Sendable {
             defer { InFlight.remove(t) }
             let converter = self.converter
             let options = self.options
-            let result = try await offload {
+            let (result, reference) = try await offload {
                 try converter.convert(
-                    source: URL(fileURLWithPath: f.path), to: URL(fileURLWithPath: t), options: options)
+                    source: URL(fileURLWithPath: f.path), bytes: bytes, to: URL(fileURLWithPath: t), options: options)
             }
             clock.merge(result.timings.filter { $0.key != "total" })
             guard try FileOps.info(t)?.isRegular == true else {
@@ -56,7 +60,7 @@ struct ItemWorker: Sendable {
             clock.lap("publish")
 
             // Read back and audit the file as it now is under its final name.
-            let verdict = await verify(f)
+            let verdict = await verify(f, bytes: bytes, reference: reference)
             // Reading the output back moved its access time; stamp the source's again.
             if case .success(let facts) = facts { _ = facts.stampTimes(on: f.outputPath) }
             clock.lap("audit")
@@ -82,11 +86,13 @@ struct ItemWorker: Sendable {
     }
 
     /// Reads the published output back and audits it against its source; an audit that cannot run is a failure.
-    private func verify(_ f: SourceFile) async -> VerificationResult {
+    private func verify(_ f: SourceFile, bytes: [UInt8], reference: ReferenceLookup?) async -> VerificationResult {
         let verifier = self.verifier
         do {
             return try await offload {
-                try verifier.verify(source: URL(fileURLWithPath: f.path), output: URL(fileURLWithPath: f.outputPath))
+                try verifier.verify(
+                    source: URL(fileURLWithPath: f.path), sourceBytes: bytes, reference: reference,
+                    output: URL(fileURLWithPath: f.outputPath))
             }
         } catch {
             return .failed(reason: "audit could not run: \(error.oneLine)")

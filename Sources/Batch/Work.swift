@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import RenderIO
 
 /// Converts one source to one output file. Implementations write exactly the file at `output` (a temp path in the
 /// destination folder chosen by Batch), nothing else, and throw on any failure; Batch does fsync, rename and cleanup.
@@ -10,6 +11,21 @@ public protocol ItemConverter: Sendable {
     /// Converts `source` into a new file at `output`.
     /// - Throws: any error; a partly written `output` is removed by Batch.
     func convert(source: URL, to output: URL, options: ConvertOptions) throws -> ConversionResult
+
+    /// Converts a source Batch already read (`bytes`, the whole file: each source is read once per conversion), and
+    /// returns the source's reference render if the conversion decoded it (the read-back's render check reuses it).
+    /// The default reads nothing itself: it calls `convert(source:to:options:)` and returns no reference.
+    func convert(source: URL, bytes: [UInt8], to output: URL, options: ConvertOptions) throws -> (
+        ConversionResult, ReferenceLookup?
+    )
+}
+
+extension ItemConverter {
+    public func convert(source: URL, bytes: [UInt8], to output: URL, options: ConvertOptions) throws -> (
+        ConversionResult, ReferenceLookup?
+    ) {
+        (try convert(source: source, to: output, options: options), nil)
+    }
 }
 
 /// What reading an output back and auditing it against its source found: the item's verdict (`verdict`, one of
@@ -37,4 +53,17 @@ public protocol OutputVerifier: Sendable {
     /// Audits the written `output` against `source`.
     /// - Throws: when the audit itself cannot run (treated as a failed verification).
     func verify(source: URL, output: URL) throws -> VerificationResult
+
+    /// Audits the written `output` against a source Batch already read (`sourceBytes`), with the reference render
+    /// the conversion decoded (nil: none was). The default calls `verify(source:output:)`.
+    func verify(source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL) throws
+        -> VerificationResult
+}
+
+extension OutputVerifier {
+    public func verify(source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL) throws
+        -> VerificationResult
+    {
+        try verify(source: source, output: output)
+    }
 }

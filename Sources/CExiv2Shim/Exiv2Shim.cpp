@@ -176,6 +176,34 @@ extern "C" rb_exiv2_status rb_exiv2_read_file(const char *path, rb_exiv2_doc **o
     });
 }
 
+extern "C" rb_exiv2_status rb_exiv2_read_memory(const uint8_t *bytes, size_t size, const char *label,
+                                                rb_exiv2_doc **out, rb_exiv2_previews **previews,
+                                                size_t max_preview_bytes, char *message, size_t message_cap) {
+    if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    *out = nullptr;
+    if (previews != nullptr) *previews = nullptr;
+    return guarded(message, message_cap, [&]() -> rb_exiv2_status {
+        std::unique_ptr<rb_exiv2_doc> doc(new rb_exiv2_doc());
+        rb_exiv2_previews *list = nullptr;
+        LogCapture log;
+        {
+            std::lock_guard<std::recursive_mutex> g(xmpMutex());
+            Exiv2::Image::AutoPtr image = openAndRead(bytes, size, label);
+            doc->mime = image->mimeType();
+            doc->byteOrder = orderCode(image->byteOrder());
+            addExif(*doc, image->exifData());
+            addIptc(*doc, image->iptcData());
+            addXmp(*doc, image->xmpData());
+            // Listed after the metadata, so a throw here leaves nothing allocated but the doc (freed with it).
+            if (previews != nullptr) list = listPreviews(*image, max_preview_bytes);
+        }
+        doc->warnings = log.text;
+        *out = doc.release();
+        if (previews != nullptr) *previews = list;
+        return RB_EXIV2_OK;
+    });
+}
+
 extern "C" rb_exiv2_status rb_exiv2_decode_exif(const uint8_t *bytes, size_t size, rb_exiv2_doc **out,
                                                 char *message, size_t message_cap) {
     if (bytes == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
@@ -336,10 +364,10 @@ void addRw2PreviewExif(Exiv2::ExifData &ed) {
 
 }  // namespace
 
-extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width, uint32_t pixel_height,
-                                                    const char *software, int byte_order, rb_exiv2_blob **out,
-                                                    char *message, size_t message_cap) {
-    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+namespace {
+
+rb_exiv2_status buildHeicExif(const Source &source, uint32_t pixel_width, uint32_t pixel_height, const char *software,
+                              int byte_order, rb_exiv2_blob **out, char *message, size_t message_cap) {
     *out = nullptr;
     return guarded(message, message_cap, [&]() -> rb_exiv2_status {
         LogCapture log;
@@ -347,9 +375,10 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
         Exiv2::ByteOrder sourceOrder = Exiv2::invalidByteOrder;
         {
             std::lock_guard<std::recursive_mutex> g(xmpMutex());
-            Exiv2::Image::AutoPtr image = openAndRead(path);
-            ed = image->exifData();
-            sourceOrder = image->byteOrder();
+            Exiv2::Image::AutoPtr owned;
+            Exiv2::Image &image = source.image(owned);
+            ed = image.exifData();
+            sourceOrder = image.byteOrder();
         }
         // RW2 keeps its Exif IFD in the embedded JPEG (PanasonicRaw 0x002E), and exiv2's reader drops part of it
         // (Contrast, Saturation, ColorSpace, ...). Add the Exif-IFD tags the JPEG has and the source lacks.
@@ -437,18 +466,16 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t p
     });
 }
 
-extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *sidecar_path, uint32_t pixel_width,
-                                              uint32_t pixel_height, rb_exiv2_blob **out, char *message,
-                                              size_t message_cap) {
-    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+rb_exiv2_status buildXmp(const Source &source, const char *sidecar_path, uint32_t pixel_width,
+                         uint32_t pixel_height, rb_exiv2_blob **out, char *message, size_t message_cap) {
     *out = nullptr;
     return guarded(message, message_cap, [&]() -> rb_exiv2_status {
         LogCapture log;
         std::lock_guard<std::recursive_mutex> g(xmpMutex());
         Exiv2::XmpData xd;
         {
-            Exiv2::Image::AutoPtr image = openAndRead(path);
-            xd = image->xmpData();
+            Exiv2::Image::AutoPtr owned;
+            xd = source.image(owned).xmpData();
         }
         if (sidecar_path != nullptr) {
             Exiv2::Image::AutoPtr side = openAndRead(sidecar_path);
@@ -510,4 +537,60 @@ extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *side
         *out = result.release();
         return RB_EXIV2_OK;
     });
+}
+
+}  // namespace
+
+extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width, uint32_t pixel_height,
+                                                    const char *software, int byte_order, rb_exiv2_blob **out,
+                                                    char *message, size_t message_cap) {
+    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    Source source;
+    source.path = path;
+    return buildHeicExif(source, pixel_width, pixel_height, software, byte_order, out, message, message_cap);
+}
+
+extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *sidecar_path, uint32_t pixel_width,
+                                              uint32_t pixel_height, rb_exiv2_blob **out, char *message,
+                                              size_t message_cap) {
+    if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
+    Source source;
+    source.path = path;
+    return buildXmp(source, sidecar_path, pixel_width, pixel_height, out, message, message_cap);
+}
+
+extern "C" rb_exiv2_status rb_exiv2_build_heic_metadata_memory(
+    const uint8_t *bytes, size_t size, const char *label, uint32_t pixel_width, uint32_t pixel_height,
+    const char *software, int byte_order, const char *sidecar_path, rb_exiv2_blob **exif_out,
+    rb_exiv2_status *exif_status, rb_exiv2_blob **xmp_out, rb_exiv2_status *xmp_status, char *exif_message,
+    char *xmp_message, size_t message_cap) {
+    if (bytes == nullptr || exif_out == nullptr || xmp_out == nullptr || exif_status == nullptr ||
+        xmp_status == nullptr)
+        return RB_EXIV2_BAD_ARGUMENT;
+    *exif_out = nullptr;
+    *xmp_out = nullptr;
+    Exiv2::Image::AutoPtr image;
+    rb_exiv2_status opened = guarded(exif_message, message_cap, [&]() -> rb_exiv2_status {
+        LogCapture log;
+        std::lock_guard<std::recursive_mutex> g(xmpMutex());
+        image = openAndRead(bytes, size, label);
+        return RB_EXIV2_OK;
+    });
+    if (opened != RB_EXIV2_OK) {
+        // Both builders fail as each would have, opening the file on its own.
+        setMessage(xmp_message, message_cap, exif_message != nullptr ? exif_message : "");
+        *exif_status = *xmp_status = opened;
+        return opened;
+    }
+    Source source;
+    source.path = label;
+    source.opened = image.get();
+    *exif_status = buildHeicExif(source, pixel_width, pixel_height, software, byte_order, exif_out, exif_message,
+                                 message_cap);
+    *xmp_status = buildXmp(source, sidecar_path, pixel_width, pixel_height, xmp_out, xmp_message, message_cap);
+    {
+        std::lock_guard<std::recursive_mutex> g(xmpMutex());
+        image.reset();
+    }
+    return RB_EXIV2_OK;
 }

@@ -22,34 +22,38 @@ struct rb_exiv2_previews {
     std::vector<Preview> items;
 };
 
+rb_exiv2_previews *rbshim::listPreviews(Exiv2::Image &image, size_t max_bytes) {
+    std::unique_ptr<rb_exiv2_previews> list(new rb_exiv2_previews());
+    Exiv2::PreviewManager manager(image);
+    Exiv2::PreviewPropertiesList props = manager.getPreviewProperties();
+    for (const auto &p : props) {
+        Preview item;
+        item.mime = p.mimeType_;
+        item.width = p.width_;
+        item.height = p.height_;
+        if (p.size_ > 0 && p.size_ <= max_bytes) {
+            // A preview whose bytes lie outside a truncated file throws; it is kept, listed without data.
+            try {
+                Exiv2::PreviewImage img = manager.getPreviewImage(p);
+                if (img.pData() != nullptr && img.size() > 0 && img.size() <= max_bytes)
+                    item.data.assign(img.pData(), img.pData() + img.size());
+            } catch (const std::exception &) {
+            }
+        }
+        list->items.push_back(std::move(item));
+    }
+    return list.release();
+}
+
 extern "C" rb_exiv2_status rb_exiv2_read_previews(const char *path, size_t max_bytes, rb_exiv2_previews **out,
                                                   char *message, size_t message_cap) {
     if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
     *out = nullptr;
     return rbshim::guarded(message, message_cap, [&]() -> rb_exiv2_status {
-        std::unique_ptr<rb_exiv2_previews> list(new rb_exiv2_previews());
         rbshim::LogCapture log;
         std::lock_guard<std::recursive_mutex> g(rbshim::xmpMutex());
         Exiv2::Image::AutoPtr image = rbshim::openAndRead(path);
-        Exiv2::PreviewManager manager(*image);
-        Exiv2::PreviewPropertiesList props = manager.getPreviewProperties();
-        for (const auto &p : props) {
-            Preview item;
-            item.mime = p.mimeType_;
-            item.width = p.width_;
-            item.height = p.height_;
-            if (p.size_ > 0 && p.size_ <= max_bytes) {
-                // A preview whose bytes lie outside a truncated file throws; it is kept, listed without data.
-                try {
-                    Exiv2::PreviewImage img = manager.getPreviewImage(p);
-                    if (img.pData() != nullptr && img.size() > 0 && img.size() <= max_bytes)
-                        item.data.assign(img.pData(), img.pData() + img.size());
-                } catch (const std::exception &) {
-                }
-            }
-            list->items.push_back(std::move(item));
-        }
-        *out = list.release();
+        *out = rbshim::listPreviews(*image, max_bytes);
         return RB_EXIV2_OK;
     });
 }

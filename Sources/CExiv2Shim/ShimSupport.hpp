@@ -89,6 +89,35 @@ inline Exiv2::Image::AutoPtr openAndRead(const char *path) {
     return image;
 }
 
+// Opens a file's bytes from memory (MemIo over them, no copy) and reads them, under the XMP lock like
+// `openAndRead`. An unknown type is reported as for a file, naming `label`.
+inline Exiv2::Image::AutoPtr openAndRead(const uint8_t *bytes, size_t size, const char *label) {
+    std::string name = label != nullptr ? label : "<memory>";
+    if (bytes == nullptr || size == 0 || Exiv2::ImageFactory::getType(bytes, static_cast<long>(size)) == 0)
+        throw Exiv2::Error(Exiv2::kerFileContainsUnknownImageType, name);
+    Exiv2::Image::AutoPtr image = Exiv2::ImageFactory::open(bytes, static_cast<long>(size));
+    if (image.get() == nullptr) throw Exiv2::Error(Exiv2::kerFileContainsUnknownImageType, name);
+    image->readMetadata();
+    return image;
+}
+
+// Where a builder's source comes from: a path, or an image already opened and read (`opened`, owned by the caller:
+// from memory, so two builders share one parse); `path` names the file in messages either way.
+struct Source {
+    const char *path = nullptr;
+    Exiv2::Image *opened = nullptr;
+
+    // The opened image, or the file opened and read now into `owned`. Call under the XMP lock.
+    Exiv2::Image &image(Exiv2::Image::AutoPtr &owned) const {
+        if (opened != nullptr) return *opened;
+        owned = rbshim::openAndRead(path);
+        return *owned;
+    }
+};
+
+// The previews of an opened image (Previews.cpp); the caller frees the list with rb_exiv2_previews_free.
+rb_exiv2_previews *listPreviews(Exiv2::Image &image, size_t max_bytes);
+
 }  // namespace rbshim
 
 #endif

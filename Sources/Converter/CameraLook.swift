@@ -73,8 +73,12 @@ final class ToneTable: @unchecked Sendable {
 extension HEICConverter {
     /// Fits the camera's tone curve for a RAW from its embedded preview (see `ToneMatch`): the preview's luminance
     /// against the neutral render's, box-averaged to the preview's size.
-    static func cameraLook(_ source: URL, frame: any LinearFrame, renderer: Renderer) -> (ToneMatch?, LookSummary) {
-        switch ReferenceExtractor.fromRAW(source.path) {
+    /// The lookup is made once per conversion (the preview decoded once), and handed on to the read-back's render
+    /// check.
+    static func cameraLook(_ lookup: ReferenceLookup, frame: any LinearFrame, renderer: Renderer) -> (
+        ToneMatch?, LookSummary
+    ) {
+        switch lookup {
         case .none(let why): return (nil, LookSummary(applied: false, reason: "neutral render: \(why)"))
         case .found(let r): return cameraLook(reference: r, frame: frame, renderer: renderer)
         }

@@ -2,6 +2,7 @@ import ColorScience
 import Foundation
 import GainMap
 import HeifCodec
+import RenderIO
 
 // The converter's public vocabulary: what it is asked (`ConvertOptions`), what it answers (`ConvertedImage`,
 // `ConversionResult`, `HDRDecision`, `GainMapSummary`) and how it fails (`ConvertError`).
@@ -171,6 +172,9 @@ public struct ConversionResult: Sendable, Codable, Equatable {
 public struct ConvertedImage: Sendable {
     public var bytes: [UInt8]
     public var result: ConversionResult
+    /// The source's reference render the camera look decoded (its embedded preview), or why there is none; nil when
+    /// the look did not look for one. The read-back's render check takes it as is instead of decoding it again.
+    public var reference: ReferenceLookup? = nil
 }
 
 /// Why a file could not be converted. `description` is one line naming the file and the reason.

@@ -1,3 +1,4 @@
+import FileContent
 import Foundation
 
 // HEICConverter: RAW (or an already-rendered HEIC) → HEIC with metadata written at encode time, upright pixels and an
@@ -38,14 +39,32 @@ public enum HEICConverter {
     /// - Returns: the HEIC bytes and the result.
     /// - Throws: `ConvertError` naming the file and the reason (one line).
     public static func convert(source: URL, options: ConvertOptions = ConvertOptions()) throws -> ConvertedImage {
+        try convert(source: source, bytes: nil, options: options)
+    }
+
+    /// Converts one file whose bytes were already read (`bytes`; nil reads them here): the file is read once, and
+    /// LibRaw, exiv2 and libheif all work on these bytes in memory.
+    /// - Parameters:
+    ///   - source: a RAW (see `rawExtensions`) or a HEIC/HEIF; its path names it and finds its sidecar.
+    ///   - bytes: the whole file, or nil.
+    ///   - options: quality, depth, chroma, HDR mode, speed.
+    /// - Returns: the HEIC bytes, the result, and the reference render the camera look used (`reference`).
+    /// - Throws: `ConvertError` naming the file and the reason (one line).
+    public static func convert(source: URL, bytes: [UInt8]?, options: ConvertOptions) throws -> ConvertedImage {
         let name = source.lastPathComponent
         if let p = options.validationProblem() { throw ConvertError(file: name, reason: p) }
         let ext = source.pathExtension.lowercased()
-        guard FileManager.default.isReadableFile(atPath: source.path) else {
+        guard bytes != nil || FileManager.default.isReadableFile(atPath: source.path) else {
             throw ConvertError(file: name, reason: "cannot read the file")
         }
-        if rawExtensions.contains(ext) { return try convertRAW(source, options) }
-        if heifExtensions.contains(ext) { return try convertHEIF(source, options) }
+        func read() throws -> [UInt8] {
+            if let bytes { return bytes }
+            do { return try FileContent.read(path: source.path) } catch {
+                throw ConvertError(file: name, reason: "cannot read the file: \(error.kind)")
+            }
+        }
+        if rawExtensions.contains(ext) { return try convertRAW(source, try read(), options) }
+        if heifExtensions.contains(ext) { return try convertHEIF(source, try read(), options) }
         if unsupportedRendered.contains(ext) {
             throw ConvertError(
                 file: name, reason: "unsupported input: .\(ext) decoding is not built in (RAW and HEIC only)")

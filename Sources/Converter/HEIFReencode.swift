@@ -7,10 +7,10 @@ import HeifCodec
 // keeping its colour signalling and its metadata.
 
 extension HEICConverter {
-    static func convertHEIF(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
+    static func convertHEIF(_ source: URL, _ inputBytes: [UInt8], _ options: ConvertOptions) throws -> ConvertedImage {
         let name = source.lastPathComponent
         var clock = Stopwatch()
-        let (inputBytes, decoded) = try readRendered(source, options: options, file: name)
+        let decoded = try decodeRendered(inputBytes, options: options, file: name)
         clock.lap("decode")
         var losses = uncarried(inputBytes)
         // Keep the source's colour signalling: its nclx, else (ICC only) an 'unspecified' nclx so the ICC governs.
@@ -24,7 +24,8 @@ extension HEICConverter {
         parts.primary = primary
         clock.lap("encode")
         let md = OutputMetadata.build(
-            for: source, width: decoded.width, height: decoded.height, options: options, losses: &losses)
+            for: source, bytes: inputBytes, width: decoded.width, height: decoded.height, options: options,
+            losses: &losses)
         clock.lap("metadata")
         let bytes = try HEICAssembler.assemble(
             parts, exif: md.exif, xmp: md.xmp, width: decoded.width, height: decoded.height, file: name)
@@ -47,19 +48,15 @@ extension HEICConverter {
         return ConvertedImage(bytes: bytes, result: result)
     }
 
-    /// The file's bytes and its primary image decoded by libheif (16-bit samples when 10-bit output is asked for).
-    static func readRendered(
-        _ source: URL, options: ConvertOptions, file: String
-    ) throws -> (bytes: [UInt8], decoded: HeifDecodedImage) {
+    /// The file's primary image decoded by libheif from its bytes (16-bit samples when 10-bit output is asked for).
+    static func decodeRendered(_ inputBytes: [UInt8], options: ConvertOptions, file: String) throws -> HeifDecodedImage
+    {
         do {
-            let inputBytes = [UInt8](try Data(contentsOf: source))
-            let decoded = try HeifDecoder.decodePrimary(
-                inputBytes, format: options.bitDepth == 10 ? .rgbNative : .rgb8)
-            return (inputBytes, decoded)
+            return try HeifDecoder.decodePrimary(inputBytes, format: options.bitDepth == 10 ? .rgbNative : .rgb8)
         } catch let e as HeifError {
             throw ConvertError(file: file, reason: "cannot decode: \(e.description)")
         } catch {
-            throw ConvertError(file: file, reason: "cannot read: \(error.localizedDescription)")
+            throw ConvertError(file: file, reason: "cannot decode: \(error)")
         }
     }
 

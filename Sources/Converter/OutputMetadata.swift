@@ -11,26 +11,26 @@ enum OutputMetadata {
 
     /// Exif (CIPA DC-008) rebuilt by exiv2 for the output: Orientation 1, new pixel dimensions, Software; and the
     /// file's XMP merged with its sidecar. What exiv2 could not re-encode (e.g. an oversized MakerNote) is a known loss.
+    /// - Parameter bytes: the source file, already in memory (exiv2 reads it from there; only the sidecar is opened).
     static func build(
-        for source: URL, width: Int, height: Int, options: ConvertOptions, losses: inout [String]
+        for source: URL, bytes: [UInt8], width: Int, height: Int, options: ConvertOptions, losses: inout [String]
     ) -> (exif: [UInt8]?, xmp: [UInt8]?, sidecar: [String]) {
+        // One parse of the source's bytes gives both (exiv2 opens nothing but the sidecar).
+        let side = sidecar(for: source, options: options)
+        let built = Exiv2.buildHEICMetadata(
+            bytes: bytes, label: source.path, pixelWidth: width, pixelHeight: height, software: options.software,
+            sidecar: side?.path)
         var exif: [UInt8]?
-        do {
-            let blob = try Exiv2.buildHEICExif(
-                from: source.path, pixelWidth: width, pixelHeight: height, software: options.software)
+        switch built.exif {
+        case .success(let blob):
             if !blob.bytes.isEmpty { exif = blob.bytes }  // a source without Exif loses nothing
             losses += blob.encodingLosses.map { "Exif: \($0)" }
-        } catch {
-            losses.append("Exif not carried: \(error)")
+        case .failure(let error): losses.append("Exif not carried: \(error)")
         }
         var xmp: [UInt8]?
-        let side = sidecar(for: source, options: options)
-        do {
-            let packet = try Exiv2.buildXMP(
-                from: source.path, sidecar: side?.path, pixelWidth: width, pixelHeight: height)
-            if !packet.isEmpty { xmp = packet }
-        } catch {
-            losses.append("XMP not carried: \(error)")
+        switch built.xmp {
+        case .success(let packet): if !packet.isEmpty { xmp = packet }
+        case .failure(let error): losses.append("XMP not carried: \(error)")
         }
         // The XMP that Exif carried in tag 700 (XMLPacket) is written as the XMP item instead: not a loss.
         if xmp != nil { losses.removeAll { $0.contains("Exif.Image.XMLPacket") } }

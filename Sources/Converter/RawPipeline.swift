@@ -1,8 +1,11 @@
+import Exiv2Bridge
 import Fidelity
+import FileContent
 import Foundation
 import GainMap
 import HeifCodec
 import RawDecoder
+import RenderIO
 
 // The RAW path: decode (LibRaw, in place, upright), decide (`HDRPolicy`), render band by band into the encoders,
 // the gain map, metadata and assembly. Also the two renders the quality ladder and the tests measure against.
@@ -15,7 +18,8 @@ extension HEICConverter {
     /// - Returns: both renditions at full size.
     /// - Throws: `ConvertError`.
     public static func renditions(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> Renditions {
-        let (decision, pass, _) = try openPass(source, options: options, gainMap: { _ in false })
+        let (decision, pass, _, _) = try openPass(
+            source, bytes: try readRAW(source), options: options, gainMap: { _ in false })
         guard let img = pass.frame else { throw ConvertError(file: source.lastPathComponent, reason: "no frame") }
         let r = pass.renderer
         let n = img.width * img.height
@@ -51,7 +55,8 @@ extension HEICConverter {
         guard rawExtensions.contains(source.pathExtension.lowercased()) else {
             throw ConvertError(file: name, reason: "renderedFrame needs a RAW input, got '.\(source.pathExtension)'")
         }
-        let (_, pass, _) = try openPass(source, options: options, gainMap: { _ in false })
+        let (_, pass, _, _) = try openPass(
+            source, bytes: try readRAW(source), options: options, gainMap: { _ in false })
         return renderWhole(pass)
     }
 
@@ -61,7 +66,8 @@ extension HEICConverter {
     public static func noise(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> (
         sigma: Double?, quality: Int
     ) {
-        let (_, pass, _) = try openPass(source, options: options, gainMap: { _ in false })
+        let (_, pass, _, _) = try openPass(
+            source, bytes: try readRAW(source), options: options, gainMap: { _ in false })
         defer { pass.releaseFrame() }
         let sigma = pass.noiseSigma()
         return (
@@ -69,32 +75,46 @@ extension HEICConverter {
         )
     }
 
-    /// Decodes `source` in place (LibRaw's buffer, no copies), takes the HDR decision on it and prepares the render
-    /// pass; the pass holds the only reference to the frame.
+    /// The bytes of a RAW, read once (`FileContent`).
+    static func readRAW(_ source: URL) throws -> [UInt8] {
+        do { return try FileContent.read(path: source.path) } catch {
+            throw ConvertError(file: source.lastPathComponent, reason: "cannot read the file: \(error.kind)")
+        }
+    }
+
+    /// Decodes `source` in place from its bytes in memory (LibRaw's buffer, no copies), takes the HDR decision on it
+    /// and prepares the render pass; the pass holds the only reference to the frame. Also returns the reference render
+    /// the camera look decoded (nil when the look did not look for one).
     static func openPass(
-        _ source: URL, options: ConvertOptions, gainMap: (HDRDecision) -> Bool
-    ) throws -> (HDRDecision, RenderPass, RawMetadata) {
+        _ source: URL, bytes: [UInt8], options: ConvertOptions, gainMap: (HDRDecision) -> Bool
+    ) throws -> (HDRDecision, RenderPass, RawMetadata, ReferenceLookup?) {
         let (meta, frame): (RawMetadata, RawFrame)
         do {
-            (meta, frame) = try LibRawDecoder.decodeInPlace(source, options: RawDecodeOptions(workingSpace: .proPhoto))
+            (meta, frame) = try LibRawDecoder.decodeInPlace(
+                bytes: bytes, name: source.lastPathComponent, options: RawDecodeOptions(workingSpace: .proPhoto))
         } catch let e as RawDecodeError {
             throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
         }
         var r = Renderer(meta: meta, space: options.colorSpace)
         // The camera's look (before the HDR decision: headroom is measured over the white the render will show).
         let look: LookSummary
+        var reference: ReferenceLookup? = nil
         switch options.look {
         case .neutral: look = LookSummary(applied: false, reason: "neutral render (--look neutral)")
         case .camera:
-            let (curve, summary) = cameraLook(source, frame: frame, renderer: r)
+            let found = ReferenceExtractor.fromRAW(
+                Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: source.path, previews: true) },
+                path: source.path)
+            let (curve, summary) = cameraLook(found, frame: frame, renderer: r)
             r = r.with(tone: curve)
             look = summary
+            reference = found
         }
         let decision = HDRPolicy.decide(
             frame, renderer: r, kind: meta.isLinearDNG ? .linearDNG : .mosaicRAW, hdr: options.hdr)
         let pass = RenderPass(
             frame: frame, renderer: r, bitDepth: options.bitDepth, gainMap: gainMap(decision), look: look)
-        return (decision, pass, meta)
+        return (decision, pass, meta, reference)
     }
 
     /// Renders every row of `pass` into one full-size buffer and releases the frame.
@@ -113,10 +133,11 @@ extension HEICConverter {
         return .rgb16(width: w, height: h, bitDepth: 10, samples: buf)
     }
 
-    static func convertRAW(_ source: URL, _ options: ConvertOptions) throws -> ConvertedImage {
+    static func convertRAW(_ source: URL, _ bytes: [UInt8], _ options: ConvertOptions) throws -> ConvertedImage {
         let name = source.lastPathComponent
         var clock = Stopwatch()
-        let (decision, pass, meta) = try openPass(source, options: options, gainMap: \.gainMap)
+        let (decision, pass, meta, reference) = try openPass(
+            source, bytes: bytes, options: options, gainMap: \.gainMap)
         clock.lap("decode")
         let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
         let width = pass.width
@@ -156,9 +177,10 @@ extension HEICConverter {
 
         // Optional DNG opcodes nobody applies (mandatory ones were refused by the decoder) are known losses.
         var losses = meta.dngOpcodesSkipped.map { "DNG \($0) not applied" }
-        let md = OutputMetadata.build(for: source, width: width, height: height, options: options, losses: &losses)
+        let md = OutputMetadata.build(
+            for: source, bytes: bytes, width: width, height: height, options: options, losses: &losses)
         clock.lap("metadata")
-        let bytes = try HEICAssembler.assemble(
+        let output = try HEICAssembler.assemble(
             parts, exif: md.exif, xmp: md.xmp, width: width, height: height, file: name)
         clock.lap("assemble")
         clock.total()
@@ -166,13 +188,13 @@ extension HEICConverter {
         var result = ConversionResult(
             source: name, inputKind: kind, width: width, height: height, make: meta.make, model: meta.model,
             hdr: decision, gainMap: summary, knownLosses: losses, timings: clock.laps, inputBytes: meta.fileSize,
-            outputBytes: bytes.count, options: options)
+            outputBytes: output.count, options: options)
         result.primaryTiles = layout?.count ?? 0
         result.sidecar = md.sidecar
         result.noiseSigma = sigma.map { ($0 * 100).rounded() / 100 }
         result.qualityUsed = quality
         result.look = pass.look
-        return ConvertedImage(bytes: bytes, result: result)
+        return ConvertedImage(bytes: output, result: result, reference: reference)
     }
 
     /// The primary of a RAW: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw's

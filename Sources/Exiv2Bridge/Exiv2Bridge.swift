@@ -31,6 +31,8 @@ public struct Exiv2Document: Sendable {
     public let warnings: [String]
     /// Exif byte order: "II", "MM" or nil when unknown.
     public let byteOrder: String?
+    /// The embedded previews, when they were asked for (`Exiv2.read(bytes:label:previews:)`), from the same parse.
+    public internal(set) var previews: [Exiv2Preview] = []
 }
 
 /// A clean Exif TIFF blob for a HEIC and what encoding had to drop.
@@ -168,6 +170,11 @@ public enum Exiv2 {
         var handle: OpaquePointer?
         try call("read previews", path: path) { rb_exiv2_read_previews(path, max(0, maxBytes), &handle, $0, $1) }
         guard let handle else { throw Exiv2Error(operation: "read previews", path: path, message: "no result") }
+        return list(handle)
+    }
+
+    /// The previews of a shim list, which is freed.
+    private static func list(_ handle: OpaquePointer) -> [Exiv2Preview] {
         defer { rb_exiv2_previews_free(handle) }
         var p = rb_exiv2_preview()
         return (0..<rb_exiv2_previews_count(handle)).compactMap { i in
@@ -176,6 +183,35 @@ public enum Exiv2 {
             return Exiv2Preview(
                 mimeType: String(cString: p.mime_type), width: Int(p.width), height: Int(p.height), data: data)
         }
+    }
+
+    /// Reads a file's Exif, IPTC and XMP from its bytes, already in memory (`ImageFactory::open(const byte*, long)`,
+    /// BMFF enabled): exiv2 opens no file. With `previews`, the embedded previews are listed from the same parse
+    /// (as `previews(path:maxBytes:)` lists them) into the document's `previews`.
+    /// - Parameters:
+    ///   - bytes: the whole file.
+    ///   - label: the file's path, which names it in errors (as `read(path:)` does).
+    ///   - previews: list the embedded previews too.
+    ///   - maxPreviewBytes: previews larger than this are listed without their bytes.
+    /// - Throws: `Exiv2Error` with exiv2's message.
+    public static func read(bytes: [UInt8], label: String?, previews: Bool = false, maxPreviewBytes: Int = 64 << 20)
+        throws(Exiv2Error) -> Exiv2Document
+    {
+        var handle: OpaquePointer?
+        var list: OpaquePointer?
+        let cap = max(0, maxPreviewBytes)
+        try call("read", path: label) { msg, n in
+            bytes.withUnsafeBufferPointer { b in
+                let p = b.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                if previews { return rb_exiv2_read_memory(p, b.count, label, &handle, &list, cap, msg, n) }
+                return rb_exiv2_read_memory(p, b.count, label, &handle, nil, cap, msg, n)
+            }
+        }
+        let found = list.map(Self.list) ?? []
+        guard let handle else { throw Exiv2Error(operation: "read", path: label, message: "no result") }
+        var doc = DocHandle(handle).document()
+        doc.previews = found
+        return doc
     }
 
     /// Byte order for a built Exif blob.
@@ -214,6 +250,49 @@ public enum Exiv2 {
         guard let handle else { throw Exiv2Error(operation: "build Exif", path: path, message: "no result") }
         let blob = BlobHandle(handle)
         return ExifBlob(bytes: blob.bytes, encodingLosses: blob.report)
+    }
+
+    /// The output's Exif and XMP from one parse of the source's bytes, already in memory (exiv2 opens no file but the
+    /// sidecar): what `buildHEICExif(from:pixelWidth:pixelHeight:software:byteOrder:)` and
+    /// `buildXMP(from:sidecar:pixelWidth:pixelHeight:)` give for the file, each with its own result; `label`, the
+    /// file's path, names it in errors.
+    public static func buildHEICMetadata(
+        bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?, sidecar: String?,
+        byteOrder: ByteOrder = .keepSource
+    ) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>) {
+        var exif: OpaquePointer?
+        var xmp: OpaquePointer?
+        var (exifStatus, xmpStatus) = (RB_EXIV2_ERROR, RB_EXIV2_ERROR)
+        var exifMessage = [CChar](repeating: 0, count: 1024)
+        var xmpMessage = [CChar](repeating: 0, count: 1024)
+        let (w, h) = (UInt32(clamping: pixelWidth), UInt32(clamping: pixelHeight))
+        _ = bytes.withUnsafeBufferPointer { b in
+            exifMessage.withUnsafeMutableBufferPointer { em in
+                xmpMessage.withUnsafeMutableBufferPointer { xm in
+                    rb_exiv2_build_heic_metadata_memory(
+                        b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, w, h, software,
+                        byteOrder.rawValue, sidecar, &exif, &exifStatus, &xmp, &xmpStatus, em.baseAddress!,
+                        xm.baseAddress!, min(em.count, xm.count))
+                }
+            }
+        }
+        func failure(_ operation: String, _ status: rb_exiv2_status, _ buffer: [CChar]) -> Exiv2Error {
+            var message = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            if message.isEmpty { message = status == RB_EXIV2_BAD_ARGUMENT ? "bad argument" : "failed" }
+            message = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
+            return Exiv2Error(operation: operation, path: label, message: message)
+        }
+        let exifResult: Result<ExifBlob, Exiv2Error>
+        if exifStatus == RB_EXIV2_OK, let exif {
+            let blob = BlobHandle(exif)
+            exifResult = .success(ExifBlob(bytes: blob.bytes, encodingLosses: blob.report))
+        } else {
+            exifResult = .failure(failure("build Exif", exifStatus, exifMessage))
+        }
+        let xmpResult: Result<[UInt8], Exiv2Error> =
+            xmpStatus == RB_EXIV2_OK && xmp != nil
+            ? .success(BlobHandle(xmp!).bytes) : .failure(failure("build XMP", xmpStatus, xmpMessage))
+        return (exifResult, xmpResult)
     }
 
     /// Builds an XMP packet from a file's XMP merged with its sidecar (rating, label, keywords, caption).

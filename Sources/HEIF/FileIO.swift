@@ -1,20 +1,15 @@
+import FileContent
 import Foundation
 
-/// Reads a whole file once into memory.
+/// Reads a whole file once into memory (`FileContent`, where reads are counted).
 func readWholeFile(_ path: String) throws(HEIFReadError) -> [UInt8] {
-    var isDir: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-        throw HEIFReadError(path: path, reason: "no such file")
-    }
-    if isDir.boolValue { throw HEIFReadError(path: path, reason: "is a directory") }
-    guard let h = FileHandle(forReadingAtPath: path) else {
-        throw HEIFReadError(path: path, reason: "cannot be opened for reading")
-    }
-    defer { try? h.close() }
-    do {
-        let d = try h.readToEnd() ?? Data()
-        return [UInt8](d)
-    } catch {
-        throw HEIFReadError(path: path, reason: "read failed: \(error.localizedDescription)")
+    do { return try FileContent.read(path: path) } catch {
+        switch error.kind {
+        case .noSuchFile: throw HEIFReadError(path: path, reason: "no such file")
+        case .isDirectory: throw HEIFReadError(path: path, reason: "is a directory")
+        case .cannotOpen: throw HEIFReadError(path: path, reason: "cannot be opened for reading")
+        case .readFailed:
+            throw HEIFReadError(path: path, reason: "read failed: \(String(cString: strerror(error.errno)))")
+        }
     }
 }

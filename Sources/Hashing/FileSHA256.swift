@@ -31,4 +31,19 @@ public enum FileSHA256 {
         }
         return SHA256.hexString(out)
     }
+
+    /// The digest of bytes already in memory as lowercase hex (libcrypto's one-shot `EVP_Digest`): a source the batch
+    /// read once is fingerprinted from memory, with the digest `hex(fileAtPath:)` gives for its file.
+    public static func hex(bytes: [UInt8]) -> String {
+        var out = [UInt8](repeating: 0, count: 32)
+        var len: UInt32 = 0
+        let ok =
+            bytes.withUnsafeBytes { b in
+                out.withUnsafeMutableBufferPointer {
+                    EVP_Digest(b.baseAddress, b.count, $0.baseAddress, &len, EVP_sha256(), nil)
+                }
+            } == 1 && len == 32
+        // libcrypto's one-shot digest does not fail on valid pointers; the pure-Swift digest stands in if it did.
+        return ok ? SHA256.hexString(out) : SHA256.hex(bytes)
+    }
 }

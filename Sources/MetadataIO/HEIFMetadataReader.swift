@@ -8,13 +8,10 @@ import Metadata
 /// BMFF reading is not used: it disagrees with other readers on some files (Exiv2#2162). Orientation comes from
 /// the primary's `irot`/`imir` (authoritative in HEIF) plus the Exif Orientation.
 enum HEIFMetadataReader {
-    static func read(path: String) throws(MetadataReadError) -> MetadataSet {
-        let file: HEIFFile
-        do {
-            file = try HEIFFile(contentsOf: path)
-        } catch {
-            throw MetadataReadError(path: path, reason: error.reason)
-        }
+    /// - Parameters:
+    ///   - file: the container, parsed once by the caller.
+    ///   - path: the file's path, named in messages.
+    static func read(_ file: HEIFFile, path: String) throws(MetadataReadError) -> MetadataSet {
         guard let primary = file.primaryItemID, file.item(primary) != nil else {
             let why = file.findings.first { $0.severity == .error }.map { "\($0.code): \($0.message)" }
             throw MetadataReadError(

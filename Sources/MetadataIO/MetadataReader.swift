@@ -34,24 +34,31 @@ public enum MetadataReader {
     /// - Returns: the typed fields, MakerNote summary and orientation.
     /// - Throws: `MetadataReadError` naming the file and the reason.
     public static func read(_ url: URL, sidecars: Bool = true) throws(MetadataReadError) -> MetadataSet {
+        try read(InputFile(reading: url), sidecars: sidecars)
+    }
+
+    /// Reads the metadata of a file already read and parsed (`InputFile`): nothing is read again but its sidecar.
+    /// - Parameters:
+    ///   - file: the file.
+    ///   - sidecars: merge an `.xmp` sidecar when one exists next to the file.
+    /// - Throws: `MetadataReadError` naming the file and the reason.
+    public static func read(_ file: InputFile, sidecars: Bool = true) throws(MetadataReadError) -> MetadataSet {
+        let url = file.url
         let path = url.path
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw MetadataReadError(path: path, reason: "no such file")
+        guard let bytes = file.bytes else {
+            throw file.readError ?? MetadataReadError(path: path, reason: "cannot open for reading")
         }
-        guard !isDir.boolValue else { throw MetadataReadError(path: path, reason: "is a directory") }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw MetadataReadError(path: path, reason: "cannot open for reading")
-        }
-        let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
-        try? handle.close()
-        guard !head.isEmpty else { throw MetadataReadError(path: path, reason: "empty file") }
+        guard !bytes.isEmpty else { throw MetadataReadError(path: path, reason: "empty file") }
 
         var set: MetadataSet
-        if Brands.isHEIF(head) {
-            set = try HEIFMetadataReader.read(path: path)
+        if let heif = file.heif {
+            set = try HEIFMetadataReader.read(heif, path: path)
         } else {
-            set = try readWithExiv2(path: path)
+            switch file.exiv2 {
+            case .success(let doc)?: set = fromExiv2(doc, path: path, bytes: bytes)
+            case .failure(let error)?: throw MetadataReadError(path: path, reason: error.message)
+            case nil: throw MetadataReadError(path: path, reason: "not read")
+            }
         }
         if sidecars, url.pathExtension.lowercased() != "xmp", let side = sidecar(for: url) {
             do {
@@ -85,6 +92,23 @@ public enum MetadataReader {
     /// read; nil when the file cannot be read.
     public static func xmpAndOrientation(_ url: URL) -> (xmp: [(key: String, text: String)], orientation: Int?)? {
         guard let doc = try? Exiv2.read(path: url.path) else { return nil }
+        return xmpAndOrientation(doc)
+    }
+
+    /// `xmpAndOrientation(_:)` of a file already read: exiv2's reading of it, or for a HEIF file exiv2's reading of
+    /// its bytes in memory; nil when exiv2 cannot read it.
+    public static func xmpAndOrientation(_ file: InputFile) -> (xmp: [(key: String, text: String)], orientation: Int?)?
+    {
+        switch file.exiv2 {
+        case .success(let doc)?: return xmpAndOrientation(doc)
+        case .failure?: return nil
+        case nil:
+            guard let bytes = file.bytes, let doc = try? Exiv2.read(bytes: bytes, label: file.path) else { return nil }
+            return xmpAndOrientation(doc)
+        }
+    }
+
+    static func xmpAndOrientation(_ doc: Exiv2Document) -> (xmp: [(key: String, text: String)], orientation: Int?) {
         let o = doc.entries.first { $0.key == "Exif.Image.Orientation" && $0.raw.count >= 2 }
         return (
             doc.entries.filter { $0.family == .xmp }.map { ($0.key, $0.text) },
@@ -120,13 +144,8 @@ public enum MetadataReader {
 
     // MARK: internals
 
-    static func readWithExiv2(path: String) throws(MetadataReadError) -> MetadataSet {
-        let doc: Exiv2Document
-        do {
-            doc = try Exiv2.read(path: path)
-        } catch {
-            throw MetadataReadError(path: path, reason: error.message)
-        }
+    /// The metadata of a file exiv2 read (`bytes`: the file, for its JPEG frame size).
+    static func fromExiv2(_ doc: Exiv2Document, path: String, bytes: [UInt8]) -> MetadataSet {
         let decoded = EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         var fields = decoded.fields
         // RW2 keeps its Exif IFD in the embedded JPEG (PanasonicRaw 0x002E, exiftool's JpgFromRaw); exiv2's RW2
@@ -138,7 +157,7 @@ public enum MetadataReader {
             let have = Set(fields.map(\.key))
             fields += extra.fields.filter { $0.key.group == "ExifIFD" && !have.contains($0.key) }
         }
-        let frame = JPEGFrame.size(path: path)
+        let frame = JPEGFrame.size(bytes)
         return MetadataSet(
             path: path, format: doc.mimeType, fields: fields, makerNote: decoded.makerNote,
             orientation: OrientationInfo(codedWidth: frame?.width, codedHeight: frame?.height), notes: doc.warnings)

@@ -5,12 +5,14 @@ extension LibRawDecoder {
     /// Applies what LibRaw's loader leaves out of a DNG's opcode lists (see `DNGOpcode`), after `libraw_unpack`:
     /// OpcodeList2's MapPolynomials, unless the loader is `lossy_dng_load_raw` (which applies them itself; twice would
     /// be wrong). Any other opcode that is not optional refuses the file; optional ones are reported as skipped.
-    /// - Parameter path: the DNG.
+    /// - Parameter read: reads the DNG's opcode lists (from its path, or from its bytes in memory).
     /// - Returns: what was applied and what was skipped, one line each.
     /// - Throws: `RawDecodeError` `.unsupportedOpcode` naming the opcode.
-    func applyDNGOpcodes(_ path: String) throws -> (applied: [String], skipped: [String]) {
+    func applyDNGOpcodes(_ read: () throws(DNGOpcodeReader.Unreadable) -> [DNGOpcode]) throws -> (
+        applied: [String], skipped: [String]
+    ) {
         let ops: [DNGOpcode]
-        do { ops = try DNGOpcodeReader.opcodes(path: path) } catch {
+        do { ops = try read() } catch {
             throw refusal("the DNG's opcode lists cannot be read (\(error)); the picture would be wrong")
         }
         if ops.isEmpty { return ([], []) }

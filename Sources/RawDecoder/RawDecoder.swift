@@ -165,6 +165,8 @@ public final class LibRawDecoder {
     private let sink = DataErrorSink()
     private(set) var fileName = ""
     private var unpacked = false
+    /// The file's bytes when opened from memory (`open(bytes:name:)`): LibRaw's datastream points into them.
+    private var input: [UInt8] = []
 
     /// Creates a decoder (`libraw_init(0)`) with a data-error handler bound to this instance.
     public init() {
@@ -186,11 +188,46 @@ public final class LibRawDecoder {
     /// - Returns: what LibRaw identified.
     /// - Throws: `RawDecodeError` naming the file and the reason.
     public func open(_ url: URL) throws -> RawMetadata {
-        fileName = url.lastPathComponent
         let path = url.path
-        var rc = libraw_open_file(handle, path)
-        if rc != 0 { throw libraw("libraw_open_file", rc) }
-        let meta = metadata(path: path)
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        return try open(
+            name: url.lastPathComponent, fileSize: size, function: "libraw_open_file",
+            opener: { libraw_open_file(handle, path) },
+            opcodes: { () throws(DNGOpcodeReader.Unreadable) in try DNGOpcodeReader.opcodes(path: path) })
+    }
+
+    /// Opens and unpacks a RAW already read into memory (`libraw_open_buffer`), then checks it as `open(_:)` does.
+    /// The decoder keeps `bytes` for as long as it lives (LibRaw's datastream points into them), and every read of
+    /// them (LibRaw's open and unpack, the DNG opcode lists) happens here, inside their buffer's scope.
+    /// - Parameters:
+    ///   - bytes: the whole file.
+    ///   - name: the file's name, for messages.
+    /// - Returns: what LibRaw identified.
+    /// - Throws: `RawDecodeError` naming the file and the reason.
+    public func open(bytes: [UInt8], name: String) throws -> RawMetadata {
+        input = bytes
+        return try input.withUnsafeBytes { buf in
+            let base = buf.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
+            return try open(
+                name: name, fileSize: buf.count, function: "libraw_open_buffer",
+                opener: { libraw_open_buffer(handle, base, buf.count) },
+                opcodes: { () throws(DNGOpcodeReader.Unreadable) in
+                    guard let base else { return [] }
+                    // A view of the same bytes, not a copy.
+                    return try DNGOpcodeReader.opcodes(Data(bytesNoCopy: base, count: buf.count, deallocator: .none))
+                })
+        }
+    }
+
+    /// The open, checks and unpack both entry points share.
+    private func open(
+        name: String, fileSize: Int, function: String, opener: () -> Int32,
+        opcodes: () throws(DNGOpcodeReader.Unreadable) -> [DNGOpcode]
+    ) throws -> RawMetadata {
+        fileName = name
+        var rc = opener()
+        if rc != 0 { throw libraw(function, rc) }
+        let meta = metadata(fileSize: fileSize)
         let (rw, rh) = (meta.rawWidth, meta.rawHeight)
         if rw <= 0 || rh <= 0 || meta.width <= 0 || meta.height <= 0 || rw * rh > Self.maxPixels {
             throw RawDecodeError(file: fileName, reason: .impossibleDimensions(width: rw, height: rh))
@@ -204,9 +241,9 @@ public final class LibRawDecoder {
         unpacked = true
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
         try checkRawSamples(whiteLevel: meta.whiteLevel)
-        let opcodes = meta.isDNG ? try applyDNGOpcodes(path) : ([], [])
-        var m = metadata(path: path)
-        (m.dngOpcodesApplied, m.dngOpcodesSkipped) = opcodes
+        let applied = meta.isDNG ? try applyDNGOpcodes(opcodes) : ([], [])
+        var m = metadata(fileSize: fileSize)
+        (m.dngOpcodesApplied, m.dngOpcodesSkipped) = applied
         return m
     }
 
@@ -317,6 +354,17 @@ public final class LibRawDecoder {
         return (m, try d.renderInPlace(options))
     }
 
+    /// Convenience: open a RAW already in memory, check and render it in place (see `open(bytes:name:)`).
+    /// - Returns: metadata and the frame (which owns the decoder, and so the bytes).
+    /// - Throws: `RawDecodeError`.
+    public static func decodeInPlace(bytes: [UInt8], name: String, options: RawDecodeOptions = RawDecodeOptions())
+        throws -> (RawMetadata, RawFrame)
+    {
+        let d = LibRawDecoder()
+        let m = try d.open(bytes: bytes, name: name)
+        return (m, try d.renderInPlace(options))
+    }
+
     /// Convenience: open, check and render `url` with a fresh decoder.
     /// - Returns: metadata and the linear image.
     /// - Throws: `RawDecodeError`.
@@ -358,9 +406,8 @@ public final class LibRawDecoder {
             reason: .libraw(function: function, code: code, message: String(cString: libraw_strerror(code))))
     }
 
-    private func metadata(path: String) -> RawMetadata {
+    private func metadata(fileSize size: Int) -> RawMetadata {
         let d = handle.pointee
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         let mul = d.color.cam_mul
         return RawMetadata(
             make: cString(d.idata.make), model: cString(d.idata.model), software: cString(d.idata.software),

@@ -1,5 +1,6 @@
 import ColorScience
 import Exiv2Bridge
+import FileContent
 import Foundation
 import HEIF
 import HeifCodec
@@ -36,43 +37,69 @@ public enum ReferenceExtractor {
     /// JPEGs are decoded scaled down to about this long side (the check compares at 512 px).
     public static let decodeSide = 2 * RenderComparison.maxSide
 
-    /// The reference of `source`, chosen by its content (JPEG, HEIF, else a RAW exiv2 reads).
+    /// The reference of `source`, chosen by its content (JPEG, HEIF, else a RAW exiv2 reads); the file is read once.
     public static func reference(for source: URL) -> ReferenceLookup {
-        guard let h = try? FileHandle(forReadingFrom: source) else { return .none(reason: "the source cannot be read") }
-        let head = (try? h.read(upToCount: 12)).map { [UInt8]($0) } ?? []
-        try? h.close()
-        if head.count >= 2, head[0] == 0xFF, head[1] == 0xD8 {
-            guard let data = try? Data(contentsOf: source) else { return .none(reason: "the source cannot be read") }
-            return fromJPEG([UInt8](data))
+        guard let bytes = try? FileContent.read(path: source.path) else {
+            return .none(reason: "the source cannot be read")
         }
+        return reference(bytes: bytes, path: source.path)
+    }
+
+    /// The reference of a source already in memory, chosen by its content: a JPEG is its own, a HEIF's is its
+    /// thumbnail item (`heif`: its container when already parsed), any other file is a RAW whose previews exiv2 lists
+    /// (`exiv2`: exiv2's reading of `bytes` with its previews, when already made; else it is made here, from memory).
+    /// - Parameters:
+    ///   - bytes: the whole source.
+    ///   - path: its path, for messages.
+    public static func reference(
+        bytes: [UInt8], path: String, heif: HEIFFile? = nil, exiv2: Result<Exiv2Document, Exiv2Error>? = nil
+    ) -> ReferenceLookup {
+        let head = Array(bytes.prefix(12))
+        if head.count >= 2, head[0] == 0xFF, head[1] == 0xD8 { return fromJPEG(bytes) }
         // Canon's CR3 is an ISO BMFF file too ("ftyp" brand "crx "), but its previews are exiv2's to list.
         if head.count >= 12, String(decoding: head[4..<8], as: UTF8.self) == "ftyp",
             String(decoding: head[8..<12], as: UTF8.self) != "crx "
         {
-            guard let data = try? Data(contentsOf: source) else { return .none(reason: "the source cannot be read") }
-            return fromHEIF([UInt8](data))
+            return fromHEIF(heif ?? HEIFFile(bytes: bytes))
         }
-        return fromRAW(source.path)
+        let doc = exiv2 ?? Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: path, previews: true) }
+        return fromRAW(doc, path: path)
     }
 
     // MARK: - RAW
 
     /// The largest embedded preview of a RAW that decodes, is at least `minimumLongSide` and is not constant, shown
-    /// with the RAW's own orientation (previews are stored in sensor orientation).
+    /// with the RAW's own orientation (previews are stored in sensor orientation). The file is read once.
     public static func fromRAW(_ path: String) -> ReferenceLookup {
-        let previews: [Exiv2Preview]
-        do { previews = try Exiv2.previews(path: path) } catch {
+        let doc: Result<Exiv2Document, Exiv2Error>
+        do {
+            let bytes = try FileContent.read(path: path)
+            doc = Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: path, previews: true) }
+        } catch {
+            doc = .failure(Exiv2Error(operation: "read", path: path, message: error.description))
+        }
+        return fromRAW(doc, path: path)
+    }
+
+    /// `fromRAW(_:)` on exiv2's reading of the RAW, made with its previews (`Exiv2.read(bytes:label:previews:)`).
+    public static func fromRAW(_ read: Result<Exiv2Document, Exiv2Error>, path: String) -> ReferenceLookup {
+        // Counted for the read-once tests: a conversion and its read-back decode a RAW's previews once.
+        FileContent.tally("reference", path: path)
+        let doc: Exiv2Document
+        switch read {
+        case .success(let d): doc = d
+        case .failure(let error):
             // exiv2 prefixes some messages with the path; the report already names the file.
             let message =
                 error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message
             return .none(reason: "exiv2 cannot list the source's previews: \(message)")
         }
+        let previews = doc.previews
         if previews.isEmpty { return .none(reason: "the source has no embedded preview") }
-        let doc = try? Exiv2.read(path: path)
-        let orientation = doc.flatMap { integer($0, key: "Exif.Image.Orientation") } ?? 1
-        let dngSpace = doc.flatMap { d in d.entries.first { $0.tag == 0xC71A && $0.family == .exif } }
+        let orientation = integer(doc, key: "Exif.Image.Orientation") ?? 1
+        let dngSpace = doc.entries.first { $0.tag == 0xC71A && $0.family == .exif }
             .flatMap { Int($0.text) }.flatMap(ColorSpace.fromDNGPreviewColorSpace)
-        let sensor = doc.flatMap(largestImage)
+        let sensor = largestImage(doc)
         var rejected: [String] = []
         let ordered = previews.enumerated().sorted { a, b in
             let (x, y) = (a.element.width * a.element.height, b.element.width * b.element.height)
@@ -184,8 +211,10 @@ public enum ReferenceExtractor {
 
     /// The largest thumbnail item of a HEIF source's primary image (found by the container parser, decoded by libheif
     /// re-wrapped alone, its irot/imir applied), read in its own colour signalling or else the primary's.
-    public static func fromHEIF(_ bytes: [UInt8]) -> ReferenceLookup {
-        let file = HEIFFile(bytes: bytes)
+    public static func fromHEIF(_ bytes: [UInt8]) -> ReferenceLookup { fromHEIF(HEIFFile(bytes: bytes)) }
+
+    /// `fromHEIF(_:)` on the source's container, already parsed.
+    public static func fromHEIF(_ file: HEIFFile) -> ReferenceLookup {
         guard let primary = file.primaryItemID else { return .none(reason: "the HEIF source has no primary image") }
         let thumbs = file.thumbnails(of: primary).sorted { area(file, $0) > area(file, $1) }
         if thumbs.isEmpty { return .none(reason: "the HEIF source has no thumbnail item") }

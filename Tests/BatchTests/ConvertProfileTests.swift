@@ -73,7 +73,7 @@ private let codes = [
 @Test func aUserPolicyChangesTheConvertGrading() throws {
     let gainMap = result([Finding(code: "gainmap.missing", severity: .error, message: "gone")])
     let exposure = result([Finding(code: "render.exposure", severity: .warning, message: "dark")])
-    guard case .partial = AuditVerifier.verdict(for: gainMap), case .clean = AuditVerifier.verdict(for: exposure)
+    guard case .kept = AuditVerifier.verdict(for: gainMap), case .clean = AuditVerifier.verdict(for: exposure)
     else {
         Issue.record("the convert profile keeps the original on a lost gain map, not on an exposure warning")
         return
@@ -84,7 +84,7 @@ private let codes = [
     #expect(AuditVerifier.verdict(for: gainMap, policy: user) == .clean(summary: AuditVerifier.summary(gainMap)))
     #expect(
         AuditVerifier.verdict(for: exposure, policy: user)
-            == .partial(reasons: ["render.exposure: dark"], summary: AuditVerifier.summary(exposure)))
+            == .kept(reasons: ["render.exposure: dark"], summary: AuditVerifier.summary(exposure)))
     let ratio = result([Finding(code: "size.ratio", severity: .info, message: "big")])
     #expect(AuditVerifier.verdict(for: ratio, policy: user) == .failed(reason: "size.ratio: big"))
     #expect(AuditVerifier.verdict(for: gainMap, policy: .builtIn) == .clean(summary: AuditVerifier.summary(gainMap)))

@@ -29,16 +29,33 @@ enum Checks {
         var outputPixelsOrientation = 1
         /// The output parsed (set by the container check).
         var file: HEIFFile? = nil
-        /// The source, when it is a HEIF file.
-        var sourceHEIF: HEIFFile? = nil
-        /// Source bytes, read once when a check needs them.
-        var sourceBytes: [UInt8]? = nil
+        /// The source, read and parsed once by the auditor (nil without a source, or without an output to compare).
+        let source: InputFile?
+        /// The output as the metadata reader reads it, made once from `output` and `file` by the first check that
+        /// needs it (`outputInput()`).
+        var outputFile: InputFile? = nil
+        /// The source's reference render when the caller already found it (the converter's camera look).
+        var reference: ReferenceLookup? = nil
 
-        init(job: AuditJob, output: [UInt8], options: AuditOptions, findings: [Finding]) {
+        /// The source's bytes.
+        var sourceBytes: [UInt8]? { source?.bytes }
+        /// The source's container, when it is a HEIF file (an ISOBMFF `ftyp` whose major brand is of the family).
+        var sourceHEIF: HEIFFile? { source?.bytes.map(Brands.isHEIF) == true ? source?.heif : nil }
+
+        init(job: AuditJob, output: [UInt8], source: InputFile?, options: AuditOptions, findings: [Finding]) {
             self.job = job
             self.output = output
+            self.source = source
             self.options = options
             self.findings = findings
+        }
+
+        /// The output for the metadata reader: its bytes and container, read and parsed once.
+        mutating func outputInput(_ url: URL) -> InputFile {
+            if let f = outputFile { return f }
+            let f = InputFile(url: url, bytes: output, heif: file)
+            outputFile = f
+            return f
         }
 
         mutating func add(_ code: FindingCode, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
@@ -47,27 +64,28 @@ enum Checks {
     }
 
     static func run(_ ctx: inout Context) {
-        if let format = otherFormat(ctx.output, ctx.job.output) {
+        if let format = otherFormat(&ctx) {
             notHEIF(&ctx, format)
             return
         }
         FileFactsCheck.run(&ctx)
         container(&ctx)
         // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
-        // With a source, the same thread first finds the source's own rendering for the render check.
+        // With a source, the same thread first finds the source's own rendering for the render check, from the
+        // source already read and parsed (a RAW's previews came with exiv2's one reading of it).
         var lookUp: (@Sendable () -> ReferenceLookup)? = nil
-        if let src = ctx.job.source { lookUp = { ReferenceExtractor.reference(for: src) } }
+        if ctx.job.source != nil, let found = ctx.reference {
+            lookUp = { found }
+        } else if ctx.job.source != nil {
+            let src = ctx.source
+            lookUp = {
+                guard let src, let bytes = src.bytes else { return .none(reason: "the source cannot be read") }
+                return ReferenceExtractor.reference(bytes: bytes, path: src.path, heif: src.heif, exiv2: src.exiv2)
+            }
+        }
         let primary =
             ctx.options.decode && ctx.file != nil
             ? PrimaryDecode(ctx.output, thumbnails: ctx.options.thumbnails, lookUp: lookUp) : nil
-        // The source's bytes are only needed for a HEIF source (its container is compared) or a JPEG one (its gain
-        // map is looked for); a RAW source's metadata goes through exiv2, so its tens of megabytes are not read here.
-        if let src = ctx.job.source, let head = Source.head(src, count: 12),
-            Brands.isHEIF(head) || Source.isJPEG(head), let data = try? Data(contentsOf: src)
-        {
-            ctx.sourceBytes = [UInt8](data)
-            if Brands.isHEIF(ctx.sourceBytes!) { ctx.sourceHEIF = HEIFFile(bytes: ctx.sourceBytes!) }
-        }
         gainMaps(&ctx)
         signalling(&ctx)
         metadata(&ctx)
@@ -83,10 +101,10 @@ extension Checks {
     /// The output's format when it is a readable image of another family (JPEG, TIFF, a RAW, a Canon CR3): a file
     /// with no ISOBMFF `ftyp` naming a HEIF brand, whose metadata exiv2 reads. Nil for a HEIF-family file, and for
     /// bytes no reader recognises (a HEIF that lost its `ftyp` stays with the container checks, which say why).
-    static func otherFormat(_ bytes: [UInt8], _ url: URL?) -> String? {
-        guard !Brands.isHEIF(bytes), let url else { return nil }
-        if let set = try? MetadataReader.read(url, sidecars: false) { return set.format }
-        return Source.otherMagic(bytes)
+    static func otherFormat(_ ctx: inout Context) -> String? {
+        guard !Brands.isHEIF(ctx.output), let url = ctx.job.output else { return nil }
+        if let set = try? MetadataReader.read(ctx.outputInput(url), sidecars: false) { return set.format }
+        return Source.otherMagic(ctx.output)
     }
 
     /// An output that is not a HEIF-family file: the container, gain-map, signalling and decode checks do not apply;
@@ -98,26 +116,12 @@ extension Checks {
             "the output is not a HEIF-family file (\(format)): only its metadata and orientation were compared",
             Evidence(expected: "a HEIF-family file (ftyp with a HEIF brand)", actual: format))
         FileFactsCheck.run(&ctx)
-        if let src = ctx.job.source, let head = Source.head(src, count: 12), Brands.isHEIF(head),
-            let data = try? Data(contentsOf: src)
-        {
-            ctx.sourceBytes = [UInt8](data)
-            ctx.sourceHEIF = HEIFFile(bytes: ctx.sourceBytes!)
-        }
         metadata(&ctx)
     }
 }
 
 /// Facts about a source file.
 enum Source {
-    /// The first `count` bytes of the file at `url` (fewer when it is shorter), nil when it cannot be read.
-    static func head(_ url: URL, count: Int) -> [UInt8]? {
-        guard let h = try? FileHandle(forReadingFrom: url) else { return nil }
-        defer { try? h.close() }
-        guard let d = try? h.read(upToCount: count) else { return nil }
-        return [UInt8](d)
-    }
-
     /// True when the bytes start with a JPEG SOI marker.
     static func isJPEG(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0xFF && b[1] == 0xD8 }
 

@@ -23,7 +23,9 @@ public enum FileFactsCheck {
     static let mtimeToleranceSeconds: Int64 = 2
 
     static func run(_ ctx: inout Checks.Context) {
-        guard let src = ctx.job.source, let out = ctx.job.output, let j = judge(source: src, output: out) else {
+        guard let src = ctx.job.source, let out = ctx.job.output,
+            let j = judge(source: src, output: out, sourceFile: ctx.source)
+        else {
             return
         }
         ctx.fileFacts = j.rows
@@ -31,7 +33,8 @@ public enum FileFactsCheck {
     }
 
     /// Compares the two files as library entries; nil when either cannot be `lstat`ed.
-    public static func judge(source src: URL, output out: URL) -> Judgement? {
+    /// - Parameter sourceFile: the source already read (its own XMP is read from it, not from the file again).
+    public static func judge(source src: URL, output out: URL, sourceFile: InputFile? = nil) -> Judgement? {
         guard let s = try? FileFacts.read(path: src.path), let o = try? FileFacts.read(path: out.path) else {
             return nil
         }
@@ -40,7 +43,7 @@ public enum FileFactsCheck {
         mode(s, o, &j)
         owner(s, o, &j)
         xattrs(s, o, &j)
-        sidecar(src, &j)
+        sidecar(src, sourceFile, &j)
         return j
     }
 
@@ -193,7 +196,7 @@ public enum FileFactsCheck {
 
     /// Develop settings in the source's sidecar, and in a DNG's own XMP (Adobe's DNG Converter and Lightroom write
     /// their settings there): edits the RAW's renderer shows and a converter that ignores them does not.
-    static func sidecar(_ src: URL, _ j: inout Judgement) {
+    static func sidecar(_ src: URL, _ file: InputFile?, _ j: inout Judgement) {
         let side = Sidecar.locate(for: src)
         let entries = side.flatMap(MetadataReader.xmpEntries)
         let isDNG = src.pathExtension.lowercased() == "dng"
@@ -201,7 +204,7 @@ public enum FileFactsCheck {
         // sidecar's tiff:Orientation.
         let source =
             isDNG || (entries?.contains { $0.key == "Xmp.tiff.Orientation" } ?? false)
-            ? MetadataReader.xmpAndOrientation(src) : nil
+            ? (file.map { MetadataReader.xmpAndOrientation($0) } ?? MetadataReader.xmpAndOrientation(src)) : nil
         if let side, let entries {
             report(
                 Sidecar.developEdits(entries, sourceOrientation: source?.orientation), fact: "sidecar",

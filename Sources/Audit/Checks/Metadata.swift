@@ -1,5 +1,6 @@
 import Findings
 import Foundation
+import MetadataIO
 
 extension Checks {
     /// The pair's metadata and orientation against the source, through the judgement `readback diff` shows too
@@ -8,10 +9,10 @@ extension Checks {
     /// orientation by reader model (`orientation.changed` / `inconsistent` / `double-rotation` / `unverified`),
     /// confirmed from pixels when decoding.
     static func metadata(_ ctx: inout Context) {
-        guard let src = ctx.job.source, let out = ctx.job.output else { return }
+        guard ctx.job.source != nil, let source = ctx.source, let out = ctx.job.output else { return }
         let r = PairJudgement.judge(
-            PairJudgement.Side(url: src, bytes: ctx.sourceBytes, heif: ctx.sourceHEIF),
-            PairJudgement.Side(url: out, bytes: ctx.output, heif: ctx.file),
+            PairJudgement.Side(file: source, heif: ctx.sourceHEIF),
+            PairJudgement.Side(file: ctx.outputInput(out), heif: ctx.file),
             policy: ctx.options.policy, decode: ctx.options.decode)
         ctx.diffRows = r.rows
         ctx.findings += r.findings

@@ -25,22 +25,20 @@ public enum PairJudgement {
         public let findings: [Finding]
     }
 
-    /// One side of the pair: the file, its bytes when read, and its container when it is a HEIF file.
+    /// One side of the pair: the file, read and parsed once, and its container when it is a HEIF file.
     struct Side {
-        let url: URL
-        let bytes: [UInt8]?
+        let file: InputFile
         let heif: HEIFFile?
+        var bytes: [UInt8]? { file.bytes }
 
-        init(url: URL, bytes: [UInt8]?, heif: HEIFFile?) {
-            self.url = url
-            self.bytes = bytes
+        init(file: InputFile, heif: HEIFFile?) {
+            self.file = file
             self.heif = heif
         }
 
-        /// Reads the file; a HEIF file is parsed too.
-        init(reading url: URL) {
-            let b = (try? Data(contentsOf: url)).map { [UInt8]($0) }
-            self.init(url: url, bytes: b, heif: b.flatMap { Brands.isHEIF($0) ? HEIFFile(bytes: $0) : nil })
+        /// The side of a file already read; its container counts when its ftyp names a HEIF-family brand.
+        init(_ file: InputFile) {
+            self.init(file: file, heif: file.bytes.map(Brands.isHEIF) == true ? file.heif : nil)
         }
     }
 
@@ -52,16 +50,23 @@ public enum PairJudgement {
     ///   - decode: decode pixels to confirm the orientation (false: coded data, sizes and tags only).
     /// - Returns: the diff, its rows and the findings.
     public static func judge(source: URL, output: URL, policy: Policy = .builtIn, decode: Bool = true) -> Result {
-        judge(Side(reading: source), Side(reading: output), policy: policy, decode: decode)
+        judge(source: InputFile(reading: source), output: InputFile(reading: output), policy: policy, decode: decode)
+    }
+
+    /// Judges a pair of files already read and parsed (each read once, by the caller).
+    public static func judge(source: InputFile, output: InputFile, policy: Policy = .builtIn, decode: Bool = true)
+        -> Result
+    {
+        judge(Side(source), Side(output), policy: policy, decode: decode)
     }
 
     static func judge(_ s: Side, _ o: Side, policy: Policy, decode: Bool) -> Result {
         let src: MetadataSet
         let out: MetadataSet
-        do { src = try MetadataReader.read(s.url) } catch {
+        do { src = try MetadataReader.read(s.file) } catch {
             return unreadable(.warning, "the source's metadata cannot be read: \(error)")
         }
-        do { out = try MetadataReader.read(o.url) } catch {
+        do { out = try MetadataReader.read(o.file) } catch {
             return unreadable(.error, "the output's metadata cannot be read: \(error)")
         }
         let evidence = PixelOrientation.evidence(

@@ -128,6 +128,27 @@ size_t rb_exiv2_previews_count(const rb_exiv2_previews *list);
 int rb_exiv2_previews_get(const rb_exiv2_previews *list, size_t index, rb_exiv2_preview *out);
 void rb_exiv2_previews_free(rb_exiv2_previews *list);
 
+/// From memory: a file's bytes already read (ImageFactory::open(const byte*, long), BMFF enabled), so exiv2 opens
+/// no file (but a sidecar). The bytes are not copied and must stay valid during the call; `label` (the file's path,
+/// or NULL) names the file in messages, as the by-path calls do.
+
+/// Reads Exif, IPTC and XMP as rb_exiv2_read_file does. With `previews` not NULL, the embedded previews are listed
+/// from the same parse too, as rb_exiv2_read_previews lists them (`max_preview_bytes` as its `max_bytes`).
+rb_exiv2_status rb_exiv2_read_memory(const uint8_t *bytes, size_t size, const char *label, rb_exiv2_doc **out,
+                                     rb_exiv2_previews **previews, size_t max_preview_bytes, char *message,
+                                     size_t message_cap);
+
+/// Both builders on one parse of a file's bytes: rb_exiv2_build_heic_exif into `exif_out` (its status in
+/// `exif_status`, its message in `exif_message`) and rb_exiv2_build_xmp into `xmp_out` (`xmp_status`,
+/// `xmp_message`), each as the single call would give it. Returns RB_EXIV2_OK when the bytes were opened and read,
+/// else that failure, which both statuses and messages then carry.
+rb_exiv2_status rb_exiv2_build_heic_metadata_memory(const uint8_t *bytes, size_t size, const char *label,
+                                                    uint32_t pixel_width, uint32_t pixel_height, const char *software,
+                                                    int byte_order, const char *sidecar_path,
+                                                    rb_exiv2_blob **exif_out, rb_exiv2_status *exif_status,
+                                                    rb_exiv2_blob **xmp_out, rb_exiv2_status *xmp_status,
+                                                    char *exif_message, char *xmp_message, size_t message_cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,16 +65,16 @@ struct DiffCommand: Subcommand {
         guard args.positionals.count == 2 else {
             throw UsageError("diff takes exactly two files, SRC and OUT (got \(args.positionals.count))")
         }
+        // Each file is read once and parsed once; the judgement and the file facts are handed the parse.
+        let (srcURL, outURL) = (URL(fileURLWithPath: args.positionals[0]), URL(fileURLWithPath: args.positionals[1]))
+        let (source, output) = (InputFile(reading: srcURL), InputFile(reading: outURL))
         // A file that cannot be read is a usage-level error (exit 2), as before.
-        _ = try MetadataReader.read(path: args.positionals[0])
-        _ = try MetadataReader.read(path: args.positionals[1])
+        _ = try MetadataReader.read(source)
+        _ = try MetadataReader.read(output)
         let policy = Policy.builtIn
-        let judged = PairJudgement.judge(
-            source: URL(fileURLWithPath: args.positionals[0]), output: URL(fileURLWithPath: args.positionals[1]),
-            policy: policy)
+        let judged = PairJudgement.judge(source: source, output: output, policy: policy)
         guard let diff = judged.diff else { throw UsageError(judged.findings.first?.message ?? "unreadable") }
-        let facts = FileFactsCheck.judge(
-            source: URL(fileURLWithPath: args.positionals[0]), output: URL(fileURLWithPath: args.positionals[1]))
+        let facts = FileFactsCheck.judge(source: srcURL, output: outURL, sourceFile: source)
         let findings = policy.apply(judged.findings + (facts?.findings ?? [])).sorted(by: Finding.reportOrder)
         if args.has("json") {
             console.print(
