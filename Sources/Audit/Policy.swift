@@ -173,7 +173,7 @@ public struct Policy: Hashable, Sendable {
                 p.name = name
             case "verdict":
                 switch parseVerdict(args) {
-                case .success(let rule): p.verdictRules.append(rule)
+                case .success(let rule): p.verdictRules.append(try p.checkedVerdict(rule, line: n + 1, file: name))
                 case .failure(let e): throw fail(e.message)
                 }
             case "severity":

@@ -107,6 +107,15 @@ extension Policy {
         }
     }
 
+    /// A `verdict` line's rule with its codes checked as a `severity` line's are: a typo is refused, an old name
+    /// stands for its current code.
+    mutating func checkedVerdict(_ rule: VerdictRule, line: Int, file: String) throws(ParseError) -> VerdictRule {
+        var checked = rule
+        checked.patterns = []
+        for pattern in rule.patterns { checked.patterns += try codePatterns(pattern, line: line, file: file) }
+        return checked
+    }
+
     /// Applies a field line's check (the parser's hook): a warning per pattern that can never match.
     mutating func checkFieldPatterns(_ patterns: [String], line: Int, file: String) {
         for p in patterns {

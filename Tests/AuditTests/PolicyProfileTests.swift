@@ -38,6 +38,9 @@ import Testing
         ("verdict drop error x.y", usage), ("verdict keep fatal x.y", usage), ("verdict keep error", usage),
         ("verdict keep error a\"b", "'a\"b' is not a finding code or code glob"),
         ("profile nope", "usage: profile default|convert"), ("profile", "usage: profile default|convert"),
+        // A verdict line's codes are checked against the catalogue as a severity line's are.
+        ("verdict keep warning render.cats", "unknown code 'render.cats' (did you mean 'render.cast'?)"),
+        ("verdict fail any nothing.*", "'nothing.*' matches no finding code (readback codes lists them)"),
     ] {
         #expect(throws: Policy.ParseError(name: "p", line: 1, message: message)) { try Policy.parse(text, name: "p") }
     }

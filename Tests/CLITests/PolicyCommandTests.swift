@@ -62,3 +62,25 @@ import Testing
         .map { $0["code"] as? String }
     #expect(!codes.isEmpty && codes.allSatisfy { $0 == "metadata.known-loss" }, "\(findings)")
 }
+
+/// A field the policy ignores (the built-in policy ignores `*:Software`) is no row of `readback diff`: the table and
+/// the findings come from the same judgement, so a change the audit does not judge is not shown as one.
+@Test func diffLeavesOutTheFieldsThePolicyIgnores() throws {
+    let dir = Repo.temporaryDirectory("diff-ignored")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = Repo.root.appendingPathComponent("Corpus/heic/good.heic")
+    let out = dir.appendingPathComponent("other-software.heic")
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["exiftool", "-q", "-q", "-m", "-IFD0:Software=Another Converter 1.0", "-o", out.path, src.path]
+    try p.run()
+    p.waitUntilExit()
+    try #require(p.terminationStatus == 0, "exiftool could not set the Software tag")
+    let r = runCLI(["diff", src.path, out.path, "--json"])
+    let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+    let entries = try #require(doc["entries"] as? [[String: Any]])
+    #expect(!entries.isEmpty)
+    #expect(!entries.contains { ($0["key"] as? String)?.hasSuffix(":Software") == true }, "\(entries)")
+    let table = runCLI(["diff", src.path, out.path, "--all"])
+    #expect(!table.out.contains("Another Converter"), "\(table.out)")
+}

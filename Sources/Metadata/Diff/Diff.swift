@@ -124,6 +124,16 @@ public struct MetadataDiff: Sendable, Codable {
     /// Entries of one class.
     public func entries(_ c: DiffClass) -> [DiffEntry] { entries.filter { $0.diffClass == c } }
 
+    /// The diff of the fields `keep` accepts (an audit policy's compared fields): their entries and findings; the
+    /// orientation and MakerNote summaries stay.
+    public func restricted(to keep: (FieldKey) -> Bool) -> MetadataDiff {
+        MetadataDiff(
+            entries: entries.filter { keep($0.key) },
+            findings: findings.filter { f in f.key.map(keep) ?? true },
+            sourceOrientation: sourceOrientation, outputOrientation: outputOrientation, orientation: orientation,
+            sourceMakerNote: sourceMakerNote, outputMakerNote: outputMakerNote)
+    }
+
     /// Count per (class, criticality).
     public func count(_ c: DiffClass, _ k: Criticality? = nil) -> Int {
         entries.filter { $0.diffClass == c && (k == nil || $0.criticality == k) }.count

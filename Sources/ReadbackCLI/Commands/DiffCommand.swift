@@ -73,7 +73,10 @@ struct DiffCommand: Subcommand {
         _ = try MetadataReader.read(output)
         let policy = Policy.builtIn
         let judged = PairJudgement.judge(source: source, output: output, policy: policy)
-        guard let diff = judged.diff else { throw UsageError(judged.findings.first?.message ?? "unreadable") }
+        guard let whole = judged.diff else { throw UsageError(judged.findings.first?.message ?? "unreadable") }
+        // The fields the policy compares, as the findings and the audit report have them: a field the policy
+        // ignores (the Software tag, the image size) is neither a row nor a finding.
+        let diff = whole.restricted { policy.matters($0.description) }
         let facts = FileFactsCheck.judge(source: srcURL, output: outURL, sourceFile: source)
         let findings = policy.apply(judged.findings + (facts?.findings ?? [])).sorted(by: Finding.reportOrder)
         if args.has("json") {
