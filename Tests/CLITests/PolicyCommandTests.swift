@@ -42,12 +42,8 @@ import Testing
     defer { try? FileManager.default.removeItem(at: dir) }
     let src = Repo.root.appendingPathComponent("Corpus/heic/good.heic")
     let out = dir.appendingPathComponent("no-makernote.heic")
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["exiftool", "-q", "-q", "-MakerNotes:all=", "-o", out.path, src.path]
-    try p.run()
-    p.waitUntilExit()
-    try #require(p.terminationStatus == 0, "exiftool could not remove the MakerNote")
+    let edit = try Tool.run("exiftool", ["-q", "-q", "-MakerNotes:all=", "-o", out.path, src.path])
+    try #require(edit.status == 0, "exiftool could not remove the MakerNote")
     let r = runCLI(["diff", src.path, out.path, "--json"])
     let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
     let entries = try #require(doc["entries"] as? [[String: Any]])
@@ -70,12 +66,9 @@ import Testing
     defer { try? FileManager.default.removeItem(at: dir) }
     let src = Repo.root.appendingPathComponent("Corpus/heic/good.heic")
     let out = dir.appendingPathComponent("other-software.heic")
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["exiftool", "-q", "-q", "-m", "-IFD0:Software=Another Converter 1.0", "-o", out.path, src.path]
-    try p.run()
-    p.waitUntilExit()
-    try #require(p.terminationStatus == 0, "exiftool could not set the Software tag")
+    let edit = try Tool.run(
+        "exiftool", ["-q", "-q", "-m", "-IFD0:Software=Another Converter 1.0", "-o", out.path, src.path])
+    try #require(edit.status == 0, "exiftool could not set the Software tag")
     let r = runCLI(["diff", src.path, out.path, "--json"])
     let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
     let entries = try #require(doc["entries"] as? [[String: Any]])
