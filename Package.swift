@@ -94,8 +94,8 @@ let package = Package(
         .target(
             name: "Audit",
             dependencies: [
-                "ColorScience", "Digest", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap",
-                "ReportModel", "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts",
+                "ColorScience", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
+                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).

@@ -1,7 +1,7 @@
-import Digest
 import FileContent
 import Findings
 import Foundation
+import Hashing
 import MetadataIO
 import RenderIO
 import ReportModel
@@ -73,7 +73,8 @@ public struct FileAuditor: Sendable {
                 findings: options.policy.apply(findings))
             return (r, Thumbnails())
         }
-        let digest = options.digest ? SHA256.hex(bytes) : nil
+        // The bytes the checks parse are the bytes hashed (no second read), through libcrypto's SHA-256 (Hashing).
+        let digest = options.digest ? FileSHA256.hex(bytes: bytes) : nil
         let result = FileResult(
             name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
             outputBytes: outSize, sha256: digest)

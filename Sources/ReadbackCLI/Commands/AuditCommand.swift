@@ -39,7 +39,10 @@ struct AuditCommand: Subcommand {
         Every finding has a stable code, a severity (error, warning, known-loss, info), one line of text and its
         evidence. The gate: exit 1 when a finding reaches --fail-on (default error); with --baseline, exit 1 only on
         regressions against that earlier report.json. Every run is stored in the history database (see
-        'readback history') unless --no-history.
+        'readback history') unless --no-history. Each output's sha256 is recorded in the report and the history
+        (--hash sha256, the default: it identifies the exact file, as the real-world expectations key on it);
+        --hash none skips it, so --no-decode reads each file only for its checks. Baselines and merge match files
+        by name and work either way.
 
         --shard K/N audits only shard K of N: the pairs whose source's path relative to --sources (with --outputs
         alone: the output's path) hashes (SHA-256 mod N) to K, so audit shard K checks exactly what 'convert
@@ -63,6 +66,7 @@ struct AuditCommand: Subcommand {
         .value("fail-on", "SEVERITY", "error|warning|known-loss|info: lowest severity that fails (default error)"),
         .value("baseline", "FILE", "an earlier report.json: fail only on regressions, list improvements"),
         .flag("no-decode", "fast mode: no pixel decoding (no decode.* checks, no thumbnails)"),
+        .value("hash", "ALGO", "sha256|none: each output's digest in the report and history (default sha256)"),
         .value("jobs", "N", "files audited in parallel (default: the number of cores)"),
         .flag("quiet", "print only the summary and failing files, no progress"),
         .value("history-db", "PATH", "history database (default $XDG_STATE_HOME/readback/history.db)"),
@@ -101,9 +105,10 @@ struct AuditCommand: Subcommand {
             throw IOFailure("\(folder!.url.path): cannot remove the earlier thumbnails (\(error.localizedDescription))")
         }
         let thumbnails = folder != nil && !args.has("no-decode") && !args.has("no-thumbnails")
+        let hash = try args.choice("hash", ["sha256", "none"]) ?? "sha256"
         let options = AuditOptions(
             policy: policy, decode: !args.has("no-decode"), thumbnails: thumbnails, jobs: jobs, failOn: failOn,
-            digest: reportDir != nil || !args.has("no-history"))
+            digest: hash == "sha256" && (reportDir != nil || !args.has("no-history")))
 
         let quiet = args.has("quiet")
         let progress = Progress(console: console, quiet: quiet, failOn: failOn)
