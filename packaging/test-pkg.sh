@@ -73,7 +73,7 @@ complete_bash() {
 }
 [ "$(complete_bash readback convert --tile)" = "--tile-size" ] || fail "bash: readback convert --tile"
 [ "$(complete_bash readback audit --fail-on w)" = "warning" ] || fail "bash: readback audit --fail-on w"
-[ "$(complete_bash readback co)" = "convert corpus" ] || fail "bash: readback co"
+[ "$(complete_bash readback co)" = "convert corpus codes" ] || fail "bash: readback co"
 pass "bash completion"
 command -v zsh >/dev/null || fail "zsh is not installed (make test-pkg installs it)"
 zsh -n /usr/share/zsh/vendor-completions/_readback || fail "zsh -n _readback"
