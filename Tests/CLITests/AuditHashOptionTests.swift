@@ -6,15 +6,8 @@ import Testing
 
 /// `sha256sum FILE`'s digest: an oracle independent of the code under test.
 private func sha256sum(_ url: URL) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    p.arguments = [url.path]
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let out = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(String(decoding: out, as: UTF8.self).prefix(while: { !$0.isWhitespace }))
+    let r = try Tool.run("/usr/bin/sha256sum", [url.path])
+    return String(String(decoding: r.out, as: UTF8.self).prefix(while: { !$0.isWhitespace }))
 }
 
 /// Each file entry of `DIR/report.json` as name → sha256 (nil when the entry has none).

@@ -60,6 +60,15 @@ public enum PairJudgement {
         judge(Side(source), Side(output), policy: policy, decode: decode)
     }
 
+    /// Judges a pair whose metadata the caller has already read (`readback diff` reads it to refuse an unreadable
+    /// file with exit 2): nothing is decoded twice.
+    public static func judge(
+        source: InputFile, _ src: MetadataSet, output: InputFile, _ out: MetadataSet, policy: Policy = .builtIn,
+        decode: Bool = true
+    ) -> Result {
+        compare(Side(source), src, Side(output), out, policy: policy, decode: decode)
+    }
+
     static func judge(_ s: Side, _ o: Side, policy: Policy, decode: Bool) -> Result {
         let src: MetadataSet
         let out: MetadataSet
@@ -69,6 +78,12 @@ public enum PairJudgement {
         do { out = try MetadataReader.read(o.file) } catch {
             return unreadable(.error, "the output's metadata cannot be read: \(error)")
         }
+        return compare(s, src, o, out, policy: policy, decode: decode)
+    }
+
+    static func compare(_ s: Side, _ src: MetadataSet, _ o: Side, _ out: MetadataSet, policy: Policy, decode: Bool)
+        -> Result
+    {
         let evidence = PixelOrientation.evidence(
             source: s.heif, sourceBytes: s.bytes, output: o.heif, outputBytes: o.bytes, decode: decode)
         let diff = Diff.compare(source: src, output: out, policy: policy.metadataPolicy, evidence: evidence)

@@ -69,10 +69,9 @@ struct DiffCommand: Subcommand {
         let (srcURL, outURL) = (URL(fileURLWithPath: args.positionals[0]), URL(fileURLWithPath: args.positionals[1]))
         let (source, output) = (InputFile(reading: srcURL), InputFile(reading: outURL))
         // A file that cannot be read is a usage-level error (exit 2), as before.
-        _ = try MetadataReader.read(source)
-        _ = try MetadataReader.read(output)
+        let (srcSet, outSet) = (try MetadataReader.read(source), try MetadataReader.read(output))
         let policy = Policy.builtIn
-        let judged = PairJudgement.judge(source: source, output: output, policy: policy)
+        let judged = PairJudgement.judge(source: source, srcSet, output: output, outSet, policy: policy)
         guard let whole = judged.diff else { throw UsageError(judged.findings.first?.message ?? "unreadable") }
         // The fields the policy compares, as the findings and the audit report have them: a field the policy
         // ignores (the Software tag, the image size) is neither a row nor a finding.
