@@ -79,6 +79,7 @@ enum GainMapView {
         case .iso21496: "iso"
         case .appleAux: "apple"
         case .otherAux: "other"
+        case .ultraHDR: "ultrahdr"
         }
     }
 
