@@ -95,7 +95,7 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing",
+                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -121,7 +121,7 @@ let package = Package(
         .target(
             name: "ReadbackCLI",
             dependencies: [
-                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO",
+                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "GainMap", "HEIF", "Metadata", "MetadataIO",
                 "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding", "Fidelity",
             ]
         ),

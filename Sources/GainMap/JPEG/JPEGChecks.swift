@@ -21,15 +21,17 @@ enum JPEGChecks {
             )
         }
         if let e = c.candidate.mpfEntry, let k = c.candidate.entry {
-            if e.fileOffset >= b.count {
+            if e.fileOffset > b.count {
                 part.add(
                     .jpegMPFOffsetPastEOF, .error,
                     "MPF image \(k + 1) starts at \(e.fileOffset), past the end of the \(b.count)-byte file",
                     c.mpf?.segmentOffset)
             } else if c.candidate.image == nil {
                 part.add(
-                    .jpegImageAbsent, .error, "MPF image \(k + 1) at \(e.fileOffset) does not start with a JPEG SOI",
-                    e.fileOffset)
+                    .jpegImageAbsent, .error,
+                    e.fileOffset == b.count
+                        ? "the file ends where MPF image \(k + 1) should start (\(e.fileOffset)): the gain map is not there"
+                        : "MPF image \(k + 1) at \(e.fileOffset) does not start with a JPEG SOI", e.fileOffset)
             }
         } else if c.candidate.image == nil {
             part.add(

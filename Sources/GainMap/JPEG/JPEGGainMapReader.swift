@@ -70,7 +70,8 @@ public enum JPEGGainMapReader {
         guard let c = candidate else { return result }
         var report = GainMapReport(
             baseItemID: 1, gainMapItemID: UInt32((c.entry ?? 1) + 1), toneMapItemID: nil,
-            auxiliaryType: c.apple?.auxiliaryImageType, forms: c.forms, parts: [])
+            auxiliaryType: c.apple?.auxiliaryImageType,
+            forms: c.hasMetadata ? c.forms : signals.isoVersionBlockOffset != nil ? [.iso21496] : [.ultraHDR], parts: [])
         let ctx = JPEGCheckContext(bytes: bytes, primary: primary, mpf: mpf, signals: signals, candidate: c)
         let description = JPEGChecks.description(ctx)
         let metadata = JPEGChecks.metadata(&report, ctx)
