@@ -58,10 +58,16 @@ public enum JPEGGainMapCorpus {
                 "primary-xmp-removed.jpg", .gainmapJpegPrimarySignalMissing,
                 "the primary's hdrgm XMP and GContainer directory removed", .ultraHDR
             ) { $0.noPrimaryXMP = true },
-            m("gainmap-truncated.jpg", .gainmapDataMissing, "the file cut 100 bytes into the gain map's scan", .ultraHDR) {
+            m(
+                "gainmap-truncated.jpg", .gainmapDataMissing, "the file cut 100 bytes into the gain map's scan",
+                .ultraHDR
+            ) {
                 $0.gainMapBytesCut = 100
             },
-            m("iso-block-removed.jpg", .gainmapAuxMetadataMissing, "the gain map's ISO 21496-1 APP2 block removed", .iso) {
+            m(
+                "iso-block-removed.jpg", .gainmapAuxMetadataMissing, "the gain map's ISO 21496-1 APP2 block removed",
+                .iso
+            ) {
                 $0.noGainMapMetadata = true
             },
             m(
@@ -205,9 +211,10 @@ extension JPEGGainMapCorpus {
             let mpf = mpfPayload(
                 primarySize: total, gainMapSize: gm.count,
                 offset: total - base + (faults.mpfOffsetPastEOF ? gm.count + 4096 : 0))
-            file = Array(file[..<(file.count - primary.count + 2)]) + [0xFF, 0xE2] + [
-                UInt8((mpf.count + 2) >> 8), UInt8((mpf.count + 2) & 0xFF),
-            ] + mpf + primary.dropFirst(2)
+            file =
+                Array(file[..<(file.count - primary.count + 2)]) + [0xFF, 0xE2] + [
+                    UInt8((mpf.count + 2) >> 8), UInt8((mpf.count + 2) & 0xFF),
+                ] + mpf + primary.dropFirst(2)
         }
         if faults.dropTrailer { return file }
         return file + gm.dropLast(faults.gainMapBytesCut)

@@ -61,7 +61,9 @@ public struct GainMapFacts: Sendable, Hashable {
         }
         guard let a = s.metadata, let b = o.metadata else { return out }
         var diffs: [String] = []
-        func hdrBase(_ m: GainMapMetadata) -> Bool { m.baseHdrHeadroom.doubleValue > m.alternateHdrHeadroom.doubleValue }
+        func hdrBase(_ m: GainMapMetadata) -> Bool {
+            m.baseHdrHeadroom.doubleValue > m.alternateHdrHeadroom.doubleValue
+        }
         func headroom(_ m: GainMapMetadata) -> Double {
             max(m.baseHdrHeadroom.doubleValue, m.alternateHdrHeadroom.doubleValue)
         }

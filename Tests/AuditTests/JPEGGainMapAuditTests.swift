@@ -66,7 +66,8 @@ struct JPEGGainMapAuditTests {
     /// fails on `gainmap.missing`.
     @Test(arguments: ["ultrahdr", "apple", "iso21496"])
     func jpegResavedWithoutGainMapIsMissing(_ name: String) {
-        let f = Self.audit(Self.jpeg.appendingPathComponent("\(name).jpg"), Self.jpeg.appendingPathComponent("plain.jpg"))
+        let f = Self.audit(
+            Self.jpeg.appendingPathComponent("\(name).jpg"), Self.jpeg.appendingPathComponent("plain.jpg"))
         #expect(Self.errors(f).contains(FindingCode.gainmapMissing.rawValue), "\(f)")
     }
 
@@ -89,7 +90,8 @@ struct JPEGGainMapAuditTests {
     /// not a loss, and no metadata change.
     @Test(arguments: ["apple", "iso21496"])
     func formChangeIsInfo(_ name: String) {
-        let f = Self.audit(Self.jpeg.appendingPathComponent("\(name).jpg"), Self.jpeg.appendingPathComponent("ultrahdr.jpg"))
+        let f = Self.audit(
+            Self.jpeg.appendingPathComponent("\(name).jpg"), Self.jpeg.appendingPathComponent("ultrahdr.jpg"))
         #expect(f.filter { $0.code == FindingCode.gainmapFormChanged.rawValue }.map(\.severity) == [.info], "\(f)")
         #expect(!f.contains { $0.code == FindingCode.gainmapMetadataChanged.rawValue }, "\(f)")
         #expect(Self.errors(f).isEmpty, "\(f)")
@@ -111,13 +113,15 @@ struct JPEGGainMapAuditTests {
         return GainMapFacts(forms: Set(forms.map(GainMapFacts.family)), metadata: try #require(x.isoMetadata))
     }
     let ns = "xmlns:hdrgm=\"http://ns.adobe.com/hdr-gain-map/1.0/\""
-    let a = try facts("<x \(ns) hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"2\" hdrgm:HDRCapacityMax=\"2\" hdrgm:Gamma=\"1\"/>")
+    let a = try facts(
+        "<x \(ns) hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"2\" hdrgm:HDRCapacityMax=\"2\" hdrgm:Gamma=\"1\"/>")
     let same = try facts("<x \(ns) hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"2\" hdrgm:HDRCapacityMax=\"2\"/>")
     let lower = try facts("<x \(ns) hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"1\" hdrgm:HDRCapacityMax=\"1\"/>")
     let hdrBase = try facts(
         "<x \(ns) hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"2\" hdrgm:HDRCapacityMax=\"2\" hdrgm:BaseRenditionIsHDR=\"True\"/>"
     )
-    let gamma = try facts("<x \(ns) hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"2\" hdrgm:HDRCapacityMax=\"2\" hdrgm:Gamma=\"2.2\"/>")
+    let gamma = try facts(
+        "<x \(ns) hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"2\" hdrgm:HDRCapacityMax=\"2\" hdrgm:Gamma=\"2.2\"/>")
     #expect(GainMapFacts.compare(source: a, output: same).isEmpty)
     for (o, words) in [(lower, "HDR headroom"), (hdrBase, "base rendition"), (gamma, "gamma")] {
         let f = GainMapFacts.compare(source: a, output: o)

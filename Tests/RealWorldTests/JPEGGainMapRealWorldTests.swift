@@ -29,7 +29,8 @@ struct JPEGGainMapRealWorldTests {
             defer { try? FileManager.default.removeItem(at: tmp) }
             data = try TestSupport.Tool.run("/usr/bin/exiftool", ["-n", "-j", "-XMP:all", "-ImageWidth", tmp.path]).out
         } else {
-            data = try TestSupport.Tool.run("/usr/bin/exiftool", ["-n", "-j", "-MPF:all", "-MakerNotes:all", url.path]).out
+            data = try TestSupport.Tool.run("/usr/bin/exiftool", ["-n", "-j", "-MPF:all", "-MakerNotes:all", url.path])
+                .out
         }
         let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
         return list?.first ?? [:]
@@ -38,7 +39,9 @@ struct JPEGGainMapRealWorldTests {
     static func numbers(_ v: Any?) -> [Double] {
         if let d = v as? Double { return [d] }
         if let i = v as? Int { return [Double(i)] }
-        if let s = v as? String { return s.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+        if let s = v as? String {
+            return s.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        }
         if let a = v as? [Any] { return a.flatMap { numbers($0) } }
         return []
     }
@@ -115,7 +118,9 @@ struct JPEGGainMapRealWorldTests {
     /// JPEGs without a gain map stay without one.
     @Test func plainJPEGsHaveNone() throws {
         let root = try RealWorldCorpus.root()
-        for name in ["jpeg/libvips_rotation_6.jpg", "jpeg/exiftool_GPS.jpg", "jpeg/libavif_dog_exif_extended_xmp_icc.jpg"] {
+        for name in [
+            "jpeg/libvips_rotation_6.jpg", "jpeg/exiftool_GPS.jpg", "jpeg/libavif_dog_exif_extended_xmp_icc.jpg",
+        ] {
             let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent(name)))
             let i = try #require(JPEGGainMapReader.inspect(bytes))
             #expect(!i.hasGainMap, "\(name)")

@@ -44,9 +44,11 @@ extension Checks {
                 : ctx.options.policy.requireGainMap ? "the policy requires a gain map" : nil
             if let why {
                 ctx.add(
-                    .gainmapMissing, .error, "\(why) (\(source?.forms.sorted().joined(separator: "+") ?? "any form")); the output has none",
+                    .gainmapMissing, .error,
+                    "\(why) (\(source?.forms.sorted().joined(separator: "+") ?? "any form")); the output has none",
                     Evidence(
-                        expected: "a gain map: a tmap item, an hdrgainmap auxiliary image or a JPEG's MPF gain-map image",
+                        expected:
+                            "a gain map: a tmap item, an hdrgainmap auxiliary image or a JPEG's MPF gain-map image",
                         actual: "none"))
             }
             return

@@ -189,7 +189,8 @@ enum JPEGChecks {
         }
         if let iso = c.candidate.iso, let m = ToneMapImage.decode([0] + iso.bytes).image?.metadata {
             part.evidence.append(
-                m.useBaseColorSpace ? "the map applies in the base's colour space" : "the map applies in the alternate's")
+                m.useBaseColorSpace
+                    ? "the map applies in the base's colour space" : "the map applies in the alternate's")
         }
         return part
     }
@@ -223,7 +224,8 @@ enum JPEGChecks {
                     "hdrgm HDRCapacityMax \(GainMapInspector.fmt(a)) vs ISO headroom \(GainMapInspector.fmt(iso))",
                     cand.iso?.offset)
             } else {
-                part.evidence.append("hdrgm HDRCapacityMax \(GainMapInspector.fmt(a)) ≈ ISO \(GainMapInspector.fmt(iso))")
+                part.evidence.append(
+                    "hdrgm HDRCapacityMax \(GainMapInspector.fmt(a)) ≈ ISO \(GainMapInspector.fmt(iso))")
             }
         }
         return part

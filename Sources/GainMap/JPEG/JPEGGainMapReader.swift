@@ -71,7 +71,8 @@ public enum JPEGGainMapReader {
         var report = GainMapReport(
             baseItemID: 1, gainMapItemID: UInt32((c.entry ?? 1) + 1), toneMapItemID: nil,
             auxiliaryType: c.apple?.auxiliaryImageType,
-            forms: c.hasMetadata ? c.forms : signals.isoVersionBlockOffset != nil ? [.iso21496] : [.ultraHDR], parts: [])
+            forms: c.hasMetadata ? c.forms : signals.isoVersionBlockOffset != nil ? [.iso21496] : [.ultraHDR], parts: []
+        )
         let ctx = JPEGCheckContext(bytes: bytes, primary: primary, mpf: mpf, signals: signals, candidate: c)
         let description = JPEGChecks.description(ctx)
         let metadata = JPEGChecks.metadata(&report, ctx)

@@ -95,7 +95,9 @@ public struct JPEGInspectionView: Codable, Sendable, Hashable {
         var out = ["\(file): \(fileBytes) bytes, JPEG" + (width.map { " \($0)x\(height ?? 0)" } ?? "")]
         out.append("segments:")
         for s in segments {
-            out.append("  \(s.image.padding(toLength: 9, withPad: " ", startingAt: 0)) @\(s.offset)  \(s.label) (\(s.length) bytes)")
+            out.append(
+                "  \(s.image.padding(toLength: 9, withPad: " ", startingAt: 0)) @\(s.offset)  \(s.label) (\(s.length) bytes)"
+            )
         }
         if let mpf {
             out.append("MPF index: \(mpf.count) image\(mpf.count == 1 ? "" : "s")")
@@ -111,7 +113,9 @@ public struct JPEGInspectionView: Codable, Sendable, Hashable {
         } else {
             out.append("gain map: \(gainMapForms.joined(separator: " + "))")
             for p in gainMapParts {
-                out.append("  \(p.part): \(p.verdict)" + (p.evidence.isEmpty ? "" : " (\(p.evidence.joined(separator: "; ")))"))
+                out.append(
+                    "  \(p.part): \(p.verdict)" + (p.evidence.isEmpty ? "" : " (\(p.evidence.joined(separator: "; ")))")
+                )
             }
         }
         if findings.isEmpty {
