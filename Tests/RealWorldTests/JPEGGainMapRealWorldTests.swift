@@ -1,3 +1,5 @@
+import Audit
+import Findings
 import Foundation
 import GainMap
 import TestSupport
@@ -125,5 +127,18 @@ struct JPEGGainMapRealWorldTests {
             let i = try #require(JPEGGainMapReader.inspect(bytes))
             #expect(!i.hasGainMap, "\(name)")
         }
+    }
+
+    /// libavif's seine SDR photo with its ISO gain map in AVIF and as an Ultra HDR JPEG: audited as a pair, the gain
+    /// map is carried in another form (info) with the same parameters, and nothing in the gain map fails.
+    @Test func avifToJPEGCarriesTheGainMap() throws {
+        let root = try RealWorldCorpus.root()
+        let job = AuditJob(
+            name: "seine", source: root.appendingPathComponent("avif/libavif_seine_sdr_gainmap_srgb.avif"),
+            output: root.appendingPathComponent("jpeg/libavif_seine_sdr_gainmap_srgb.jpg"))
+        let f = FileAuditor(options: AuditOptions(decode: true)).audit(job).findings
+        let gain = f.filter { $0.code.hasPrefix("gainmap.") }
+        #expect(gain.map(\.code) == [FindingCode.gainmapFormChanged.rawValue], "\(gain)")
+        #expect(!f.contains { $0.severity == .error }, "\(f)")
     }
 }

@@ -48,7 +48,6 @@ public enum JPEGScanner {
     }
 
     /// The layout of the image whose SOI is at `start`; nil when there is no SOI there.
-    // length: one marker loop with its entropy-coded-data skip; splitting it would pass the cursor around.
     public static func image(_ b: [UInt8], at start: Int = 0) -> JPEGImageLayout? {
         guard isSOI(b, at: start) else { return nil }
         var layout = JPEGImageLayout(start: start, segments: [])
