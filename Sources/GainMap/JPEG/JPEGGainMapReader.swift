@@ -58,7 +58,8 @@ public enum JPEGGainMapReader {
     ///   - bytes: the whole file.
     ///   - decode: decodes the gain-map JPEG; nil = the data part says "present, not decoded".
     public static func inspect(_ bytes: [UInt8], decode: JPEGGainMapDecoder? = nil) -> JPEGGainMapInspection? {
-        guard let primary = JPEGScanner.image(bytes, at: 0) else { return nil }
+        // The primary's EOI is looked for only when there is no MPF index to find the gain map by.
+        guard let primary = JPEGScanner.image(bytes, at: 0, toEOI: false) else { return nil }
         let signals = readSignals(primary, bytes)
         let mpf = MPFIndex.parse(primary, bytes)
         var candidate = Candidate.find(primary, mpf, signals, bytes)
@@ -162,7 +163,9 @@ struct Candidate {
             if let n = s.containerGainMapLength, let c = all.first(where: { $0.mpfEntry?.size == n }) { return c }
             return all.first { ![0x01_0001, 0x01_0002].contains($0.mpfEntry?.type ?? 0) } ?? all.first
         }
-        guard let end = primary.end, JPEGScanner.isSOI(b, at: end) else { return nil }
+        guard let end = JPEGScanner.image(b, at: primary.start)?.end, JPEGScanner.isSOI(b, at: end) else {
+            return nil
+        }
         let c = Candidate(entry: nil, mpfEntry: nil, image: JPEGScanner.image(b, at: end), bytes: b)
         return c.hasMetadata || s.declared ? c : nil
     }

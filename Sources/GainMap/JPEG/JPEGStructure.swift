@@ -48,7 +48,8 @@ public enum JPEGScanner {
     }
 
     /// The layout of the image whose SOI is at `start`; nil when there is no SOI there.
-    public static func image(_ b: [UInt8], at start: Int = 0) -> JPEGImageLayout? {
+    /// - Parameter toEOI: false = stop at the first scan (no `end`), without walking the entropy-coded data.
+    public static func image(_ b: [UInt8], at start: Int = 0, toEOI: Bool = true) -> JPEGImageLayout? {
         guard isSOI(b, at: start) else { return nil }
         var layout = JPEGImageLayout(start: start, segments: [])
         var i = start + 2
@@ -91,7 +92,10 @@ public enum JPEGScanner {
                 layout.width = Int(b[p + 3]) << 8 | Int(b[p + 4])
                 layout.components = Int(b[p + 5])
             }
-            if m == 0xDA { scanned = true }
+            if m == 0xDA {
+                scanned = true
+                if !toEOI { return layout }
+            }
             i += 2 + len
         }
         return layout
