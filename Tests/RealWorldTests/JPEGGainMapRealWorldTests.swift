@@ -1,7 +1,9 @@
+import AVIFCodec
 import Audit
 import Findings
 import Foundation
 import GainMap
+import HeifCodec
 import TestSupport
 import Testing
 
@@ -140,5 +142,31 @@ struct JPEGGainMapRealWorldTests {
         let gain = f.filter { $0.code.hasPrefix("gainmap.") }
         #expect(gain.map(\.code) == [FindingCode.gainmapFormChanged.rawValue], "\(gain)")
         #expect(!f.contains { $0.severity == .error }, "\(f)")
+    }
+
+    /// libavif (dav1d) and libheif read the corpus's AVIFs alike: every file libheif decodes, libavif decodes to the
+    /// same size (libavif 0.11 leaves irot to the caller, so a quarter turn swaps the sides), except where libavif's
+    /// strict mode refuses a file libheif accepts; those are listed here by name with libavif's reason.
+    @Test func libavifAndLibheifAgreeOnTheCorpusAVIFs() throws {
+        let files = try RealWorldCorpus.files(["avif"])
+        #expect(files.count >= 15)
+        var both = 0
+        var refused: [String] = []
+        for f in files {
+            let bytes = try [UInt8](Data(contentsOf: f))
+            guard let h = try? HeifDecoder.decodePrimary(bytes, format: .rgb8) else { continue }
+            do {
+                let a = try AVIFDecoder.decode(bytes)
+                #expect(Set([a.width, a.height]) == Set([h.width, h.height]), "\(f.lastPathComponent)")
+                #expect(a.samples.count == a.width * a.height * 3)
+                both += 1
+            } catch {
+                refused.append("\(f.lastPathComponent): \(error)")
+            }
+        }
+        // libvips writes no pixi property; libavif's default strict mode refuses the file, libheif reads it.
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.allSatisfy { $0.hasPrefix("libvips_avif-orientation-6.avif:") && $0.contains("pixi") })
+        #expect(both >= 15, "\(both) AVIFs decoded by both")
     }
 }

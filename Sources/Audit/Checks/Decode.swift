@@ -51,8 +51,16 @@ extension Checks {
                 ctx.outputPixelsOrientation = file.orientation(of: p)
             } else {
                 ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole))
+                let avif = libavifAttempt(file, ctx.output)
+                if let a = avif {
+                    ctx.decode.append(
+                        DecodeResult(
+                            target: "primary (libavif)", status: a.image == nil ? "failed" : "ok",
+                            width: a.image?.width, height: a.image?.height, bitDepth: a.image?.depth, message: a.why))
+                }
                 ctx.add(
-                    .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)",
+                    .decodePrimaryFailed, .error,
+                    "the primary image does not decode: \(whole)" + (avif.map { "; \($0.why)" } ?? ""),
                     Evidence(item: file.primaryItemID))
             }
         }
