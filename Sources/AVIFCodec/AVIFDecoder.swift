@@ -19,8 +19,16 @@ public struct AVIFImage: Sendable, Equatable {
     public var height: Int
     /// The coded bit depth (8, 10 or 12).
     public var depth: Int
-    /// `width × height × 3` samples, R G B.
+    /// `width × height × 3` samples, R G B (empty when decoded without RGB, `rgb: false`).
     public var samples: [UInt8]
+    /// The colour signalling libavif reports for the image (its `colr` nclx, else the AV1 sequence header's), as
+    /// H.273 code points.
+    public var colourPrimaries: UInt16 = 2
+    public var transferCharacteristics: UInt16 = 2
+    public var matrixCoefficients: UInt16 = 2
+    public var fullRange: Bool = true
+    /// The ICC profile (`colr` prof), when the file has one.
+    public var icc: [UInt8]? = nil
 }
 
 /// AV1 decoding through libavif (a second, independent reader of AVIF next to libheif).
@@ -40,14 +48,21 @@ public enum AVIFDecoder {
     }
 
     /// Decodes the primary image of an AVIF to 8-bit RGB.
+    /// - Parameters:
+    ///   - strict: libavif's default strict checks (`pixi` required, valid `clap`, alpha `ispe`); false turns them
+    ///     all off, as `avifdec --no-strict` does.
+    ///   - rgb: false decodes the AV1 data but skips the RGB conversion (`samples` stays empty).
     /// - Throws: `AVIFError` with libavif's result and diagnostic for bytes it cannot decode.
-    public static func decode(_ bytes: [UInt8]) throws(AVIFError) -> AVIFImage {
+    public static func decode(_ bytes: [UInt8], strict: Bool = true, rgb wantRGB: Bool = true) throws(AVIFError)
+        -> AVIFImage
+    {
         guard let d = avifDecoderCreate() else {
             throw AVIFError(operation: "avifDecoderCreate", message: "out of memory")
         }
         defer { avifDecoderDestroy(d) }
         d.pointee.maxThreads = 1
         d.pointee.imageSizeLimit = maxPixels
+        d.pointee.strictFlags = strict ? AVIF_STRICT_ENABLED.rawValue : AVIF_STRICT_DISABLED.rawValue
         guard let img = avifImageCreateEmpty() else {
             throw AVIFError(operation: "avifImageCreateEmpty", message: "out of memory")
         }
@@ -56,9 +71,18 @@ public enum AVIFDecoder {
         guard r == AVIF_RESULT_OK else {
             throw AVIFError(operation: "avifDecoderReadMemory", message: describe(r, d))
         }
+        var out = AVIFImage(
+            width: Int(img.pointee.width), height: Int(img.pointee.height), depth: Int(img.pointee.depth), samples: [],
+            colourPrimaries: UInt16(img.pointee.colorPrimaries), transferCharacteristics: UInt16(img.pointee.transferCharacteristics),
+            matrixCoefficients: UInt16(img.pointee.matrixCoefficients), fullRange: img.pointee.yuvRange == AVIF_RANGE_FULL)
+        let icc = img.pointee.icc
+        if icc.size > 0, let data = icc.data { out.icc = Array(UnsafeBufferPointer(start: data, count: icc.size)) }
+        guard wantRGB else { return out }
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, img)
-        rgb.format = AVIF_RGB_FORMAT_RGB
+        // RGBA, then the alpha dropped: libavif 0.11 asked for RGB of an image with alpha multiplies the colour by
+        // the alpha (composites over black); libheif's RGB, and every viewer's colour, is the straight one.
+        rgb.format = AVIF_RGB_FORMAT_RGBA
         rgb.depth = 8
         avifRGBImageAllocatePixels(&rgb)
         defer { avifRGBImageFreePixels(&rgb) }
@@ -68,12 +92,15 @@ public enum AVIFDecoder {
         }
         let w = Int(rgb.width)
         let h = Int(rgb.height)
-        var out = [UInt8](repeating: 0, count: w * h * 3)
+        var samples = [UInt8](repeating: 0, count: w * h * 3)
         for y in 0..<h {
             let row = pixels + y * Int(rgb.rowBytes)
-            for x in 0..<(w * 3) { out[y * w * 3 + x] = row[x] }
+            for x in 0..<w {
+                for c in 0..<3 { samples[(y * w + x) * 3 + c] = row[x * 4 + c] }
+            }
         }
-        return AVIFImage(width: w, height: h, depth: Int(img.pointee.depth), samples: out)
+        out.samples = samples
+        return out
     }
 
     /// libavif's result string and its diagnostic line, when it wrote one.

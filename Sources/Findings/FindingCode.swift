@@ -125,6 +125,7 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case gainmapJpegPrimarySignalMissing = "gainmap.jpeg.primary-signal-missing"
     case gainmapFormChanged = "gainmap.form-changed"
     case gainmapMetadataChanged = "gainmap.metadata-changed"
+    case decodeLibavifRefused = "decode.libavif-refused"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

@@ -85,7 +85,10 @@ enum Checks {
         }
         let primary =
             ctx.options.decode && ctx.file != nil
-            ? PrimaryDecode(ctx.output, thumbnails: ctx.options.thumbnails, lookUp: lookUp) : nil
+            ? PrimaryDecode(
+                ctx.output, thumbnails: ctx.options.thumbnails,
+                avifOrientation: ctx.file.flatMap { f in isAVIF(f) ? f.primaryItemID.map(f.orientation(of:)) ?? 1 : nil },
+                lookUp: lookUp) : nil
         gainMaps(&ctx)
         signalling(&ctx)
         metadata(&ctx)
