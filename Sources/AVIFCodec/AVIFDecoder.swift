@@ -73,8 +73,10 @@ public enum AVIFDecoder {
         }
         var out = AVIFImage(
             width: Int(img.pointee.width), height: Int(img.pointee.height), depth: Int(img.pointee.depth), samples: [],
-            colourPrimaries: UInt16(img.pointee.colorPrimaries), transferCharacteristics: UInt16(img.pointee.transferCharacteristics),
-            matrixCoefficients: UInt16(img.pointee.matrixCoefficients), fullRange: img.pointee.yuvRange == AVIF_RANGE_FULL)
+            colourPrimaries: UInt16(img.pointee.colorPrimaries),
+            transferCharacteristics: UInt16(img.pointee.transferCharacteristics),
+            matrixCoefficients: UInt16(img.pointee.matrixCoefficients),
+            fullRange: img.pointee.yuvRange == AVIF_RANGE_FULL)
         let icc = img.pointee.icc
         if icc.size > 0, let data = icc.data { out.icc = Array(UnsafeBufferPointer(start: data, count: icc.size)) }
         guard wantRGB else { return out }

@@ -312,7 +312,8 @@ extension FindingCode {
             "the output's gain map has other headrooms, gamma, offsets or base rendition than the source's"),
         Entry(
             .decodeLibavifRefused, .warning, .decode, .keepsOriginal,
-            "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"),
+            "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

@@ -35,11 +35,29 @@ struct AVIFDecodeRealWorldTests {
             #expect(img.width == heif.width && img.height == heif.height, "\(name)")
             let diff = zip(img.samples, heif.samples).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
             let mean = Double(diff) / Double(max(img.samples.count, 1))
-            #expect(mean < 2.5, "\(name): libavif and libheif pixels differ by \(mean) codes on average; libheif \(heif.bitDepth)-bit \(heif.channels) ch \(Array(heif.samples.prefix(9))) libavif \(Array(img.samples.prefix(9)))")
+            #expect(
+                mean < 2.5,
+                "\(name): libavif and libheif pixels differ by \(mean) codes on average; libheif \(heif.bitDepth)-bit \(heif.channels) ch \(Array(heif.samples.prefix(9))) libavif \(Array(img.samples.prefix(9)))"
+            )
         }
         // libvips writes no pixi property: libavif's strict checks refuse the file (as avifdec --info does by
         // default); the audit decodes it with them off, as `avifdec --no-strict` and libheif do, and says so.
         #expect(relaxed.count == 1, "\(relaxed)")
         #expect(relaxed.allSatisfy { $0.hasPrefix("libvips_avif-orientation-6.avif:") && $0.contains("pixi") })
+    }
+
+    /// libavif's pixels are what the render check compares: libavif's seine AVIF against its own Ultra HDR JPEG (the
+    /// same picture) renders alike, with no render finding and no skip.
+    @Test func renderCheckComparesLibavifPixelsWithTheJPEGSource() throws {
+        let root = try RealWorldCorpus.root()
+        let report = FileAuditor(options: AuditOptions(decode: true)).audit(
+            AuditJob(
+                name: "seine", source: root.appendingPathComponent("jpeg/libavif_seine_sdr_gainmap_srgb.jpg"),
+                output: root.appendingPathComponent("avif/libavif_seine_sdr_gainmap_srgb.avif")))
+        let row = try #require(report.decode.first { $0.target == "primary" })
+        #expect(row.decoder == "libavif \(AVIFDecoder.shortVersion)" && row.status == "ok", "\(row)")
+        #expect(
+            !report.findings.contains { $0.code.hasPrefix("render.") || $0.code.hasPrefix("decode.") },
+            "\(report.findings)")
     }
 }

@@ -83,7 +83,8 @@ extension Checks {
     /// since the viewers built on libavif (browsers, Android) show nothing for it.
     static func libavifRefused(_ ctx: inout Context, _ primary: PrimaryDecode) {
         guard let why = primary.libavifFailure else { return }
-        ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
+        ctx.decode.append(
+            DecodeResult(target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
         ctx.add(
             .decodeLibavifRefused, .warning,
             "\(LibavifPrimary.decoder) does not decode the primary image (\(why)); its pixels come from libheif",

@@ -87,7 +87,8 @@ enum Checks {
             ctx.options.decode && ctx.file != nil
             ? PrimaryDecode(
                 ctx.output, thumbnails: ctx.options.thumbnails,
-                avifOrientation: ctx.file.flatMap { f in isAVIF(f) ? f.primaryItemID.map(f.orientation(of:)) ?? 1 : nil },
+                avifOrientation: ctx.file.flatMap { f in isAVIF(f) ? f.primaryItemID.map(f.orientation(of:)) ?? 1 : nil
+                },
                 lookUp: lookUp) : nil
         gainMaps(&ctx)
         signalling(&ctx)
