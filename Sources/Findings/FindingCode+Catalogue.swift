@@ -311,7 +311,7 @@ extension FindingCode {
             .gainmapMetadataChanged, .warning, .gainMap, .keepsOriginal,
             "the output's gain map has other headrooms, gamma, offsets or base rendition than the source's"),
         Entry(
-            .decodeLibavifRefused, .warning, .decode, .keepsOriginal,
+            .decodeLibavifRefused, .warning, .decode, .informationOnly,
             "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"
         ),
     ]

@@ -114,21 +114,6 @@ public struct HeifDecodedImage: Sendable {
     public var icc: [UInt8]?
     /// The stream's luma bit depth as signalled.
     public var codedBitDepth: Int
-
-    /// Pixels decoded by another reader (libavif), in the same shape as libheif's.
-    public init(
-        width: Int, height: Int, bitDepth: Int, channels: Int, samples: [UInt16], nclx: NCLX?, icc: [UInt8]?,
-        codedBitDepth: Int
-    ) {
-        self.width = width
-        self.height = height
-        self.bitDepth = bitDepth
-        self.channels = channels
-        self.samples = samples
-        self.nclx = nclx
-        self.icc = icc
-        self.codedBitDepth = codedBitDepth
-    }
 }
 
 /// The size of a decoded image whose samples were not kept (`HeifDecoder.decodePrimarySize`).

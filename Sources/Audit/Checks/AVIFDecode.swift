@@ -74,8 +74,7 @@ extension Checks {
                 colourPrimaries: img.colourPrimaries, transferCharacteristics: img.transferCharacteristics,
                 matrixCoefficients: img.matrixCoefficients, fullRange: img.fullRange)
         out.image = HeifDecodedImage(
-            width: w, height: h, bitDepth: 8, channels: 3, samples: samples, nclx: nclx, icc: img.icc,
-            codedBitDepth: img.depth)
+            rgb8: samples, width: w, height: h, nclx: nclx, icc: img.icc, codedBitDepth: img.depth)
         return .success(out)
     }
 
