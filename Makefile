@@ -7,7 +7,7 @@ SWIFT ?= swift
 # Debian packages the project needs (build, tests, oracle tools).
 APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev libraw-bin \
                 libexiv2-dev exiv2 libsqlite3-dev sqlite3 libssl-dev libimage-exiftool-perl chromium \
-                libturbojpeg0-dev attr
+                libturbojpeg0-dev libavif-dev attr
 # attr: getfattr/setfattr, the independent oracle for the file-facts tests (user.* extended attributes).
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee

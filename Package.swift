@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 // Readback: RAW → HEIC without silent losses, proven by reading every output back.
 // Layers (bottom to top; a layer never imports one above it):
-//   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CXattr, CExiv2Shim
-//   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, FileFacts
+//   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CAVIF, CXattr, CExiv2Shim
+//   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, AVIFCodec,
+//                                  FileFacts
 //   3. pure Swift cores (no C)     leaves Digest, ColorScience, Findings, MetadataEntries and FileContent; HEIF,
 //                                  Metadata, GainMap, ReportModel, CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
@@ -29,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // libavif 0.11 (AV1 through dav1d/libaom): a second AVIF reader beside libheif for the pixel checks.
+        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
         // glibc's extended-attribute calls (<sys/xattr.h>), which the Glibc module does not export.
         .systemLibrary(name: "CXattr"),
         .target(
@@ -46,6 +49,8 @@ let package = Package(
         .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
         // JPEG decoding (embedded previews, JPEG sources) for the render check.
         .target(name: "JPEGCodec", dependencies: ["CTurboJPEG"]),
+        // AVIF decoding through libavif, for AVIF outputs libheif cannot decode: decodes or says why not.
+        .target(name: "AVIFCodec", dependencies: ["CAVIF"]),
         // File facts (times, mode, owner, user xattrs) read and carried through POSIX calls, and the XMP sidecar rules.
         .target(name: "FileFacts", dependencies: ["CXattr"]),
 
@@ -95,7 +100,8 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "ColorScience", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing",
+                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
+                "AVIFCodec",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -121,7 +127,7 @@ let package = Package(
         .target(
             name: "ReadbackCLI",
             dependencies: [
-                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "HEIF", "Metadata", "MetadataIO",
+                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "GainMap", "HEIF", "Metadata", "MetadataIO",
                 "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding", "Fidelity",
             ]
         ),
@@ -179,7 +185,8 @@ let package = Package(
         .testTarget(
             name: "AuditTests",
             dependencies: [
-                "Audit", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec",
+                "Audit", "AVIFCodec", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF",
+                "HeifCodec",
                 "ReportModel", "Sharding", "TestSupport",
             ]
         ),
@@ -204,7 +211,8 @@ let package = Package(
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "Audit", "ColorScience", "Converter", "Digest", "Exiv2Bridge", "FileFacts", "Findings", "GainMap",
+                "Audit", "AVIFCodec", "ColorScience", "Converter", "Digest", "Exiv2Bridge", "FileFacts", "Findings",
+                "GainMap",
                 "HEIF",
                 "HeifCodec", "Metadata",
                 "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",

@@ -36,6 +36,26 @@ public struct Pairing: Sendable, Equatable {
     /// File extensions (lower case) the auditor reads as outputs.
     public static let outputExtensions: Set<String> = ["heic", "heif", "hif", "avif"]
 
+    /// The output formats `--formats` names and the extensions each stands for.
+    public static let formatExtensions: [String: Set<String>] = [
+        "heic": ["heic", "heif", "hif"], "heif": ["heic", "heif", "hif"], "avif": ["avif"], "jpeg": ["jpg", "jpeg"],
+        "jpg": ["jpg", "jpeg"],
+    ]
+
+    /// The extensions of a `--formats` list ("heic,avif,jpeg").
+    /// - Throws: ``Failure`` naming an unknown format.
+    public static func extensions(formats list: String) throws(Failure) -> Set<String> {
+        var out = Set<String>()
+        for f in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
+            guard let e = formatExtensions[f] else {
+                throw Failure(message: "unknown output format '\(f)' (known: avif, heic, heif, jpeg, jpg)")
+            }
+            out.formUnion(e)
+        }
+        guard !out.isEmpty else { throw Failure(message: "--formats names no format") }
+        return out
+    }
+
     /// An error reading a folder or a pairs file: one line naming the file and the reason.
     public struct Failure: Error, CustomStringConvertible, Equatable, Sendable {
         public let message: String
@@ -49,9 +69,11 @@ public struct Pairing: Sendable, Equatable {
     /// without a source is listed in `unmatchedOutputs`. When several sources share a stem (IMG_1.CR2, IMG_1.JPG) the
     /// first in byte order of the extension is used.
     /// - Throws: ``Failure`` when a folder cannot be read.
-    public static func directories(sources: URL, outputs: URL) throws(Failure) -> Pairing {
+    public static func directories(
+        sources: URL, outputs: URL, extensions: Set<String> = outputExtensions
+    ) throws(Failure) -> Pairing {
         let src = try listFiles(sources)
-        let out = try listFiles(outputs).filter { outputExtensions.contains(ext($0).lowercased()) }
+        let out = try listFiles(outputs).filter { extensions.contains(ext($0).lowercased()) }
         var byKey: [String: String] = [:]
         for s in src.sorted() {
             let k = key(s)
@@ -80,8 +102,10 @@ public struct Pairing: Sendable, Equatable {
 
     /// Every output under `outputs`, audited without a source.
     /// - Throws: ``Failure`` when the folder cannot be read.
-    public static func outputsOnly(_ outputs: URL) throws(Failure) -> Pairing {
-        let out = try listFiles(outputs).filter { outputExtensions.contains(ext($0).lowercased()) }.sorted()
+    public static func outputsOnly(_ outputs: URL, extensions: Set<String> = outputExtensions) throws(Failure)
+        -> Pairing
+    {
+        let out = try listFiles(outputs).filter { extensions.contains(ext($0).lowercased()) }.sorted()
         return Pairing(
             jobs: out.map {
                 AuditJob(name: $0, source: nil, output: outputs.appendingPathComponent($0), outputDisplay: $0)

@@ -239,6 +239,7 @@ public enum Corpus {
                         sha256: m.sha256 ?? "-"))
             }
         }
+        rows += try JPEGGainMapCorpus.write(into: folder, progress: progress)
         let manifest = manifestText(rows.sorted { $0.file < $1.file })
         try Data(manifest.utf8).write(to: folder.appendingPathComponent("MANIFEST"))
         return rows

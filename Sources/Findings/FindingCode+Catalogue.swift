@@ -289,6 +289,31 @@ extension FindingCode {
         Entry(
             .renderSkipped, .info, .render, .informationOnly,
             "the output cannot be compared with the reference render (HDR transfer, decode failure)"),
+        Entry(
+            .gainmapJpegMpfMissing, .error, .gainMap, .keepsOriginal,
+            "a JPEG announces a gain map but has no MPF index, which readers follow to find the gain-map image"),
+        Entry(
+            .gainmapJpegMpfOffsetPastEof, .error, .gainMap, .keepsOriginal,
+            "an MPF entry of a JPEG points past the end of the file"),
+        Entry(
+            .gainmapJpegImageAbsent, .error, .gainMap, .keepsOriginal,
+            "a JPEG declares a gain-map image (hdrgm XMP, ISO 21496-1 block, MPF entry) that is not in the file"),
+        Entry(
+            .gainmapJpegXmpLengthMismatch, .warning, .gainMap, .keepsOriginal,
+            "the GContainer Item:Length of a JPEG's gain map disagrees with its MPF size"),
+        Entry(
+            .gainmapJpegPrimarySignalMissing, .error, .gainMap, .keepsOriginal,
+            "a JPEG carries a gain-map image but its primary does not announce it (hdrgm XMP or ISO 21496-1 block)"),
+        Entry(
+            .gainmapFormChanged, .info, .gainMap, .informationOnly,
+            "the output carries the source's gain map in another form (Apple to ISO 21496-1, say): not a loss"),
+        Entry(
+            .gainmapMetadataChanged, .warning, .gainMap, .keepsOriginal,
+            "the output's gain map has other headrooms, gamma, offsets or base rendition than the source's"),
+        Entry(
+            .decodeLibavifRefused, .warning, .decode, .informationOnly,
+            "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

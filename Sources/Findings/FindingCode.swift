@@ -117,6 +117,15 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case renderExposure = "render.exposure"
     case renderNoReference = "render.no-reference"
     case renderSkipped = "render.skipped"
+    // Gain maps in JPEG files, and a gain map compared across containers.
+    case gainmapJpegMpfMissing = "gainmap.jpeg.mpf-missing"
+    case gainmapJpegMpfOffsetPastEof = "gainmap.jpeg.mpf-offset-past-eof"
+    case gainmapJpegImageAbsent = "gainmap.jpeg.image-absent"
+    case gainmapJpegXmpLengthMismatch = "gainmap.jpeg.xmp-length-mismatch"
+    case gainmapJpegPrimarySignalMissing = "gainmap.jpeg.primary-signal-missing"
+    case gainmapFormChanged = "gainmap.form-changed"
+    case gainmapMetadataChanged = "gainmap.metadata-changed"
+    case decodeLibavifRefused = "decode.libavif-refused"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

@@ -53,6 +53,13 @@ public struct GainMapFindingCode: RawRepresentable, Sendable, Hashable, CaseIter
     public static let brandMissing = Self(.gainmapBrandMissing)
     public static let brandWithoutTmap = Self(.gainmapBrandWithoutTmap)
     public static let headroomMismatch = Self(.gainmapHeadroomMismatch)
+    public static let jpegMPFMissing = Self(.gainmapJpegMpfMissing)
+    public static let jpegMPFOffsetPastEOF = Self(.gainmapJpegMpfOffsetPastEof)
+    public static let jpegImageAbsent = Self(.gainmapJpegImageAbsent)
+    public static let jpegXMPLengthMismatch = Self(.gainmapJpegXmpLengthMismatch)
+    public static let jpegPrimarySignalMissing = Self(.gainmapJpegPrimarySignalMissing)
+    public static let formChanged = Self(.gainmapFormChanged)
+    public static let metadataChanged = Self(.gainmapMetadataChanged)
 
     /// The catalogue's gain-map codes, in its order.
     public static let allCases: [GainMapFindingCode] = FindingCode.allCases.filter { $0.topic == .gainMap }.map(

@@ -35,6 +35,8 @@ public enum GainMapForm: String, Sendable, Hashable, Codable, Comparable {
     case appleAux = "apple-aux"
     /// Another vendor's auxiliary gain map (Samsung `…:aux:hdrgainmap`, Adobe `urn:com:photo:aux:hdrgainmap`).
     case otherAux = "other-aux"
+    /// Ultra HDR / Adobe `hdrgm` XMP on a JPEG's gain-map image (found through MPF).
+    case ultraHDR = "ultrahdr-xmp"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }

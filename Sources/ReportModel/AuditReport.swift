@@ -246,10 +246,13 @@ public struct DecodeResult: Codable, Hashable, Sendable {
     public var bitDepth: Int?
     /// The decoder's message on failure.
     public var message: String?
+    /// The library whose pixels these are, with its version ("libheif 1.15.1", "libavif 0.11.1"): an AVIF's primary
+    /// is decoded by libavif (dav1d), by libheif when libavif cannot; absent in reports written before it was added.
+    public var decoder: String?
 
     public init(
         target: String, status: String, width: Int? = nil, height: Int? = nil, bitDepth: Int? = nil,
-        message: String? = nil
+        message: String? = nil, decoder: String? = nil
     ) {
         self.target = target
         self.status = status
@@ -257,6 +260,7 @@ public struct DecodeResult: Codable, Hashable, Sendable {
         self.height = height
         self.bitDepth = bitDepth
         self.message = message
+        self.decoder = decoder
     }
 }
 

@@ -1,3 +1,4 @@
+import CorpusKit
 import Foundation
 import ReportModel
 import TestSupport
@@ -5,9 +6,9 @@ import Testing
 
 @testable import Audit
 
-/// A JPEG carrying gain-map XMP (Adobe/Google `hdrgm`), as Ultra HDR and ISO 21496-1 JPEGs do: enough to know the
-/// source had a gain map.
-private func gainMapJPEG() -> [UInt8] {
+/// A JPEG carrying gain-map XMP (Adobe/Google `hdrgm`) but no gain-map image: it announces a gain map that no
+/// reader finds.
+private func declaredOnlyJPEG() -> [UInt8] {
     let xmp = Array(
         """
         http://ns.adobe.com/xap/1.0/\0<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
@@ -23,7 +24,7 @@ private func gainMapJPEG() -> [UInt8] {
     o.isoGainMap = false
     let dir = Repo.temporaryDirectory("audit-jpeg")
     defer { try? FileManager.default.removeItem(at: dir) }
-    let src = try Constructed.write(gainMapJPEG(), "IMG.jpg", in: dir)
+    let src = try Constructed.write(JPEGGainMapCorpus.build(.ultraHDR), "IMG.jpg", in: dir)
     let out = try Constructed.write(try Constructed.heic(o), "IMG.heic", in: dir)
     let r = FileAuditor(options: AuditOptions(decode: false)).audit(
         AuditJob(name: "IMG.heic", source: src, output: out))
@@ -33,4 +34,10 @@ private func gainMapJPEG() -> [UInt8] {
     let r2 = FileAuditor(options: AuditOptions(decode: false)).audit(
         AuditJob(name: "IMG.heic", source: plain, output: out))
     #expect(!r2.findings.contains { $0.code == "gainmap.missing" })
+    // Nor does a source that only announces one (hdrgm XMP, no MPF, no gain-map image): readers find none in it, as
+    // a HEIF source's gain map counts only when readers would use it.
+    let declared = try Constructed.write(declaredOnlyJPEG(), "DECLARED.jpg", in: dir)
+    let r3 = FileAuditor(options: AuditOptions(decode: false)).audit(
+        AuditJob(name: "IMG.heic", source: declared, output: out))
+    #expect(!r3.findings.contains { $0.code == "gainmap.missing" }, "\(r3.findings)")
 }

@@ -85,7 +85,11 @@ enum Checks {
         }
         let primary =
             ctx.options.decode && ctx.file != nil
-            ? PrimaryDecode(ctx.output, thumbnails: ctx.options.thumbnails, lookUp: lookUp) : nil
+            ? PrimaryDecode(
+                ctx.output, thumbnails: ctx.options.thumbnails,
+                avifOrientation: ctx.file.flatMap { f in isAVIF(f) ? f.primaryItemID.map(f.orientation(of:)) ?? 1 : nil
+                },
+                lookUp: lookUp) : nil
         gainMaps(&ctx)
         signalling(&ctx)
         metadata(&ctx)
@@ -107,15 +111,17 @@ extension Checks {
         return Source.otherMagic(ctx.output)
     }
 
-    /// An output that is not a HEIF-family file: the container, gain-map, signalling and decode checks do not apply;
-    /// the metadata and orientation are still judged against the source. A warning, since the auditor was asked
-    /// about a file it audits only in part.
+    /// An output that is not a HEIF-family file: the container, signalling and decode checks do not apply; the
+    /// metadata and orientation are still judged against the source, and a JPEG's gain map (MPF, Ultra HDR, ISO
+    /// 21496-1, Apple) too. A warning, since the auditor was asked about a file it audits only in part.
     static func notHEIF(_ ctx: inout Context, _ format: String) {
+        let jpeg = Source.isJPEG(ctx.output)
         ctx.add(
             .outputNotHeif, .warning,
-            "the output is not a HEIF-family file (\(format)): only its metadata and orientation were compared",
+            "the output is not a HEIF-family file (\(format)): only its metadata, orientation\(jpeg ? " and gain map" : "") were compared",
             Evidence(expected: "a HEIF-family file (ftyp with a HEIF brand)", actual: format))
         FileFactsCheck.run(&ctx)
+        if jpeg { jpegGainMaps(&ctx) }
         metadata(&ctx)
     }
 }
@@ -140,34 +146,5 @@ enum Source {
             ("ORF", Array("IIRO".utf8)), ("ORF", Array("IIRS".utf8)), ("ORF", Array("MMOR".utf8)),
         ]
         return magic.first { b.starts(with: $0.1) }?.0
-    }
-
-    /// True for a JPEG whose metadata announces a gain map: Adobe/Google `hdrgm` XMP, ISO 21496-1 URN, Apple's
-    /// HDRGainMap namespace or an MPF secondary image tagged as a gain map.
-    static func jpegHasGainMap(_ b: [UInt8]) -> Bool {
-        guard b.count > 4, isJPEG(b) else { return false }
-        let needles = [
-            "http://ns.adobe.com/hdr-gain-map/1.0/", "urn:iso:std:iso:ts:21496:-1",
-            "http://ns.apple.com/HDRGainMap/1.0/",
-            "urn:com:apple:photo:2020:aux:hdrgainmap",
-        ].map { Array($0.utf8) }
-        // Gain-map signalling lives in the first APP segments and in the secondary image's header; scanning the whole
-        // file is bounded by its size and cheap next to decoding.
-        return needles.contains { contains(b, $0) }
-    }
-
-    static func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, hay.count >= needle.count else { return false }
-        var i = 0
-        let last = hay.count - needle.count
-        while i <= last {
-            if hay[i] == first {
-                var j = 1
-                while j < needle.count && hay[i + j] == needle[j] { j += 1 }
-                if j == needle.count { return true }
-            }
-            i += 1
-        }
-        return false
     }
 }

@@ -7,31 +7,44 @@ import RenderIO
 import ReportModel
 
 extension Checks {
-    /// Decodes the primary image and each gain map with libheif; a failure is `decode.primary-failed` or
-    /// `decode.gainmap-failed`. Files libheif 1.15 refuses as a whole (iOS 18 layouts) are retried on the item
-    /// re-wrapped alone (`HEIFFile.standaloneFile(for:)`; docs/platform.md, libheif reading).
+    /// Decodes the primary image and each gain map with libheif (an AVIF's primary with libavif first); a failure is
+    /// `decode.primary-failed` or `decode.gainmap-failed`. Files libheif 1.15 refuses as a whole (iOS 18 layouts) are
+    /// retried on the item re-wrapped alone (`HEIFFile.standaloneFile(for:)`; docs/platform.md, libheif reading).
     static func decode(_ ctx: inout Context, _ primary: PrimaryDecode) {
         guard let file = ctx.file else { return }
         let thumbs = ctx.options.thumbnails
+        let libheif = "libheif \(Heif.version)"
         do {
             switch try primary.wait().get() {
+            case .libavif(let p):
+                ctx.decode.append(
+                    DecodeResult(
+                        target: "primary", status: "ok", width: p.size.width, height: p.size.height,
+                        bitDepth: p.size.codedBitDepth, message: p.note, decoder: LibavifPrimary.decoder))
+                if let img = p.image {
+                    if thumbs { ctx.thumbnails.primary = thumbnail(img) }
+                    ctx.outputPixels = img
+                }
             case .image(let img):
                 ctx.decode.append(
                     DecodeResult(
                         target: "primary", status: "ok", width: img.width, height: img.height,
-                        bitDepth: img.codedBitDepth))
+                        bitDepth: img.codedBitDepth, decoder: libheif))
                 ctx.thumbnails.primary = thumbnail(img)
                 ctx.outputPixels = img
             case .reduced(let img, let d):
                 ctx.decode.append(
                     DecodeResult(
-                        target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth))
+                        target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth,
+                        decoder: libheif))
                 ctx.outputPixels = img
             case .size(let d):
                 ctx.decode.append(
                     DecodeResult(
-                        target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth))
+                        target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth,
+                        decoder: libheif))
             }
+            libavifRefused(&ctx, primary)
         } catch {
             let whole = "\(error)"
             if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
@@ -41,7 +54,7 @@ extension Checks {
                     DecodeResult(
                         target: "primary", status: "ok", width: img.width, height: img.height,
                         bitDepth: img.codedBitDepth,
-                        message: "decoded re-wrapped; libheif refused the whole file: \(whole)"))
+                        message: "decoded re-wrapped; libheif refused the whole file: \(whole)", decoder: libheif))
                 ctx.add(
                     .decodePrimaryRewrapped, .info,
                     "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
@@ -49,10 +62,17 @@ extension Checks {
                 if thumbs { ctx.thumbnails.primary = thumbnail(img) }
                 ctx.outputPixels = img
                 ctx.outputPixelsOrientation = file.orientation(of: p)
+                libavifRefused(&ctx, primary)
             } else {
-                ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole))
+                ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole, decoder: libheif))
+                let avif = primary.libavifFailure.map { "; \(LibavifPrimary.decoder) does not decode it either: \($0)" }
+                if let why = primary.libavifFailure {
+                    ctx.decode.append(
+                        DecodeResult(
+                            target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
+                }
                 ctx.add(
-                    .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)",
+                    .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)" + (avif ?? ""),
                     Evidence(item: file.primaryItemID))
             }
         }
@@ -64,6 +84,8 @@ extension Checks {
     /// the source's reference render (`lookUp`), since whether RGB pixels are needed depends on it.
     final class PrimaryDecode: @unchecked Sendable {
         enum Decoded {
+            /// An AVIF's primary decoded by libavif (pixels when they were needed).
+            case libavif(LibavifPrimary)
             /// RGB pixels, for the thumbnail (and the render check).
             case image(HeifDecodedImage)
             /// Reduced RGB pixels for the render check (no thumbnails), and the decoded full size.
@@ -76,12 +98,28 @@ extension Checks {
         private var result: Result<Decoded, Error> = .failure(HeifError(operation: "decode", message: "not run"))
         /// The source's reference render, nil when there is no source to look in (read after `wait()`).
         private(set) var reference: ReferenceLookup?
+        /// Why libavif did not decode an AVIF's primary (read after `wait()`); nil when it did, or for another brand.
+        private(set) var libavifFailure: String?
 
-        init(_ bytes: [UInt8], thumbnails: Bool, lookUp: (@Sendable () -> ReferenceLookup)? = nil) {
+        /// - Parameter avifOrientation: for an AVIF, its primary's `irot`/`imir` as an Exif orientation: libavif
+        ///   decodes it first, libheif only when libavif cannot. Nil for other brands.
+        init(
+            _ bytes: [UInt8], thumbnails: Bool, avifOrientation: Int? = nil,
+            lookUp: (@Sendable () -> ReferenceLookup)? = nil
+        ) {
             let t = Thread { [self] in
                 reference = lookUp?()
                 let pixels: Bool
                 if case .found? = reference { pixels = true } else { pixels = false }
+                if let o = avifOrientation {
+                    switch Checks.libavifDecode(bytes, orientation: o, rgb: thumbnails || pixels) {
+                    case .success(let p):
+                        result = .success(.libavif(p))
+                        done.signal()
+                        return
+                    case .failure(let e): libavifFailure = "\(e)"
+                    }
+                }
                 result = Result {
                     if thumbnails { return .image(try HeifDecoder.decodePrimary(bytes, format: .rgb8)) }
                     if pixels {

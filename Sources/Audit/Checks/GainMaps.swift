@@ -8,7 +8,7 @@ import ReportModel
 extension Checks {
     /// Gain-map presence and completeness per map and per part (GainMap's `GainMapInspector`: description, metadata,
     /// data, colour, consistency; ISO 21496-1 `tmap` and Apple's `hdrgainmap` auxiliary image); `gainmap.missing`
-    /// when the source had a gain map (or the policy requires one) and the output has none. With decoding on, the
+    /// when the source had a gain map in any container (or the policy requires one) and the output has none. With decoding on, the
     /// inspector decodes each map through HeifCodec, and the pixels feed the decode results and thumbnails.
     static func gainMaps(_ ctx: inout Context) {
         guard let file = ctx.file else { return }
@@ -48,25 +48,7 @@ extension Checks {
             ctx.add(.decodeGainmapFailed, .error, "a gain map does not decode: \(d.message ?? "")")
         }
         if ctx.options.thumbnails, let img = decoded.firstImage { ctx.thumbnails.gainMap = thumbnail(img) }
-        if results.isEmpty {
-            var why: String? = nil
-            // A source gain map counts when readers use it: one whose inspection finds no error (a tmap without its
-            // brand, of an unsupported version or behind the base in altr is ignored by libavif and ImageIO).
-            if let s = ctx.sourceHEIF,
-                GainMapInspector.inspect(s).reports.contains(where: { !$0.findings.contains { $0.severity == .error } })
-            {
-                why = "the source has a gain map"
-            } else if let b = ctx.sourceBytes, Source.jpegHasGainMap(b) {
-                why = "the source JPEG has a gain map"
-            } else if ctx.options.policy.requireGainMap {
-                why = "the policy requires a gain map"
-            }
-            if let why {
-                ctx.add(
-                    .gainmapMissing, .error, "\(why); the output has none",
-                    Evidence(expected: "a tmap item or an Apple hdrgainmap auxiliary image", actual: "none"))
-            }
-        }
+        pairGainMaps(&ctx, output: GainMapFacts.of(inspection), outputHasOne: inspection.hasGainMap)
     }
 }
 
@@ -79,6 +61,7 @@ enum GainMapView {
         case .iso21496: "iso"
         case .appleAux: "apple"
         case .otherAux: "other"
+        case .ultraHDR: "ultrahdr"
         }
     }
 

@@ -177,27 +177,14 @@ public enum HTMLRenderer {
             }
             h += "</tbody></table>\n"
         }
-        h += "<h4>Gain maps</h4>"
-        if f.gainMaps.isEmpty {
-            h += "<p>none</p>\n"
-        } else {
-            h +=
-                "<table><thead><tr><th>kind</th><th>item</th><th>description</th><th>metadata</th><th>data</th><th>colour space</th></tr></thead><tbody>"
-            for g in f.gainMaps {
-                h += "<tr><td>\(esc(g.kind))</td><td>\(g.item.map(String.init) ?? "—")</td>"
-                for p in [g.description, g.metadata, g.data, g.colourSpace] {
-                    h += "<td class=\"part \(p.rawValue)\" title=\"\(p.rawValue)\">\(tick(p))</td>"
-                }
-                h += "</tr>"
-            }
-            h += "</tbody></table>\n"
-        }
+        h += gainMaps(f)
         if !f.decode.isEmpty {
             h +=
                 "<h4>Decode</h4><table><thead><tr><th>image</th><th>status</th><th>size</th><th>bits</th><th>message</th></tr></thead><tbody>"
             for d in f.decode {
                 let size = (d.width != nil && d.height != nil) ? "\(d.width!)×\(d.height!)" : "—"
-                h += "<tr><td>\(esc(d.target))</td><td>\(mark(d.status)) \(esc(d.status))</td><td>\(size)</td>"
+                let by = d.decoder.map { " (\(esc($0)))" } ?? ""
+                h += "<tr><td>\(esc(d.target))\(by)</td><td>\(mark(d.status)) \(esc(d.status))</td><td>\(size)</td>"
                 h += "<td>\(d.bitDepth.map(String.init) ?? "—")</td><td>\(esc(d.message ?? ""))</td></tr>"
             }
             h += "</tbody></table>\n"
@@ -222,6 +209,33 @@ public enum HTMLRenderer {
     }
 
     /// The pair as library entries: mtime, mode, owner, xattrs and the sidecar, one row each.
+    /// The gain-map section: each gain map's four parts, for a HEIF or AVIF item and for a JPEG's MPF image alike.
+    static func gainMaps(_ f: FileResult) -> String {
+        var h = "<h4>Gain maps</h4>"
+        // A JPEG's gain map is an MPF image, not an item: the same four parts, read from MPF, XMP and APP2 blocks.
+        let jpeg =
+            f.output.map { ["jpg", "jpeg"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) } == true
+        if f.gainMaps.isEmpty {
+            h += "<p>none</p>\n"
+        } else {
+            if jpeg {
+                h +=
+                    "<p>JPEG: the gain map is an MPF image; description from its MPF entry and SOF, metadata from its hdrgm XMP, ISO 21496-1 APP2 block or Apple XMP.</p>"
+            }
+            h +=
+                "<table><thead><tr><th>kind</th><th>\(jpeg ? "MPF image" : "item")</th><th>description</th><th>metadata</th><th>data</th><th>colour space</th></tr></thead><tbody>"
+            for g in f.gainMaps {
+                h += "<tr><td>\(esc(g.kind))</td><td>\(g.item.map(String.init) ?? "—")</td>"
+                for p in [g.description, g.metadata, g.data, g.colourSpace] {
+                    h += "<td class=\"part \(p.rawValue)\" title=\"\(p.rawValue)\">\(tick(p))</td>"
+                }
+                h += "</tr>"
+            }
+            h += "</tbody></table>\n"
+        }
+        return h
+    }
+
     static func fileFacts(_ rows: [FileFactRow]?) -> String {
         guard let rows, !rows.isEmpty else { return "" }
         var h =

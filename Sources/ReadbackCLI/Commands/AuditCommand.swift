@@ -29,12 +29,15 @@ struct AuditCommand: Subcommand {
         thumbnail, a JPEG itself) in CIELAB: render.blank, render.orientation, render.cast, render.exposure;
         render.no-reference (info) when the source has none.
         An output that is not HEIF (a JPEG or RAW audited as one) is output.not-heif (warning); its
-        metadata and orientation are still judged.
+        metadata and orientation are still judged, and a JPEG's gain map (MPF with Ultra HDR hdrgm XMP, ISO
+        21496-1 APP2 blocks or Apple's XMP) part by part. A source's gain map in any container that the output
+        lacks is gainmap.missing; one carried in another form is gainmap.form-changed (info).
 
         Pairing: SRC OUT audits one pair. --sources DIR --outputs DIR pairs files by relative folder and stem
         (extensions compared case-insensitively); a source without an output is a finding (output.missing), outputs
         without a source are listed. --pairs FILE reads SOURCE<TAB>OUTPUT lines (relative to the file's folder).
-        --outputs DIR alone audits every .heic/.heif/.hif/.avif with no source (container, gain map, signalling).
+        --outputs DIR alone audits every .heic/.heif/.hif/.avif with no source (container, gain map, signalling);
+        --formats heic,avif,jpeg chooses the outputs' formats (jpeg: .jpg/.jpeg, judged for gain-map completeness).
 
         Every finding has a stable code, a severity (error, warning, known-loss, info), one line of text and its
         evidence. The gate: exit 1 when a finding reaches --fail-on (default error); with --baseline, exit 1 only on
@@ -57,6 +60,7 @@ struct AuditCommand: Subcommand {
         .value("sources", "DIR", "folder of source files (with --outputs)"),
         .value("outputs", "DIR", "folder of outputs (.heic, .heif, .hif, .avif); alone: audit without sources"),
         .value("pairs", "FILE", "explicit pairs, one SOURCE<TAB>OUTPUT per line"),
+        .value("formats", "LIST", "output formats read under --outputs: heic, avif, jpeg (default heic,avif)"),
         .value("policy", "FILE", "policy file: severities, fields that matter, known losses (docs/policy.md)"),
         .value("profile", "NAME", "built-in policy profile the file applies to: default or convert (default: default)"),
         .flag("print-policy", "print the policy's full text (the profile, then --policy FILE) and exit"),
@@ -215,15 +219,20 @@ struct AuditCommand: Subcommand {
         case (0, let s?, let o?, nil):
             mode = "directories"
             roots = ["sources": s, "outputs": o]
+            let ext = try outputExtensions(args)
             do {
-                pairing = try Pairing.directories(sources: URL(fileURLWithPath: s), outputs: URL(fileURLWithPath: o))
+                pairing = try Pairing.directories(
+                    sources: URL(fileURLWithPath: s), outputs: URL(fileURLWithPath: o), extensions: ext)
             } catch {
                 throw IOFailure(error.message)
             }
         case (0, nil, let o?, nil):
             mode = "outputs-only"
             roots = ["outputs": o]
-            do { pairing = try Pairing.outputsOnly(URL(fileURLWithPath: o)) } catch { throw IOFailure(error.message) }
+            let ext = try outputExtensions(args)
+            do { pairing = try Pairing.outputsOnly(URL(fileURLWithPath: o), extensions: ext) } catch {
+                throw IOFailure(error.message)
+            }
         case (0, nil, nil, let p?):
             mode = "pairs-file"
             roots = ["pairs": p]
@@ -250,6 +259,12 @@ struct AuditCommand: Subcommand {
                 "nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR")
         }
         return (pairing, mode, roots)
+    }
+
+    /// The output extensions `--formats` asks for (default: the HEIF family and AVIF).
+    static func outputExtensions(_ args: ParsedArguments) throws -> Set<String> {
+        guard let list = args.value("formats") else { return Pairing.outputExtensions }
+        do { return try Pairing.extensions(formats: list) } catch { throw UsageError(error.message) }
     }
 
     func printSummary(_ r: AuditReport, console: Console) {

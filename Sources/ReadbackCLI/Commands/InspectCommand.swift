@@ -1,7 +1,9 @@
+import GainMap
 import HEIF
 import ReportModel
 
-/// `readback inspect FILE [--json] [--boxes]`: the HEIF/AVIF container at a glance, then its structural findings.
+/// `readback inspect FILE [--json] [--boxes]`: the HEIF/AVIF container at a glance, then its structural findings; a
+/// JPEG's segments, MPF index and gain map.
 struct InspectCommand: Subcommand {
     let name = "inspect"
     let summary = "show a HEIF/HEIC/AVIF container at a glance: items, properties, references, gain maps, findings"
@@ -17,6 +19,8 @@ struct InspectCommand: Subcommand {
             hdrgainmap auxiliaries, and ISO 21496-1 tmap items with dimg [base, gain map] and the altr group;
           - metadata items (Exif, XMP) and the images they describe (cdsc); entity groups;
           - findings with a stable code, severity and byte offset (e.g. container.box.truncated, container.iref.cdsc-multi-target).
+        A JPEG shows its segments with offsets (APP1 Exif/XMP, APP2 ICC/MPF/ISO 21496-1), the MPF index and its
+        gain map (Ultra HDR hdrgm XMP, ISO 21496-1, Apple) judged part by part, with gainmap.* findings.
 
         Exit status: 0 when there is no error-severity finding, 1 when there is one, 2 when FILE cannot be read.
 
@@ -35,6 +39,10 @@ struct InspectCommand: Subcommand {
                 args.positionals.isEmpty ? "missing FILE" : "inspect takes one FILE, got \(args.positionals.count)")
         }
         let file = try HEIFFile(contentsOf: path)
+        if let jpeg = JPEGInspectionView(bytes: file.bytes, name: path) {
+            console.write(args.has("json") ? jpeg.json() : jpeg.text())
+            return jpeg.hasErrors ? .findings : .clean
+        }
         let view = Inspection(file: file, name: path, includeBoxes: args.has("boxes"))
         console.write(args.has("json") ? view.json() : view.text(boxes: args.has("boxes")))
         return file.hasErrors ? .findings : .clean
