@@ -204,8 +204,8 @@ let package = Package(
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "Audit", "ColorScience", "Converter", "Digest", "Exiv2Bridge", "FileFacts", "Findings", "GainMap",
-                "HEIF",
+                "Audit", "ColorScience", "Converter", "CorpusKit", "Digest", "Exiv2Bridge", "FileFacts", "Findings",
+                "GainMap", "HEIF",
                 "HeifCodec", "Metadata",
                 "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]

@@ -27,21 +27,27 @@ bool endsWith(const std::string &s, const char *suffix) {
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
+bool startsWith(const std::string &s, const char *prefix) { return s.rfind(prefix, 0) == 0; }
+
 }  // namespace
 
-bool isMakerNotePreviewIfd(const Exiv2::Exifdatum &d) {
+bool isMakerNotePreviewTag(const Exiv2::Exifdatum &d) {
     const std::string group = d.groupName();
     if (!Exiv2::ExifTags::isMakerGroup(group)) return false;
     if (endsWith(group, "Preview")) return true;  // NikonPreview, SamsungPreview, ...: the sub-IFD itself
     const std::string name = d.tagName();
-    return name == "Preview" || name == "PreviewIFD";  // its pointer in the parent IFD (Nikon3 0x0011, ...)
+    if (name == "Preview" || name == "PreviewIFD") return true;  // its pointer in the parent IFD (Nikon3 0x0011)
+    if (startsWith(name, "PreviewImage") || startsWith(name, "ThumbnailImage") || startsWith(name, "JpgFromRaw"))
+        return true;
+    bool locating = endsWith(name, "Offset") || endsWith(name, "Start") || endsWith(name, "Length");
+    return locating && (startsWith(name, "Preview") || startsWith(name, "Thumbnail"));  // Pentax.PreviewOffset
 }
 
 std::string encodeExifWhole(Exiv2::Blob &blob, Exiv2::ByteOrder order, Exiv2::ExifData &ed) {
     size_t previews = 0;
     for (auto it = ed.begin(); it != ed.end();) {
-        if (manufacturedCanonAF().count(it->key()) != 0 || isMakerNotePreviewIfd(*it)) {
-            if (isMakerNotePreviewIfd(*it)) ++previews;
+        if (manufacturedCanonAF().count(it->key()) != 0 || isMakerNotePreviewTag(*it)) {
+            if (isMakerNotePreviewTag(*it)) ++previews;
             it = ed.erase(it);
         } else {
             ++it;

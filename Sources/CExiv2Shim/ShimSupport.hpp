@@ -116,9 +116,10 @@ struct Source {
     }
 };
 
-// A MakerNote's own preview sub-IFD (NikonPreview.*, SamsungPreview.*) or its pointer in the parent IFD
-// (Nikon3.Preview): an embedded preview image the output does not carry (it has its own thumbnail). ExifEncoding.cpp.
-bool isMakerNotePreviewIfd(const Exiv2::Exifdatum &d);
+// A MakerNote tag of the camera's embedded preview: its sub-IFD (NikonPreview.*, SamsungPreview.*), the pointer to it
+// (Nikon3.Preview), or a tag locating or holding the image (Pentax.PreviewOffset, Olympus.ThumbnailImage). The same
+// content rule as EntryDecoder.isMakerNotePreview (docs/policy.md); the output has its own thumbnail. ExifEncoding.cpp.
+bool isMakerNotePreviewTag(const Exiv2::Exifdatum &d);
 
 // Encodes `ed` as a bare TIFF Exif blob with no size limit (ExifEncoding.cpp). Drops from `ed` first the MakerNote
 // preview sub-IFDs and the tags exiv2 manufactures from Canon's AFInfo; the caller compares `ed` with the result.

@@ -86,7 +86,7 @@ public enum EntryDecoder {
 
     /// MakerNote tags that point at or size other data (preview images, sub-IFDs): a rewrite that moves the data
     /// changes them without changing the content, so the comparison by content leaves them out.
-    static func isMakerNotePointer(group: String, name: String) -> Bool {
+    public static func isMakerNotePointer(group: String, name: String) -> Bool {
         if group.hasSuffix("Preview") { return true }
         let pointerSuffixes = ["Offset", "Offsets", "Start", "Length", "ByteCount", "ByteCounts", "Pointer", "IFD"]
         let blobPrefixes = ["PreviewImage", "ThumbnailImage", "JpgFromRaw"]
@@ -97,7 +97,7 @@ public enum EntryDecoder {
     /// `SamsungPreview.*`), its pointer (`Nikon3.Preview`), and the preview's offset, length and data tags
     /// (`Pentax.PreviewOffset`, `OlympusCs.PreviewImageStart`, `Olympus.ThumbnailImage`). The rule is by content: a
     /// tag that only locates or holds a preview image, whose pixels the output replaces with its own thumbnail.
-    static func isMakerNotePreview(group: String, name: String) -> Bool {
+    public static func isMakerNotePreview(group: String, name: String) -> Bool {
         if group.hasSuffix("Preview") || name == "Preview" || name == "PreviewIFD" { return true }
         if ["PreviewImage", "ThumbnailImage", "JpgFromRaw"].contains(where: { name.hasPrefix($0) }) { return true }
         let locating = ["Offset", "Start", "Length"]
