@@ -13,8 +13,9 @@ private func hash(_ x: Int, _ y: Int) -> UInt64 {
 
 /// A 256×192 Bayer DNG whose WhiteLevel (15000) sits below the ADC maximum (16383), as a real camera's can, with
 /// `code` overriding the scene (a grey ramp up to 0.6 of white) where it returns a value.
-private func decode(_ name: String, code: @escaping @Sendable (Int, Int) -> UInt16?) throws -> (RawMetadata, LinearImage16)
-{
+private func decode(_ name: String, code: @escaping @Sendable (Int, Int) -> UInt16?) throws -> (
+    RawMetadata, LinearImage16
+) {
     var o = TestDNG.Options()
     o.white = 15000
     o.rawCode = code
