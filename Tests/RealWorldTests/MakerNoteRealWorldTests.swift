@@ -4,7 +4,6 @@ import CorpusKit
 import Exiv2Bridge
 import Foundation
 import Metadata
-import MetadataEntries
 import TestSupport
 import Testing
 
@@ -39,11 +38,20 @@ enum MakerNoteDonors {
         return dng
     }
 
+    /// One MakerNote tag as exiv2 reads it.
+    struct Tag {
+        var group: String
+        var tagName: String
+        var raw: [UInt8]
+    }
+
     /// exiv2's MakerNote entries of a file by key (without exiv2's own Offset/ByteOrder bookkeeping).
-    static func makerTags(_ url: URL) throws -> [String: RawEntry] {
+    static func makerTags(_ url: URL) throws -> [String: Tag] {
         let doc = try Exiv2.read(path: url.path)
-        var out: [String: RawEntry] = [:]
-        for e in doc.entries where e.isMakerNote && e.group != "MakerNote" { out[e.key] = e }
+        var out: [String: Tag] = [:]
+        for e in doc.entries where e.isMakerNote && e.group != "MakerNote" {
+            out[e.key] = Tag(group: e.group, tagName: e.tagName, raw: e.raw)
+        }
         return out
     }
 }
