@@ -289,6 +289,10 @@ extension FindingCode {
         Entry(
             .renderSkipped, .info, .render, .informationOnly,
             "the output cannot be compared with the reference render (HDR transfer, decode failure)"),
+        Entry(
+            .renderSaturation, .warning, .render, .informationOnly,
+            "a scene without neutral tones is more or less saturated than the reference render, with the same hues (not a cast)"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

@@ -117,6 +117,7 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case renderExposure = "render.exposure"
     case renderNoReference = "render.no-reference"
     case renderSkipped = "render.skipped"
+    case renderSaturation = "render.saturation"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
