@@ -211,9 +211,8 @@ let package = Package(
         .testTarget(
             name: "RealWorldTests",
             dependencies: [
-                "Audit", "AVIFCodec", "ColorScience", "Converter", "Digest", "Exiv2Bridge", "FileFacts", "Findings",
-                "GainMap",
-                "HEIF",
+                "Audit", "AVIFCodec", "ColorScience", "Converter", "CorpusKit", "Digest", "Exiv2Bridge", "FileFacts",
+                "Findings", "GainMap", "HEIF",
                 "HeifCodec", "Metadata",
                 "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ]

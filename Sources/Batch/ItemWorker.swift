@@ -70,6 +70,7 @@ struct ItemWorker: Sendable {
             (o.quality, o.noiseSigma) = (result.qualityUsed, result.noiseSigma)
             if !result.sidecar.isEmpty { o.sidecar = result.sidecar }
             o.look = result.look?.reason
+            o.clippedFraction = result.clippedFraction
             try await ledger.finish(id: item.id, outcome: o, auditSummary: summaryText)
             return (item, o, false)
         } catch {

@@ -134,6 +134,8 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
     public var noiseSigma: Double?
     /// The camera look step: the curve fitted on the RAW's embedded preview, or why the neutral render was kept.
     public var look: String?
+    /// Share of the RAW's samples at or above its white level: an overexposed frame's clipped highlights.
+    public var clippedFraction: Double?
 
     public init(
         source: String, relativeSource: String?, output: String?, relativeOutput: String?, verdict: Verdict,

@@ -420,11 +420,11 @@ rb_exiv2_status buildHeicExif(const Source &source, uint32_t pixel_width, uint32
                                  : byte_order == 2 ? Exiv2::bigEndian
                                  : (sourceOrder == Exiv2::bigEndian ? Exiv2::bigEndian : Exiv2::littleEndian);
         Exiv2::Blob blob;
-        Exiv2::ExifParser::encode(blob, nullptr, 0, order, ed);
+        std::string previewNote = encodeExifWhole(blob, order, ed);
         std::unique_ptr<rb_exiv2_blob> result(new rb_exiv2_blob());
         result->bytes.assign(blob.begin(), blob.end());
 
-        // Compare after encoding: encode enforces the 64 KB APP1 limit silently.
+        // Compare after encoding: whatever the encoder could not write is reported, never silently lost.
         Exiv2::ExifData back;
         if (!blob.empty()) Exiv2::ExifParser::decode(back, blob.data(), static_cast<uint32_t>(blob.size()));
         std::map<std::string, long> after;
@@ -459,6 +459,10 @@ rb_exiv2_status buildHeicExif(const Source &source, uint32_t pixel_width, uint32
             if (!report.empty()) report.push_back('\n');
             report += "dropped " + std::to_string(makerBefore - makerAfter) + " of " + std::to_string(makerBefore) +
                       " MakerNote tags";
+        }
+        if (!previewNote.empty()) {
+            if (!report.empty()) report.push_back('\n');
+            report += previewNote;
         }
         result->report = report;
         *out = result.release();

@@ -1,4 +1,5 @@
-// Support shared by the shim's translation units (Exiv2Shim.cpp, Previews.cpp): process-wide setup, the XMP lock,
+// Support shared by the shim's translation units (Exiv2Shim.cpp, Previews.cpp,
+// ExifEncoding.cpp): process-wide setup, the XMP lock,
 // per-call log capture and the exception guard. Internal to CExiv2Shim: not part of the C header Swift sees.
 #ifndef CEXIV2SHIM_SUPPORT_HPP
 #define CEXIV2SHIM_SUPPORT_HPP
@@ -114,6 +115,16 @@ struct Source {
         return *owned;
     }
 };
+
+// A MakerNote tag of the camera's embedded preview: its sub-IFD (NikonPreview.*, SamsungPreview.*), the pointer to it
+// (Nikon3.Preview), or a tag locating or holding the image (Pentax.PreviewOffset, Olympus.ThumbnailImage). The same
+// content rule as EntryDecoder.isMakerNotePreview (docs/policy.md); the output has its own thumbnail. ExifEncoding.cpp.
+bool isMakerNotePreviewTag(const Exiv2::Exifdatum &d);
+
+// Encodes `ed` as a bare TIFF Exif blob with no size limit (ExifEncoding.cpp). Drops from `ed` first the MakerNote
+// preview sub-IFDs and the tags exiv2 manufactures from Canon's AFInfo; the caller compares `ed` with the result.
+// Returns a line for the report when it dropped a preview, else "".
+std::string encodeExifWhole(Exiv2::Blob &blob, Exiv2::ByteOrder order, Exiv2::ExifData &ed);
 
 // The previews of an opened image (Previews.cpp); the caller frees the list with rb_exiv2_previews_free.
 rb_exiv2_previews *listPreviews(Exiv2::Image &image, size_t max_bytes);

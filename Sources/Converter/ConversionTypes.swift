@@ -163,6 +163,8 @@ public struct ConversionResult: Sendable, Codable, Equatable {
     public var qualityUsed: Int?
     /// The camera look step (RAW inputs): applied or not, and why.
     public var look: LookSummary?
+    /// Share of the RAW's samples at or above its white level (clipped highlights), to 4 decimals; nil for non-RAW.
+    public var clippedFraction: Double?
 
     /// output ÷ input bytes.
     public var sizeRatio: Double { inputBytes > 0 ? Double(outputBytes) / Double(inputBytes) : 0 }

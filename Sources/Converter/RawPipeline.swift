@@ -194,6 +194,7 @@ extension HEICConverter {
         result.noiseSigma = sigma.map { ($0 * 100).rounded() / 100 }
         result.qualityUsed = quality
         result.look = pass.look
+        result.clippedFraction = (meta.clippedFraction * 10_000).rounded() / 10_000
         return ConvertedImage(bytes: output, result: result, reference: reference)
     }
 

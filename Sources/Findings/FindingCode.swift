@@ -126,6 +126,7 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case gainmapFormChanged = "gainmap.form-changed"
     case gainmapMetadataChanged = "gainmap.metadata-changed"
     case decodeLibavifRefused = "decode.libavif-refused"
+    case renderSaturation = "render.saturation"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

@@ -71,6 +71,8 @@ public struct RawMetadata: Sendable, Equatable {
     public var dngOpcodesApplied: [String] = []
     /// Optional DNG opcodes nobody applied: known losses ("OpcodeList3 WarpRectilinear (optional)").
     public var dngOpcodesSkipped: [String] = []
+    /// Share of the raw samples at or above the white level (sampled on a grid): the frame's clipped highlights.
+    public var clippedFraction: Double = 0
 
     public var isDNG: Bool { dngVersion != 0 }
 }
@@ -106,7 +108,8 @@ public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendabl
         case dataError(offset: Int)
         /// The raw samples are all equal (typically all zero: LibRaw "decoded" absent data).
         case constantFrame(value: Int)
-        /// Too many raw samples above the white level: garbage, not sensor data.
+        /// Too many raw samples above the white level, spread over many values or without spatial structure:
+        /// garbage, not sensor data (clipped highlights are accepted: `WhiteLevelSamples`).
         case samplesOverWhite(fraction: Double, whiteLevel: Int)
         /// Almost every raw sample is zero.
         case mostlyZero(fraction: Double)
@@ -240,10 +243,11 @@ public final class LibRawDecoder {
         if rc != 0 { throw libraw("libraw_unpack", rc) }
         unpacked = true
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
-        try checkRawSamples(whiteLevel: meta.whiteLevel)
+        let clipped = try checkRawSamples(whiteLevel: meta.whiteLevel)
         let applied = meta.isDNG ? try applyDNGOpcodes(opcodes) : ([], [])
         var m = metadata(fileSize: fileSize)
         (m.dngOpcodesApplied, m.dngOpcodesSkipped) = applied
+        m.clippedFraction = clipped
         return m
     }
 
@@ -430,8 +434,10 @@ public final class LibRawDecoder {
     }
 
     /// Samples the unpacked raw buffer (Bayer `raw_image`, or `color4_image`/`color3_image` for linear DNGs)
-    /// and rejects frames LibRaw "decoded" from absent data: constant, mostly zero, or mostly above white.
-    private func checkRawSamples(whiteLevel: Int) throws {
+    /// and rejects frames LibRaw "decoded" from absent data: constant, mostly zero, or above white without the
+    /// structure of clipped highlights (`WhiteLevelSamples`).
+    /// Returns the share of sampled values at or above the white level (clipped highlights).
+    private func checkRawSamples(whiteLevel: Int) throws -> Double {
         let d = handle.pointee
         let rw = Int(d.sizes.raw_width)
         let rh = Int(d.sizes.raw_height)
@@ -457,7 +463,7 @@ public final class LibRawDecoder {
         let steps = 256
         var n = 0
         var zeros = 0
-        var over = 0
+        var white = WhiteLevelSamples(whiteLevel: whiteLevel, columns: steps, rows: steps)
         var lo = Int.max
         var hi = Int.min
         let usedChannels = channels == 4 ? 3 : channels
@@ -469,7 +475,7 @@ public final class LibRawDecoder {
                     let v = Int(base[y * pitchSamples + x * channels + c])
                     n += 1
                     if v == 0 { zeros += 1 }
-                    if whiteLevel > 0 && v > whiteLevel { over += 1 }
+                    white.add(v, column: sx, row: sy)
                     lo = min(lo, v)
                     hi = max(hi, v)
                 }
@@ -479,10 +485,12 @@ public final class LibRawDecoder {
         if lo == hi { throw RawDecodeError(file: fileName, reason: .constantFrame(value: lo)) }
         let zf = Double(zeros) / Double(n)
         if zf > 0.95 { throw RawDecodeError(file: fileName, reason: .mostlyZero(fraction: zf)) }
-        let of = Double(over) / Double(n)
-        if of > 0.01 {
-            throw RawDecodeError(file: fileName, reason: .samplesOverWhite(fraction: of, whiteLevel: whiteLevel))
+        // Over white on more than 1 %: an overexposed frame converts, garbage does not.
+        if white.overFraction > 0.01 && !white.looksClipped {
+            throw RawDecodeError(
+                file: fileName, reason: .samplesOverWhite(fraction: white.overFraction, whiteLevel: whiteLevel))
         }
+        return white.clippedFraction
     }
 }
 

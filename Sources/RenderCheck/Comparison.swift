@@ -36,6 +36,11 @@ public struct RenderMeasurement: Sendable, Equatable {
     public var deltaEP90: Double
     /// Mean C* of the output ÷ mean C* of the reference over pixels with reference L* 10–95.
     public var chromaRatio: Double?
+    /// How far the hues differ (degrees): the mean |Δh| between output and reference over pixels coloured in both
+    /// (C* ≥ `RenderComparison.minimumHueChroma`, reference L* 10–95), weighted by the smaller C*; nil when fewer than
+    /// `RenderComparison.minimumPixels` are. Near 0 when only saturation differs; a cast (a shift of every colour
+    /// by one a*b* vector, or a rotation) turns the hues.
+    public var hueDifference: Double? = nil
     /// Median L* of each.
     public var outputMedianL: Double
     public var referenceMedianL: Double
@@ -54,6 +59,8 @@ public enum RenderComparison {
     public static let minimumPixels = 50
     /// Below this fraction of near-neutral reference pixels, the cast is the frame-wide mean shift.
     public static let minimumNeutralFraction = 0.02
+    /// C* both images need at a pixel for its hue to count in `hueShift`.
+    public static let minimumHueChroma = 10.0
 
     /// Compares `output` with `reference`, both as a viewer shows them.
     public static func compare(reference ref0: RenderImage, output out0: RenderImage) -> RenderMeasurement {
@@ -97,6 +104,7 @@ public enum RenderComparison {
         var neutral = 0
         var (nA, nB, fA, fB) = (0.0, 0.0, 0.0, 0.0)
         var (chromaR, chromaO, chromaN) = (0.0, 0.0, 0)
+        var (hueSum, hueWeight, hueN) = (0.0, 0.0, 0)
         var de = [Double](repeating: 0, count: count)
         for i in 0..<count {
             let (l, cr) = (r.l[i], hypot(r.a[i], r.b[i]))
@@ -112,8 +120,17 @@ public enum RenderComparison {
             }
             if l > 10 && l < 95 {
                 chromaR += cr
-                chromaO += hypot(o.a[i], o.b[i])
+                let co = hypot(o.a[i], o.b[i])
+                chromaO += co
                 chromaN += 1
+                if cr >= minimumHueChroma && co >= minimumHueChroma {
+                    // The angle between the two (a*, b*) vectors.
+                    let w = min(cr, co)
+                    let turn = atan2(r.a[i] * o.b[i] - r.b[i] * o.a[i], r.a[i] * o.a[i] + r.b[i] * o.b[i])
+                    hueSum += w * abs(turn)
+                    hueWeight += w
+                    hueN += 1
+                }
             }
             de[i] = CIEDE2000.difference(r.l[i], r.a[i], r.b[i], o.l[i], o.a[i], o.b[i])
         }
@@ -126,6 +143,7 @@ public enum RenderComparison {
         m.deltaEMedian = percentile(de, 50)
         m.deltaEP90 = percentile(de, 90)
         if chromaN >= minimumPixels, chromaR > 1e-6 { m.chromaRatio = chromaO / chromaR }
+        if hueN >= minimumPixels, hueWeight > 0 { m.hueDifference = hueSum / hueWeight * 180 / .pi }
     }
 
     /// |log| distance between two aspect ratios, the second taken either way up.

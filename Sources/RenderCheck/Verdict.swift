@@ -14,6 +14,10 @@ public struct RenderThresholds: Sendable, Hashable {
     /// `render.cast`: |(Δa*, Δb*)| at which a warning, then an error, is raised.
     public var castWarning = 5.0
     public var castError = 7.0
+    /// In a scene without neutral tones (the cast measured over the whole frame), a shift whose hues differ by less
+    /// than this many degrees on average (`RenderMeasurement.hueDifference`) is a saturation difference
+    /// (`render.saturation`), not a cast.
+    public var castHueAgreement = 8.0
     /// `render.exposure`: mid-tone shifts in stops (negative: darker) at which a warning, then an error, is raised.
     public var exposureWarning: ClosedRange<Double> = -0.75...1.5
     public var exposureError: ClosedRange<Double> = -1.25...2.0
@@ -44,6 +48,8 @@ public enum RenderFindingCode {
     public static let noReference = FindingCode.renderNoReference
     /// The output cannot be compared (an HDR transfer, pixels that do not decode): the check did not run.
     public static let skipped = FindingCode.renderSkipped
+    /// A scene without neutral tones differs in saturation, not in hue: not a cast.
+    public static let saturation = FindingCode.renderSaturation
 }
 
 /// Turns a measurement into findings.
@@ -107,7 +113,9 @@ public enum RenderVerdict {
             m.deltaEP90, m.exposureStops.map { String(format: "%+.2f", $0) } ?? "n/a", m.castA, m.castB,
             m.castFromNeutrals ? String(format: "%.0f%% near-neutral pixels", m.neutralFraction * 100) : "whole frame")
         var out: [Finding] = []
-        if m.cast >= t.castWarning {
+        if m.cast >= t.castWarning, let saturation = saturationFinding(m, t, reference, scores) {
+            out.append(saturation)
+        } else if m.cast >= t.castWarning {
             out.append(
                 Finding(
                     code: RenderFindingCode.cast, severity: m.cast >= t.castError ? .error : .warning,
@@ -132,6 +140,24 @@ public enum RenderVerdict {
                         actual: scores)))
         }
         return out
+    }
+
+    /// A frame-wide shift in a scene with no neutral content, whose hues agree with the reference's: a saturation
+    /// difference (`render.saturation`, a warning), not a cast. nil when the cast was measured on neutral tones or
+    /// the hues differ (a cast moves or turns every colour's hue).
+    static func saturationFinding(_ m: RenderMeasurement, _ t: RenderThresholds, _ reference: String, _ scores: String)
+        -> Finding?
+    {
+        guard !m.castFromNeutrals, let hue = m.hueDifference, hue < t.castHueAgreement else { return nil }
+        let ratio = m.chromaRatio ?? 1
+        return Finding(
+            code: RenderFindingCode.saturation, severity: .warning,
+            message: String(
+                format: "the output is %@ saturated than the %@ (chroma ×%.2f, hues %.1f° apart on average; no neutral"
+                    + " tones to judge a cast on)", ratio < 1 ? "less" : "more", reference, ratio, hue),
+            evidence: Evidence(
+                expected: String(format: "hues < %g° apart in a scene without neutral tones", t.castHueAgreement),
+                actual: String(format: "hues %.1f° apart, chroma ×%.2f; ", hue, ratio) + scores))
     }
 
     /// The orientation that undoes `o` (6 and 8 undo each other; the others undo themselves).

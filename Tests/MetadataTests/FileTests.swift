@@ -231,15 +231,17 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     #expect(routes.count == 4, "every route exercised: \(routes)")
 }
 
-@Test func exifBlobBuilderReportsWhatEncodeShrank() throws {
-    // exiv2's ExifParser::encode keeps the blob under the 64 KB JPEG APP1 limit by cutting large values
-    // (docs/platform.md): the builder must say so instead of losing them silently.
+@Test func exifBlobBuilderCarriesValuesOverTheJPEGSegmentLimit() throws {
+    // exiv2's ExifParser::encode keeps a blob under the 64 KB JPEG APP1 limit by cutting large values (docs/platform.md);
+    // a HEIF Exif item has no such limit, so the builder encodes the TIFF whole and a 70 KB value survives intact.
     var b = TIFFBuilder.camera()
-    b.exif.append(
-        .init(tag: 0x9286, value: .undefined(Array("ASCII\0\0\0".utf8) + [UInt8](repeating: 0x41, count: 70_000))))
+    let comment = Array("ASCII\0\0\0".utf8) + [UInt8](repeating: 0x41, count: 70_000)
+    b.exif.append(.init(tag: 0x9286, value: .undefined(comment)))
     let url = try temporaryFile(b.build(), name: "big.tif")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     let blob = try Exiv2.buildHEICExif(from: url.path, pixelWidth: 10, pixelHeight: 10, software: nil)
-    #expect(blob.bytes.count < 65_536)
-    #expect(blob.encodingLosses.contains { $0.contains("Exif.Photo.UserComment") }, "\(blob.encodingLosses)")
+    #expect(blob.bytes.count > 70_000)
+    #expect(blob.encodingLosses.isEmpty, "\(blob.encodingLosses)")
+    let raw = try Exiv2.decodeExif(blob.bytes).entries.first { $0.key == "Exif.Photo.UserComment" }
+    #expect(raw?.raw == comment)
 }

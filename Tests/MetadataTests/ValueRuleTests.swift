@@ -94,6 +94,45 @@ import Testing
     #expect(c2 == nil && n2?.contains("1678 → 1670") == true)
 }
 
+/// The MakerNote's preview tags are judged by content: classified apart from the tags compared one by one, and when
+/// the output lacks them, one known loss names them; a real tag that changed beside them is still a change.
+@Test func makerNotePreviewTagsAreAKnownLossNotAChange() throws {
+    for (group, name) in [
+        ("Nikon3", "Preview"), ("NikonPreview", "JPEGInterchangeFormat"), ("NikonPreview", "XResolution"),
+        ("SamsungPreview", "Compression"), ("Pentax", "PreviewOffset"), ("Pentax", "PreviewLength"),
+        ("OlympusCs", "PreviewImageValid"), ("Olympus", "ThumbnailImage"), ("Olympus", "ThumbnailOffset"),
+    ] {
+        #expect(EntryDecoder.isMakerNotePreview(group: group, name: name), "\(group).\(name)")
+    }
+    for (group, name) in [("Nikon3", "ISOSettings"), ("Pentax", "PreviewResolution"), ("Canon", "CRWParam")] {
+        #expect(!EntryDecoder.isMakerNotePreview(group: group, name: name), "\(group).\(name)")
+    }
+    let tags: [String: MetadataValue] = ["Nikon3.ISOSettings": .integers([0, 200]), "NikonSi02xx.0x027a": .text("x")]
+    let previews: Set<String> = ["Nikon3.Preview", "NikonPreview.JPEGInterchangeFormat"]
+    func note(_ t: [String: MetadataValue], _ p: Set<String>) -> MakerNoteInfo {
+        MakerNoteInfo(
+            vendor: "Nikon", recognisedBy: "header", decodedTagCount: t.count + p.count, blob: nil, length: 9000,
+            tags: t, previewTags: p)
+    }
+    // Readback's own-output policy: the MakerNote is not a known loss as a whole.
+    var policy = MetadataPolicy.standard
+    (policy.knownLosses, policy.knownLossGroups, policy.knownLossPatterns) = ([], [], [])
+    let dropped = try #require(Diff.makerNote(note(tags, previews), note(tags, []), policy: policy))
+    #expect(dropped.entry.diffClass == .kept)
+    let loss = try #require(dropped.findings.first)
+    #expect(dropped.findings.count == 1)
+    #expect(loss.metadataCode == .knownLoss && loss.severity == .info)
+    #expect(loss.message.contains("Nikon3.Preview") && loss.message.contains("NikonPreview.JPEGInterchangeFormat"))
+    // Carried: no finding at all.
+    #expect(try #require(Diff.makerNote(note(tags, previews), note(tags, previews), policy: policy)).findings.isEmpty)
+    // A content tag missing beside the previews is still a change that keeps the original.
+    let lost = try #require(
+        Diff.makerNote(note(tags, previews), note(["Nikon3.ISOSettings": .integers([0, 200])], []), policy: policy))
+    #expect(lost.entry.diffClass == .changed)
+    #expect(lost.findings.contains { $0.metadataCode == .changed && $0.message.contains("NikonSi02xx.0x027a") })
+    #expect(lost.findings.contains { $0.metadataCode == .knownLoss })
+}
+
 /// Orientation by reader model, from tags and coded sizes.
 @Test func orientationIsJudgedByReaderModel() {
     func heif(_ irot: Int, exif: Int?, _ w: Int, _ h: Int) -> OrientationInfo {

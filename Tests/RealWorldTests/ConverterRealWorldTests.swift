@@ -1,3 +1,4 @@
+import Audit
 import Converter
 import Digest
 import Foundation
@@ -97,8 +98,8 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
-/// Every real DNG converts at its expected size, opens with libheif 1.15 (heif-info, heif-convert), and its metadata
-/// survives (exiftool is the oracle).
+/// Every real DNG converts at its expected size, opens with libheif 1.15 (heif-info, heif-convert), its metadata
+/// survives (exiftool is the oracle), and the conversion is `clean` at the defaults.
 @Test func realWorldFullPixelRAWsConvertWithMetadata() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-real-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -149,6 +150,22 @@ private func checkConversion(_ src: URL, width: Int, height: Int, in dir: URL) t
     }
     #expect(a["Make"] != nil && a["Model"] != nil)
     #expect(b["Orientation"] == "1")
+    expectClean(source: src, output: out)
+}
+
+/// The output is `clean` as `readback convert` judges it (the own-output policy, graded by the `convert` profile's
+/// verdict lines); when it is not, the findings that keep the original or fail it are the reasons printed. The output
+/// takes the source's modification time first, as `readback convert` gives it (its file-facts step, tested by Batch).
+private func expectClean(source: URL, output: URL) {
+    if let t = try? FileManager.default.attributesOfItem(atPath: source.path)[.modificationDate] {
+        try? FileManager.default.setAttributes([.modificationDate: t], ofItemAtPath: output.path)
+    }
+    let auditor = FileAuditor(options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1))
+    let findings = auditor.audit(AuditJob(name: output.lastPathComponent, source: source, output: output)).findings
+    let reasons = findings.filter { Policy.convert.conversionAction(for: $0) != .pass }
+    print("VERDICT \(source.lastPathComponent): \(reasons.isEmpty ? "clean" : "not clean")")
+    for f in findings { print("  \(f.severity.rawValue) \(f.code): \(f.message)") }
+    #expect(reasons.isEmpty, "\(source.lastPathComponent): \(reasons.map { "\($0.code): \($0.message)" })")
 }
 
 /// Every metadata-only or truncated RAW gives a one-line error with its expected reason and leaves nothing in the

@@ -195,6 +195,12 @@ private func codes(_ f: [Finding]) -> String {
             let converted = try? HEICConverter.convert(source: url)
         else { continue }
         let ours = RenderComparison.compare(reference: ref.image, output: try OutputImage.fromHEIF(converted.bytes))
+        print(
+            String(
+                format: "RENDER %@: cast %.2f (%@), hues %@° apart, chroma ×%@", url.lastPathComponent, ours.cast,
+                ours.castFromNeutrals ? "neutrals" : "whole frame",
+                ours.hueDifference.map { String(format: "%.1f", $0) } ?? "n/a",
+                ours.chromaRatio.map { String(format: "%.2f", $0) } ?? "n/a"))
         #expect(
             converted.result.look?.applied == true,
             "\(url.lastPathComponent): \(String(describing: converted.result.look))")

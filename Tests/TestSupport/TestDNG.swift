@@ -19,6 +19,9 @@ public enum TestDNG {
         public var baselineExposure: Double? = nil
         /// Write an Exif IFD and a GPS IFD with the values in `TestDNG.exifValues`.
         public var exif = true
+        /// A raw code written as it is at (x, y) instead of the scene's (for every sample of that pixel): values
+        /// the scene cannot give, above the white level (clipped highlights, garbage). nil keeps the scene's.
+        public var rawCode: (@Sendable (Int, Int) -> UInt16?)? = nil
 
         public init() {}
     }
@@ -50,7 +53,9 @@ public enum TestDNG {
                     vals = rgb
                 }
                 for v in vals {
-                    let code = UInt16(max(0, min(65535, (Double(o.black) + max(0, min(1, v)) * range).rounded())))
+                    let code =
+                        o.rawCode?(x, y)
+                        ?? UInt16(max(0, min(65535, (Double(o.black) + max(0, min(1, v)) * range).rounded())))
                     pix.append(UInt8(code & 0xff))
                     pix.append(UInt8(code >> 8))
                 }

@@ -37,8 +37,23 @@ extension Diff {
                     key: key, diffClass: changes == nil ? .kept : .changed, criticality: .important,
                     source: .text(s.description), output: .text(o.description), note: note),
                 Criticality.important.lossSeverity, "MakerNote changed: \(changes ?? "")", s.description)
+            if let f = previewLoss(s, o) { findings.append(f) }
         }
         return (entries[0], findings)
+    }
+
+    /// The MakerNote's embedded-preview tags the output lacks (``MakerNoteInfo/previewTags``), as one
+    /// `metadata.known-loss` at info, naming them: the output has its own thumbnail, so dropping the camera's preview
+    /// is a structural change that does not veto removing the original (docs/policy.md, "MakerNote").
+    static func previewLoss(_ s: MakerNoteInfo, _ o: MakerNoteInfo) -> Finding? {
+        let missing = s.previewTags.subtracting(o.previewTags).sorted()
+        guard !missing.isEmpty else { return nil }
+        let shown = missing.prefix(8).joined(separator: ", ") + (missing.count > 8 ? ", …" : "")
+        return Finding(
+            code: .knownLoss, severity: .info, key: makerNoteKey,
+            message: "MakerNote preview not carried (the output has its own thumbnail): \(missing.count) preview "
+                + "tags (\(shown))",
+            expected: missing.joined(separator: ", "), actual: nil)
     }
 
     /// What changed inside a MakerNote present on both sides (nil when nothing did), and the note for the entry.

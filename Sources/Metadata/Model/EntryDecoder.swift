@@ -17,6 +17,7 @@ public enum EntryDecoder {
         var fields: [Field] = []
         var makerTagCount = 0
         var makerTags: [String: MetadataValue] = [:]
+        var makerPreviews: Set<String> = []
         var makerGroups: [String] = []
         var makerBlob: [UInt8]? = nil
         var iptcLists: [String: (Int, [String])] = [:]
@@ -26,7 +27,9 @@ public enum EntryDecoder {
                 if e.isMakerNote {
                     makerTagCount += 1
                     if !makerGroups.contains(e.group) { makerGroups.append(e.group) }
-                    if !isMakerNotePointer(group: e.group, name: e.tagName) {
+                    if isMakerNotePreview(group: e.group, name: e.tagName) {
+                        makerPreviews.insert("\(e.group).\(e.tagName)")
+                    } else if !isMakerNotePointer(group: e.group, name: e.tagName) {
                         makerTags["\(e.group).\(e.tagName)"] = decodeExifValue(
                             e, kind: .plain, littleEndian: littleEndian)
                     }
@@ -76,18 +79,29 @@ public enum EntryDecoder {
             makerNote = MakerNoteInfo(
                 vendor: vendor, recognisedBy: by, decodedTagCount: makerTagCount,
                 blob: makerTagCount == 0 ? makerBlob.map { BlobDigest(bytes: $0) } : nil, length: makerBlob?.count,
-                tags: makerTags)
+                tags: makerTags, previewTags: makerPreviews)
         }
         return Decoded(fields: fields, makerNote: makerNote)
     }
 
     /// MakerNote tags that point at or size other data (preview images, sub-IFDs): a rewrite that moves the data
     /// changes them without changing the content, so the comparison by content leaves them out.
-    static func isMakerNotePointer(group: String, name: String) -> Bool {
+    public static func isMakerNotePointer(group: String, name: String) -> Bool {
         if group.hasSuffix("Preview") { return true }
         let pointerSuffixes = ["Offset", "Offsets", "Start", "Length", "ByteCount", "ByteCounts", "Pointer", "IFD"]
         let blobPrefixes = ["PreviewImage", "ThumbnailImage", "JpgFromRaw"]
         return pointerSuffixes.contains { name.hasSuffix($0) } || blobPrefixes.contains { name.hasPrefix($0) }
+    }
+
+    /// MakerNote tags of the camera's embedded preview image: the preview sub-IFD (`NikonPreview.*`,
+    /// `SamsungPreview.*`), its pointer (`Nikon3.Preview`), and the preview's offset, length and data tags
+    /// (`Pentax.PreviewOffset`, `OlympusCs.PreviewImageStart`, `Olympus.ThumbnailImage`). The rule is by content: a
+    /// tag that only locates or holds a preview image, whose pixels the output replaces with its own thumbnail.
+    public static func isMakerNotePreview(group: String, name: String) -> Bool {
+        if group.hasSuffix("Preview") || name == "Preview" || name == "PreviewIFD" { return true }
+        if ["PreviewImage", "ThumbnailImage", "JpgFromRaw"].contains(where: { name.hasPrefix($0) }) { return true }
+        let locating = ["Offset", "Start", "Length"]
+        return (name.hasPrefix("Preview") || name.hasPrefix("Thumbnail")) && locating.contains { name.hasSuffix($0) }
     }
 
     static func iptcCriticality(_ name: String) -> Criticality {

@@ -43,10 +43,14 @@ public struct MakerNoteInfo: Sendable, Hashable, Codable, CustomStringConvertibl
     /// The tags exiv2 decoded from inside it ("Canon.ModelID", "NikonAf2.AFAreaMode"), without the pointers and sizes
     /// a rewrite legitimately changes (preview offsets and lengths): what a comparison by content compares.
     public let tags: [String: MetadataValue]
+    /// The tags of its embedded preview image ("Nikon3.Preview", "NikonPreview.JPEGInterchangeFormat",
+    /// "Pentax.PreviewOffset"): the preview sub-IFD, its pointer, and the offsets, lengths and data of the image. Not
+    /// content: an output with its own thumbnail need not carry the camera's preview (docs/policy.md, MakerNote).
+    public let previewTags: Set<String>
 
     public init(
         vendor: String?, recognisedBy: String?, decodedTagCount: Int, blob: BlobDigest?, length: Int? = nil,
-        tags: [String: MetadataValue] = [:]
+        tags: [String: MetadataValue] = [:], previewTags: Set<String> = []
     ) {
         self.vendor = vendor
         self.recognisedBy = recognisedBy
@@ -54,6 +58,7 @@ public struct MakerNoteInfo: Sendable, Hashable, Codable, CustomStringConvertibl
         self.blob = blob
         self.length = length ?? blob?.length
         self.tags = tags
+        self.previewTags = previewTags
     }
 
     /// The tags stay out of JSON (the diff shows the summary; a Canon MakerNote decodes into hundreds).
