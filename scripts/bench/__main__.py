@@ -23,7 +23,7 @@ import comparisons
 import noise
 import peers
 import report
-from goals import audit_goals, baseline_goals, convert_goals, goal, noise_goals
+from goals import audit_goals, baseline_goals, report_goals, convert_goals, goal, noise_goals
 from harness import ENV, PAIRS, QUICK, ROOT, config
 from inputs import find_corpus, generate_large
 from readback import Readback, converter_defaults, floor_settings
@@ -48,9 +48,9 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "readback"))
     out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
     only = ENV.get("BENCH_ONLY", "")
-    if only not in ("", "audit", "convert", "noise"):
-        raise SystemExit(f"bench: BENCH_ONLY takes audit, convert or noise, not {only!r}")
-    rb = Readback(binary)
+    if only not in ("", "audit", "report", "convert", "noise"):
+        raise SystemExit(f"bench: BENCH_ONLY takes audit, report, convert or noise, not {only!r}")
+    rb = Readback(binary, needs_ladder=only not in ("audit", "report"))
     defaults = converter_defaults(rb)
     results = {"schemaVersion": 1, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "quick": QUICK, "pairs": PAIRS, "config": config(), "machine": report.machine(),
@@ -59,19 +59,23 @@ def main():
     try:
         floor = peers.compile_floor(work)
         corpus = find_corpus()
-        if only not in ("convert", "noise"):
+        if only == "report" and corpus:
+            results["comparisons"] += comparisons.report_comparisons(rb, corpus, work)
+            results["goals"] += report_goals(results["comparisons"])
+        elif only not in ("convert", "noise", "report"):
             if corpus:
                 results["comparisons"] += comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work))
                 results["goals"] += audit_goals(results["comparisons"])
+                results["goals"] += report_goals(results["comparisons"])
                 results["goals"] += baseline_goals(results["comparisons"])
             else:
                 results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
                                              why="no real-world corpus (set BENCH_CORPUS)"))
-        if only not in ("audit", "noise"):
+        if only not in ("audit", "report", "noise"):
             for comp, px in comparisons.convert_comparisons(rb, floor, work, floor_settings(defaults)):
                 results["comparisons"].append(comp)
                 results["goals"] += convert_goals(comp, px)
-        if only not in ("audit", "convert"):
+        if only not in ("audit", "report", "convert"):
             generated = None if QUICK else generate_large(rb, work)[0]
             comp = noise.noise_comparison(rb, work, generated, corpus)
             results["comparisons"].append(comp)

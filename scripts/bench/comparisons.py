@@ -6,6 +6,7 @@ import shutil
 import zlib
 
 import peers
+import reportcost
 from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, META_COPIES, PAIRS, SCALE, SCALE_ROUNDS, Side,
                      first_line, interleave, log, ratio, run, stats, throughput)
 from inputs import manifest, raw_inputs, stage, tiff_dims
@@ -87,7 +88,17 @@ def audit_comparisons(rb, floor, corpus, work, baseline=None):
     # 3. per-file cost at 100, 1,000, 10,000 files: hard links of the four smallest valid files.
     few = sorted((p for p in heics if decodes(p)), key=os.path.getsize)[:4] or heics[:4]
     out.append(audit_scaling(rb, work, few))
-    return out
+
+    # 4. what --report costs at 10,000 files, and the peak RSS of a 100,000-file audit with --report.
+    return out + report_comparisons(rb, corpus, work)
+
+
+def report_comparisons(rb, corpus, work):
+    """--report's cost and the big audit's peak RSS (reportcost.py); alone with BENCH_ONLY=report."""
+    heic_dir = os.path.join(corpus, "heic")
+    heics = sorted(os.path.join(heic_dir, n) for n in os.listdir(heic_dir)
+                   if n.lower().endswith((".heic", ".heif", ".hif")))
+    return [reportcost.report_cost(rb, work, heics), reportcost.report_rss(rb, work, heics)]
 
 
 def audit_scaling(rb, work, few):

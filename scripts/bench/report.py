@@ -78,6 +78,12 @@ def side_ratio(c, s):
         q = c.get(k) if k else None
         return f"{q['throughput_ratio']:.1f}x the throughput ({q['per_round_min']:.1f}-{q['per_round_max']:.1f})" \
             if q else ""
+    if c["id"] == "audit_report":
+        k = {"report": "report_vs_none", "fast-report": "fast_report_vs_fast",
+             "nohistory-report": "hash_and_report_vs_fast"}.get(s["name"])
+        q = c["ratios"].get(k) if k else None
+        base = "the first side's" if s["name"] == "report" else "the fast side's"
+        return f"{q['ratio']:.2f}x {base} time ({q['per_round_min']:.2f}-{q['per_round_max']:.2f})" if q else ""
     q = c.get("vs_libheif") if c["id"] == "audit_decode" else c.get("ratios", {}).get(s["name"])
     if not q:
         return ""
@@ -179,6 +185,11 @@ def comparison_table(results):
             continue
         if c["id"] == "audit_scaling":
             rows += scaling_rows(c)
+            continue
+        if c["id"] == "audit_report_rss":
+            size = ", ".join(f"{n} {fmt_mb(b)}" for n, b in (c.get("report_bytes") or {}).items())
+            rows.append(f"| {c['title']} | one run | " + (f"{c['seconds']:.1f} s, {c['peak_rss_mb']:.0f} MB RSS; {size}"
+                        if c.get("peak_rss_mb") else f"not measured: {c.get('reason')}") + " | |")
             continue
         rows += [f"| {c['title']} | {s['label']} | {fmt_side(s)} | {side_ratio(c, s)} |" for s in c["sides"]]
         rows += fidelity_rows(c)
