@@ -2,29 +2,39 @@ import Findings
 import Foundation
 import ReportModel
 
-/// Writes report.json, junit.xml and report.html of a merge whose files stream past: each entry goes to scratch
-/// files in the report folder at once (``Spool``), and the three files are assembled when the counts are known, so
-/// memory does not grow with the number of files. The texts equal what ``Auditor/writeReports(_:to:html:)`` writes
-/// for the same report.
+/// Writes report.json, junit.xml and report.html while the files stream past: each entry goes to scratch files in
+/// the report folder at once (``Spool``), and the three files are assembled when the counts are known, so memory
+/// does not grow with the number of files. A merge feeds it from the shards' reports; ``Auditor/writeReports(_:to:html:)``
+/// from the audit's report, so no text of the whole report is ever built in memory. The texts equal
+/// ``AuditReport/jsonText()``, ``HTMLRenderer/render(_:thumbnails:)`` and ``JUnitRenderer/render(_:)`` of the same
+/// report.
 final class MergedReportWriter {
     private let folder: URL
     private let gate: Severity
+    private let sync: Bool
     private let json: ReportJSONSpool
     private let junit: Spool
     private let rows: Spool
+    private let passingRows: Spool
+    private var folders = HTMLRenderer.FolderCounts()
     private let details: Spool
     /// The counts over the files appended so far (their verdicts as given).
     private(set) var summary = Summary()
     /// How many files were appended: the index of the next one.
     private(set) var count = 0
 
-    init(folder: URL, gate: Severity) throws {
+    /// - Parameters:
+    ///   - scratchPrefix: how the scratch files in `folder` begin (`.merge-files.part`, ...).
+    ///   - sync: flush each file to the disk before renaming it into place (``Spool/write(_:into:sync:)``).
+    init(folder: URL, gate: Severity, scratchPrefix: String = ".merge-", sync: Bool = true) throws {
         self.folder = folder
         self.gate = gate
-        func scratch(_ name: String) -> URL { folder.appendingPathComponent(".merge-\(name).part") }
+        self.sync = sync
+        func scratch(_ name: String) -> URL { folder.appendingPathComponent("\(scratchPrefix)\(name).part") }
         json = try ReportJSONSpool(scratch: scratch("files"))
         junit = try Spool(url: scratch("testcases"))
         rows = try Spool(url: scratch("rows"))
+        passingRows = try Spool(url: scratch("passing-rows"))
         details = try Spool(url: scratch("details"))
     }
 
@@ -32,29 +42,36 @@ final class MergedReportWriter {
     func append(_ f: FileResult, thumbnails: ThumbnailLinks) throws {
         try json.append(f)
         try junit.append(JUnitRenderer.testcase(f, gate: gate))
-        try rows.append(HTMLRenderer.row(f, index: count))
-        try details.append(HTMLRenderer.detail(f, index: count, gate: gate, thumbnails: thumbnails))
+        // Problems first: failing files' rows, then the passing ones compact; details for the failing files only.
+        if f.verdict == .fail {
+            try rows.append(HTMLRenderer.row(f, index: count))
+            try details.append(HTMLRenderer.detail(f, index: count, gate: gate, thumbnails: thumbnails))
+        } else {
+            try passingRows.append(HTMLRenderer.compactRow(f))
+        }
+        folders.add(f)
         summary.add(f)
         count += 1
     }
 
     /// Writes the three files around what was appended; `header` gives everything but the files.
     func finish(header: AuditReport) throws {
-        try json.finish(header: header, into: folder.appendingPathComponent("report.json"))
+        try json.finish(header: header, into: folder.appendingPathComponent("report.json"), sync: sync)
         try Spool.write(
             [
-                .text(HTMLRenderer.head(header) + HTMLRenderer.tableHead), .spool(rows),
+                .text(HTMLRenderer.head(header, folders: folders) + HTMLRenderer.tableHead), .spool(rows),
+                .spool(passingRows),
                 .text(HTMLRenderer.tableTail(unmatchedOutputs: header.unmatchedOutputs)), .spool(details),
                 .text(HTMLRenderer.foot),
-            ], into: folder.appendingPathComponent("report.html"))
+            ], into: folder.appendingPathComponent("report.html"), sync: sync)
         try junit.finish(
             head: JUnitRenderer.head(header), tail: JUnitRenderer.tail,
-            into: folder.appendingPathComponent("junit.xml"))
+            into: folder.appendingPathComponent("junit.xml"), sync: sync)
     }
 
     /// Removes the scratch files (a merge that stopped).
     func discard() {
         json.discard()
-        for s in [junit, rows, details] { s.discard() }
+        for s in [junit, rows, passingRows, details] { s.discard() }
     }
 }

@@ -6,9 +6,11 @@ import ReportModel
 /// caller gives: relative paths to files beside the page (`thumbs/…`, ``ThumbnailFolder``), or data URIs when the
 /// page must be one self-contained file.
 ///
-/// Layout: summary counts first; a sortable (click a header) and filterable (text box, verdict menu) table of files;
-/// then one collapsible detail block per file with its findings, metadata diff, gain-map parts (✓/✗/–), decode
-/// results and thumbnails.
+/// Layout, problems first: the summary (counts by verdict, severity and code, then by folder); a sortable (click a
+/// header) and filterable (text box, verdict menu) table of files, the failing ones first, each linked to its
+/// details; passing files as compact rows with no details; then one collapsible detail block per failing file with
+/// its findings, metadata diff, gain-map parts (✓/✗/–), decode results and thumbnails. The browser lays out a
+/// detail block only when it scrolls into view (`content-visibility`), so a report of many failures opens fast.
 public enum HTMLRenderer {
     /// The HTML text.
     /// - Parameters:
@@ -18,17 +20,56 @@ public enum HTMLRenderer {
     public static func render(
         _ report: AuditReport, thumbnails: (Int) -> ThumbnailLinks = { _ in ThumbnailLinks() }
     ) -> String {
-        var h = head(report) + tableHead
-        for (i, f) in report.files.enumerated() { h += row(f, index: i) }
+        var folders = FolderCounts()
+        for f in report.files { folders.add(f) }
+        var h = head(report, folders: folders) + tableHead
+        for (i, f) in report.files.enumerated() where f.verdict == .fail { h += row(f, index: i) }
+        for f in report.files where f.verdict != .fail { h += compactRow(f) }
         h += tableTail(unmatchedOutputs: report.unmatchedOutputs)
-        for (i, f) in report.files.enumerated() {
+        for (i, f) in report.files.enumerated() where f.verdict == .fail {
             h += detail(f, index: i, gate: report.run.failOn, thumbnails: thumbnails(i))
         }
         return h + foot
     }
 
-    /// The page up to the file table: the run's line and the summary section (counts, codes, baseline).
-    public static func head(_ report: AuditReport) -> String {
+    /// Files and failing files per folder (the folder part of each file's name; `.` for the top).
+    public struct FolderCounts: Sendable {
+        public private(set) var files: [String: Int] = [:]
+        public private(set) var failed: [String: Int] = [:]
+        public init() {}
+
+        /// Counts one file.
+        public mutating func add(_ f: FileResult) {
+            let folder = f.name.lastIndex(of: "/").map { String(f.name[..<$0]) } ?? "."
+            files[folder, default: 0] += 1
+            if f.verdict == .fail { failed[folder, default: 0] += 1 }
+        }
+    }
+
+    /// The most folders the summary lists (those with the most failing files first).
+    static let folderRows = 50
+
+    /// The summary's table of folders: the ones with the most failing files first, then by name.
+    static func folderTable(_ c: FolderCounts) -> String {
+        guard c.files.count > 1 else { return "" }
+        let order = c.files.keys.sorted { a, b in
+            let (x, y) = (c.failed[a] ?? 0, c.failed[b] ?? 0)
+            return x != y ? x > y : a < b
+        }
+        var h = "<h3>By folder</h3><table id=\"folders\"><thead><tr><th>folder</th><th>files</th><th>failing</th>"
+        h += "</tr></thead><tbody>"
+        for k in order.prefix(folderRows) {
+            let bad = c.failed[k] ?? 0
+            h += "<tr\(bad > 0 ? " class=\"fail\"" : "")><td><code>\(esc(k))</code></td><td>\(c.files[k] ?? 0)</td>"
+            h += "<td>\(bad)</td></tr>"
+        }
+        h += "</tbody></table>\n"
+        if order.count > folderRows { h += "<p>… and \(order.count - folderRows) more folders.</p>\n" }
+        return h
+    }
+
+    /// The page up to the file table: the run's line and the summary section (counts, codes, folders, baseline).
+    public static func head(_ report: AuditReport, folders: FolderCounts = FolderCounts()) -> String {
         let s = report.summary
         var h = """
             <!DOCTYPE html>
@@ -67,6 +108,7 @@ public enum HTMLRenderer {
                 .joined(separator: " · ")
             h += "</p>\n"
         }
+        h += folderTable(folders)
         if let b = report.baseline {
             h += "<h3>Against baseline <code>\(esc(b.path))</code></h3>\n"
             h += changes("Regressions", b.regressions, "bad") + changes("Improvements", b.improvements, "ok")
@@ -76,7 +118,7 @@ public enum HTMLRenderer {
 
     /// The file table's opening, up to its first row.
     public static let tableHead = """
-        <section id="files"><h2>Files</h2>
+        <section id="files"><h2>Files, failing first</h2>
         <div class="filters"><input id="filter" type="search" placeholder="Filter by name or code…" aria-label="filter">
         <select id="verdict" aria-label="verdict"><option value="">all verdicts</option>\
         <option value="fail">fail</option><option value="pass">pass</option></select>
@@ -112,6 +154,22 @@ public enum HTMLRenderer {
         return h
     }
 
+    /// A passing file's row: the same columns, no link (passing files have no details), and a `data-v` only where
+    /// the sort key differs from the text, so a report of 100,000 passing files stays small.
+    public static func compactRow(_ f: FileResult) -> String {
+        let worst = f.worstSeverity
+        let codes = Array(Set(f.findings.map(\.code))).sorted()
+        var h = "<tr class=\"pass\" data-verdict=\"pass\"><td>\(esc(f.name))</td><td class=\"verdict\">pass</td>"
+        h +=
+            "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
+        h += "<td>\(f.findings.count)</td><td>\(codes.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
+        h += "<td data-v=\"\(f.sizeRatio.map { String($0) } ?? "-1")\">"
+        h += "\(f.sizeRatio.map { String(format: "%.3f", $0) } ?? "—")</td>"
+        let gm = f.gainMaps.map { "\(esc($0.kind)) \($0.isComplete ? "✓" : "✗")" }.joined(separator: ", ")
+        let dec = f.decode.map { "\(esc($0.target)) \(mark($0.status))" }.joined(separator: ", ")
+        return h + "<td>\(gm.isEmpty ? "—" : gm)</td><td>\(dec.isEmpty ? "—" : dec)</td></tr>\n"
+    }
+
     /// From the end of the table to the first file's details: the outputs without a source, if any.
     public static func tableTail(unmatchedOutputs: [String]) -> String {
         var h = "</tbody></table>\n"
@@ -120,7 +178,7 @@ public enum HTMLRenderer {
             h += unmatchedOutputs.map { "<li><code>\(esc($0))</code></li>" }.joined()
             h += "</ul>\n"
         }
-        return h + "</section>\n<section id=\"details\"><h2>Details</h2>\n"
+        return h + "</section>\n<section id=\"details\"><h2>Details of the failing files</h2>\n"
     }
 
     /// The page after the last file's details.
@@ -268,6 +326,10 @@ public enum HTMLRenderer {
 
     /// HTML-escapes text.
     static func esc(_ s: String) -> String {
+        // Most names and messages have nothing to escape: one pass over the UTF-8 bytes returns them as they are.
+        if !s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) {
+            return s
+        }
         var o = ""
         for c in s.unicodeScalars {
             switch c {
@@ -296,7 +358,7 @@ public enum HTMLRenderer {
         tr.over{background:#fff0f0}.part.pass{color:#248a3d}.part.fail{color:#d70015;font-weight:700}.part.absent{color:#999}
         .d-lost,.d-changed{background:#fff0f0}.d-known-loss{background:#f7f0fb}.d-added{background:#f0f7ff}
         .filters{margin:8px 0}.filters input{width:280px;padding:4px}
-        details.file{background:#fff;border:1px solid #ddd;border-radius:6px;margin:6px 0;padding:4px 10px}
+        details.file{background:#fff;border:1px solid #ddd;border-radius:6px;margin:6px 0;padding:4px 10px;content-visibility:auto;contain-intrinsic-size:auto 2.2em}
         details.file.fail>summary{color:#d70015}.thumbs{display:flex;gap:12px}.thumbs img{border:1px solid #ccc;image-rendering:auto}
         figure{margin:4px}figcaption{font-size:12px;color:#666}table.kv th{background:#f6f6f6}
         """
@@ -320,13 +382,14 @@ public enum HTMLRenderer {
             }
             shown.textContent=n+' of '+tbody.rows.length+' shown';
           }
+          function key(c){var v=c.getAttribute('data-v');return v===null?c.textContent:v;}
           function sortBy(col){
             var h=heads[col], asc=!h.classList.contains('asc'), num=h.getAttribute('data-type')==='num';
             for(var k=0;k<heads.length;k++){heads[k].classList.remove('asc','desc');}
             h.classList.add(asc?'asc':'desc');
             var rows=Array.prototype.slice.call(tbody.rows);
             rows.sort(function(a,b){
-              var x=a.cells[col].getAttribute('data-v'), y=b.cells[col].getAttribute('data-v');
+              var x=key(a.cells[col]), y=key(b.cells[col]);
               var c=num?(parseFloat(x)-parseFloat(y)):x.localeCompare(y);
               return asc?c:-c;
             });
