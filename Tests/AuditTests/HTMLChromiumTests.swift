@@ -50,7 +50,7 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
           var v=document.getElementById('verdict'); v.value='pass'; v.dispatchEvent(new Event('change'));
           var passShown=document.getElementById('shown').textContent;
           v.value=''; v.dispatchEvent(new Event('change'));
-          document.body.setAttribute('data-probe','rows='+t.tBodies[0].rows.length+' cards='+s.querySelectorAll('.card').length+' imgs='+imgs.length+' asc='+asc+' desc='+desc+' filtered='+shown+' pass='+passShown);
+          document.body.setAttribute('data-probe','rows='+document.querySelectorAll('#files tbody tr').length+' cards='+s.querySelectorAll('.card').length+' imgs='+imgs.length+' asc='+asc+' desc='+desc+' filtered='+shown+' pass='+passShown);
         })();</script>
         """
     // Once the page has loaded: how many of its images loaded (a missing or broken file has naturalWidth 0).

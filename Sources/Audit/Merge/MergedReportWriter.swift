@@ -17,6 +17,8 @@ final class MergedReportWriter {
     private let rows: Spool
     private let passingRows: Spool
     private var folders = HTMLRenderer.FolderCounts()
+    private var passing = 0
+    private var failing = 0
     private let details: Spool
     /// The counts over the files appended so far (their verdicts as given).
     private(set) var summary = Summary()
@@ -44,10 +46,12 @@ final class MergedReportWriter {
         try junit.append(JUnitRenderer.testcase(f, gate: gate))
         // Problems first: failing files' rows, then the passing ones compact; details for the failing files only.
         if f.verdict == .fail {
-            try rows.append(HTMLRenderer.row(f, index: count))
+            try rows.append(HTMLRenderer.failingBreak(before: failing) + HTMLRenderer.row(f, index: count))
+            failing += 1
             try details.append(HTMLRenderer.detail(f, index: count, gate: gate, thumbnails: thumbnails))
         } else {
-            try passingRows.append(HTMLRenderer.compactRow(f))
+            try passingRows.append(HTMLRenderer.chunkBreak(before: passing) + HTMLRenderer.compactRow(f))
+            passing += 1
         }
         folders.add(f)
         summary.add(f)
@@ -60,8 +64,11 @@ final class MergedReportWriter {
         try Spool.write(
             [
                 .text(HTMLRenderer.head(header, folders: folders) + HTMLRenderer.tableHead), .spool(rows),
-                .spool(passingRows),
-                .text(HTMLRenderer.tableTail(unmatchedOutputs: header.unmatchedOutputs)), .spool(details),
+                .text(HTMLRenderer.failingTableEnd(count: failing)), .spool(passingRows),
+                .text(
+                    HTMLRenderer.chunksEnd(count: passing)
+                        + HTMLRenderer.tableTail(unmatchedOutputs: header.unmatchedOutputs)),
+                .spool(details),
                 .text(HTMLRenderer.foot),
             ], into: folder.appendingPathComponent("report.html"), sync: sync)
         try junit.finish(

@@ -23,9 +23,18 @@ public enum HTMLRenderer {
         var folders = FolderCounts()
         for f in report.files { folders.add(f) }
         var h = head(report, folders: folders) + tableHead
-        for (i, f) in report.files.enumerated() where f.verdict == .fail { h += row(f, index: i) }
-        for f in report.files where f.verdict != .fail { h += compactRow(f) }
-        h += tableTail(unmatchedOutputs: report.unmatchedOutputs)
+        var failing = 0
+        for (i, f) in report.files.enumerated() where f.verdict == .fail {
+            h += failingBreak(before: failing) + row(f, index: i)
+            failing += 1
+        }
+        h += failingTableEnd(count: failing)
+        var passing = 0
+        for f in report.files where f.verdict != .fail {
+            h += chunkBreak(before: passing) + compactRow(f)
+            passing += 1
+        }
+        h += chunksEnd(count: passing) + tableTail(unmatchedOutputs: report.unmatchedOutputs)
         for (i, f) in report.files.enumerated() where f.verdict == .fail {
             h += detail(f, index: i, gate: report.run.failOn, thumbnails: thumbnails(i))
         }
@@ -123,7 +132,7 @@ public enum HTMLRenderer {
         <select id="verdict" aria-label="verdict"><option value="">all verdicts</option>\
         <option value="fail">fail</option><option value="pass">pass</option></select>
         <span id="shown"></span></div>
-        <table id="filetable"><thead><tr>
+        <table id="filetable" class="ft">\(columns)<thead><tr>
         <th data-type="text">file</th><th data-type="text">verdict</th><th data-type="num">worst</th>\
         <th data-type="num">findings</th><th data-type="text">codes</th><th data-type="num">size ratio</th>\
         <th data-type="text">gain maps</th><th data-type="text">decode</th>
@@ -170,9 +179,43 @@ public enum HTMLRenderer {
         return h + "<td>\(gm.isEmpty ? "—" : gm)</td><td>\(dec.isEmpty ? "—" : dec)</td></tr>\n"
     }
 
-    /// From the end of the table to the first file's details: the outputs without a source, if any.
+    /// The column widths every file table shares, so the chunks' tables line up with the first one.
+    static let columns =
+        "<colgroup><col style=\"width:32%\"><col style=\"width:6%\"><col style=\"width:7%\"><col style=\"width:6%\">"
+        + "<col style=\"width:23%\"><col style=\"width:7%\"><col style=\"width:10%\"><col style=\"width:9%\"></colgroup>"
+
+    /// What goes before failing row `k` (from 0): the first ``chunkRows`` rows are in the table under the headers,
+    /// the rest in chunks as the passing rows are.
+    public static func failingBreak(before k: Int) -> String {
+        guard k > 0, k % chunkRows == 0 else { return "" }
+        return (k == chunkRows ? "</tbody></table>\n" : chunkClose) + chunkOpen
+    }
+
+    /// The end of the failing files' rows (`count` of them); the passing files follow in chunks of their own.
+    public static func failingTableEnd(count: Int) -> String {
+        count > chunkRows ? chunkClose : "</tbody></table>\n"
+    }
+
+    /// Passing rows per chunk: each chunk is its own table in a block the browser lays out only when it scrolls
+    /// into view (`content-visibility`), so 100,000 compact rows cost little until they are looked at.
+    static let chunkRows = 500
+
+    /// What goes before passing row `k` (from 0): a new chunk every ``chunkRows`` rows, closing the one before.
+    public static func chunkBreak(before k: Int) -> String {
+        guard k % chunkRows == 0 else { return "" }
+        return (k > 0 ? chunkClose : "") + chunkOpen
+    }
+
+    static let chunkOpen = "<div class=\"chunk\"><table class=\"ft\">\(columns)<tbody>\n"
+
+    /// What closes the last chunk after `count` passing rows.
+    public static func chunksEnd(count: Int) -> String { count > 0 ? chunkClose : "" }
+
+    static let chunkClose = "</tbody></table></div>\n"
+
+    /// From the end of the file tables to the first failing file's details: the outputs without a source, if any.
     public static func tableTail(unmatchedOutputs: [String]) -> String {
-        var h = "</tbody></table>\n"
+        var h = ""
         if !unmatchedOutputs.isEmpty {
             h += "<h3>Outputs without a source</h3><ul>"
             h += unmatchedOutputs.map { "<li><code>\(esc($0))</code></li>" }.joined()
@@ -358,6 +401,8 @@ public enum HTMLRenderer {
         tr.over{background:#fff0f0}.part.pass{color:#248a3d}.part.fail{color:#d70015;font-weight:700}.part.absent{color:#999}
         .d-lost,.d-changed{background:#fff0f0}.d-known-loss{background:#f7f0fb}.d-added{background:#f0f7ff}
         .filters{margin:8px 0}.filters input{width:280px;padding:4px}
+        table.ft{table-layout:fixed;width:100%;margin:0}table.ft td{overflow-wrap:anywhere}
+        .chunk{content-visibility:auto;contain-intrinsic-size:auto 12000px}.chunk table.ft{border-top:0}
         details.file{background:#fff;border:1px solid #ddd;border-radius:6px;margin:6px 0;padding:4px 10px;content-visibility:auto;contain-intrinsic-size:auto 2.2em}
         details.file.fail>summary{color:#d70015}.thumbs{display:flex;gap:12px}.thumbs img{border:1px solid #ccc;image-rendering:auto}
         figure{margin:4px}figcaption{font-size:12px;color:#666}table.kv th{background:#f6f6f6}
@@ -367,38 +412,47 @@ public enum HTMLRenderer {
         (function(){
           var table=document.getElementById('filetable');
           if(!table){return;}
-          var tbody=table.tBodies[0];
+          var bodies=Array.prototype.slice.call(document.querySelectorAll('#files table.ft tbody'));
+          var sizes=bodies.map(function(b){return b.rows.length;});
+          var total=sizes.reduce(function(a,b){return a+b;},0), filtered=false;
+          function rows(){
+            var out=[];
+            bodies.forEach(function(b){for(var i=0;i<b.rows.length;i++){out.push(b.rows[i]);}});
+            return out;
+          }
           var heads=table.tHead.rows[0].cells;
           var filter=document.getElementById('filter');
           var verdict=document.getElementById('verdict');
           var shown=document.getElementById('shown');
           function apply(){
             var q=filter.value.toLowerCase(), v=verdict.value, n=0;
-            for(var i=0;i<tbody.rows.length;i++){
-              var r=tbody.rows[i];
+            if(!q&&!v&&!filtered){shown.textContent=total+' of '+total+' shown';return;}
+            rows().forEach(function(r){
               var ok=(!v||r.getAttribute('data-verdict')===v)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);
               r.style.display=ok?'':'none';
               if(ok){n++;}
-            }
-            shown.textContent=n+' of '+tbody.rows.length+' shown';
+            });
+            filtered=!!(q||v);
+            shown.textContent=n+' of '+total+' shown';
           }
           function key(c){var v=c.getAttribute('data-v');return v===null?c.textContent:v;}
           function sortBy(col){
             var h=heads[col], asc=!h.classList.contains('asc'), num=h.getAttribute('data-type')==='num';
             for(var k=0;k<heads.length;k++){heads[k].classList.remove('asc','desc');}
             h.classList.add(asc?'asc':'desc');
-            var rows=Array.prototype.slice.call(tbody.rows);
-            rows.sort(function(a,b){
+            var all=rows();
+            all.sort(function(a,b){
               var x=key(a.cells[col]), y=key(b.cells[col]);
               var c=num?(parseFloat(x)-parseFloat(y)):x.localeCompare(y);
               return asc?c:-c;
             });
-            rows.forEach(function(r){tbody.appendChild(r);});
+            var at=0;
+            bodies.forEach(function(b,k){for(var i=0;i<sizes[k];i++){b.appendChild(all[at++]);}});
           }
           for(var i=0;i<heads.length;i++){(function(i){heads[i].addEventListener('click',function(){sortBy(i);});})(i);}
           filter.addEventListener('input',apply);
           verdict.addEventListener('change',apply);
-          table.addEventListener('click',function(e){
+          document.getElementById('files').addEventListener('click',function(e){
             var a=e.target.closest('a[data-open]');
             if(a){var d=document.getElementById(a.getAttribute('data-open'));if(d){d.open=true;}}
           });
