@@ -47,21 +47,25 @@ private func generatedReport(_ n: Int) -> AuditReport {
         sizes[n] = bytes
         let failing = report.summary.failed
         #expect(failing == n / 100)
-        // Every failing file has its details, no passing file has any.
-        #expect(html.components(separatedBy: "<details id=\"f").count - 1 == failing)
-        #expect(html.contains("<details id=\"f7\""))
-        #expect(!html.contains("<details id=\"f8\""))
+        // Every failing file has its details, and the first passing ones; the others are compact rows.
+        let full = HTMLRenderer.fullPassingFiles
+        #expect(html.components(separatedBy: "<details id=\"f").count - 1 == failing + full)
+        #expect(html.contains("<details id=\"f7\"") && html.contains("<details id=\"f8\""))
+        #expect(!html.contains("<details id=\"f\(n - 1)\""))
         // Chunks of 500 rows: the failing files' first table, then the passing files' chunks.
         let chunks = html.components(separatedBy: "<div class=\"chunk\">").count - 1
         #expect(chunks == (n - failing + 499) / 500 + max(0, (failing - 1) / 500))
         // The folders are counted in the summary.
         #expect(html.contains("<td><code>folder-7</code></td><td>\(n / 40)</td><td>\(n / 200)</td>"))
-        // About 280 bytes per file, the passing files' rows being most of them (the full layout took ~1,250).
-        #expect(Double(bytes) / Double(n) < 300, "\(n) files: \(bytes) bytes")
+        // Past the files shown in full, about 250 bytes per file, the passing files' rows being most of them (the
+        // full layout took about 1,250).
+        let perFile = Double(bytes - full * 1_200) / Double(n)
+        #expect(perFile < 300, "\(n) files: \(bytes) bytes")
     }
     // Linear in the number of files: nothing per file is repeated per page.
     if let a = sizes[10_000], let b = sizes[100_000] {
         #expect(Double(b) / Double(a) < 10.2, "\(a) → \(b) bytes")
+        #expect(Double(b - a) / 90_000 < 300, "each file past 10,000 adds \(Double(b - a) / 90_000) bytes")
         #expect(b < 30_000_000, "\(b) bytes at 100,000 files")
     }
 }

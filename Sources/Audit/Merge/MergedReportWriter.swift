@@ -16,6 +16,7 @@ final class MergedReportWriter {
     private let junit: Spool
     private let rows: Spool
     private let passingRows: Spool
+    private let passingDetails: Spool
     private var folders = HTMLRenderer.FolderCounts()
     private var passing = 0
     private var failing = 0
@@ -37,6 +38,7 @@ final class MergedReportWriter {
         junit = try Spool(url: scratch("testcases"))
         rows = try Spool(url: scratch("rows"))
         passingRows = try Spool(url: scratch("passing-rows"))
+        passingDetails = try Spool(url: scratch("passing-details"))
         details = try Spool(url: scratch("details"))
     }
 
@@ -44,13 +46,19 @@ final class MergedReportWriter {
     func append(_ f: FileResult, thumbnails: ThumbnailLinks) throws {
         try json.append(f)
         try junit.append(JUnitRenderer.testcase(f, gate: gate))
-        // Problems first: failing files' rows, then the passing ones compact; details for the failing files only.
+        // Problems first: failing files' rows, then the passing ones (compact past the first few hundred); the
+        // failing files' details, then those of the passing files shown in full.
         if f.verdict == .fail {
             try rows.append(HTMLRenderer.failingBreak(before: failing) + HTMLRenderer.row(f, index: count))
             failing += 1
             try details.append(HTMLRenderer.detail(f, index: count, gate: gate, thumbnails: thumbnails))
         } else {
-            try passingRows.append(HTMLRenderer.chunkBreak(before: passing) + HTMLRenderer.compactRow(f))
+            if passing < HTMLRenderer.fullPassingFiles {
+                try passingRows.append(HTMLRenderer.chunkBreak(before: passing) + HTMLRenderer.row(f, index: count))
+                try passingDetails.append(HTMLRenderer.detail(f, index: count, gate: gate, thumbnails: thumbnails))
+            } else {
+                try passingRows.append(HTMLRenderer.chunkBreak(before: passing) + HTMLRenderer.compactRow(f))
+            }
             passing += 1
         }
         folders.add(f)
@@ -68,7 +76,7 @@ final class MergedReportWriter {
                 .text(
                     HTMLRenderer.chunksEnd(count: passing)
                         + HTMLRenderer.tableTail(unmatchedOutputs: header.unmatchedOutputs)),
-                .spool(details),
+                .spool(details), .spool(passingDetails),
                 .text(HTMLRenderer.foot),
             ], into: folder.appendingPathComponent("report.html"), sync: sync)
         try junit.finish(
@@ -79,6 +87,6 @@ final class MergedReportWriter {
     /// Removes the scratch files (a merge that stopped).
     func discard() {
         json.discard()
-        for s in [junit, rows, passingRows, details] { s.discard() }
+        for s in [junit, rows, passingRows, details, passingDetails] { s.discard() }
     }
 }

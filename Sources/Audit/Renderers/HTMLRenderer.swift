@@ -8,7 +8,8 @@ import ReportModel
 ///
 /// Layout, problems first: the summary (counts by verdict, severity and code, then by folder); a sortable (click a
 /// header) and filterable (text box, verdict menu) table of files, the failing ones first, each linked to its
-/// details; passing files as compact rows with no details; then one collapsible detail block per failing file with
+/// details; passing files likewise up to ``fullPassingFiles``, and as compact rows with no details past that; then one
+/// collapsible detail block per file shown in full (the failing ones first) with
 /// its findings, metadata diff, gain-map parts (✓/✗/–), decode results and thumbnails. The browser lays out a
 /// detail block only when it scrolls into view (`content-visibility`), so a report of many failures opens fast.
 public enum HTMLRenderer {
@@ -30,15 +31,21 @@ public enum HTMLRenderer {
         }
         h += failingTableEnd(count: failing)
         var passing = 0
-        for f in report.files where f.verdict != .fail {
-            h += chunkBreak(before: passing) + compactRow(f)
+        var passingDetails = ""
+        for (i, f) in report.files.enumerated() where f.verdict != .fail {
+            if passing < fullPassingFiles {
+                h += chunkBreak(before: passing) + row(f, index: i)
+                passingDetails += detail(f, index: i, gate: report.run.failOn, thumbnails: thumbnails(i))
+            } else {
+                h += chunkBreak(before: passing) + compactRow(f)
+            }
             passing += 1
         }
         h += chunksEnd(count: passing) + tableTail(unmatchedOutputs: report.unmatchedOutputs)
         for (i, f) in report.files.enumerated() where f.verdict == .fail {
             h += detail(f, index: i, gate: report.run.failOn, thumbnails: thumbnails(i))
         }
-        return h + foot
+        return h + passingDetails + foot
     }
 
     /// Files and failing files per folder (the folder part of each file's name; `.` for the top).
@@ -163,7 +170,11 @@ public enum HTMLRenderer {
         return h
     }
 
-    /// A passing file's row: the same columns, no link (passing files have no details), and a `data-v` only where
+    /// How many passing files are shown in full (linked row, details, thumbnails), the first ones in the report's
+    /// order: a small report shows every file; past this, passing files are compact rows.
+    public static let fullPassingFiles = 500
+
+    /// A passing file's row: the same columns, no link (it has no details), and a `data-v` only where
     /// the sort key differs from the text, so a report of 100,000 passing files stays small.
     public static func compactRow(_ f: FileResult) -> String {
         let worst = f.worstSeverity
@@ -221,7 +232,7 @@ public enum HTMLRenderer {
             h += unmatchedOutputs.map { "<li><code>\(esc($0))</code></li>" }.joined()
             h += "</ul>\n"
         }
-        return h + "</section>\n<section id=\"details\"><h2>Details of the failing files</h2>\n"
+        return h + "</section>\n<section id=\"details\"><h2>Details, failing files first</h2>\n"
     }
 
     /// The page after the last file's details.
