@@ -14,6 +14,7 @@ BENCH_ISOS, BENCH_NOISE_PAIRS, BENCH_MATCH_CROP (the sensor-noise comparison, no
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -56,18 +57,21 @@ def main():
                "quick": QUICK, "pairs": PAIRS, "config": config(), "machine": report.machine(),
                "tools": peers.tool_versions(rb), "converter_defaults": defaults, "comparisons": [], "goals": []}
     work = tempfile.mkdtemp(prefix="readback-bench-")
+    # A stopped run (Ctrl-C, or SIGTERM from a timeout) still writes the rows that finished, marked "stopped".
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    audit_ran = False
     try:
         floor = peers.compile_floor(work)
         corpus = find_corpus()
         if only == "report" and corpus:
-            results["comparisons"] += comparisons.report_comparisons(rb, corpus, work)
-            results["goals"] += report_goals(results["comparisons"])
+            audit_ran = True
+            for comp in comparisons.report_comparisons(rb, corpus, work):
+                results["comparisons"].append(comp)
         elif only not in ("convert", "noise", "report"):
             if corpus:
-                results["comparisons"] += comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work))
-                results["goals"] += audit_goals(results["comparisons"])
-                results["goals"] += report_goals(results["comparisons"])
-                results["goals"] += baseline_goals(results["comparisons"])
+                audit_ran = True
+                for comp in comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work)):
+                    results["comparisons"].append(comp)
             else:
                 results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
                                              why="no real-world corpus (set BENCH_CORPUS)"))
@@ -80,9 +84,16 @@ def main():
             comp = noise.noise_comparison(rb, work, generated, corpus)
             results["comparisons"].append(comp)
             results["goals"] += noise_goals(comp)
+    except KeyboardInterrupt:
+        results["stopped"] = "interrupted: the rows below are those that finished"
+        print("bench: stopped; writing the rows that finished", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         subprocess.run(["git", "-C", ROOT, "worktree", "prune"], capture_output=True)
+    if audit_ran:  # the audit goals read the audit comparisons, whichever finished
+        done = results["comparisons"]
+        first = [] if only == "report" else list(audit_goals(done))
+        results["goals"] = first + list(report_goals(done)) + list(baseline_goals(done)) + results["goals"]
     results["elapsed_s"] = time.time() - t0
     results["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     out_md = report.write(results, out_json)

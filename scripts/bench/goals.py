@@ -51,18 +51,18 @@ def report_goals(comparisons):
     for key, what in (("report_vs_none", "default settings: history on, sha256 either way"),
                       ("fast_report_vs_fast", "--no-history --hash none")):
         q = (rc.get("ratios") or {}).get(key)
-        yield goal(f"audit --no-decode --report <= 1.3x the same audit without it ({rc.get('files')} files, {what})",
+        yield goal(f"audit --no-decode --report <= 1.3x the same audit without it ({rc.get('files') or '?'} files, {what})",
                    f"audit_{key}", q["ratio"] if q else None, "<=", GOALS["audit_report_vs_none"], q, reason(rc))
     for c, key in ((rc, "html_load_10k_s"), (by.get("audit_report_rss", {}), "html_load_100k_s")):
         ch = c.get("chromium") or {}
-        g = goal(f"headless Chromium loads the {c.get('files')}-file report.html in < {GOALS[key]:g} s", key,
+        g = goal(f"headless Chromium loads the {c.get('files') or '?'}-file report.html in < {GOALS[key]:g} s", key,
                  ch.get("load_seconds"), "<=", GOALS[key], None, ch.get("reason") or c.get("reason"))
         if ch.get("bytes"):
             g["note"] = (f"report.html {fmt_mb(ch['bytes'])}; blank page {ch.get('blank_seconds') or 0:.2f} s"
                          + ("; still loading when stopped" if ch.get("timed_out") else ""))
         yield g
     rs = by.get("audit_report_rss", {})
-    g = goal(f"peak RSS of a {rs.get('files')}-file no-decode audit with --report < 500 MB", "audit_report_rss",
+    g = goal(f"peak RSS of a {rs.get('files') or '?'}-file no-decode audit with --report < 500 MB", "audit_report_rss",
              rs.get("peak_rss_mb"), "<=", GOALS["audit_report_rss_mb"], rs.get("report_bytes"), rs.get("reason"))
     if rs.get("peak_rss_mb"):
         g["note"] = f"{rs['peak_rss_mb']:.0f} MB in {rs['seconds']:.1f} s"

@@ -232,6 +232,8 @@ def markdown(results):
             f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison; "
             f"{results['tools'].get('readback') or 'readback'}; run {results['started_utc']}, "
             f"{results['elapsed_s'] / 60:.1f} min{' (BENCH_QUICK: smoke test, not a measurement)' if QUICK else ''}.")
+    if results.get("stopped"):
+        head += f" **Stopped** ({results['stopped']})."
     text = head + "\n\n" + goal_table(results) + "\n\n" + noise_table(results) + "\n\n" + comparison_table(results) + "\n"
     agree = results.get("agreement_with_previous_run")
     if agree:
