@@ -60,7 +60,8 @@ public enum Auditor {
 
     /// Writes `report.json`, `report.html` and `junit.xml` into `dir` (created if needed), one file entry at a time
     /// (``MergedReportWriter``): no text of the whole report is held in memory, and each file lands whole (renamed
-    /// into place).
+    /// into place). With linked thumbnails, the compact rows of a large report go to chunk files in `report-files/`
+    /// (``HTMLRowChunks``), written before the page; inlined, report.html stays one self-contained file.
     /// - Parameters:
     ///   - report: the report.
     ///   - dir: the report's folder; the thumbnails, if any, are in its `thumbs` folder (``ThumbnailFolder``).
@@ -72,7 +73,7 @@ public enum Auditor {
         let thumbnails = html == .linked ? folder.linker() : folder.inlined
         // No fsync, as the whole-text writes before it: the next run rewrites the report anyway.
         let writer = try MergedReportWriter(
-            folder: dir, gate: report.run.failOn, scratchPrefix: ".report-", sync: false)
+            folder: dir, gate: report.run.failOn, scratchPrefix: ".report-", sync: false, chunked: html == .linked)
         do {
             for (i, f) in report.files.enumerated() { try writer.append(f, thumbnails: thumbnails(i)) }
             try writer.finish(header: report)

@@ -21,6 +21,8 @@ final class MergedReportWriter {
     private var passing = 0
     private var failing = 0
     private let details: Spool
+    /// The passing files' compact rows as chunk files beside the page (nil: all in the page).
+    private let chunks: HTMLRowChunks?
     /// The counts over the files appended so far (their verdicts as given).
     private(set) var summary = Summary()
     /// How many files were appended: the index of the next one.
@@ -29,10 +31,15 @@ final class MergedReportWriter {
     /// - Parameters:
     ///   - scratchPrefix: how the scratch files in `folder` begin (`.merge-files.part`, ...).
     ///   - sync: flush each file to the disk before renaming it into place (``Spool/write(_:into:sync:)``).
-    init(folder: URL, gate: Severity, scratchPrefix: String = ".merge-", sync: Bool = true) throws {
+    ///   - chunked: past the passing files shown in full, write the compact rows as chunk files beside the page
+    ///     (``HTMLRowChunks``); false keeps them in the page (one self-contained file).
+    init(
+        folder: URL, gate: Severity, scratchPrefix: String = ".merge-", sync: Bool = true, chunked: Bool = true
+    ) throws {
         self.folder = folder
         self.gate = gate
         self.sync = sync
+        chunks = chunked ? HTMLRowChunks(reportDirectory: folder) : nil
         func scratch(_ name: String) -> URL { folder.appendingPathComponent("\(scratchPrefix)\(name).part") }
         json = try ReportJSONSpool(scratch: scratch("files"))
         junit = try Spool(url: scratch("testcases"))
@@ -56,6 +63,10 @@ final class MergedReportWriter {
             if passing < HTMLRenderer.fullPassingFiles {
                 try passingRows.append(HTMLRenderer.chunkBreak(before: passing) + HTMLRenderer.row(f, index: count))
                 try passingDetails.append(HTMLRenderer.detail(f, index: count, gate: gate, thumbnails: thumbnails))
+            } else if let chunks {
+                // The rows in the page so far fill exactly one chunk: it closes, and placeholders follow.
+                if passing == HTMLRenderer.fullPassingFiles { try passingRows.append(HTMLRenderer.chunksEnd(count: 1)) }
+                if let placeholder = try chunks.add(HTMLRenderer.compactRow(f)) { try passingRows.append(placeholder) }
             } else {
                 try passingRows.append(HTMLRenderer.chunkBreak(before: passing) + HTMLRenderer.compactRow(f))
             }
@@ -67,18 +78,23 @@ final class MergedReportWriter {
     }
 
     /// Writes the three files around what was appended; `header` gives everything but the files.
+    /// The chunk files, all written before the page, are this report's; an earlier run's are removed once the page
+    /// is in place.
     func finish(header: AuditReport) throws {
         try json.finish(header: header, into: folder.appendingPathComponent("report.json"), sync: sync)
+        let lazy = chunks != nil && passing > HTMLRenderer.fullPassingFiles
+        let rowsEnd = lazy ? try chunks!.finish() : HTMLRenderer.chunksEnd(count: passing)
         try Spool.write(
             [
                 .text(HTMLRenderer.head(header, folders: folders) + HTMLRenderer.tableHead), .spool(rows),
                 .text(HTMLRenderer.failingTableEnd(count: failing)), .spool(passingRows),
                 .text(
-                    HTMLRenderer.chunksEnd(count: passing)
+                    rowsEnd
                         + HTMLRenderer.tableTail(unmatchedOutputs: header.unmatchedOutputs)),
                 .spool(details), .spool(passingDetails),
                 .text(HTMLRenderer.foot),
             ], into: folder.appendingPathComponent("report.html"), sync: sync)
+        HTMLRowChunks.clear(in: folder, keeping: lazy ? chunks!.run : nil)
         try junit.finish(
             head: JUnitRenderer.head(header), tail: JUnitRenderer.tail,
             into: folder.appendingPathComponent("junit.xml"), sync: sync)
@@ -88,5 +104,6 @@ final class MergedReportWriter {
     func discard() {
         json.discard()
         for s in [junit, rows, passingRows, details, passingDetails] { s.discard() }
+        chunks?.discard()
     }
 }

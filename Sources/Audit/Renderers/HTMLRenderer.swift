@@ -12,6 +12,8 @@ import ReportModel
 /// collapsible detail block per file shown in full (the failing ones first) with
 /// its findings, metadata diff, gain-map parts (✓/✗/–), decode results and thumbnails. The browser lays out a
 /// detail block only when it scrolls into view (`content-visibility`), so a report of many failures opens fast.
+/// ``render(_:thumbnails:)`` keeps the compact rows in the page (one self-contained file); the report writer puts
+/// them in chunk files beside the page, loaded on demand (``HTMLRowChunks``), when there are any.
 public enum HTMLRenderer {
     /// The HTML text.
     /// - Parameters:
@@ -424,17 +426,51 @@ public enum HTMLRenderer {
           var table=document.getElementById('filetable');
           if(!table){return;}
           var bodies=Array.prototype.slice.call(document.querySelectorAll('#files table.ft tbody'));
-          var sizes=bodies.map(function(b){return b.rows.length;});
-          var total=sizes.reduce(function(a,b){return a+b;},0), filtered=false;
+          var lazy=Array.prototype.slice.call(document.querySelectorAll('#files div.lazy'));
+          var total=0, filtered=false, waiting=[];
+          bodies.forEach(function(b){total+=b.rows.length;});
+          lazy.forEach(function(d){total+=parseInt(d.getAttribute('data-rows'),10);});
+          var heads=table.tHead.rows[0].cells;
+          var filter=document.getElementById('filter');
+          var verdict=document.getElementById('verdict');
+          var shown=document.getElementById('shown');
+          function done(d){var s=d.getAttribute('data-state');return s==='loaded'||s==='failed';}
+          function settle(){
+            if(!lazy.every(done)){return;}
+            var w=waiting;waiting=[];w.forEach(function(f){f();});
+          }
+          window.readbackChunk=function(n,html){
+            var d=document.querySelector('#files div.lazy[data-chunk="'+n+'"]');
+            if(!d||d.getAttribute('data-state')==='loaded'){return;}
+            d.querySelector('tbody').innerHTML=html;
+            d.setAttribute('data-state','loaded');
+            d.style.minHeight='';
+            settle();
+          };
+          function load(d){
+            if(d.getAttribute('data-state')){return;}
+            d.setAttribute('data-state','loading');
+            var s=document.createElement('script');
+            s.src=d.getAttribute('data-src');
+            s.onerror=function(){d.setAttribute('data-state','failed');shown.textContent='could not load '+s.src;settle();};
+            document.body.appendChild(s);
+          }
+          function withAll(f){
+            if(lazy.every(done)){f();return;}
+            waiting.push(f);
+            lazy.forEach(load);
+          }
+          if(lazy.length&&'IntersectionObserver' in window){
+            var seen=new IntersectionObserver(function(es){
+              es.forEach(function(e){if(e.isIntersecting){seen.unobserve(e.target);load(e.target);}});
+            },{rootMargin:'2000px 0px'});
+            lazy.forEach(function(d){seen.observe(d);});
+          }else{lazy.forEach(load);}
           function rows(){
             var out=[];
             bodies.forEach(function(b){for(var i=0;i<b.rows.length;i++){out.push(b.rows[i]);}});
             return out;
           }
-          var heads=table.tHead.rows[0].cells;
-          var filter=document.getElementById('filter');
-          var verdict=document.getElementById('verdict');
-          var shown=document.getElementById('shown');
           function apply(){
             var q=filter.value.toLowerCase(), v=verdict.value, n=0;
             if(!q&&!v&&!filtered){shown.textContent=total+' of '+total+' shown';return;}
@@ -451,6 +487,7 @@ public enum HTMLRenderer {
             var h=heads[col], asc=!h.classList.contains('asc'), num=h.getAttribute('data-type')==='num';
             for(var k=0;k<heads.length;k++){heads[k].classList.remove('asc','desc');}
             h.classList.add(asc?'asc':'desc');
+            var sizes=bodies.map(function(b){return b.rows.length;});
             var all=rows();
             all.sort(function(a,b){
               var x=key(a.cells[col]), y=key(b.cells[col]);
@@ -460,9 +497,11 @@ public enum HTMLRenderer {
             var at=0;
             bodies.forEach(function(b,k){for(var i=0;i<sizes[k];i++){b.appendChild(all[at++]);}});
           }
-          for(var i=0;i<heads.length;i++){(function(i){heads[i].addEventListener('click',function(){sortBy(i);});})(i);}
-          filter.addEventListener('input',apply);
-          verdict.addEventListener('change',apply);
+          for(var i=0;i<heads.length;i++){(function(i){heads[i].addEventListener('click',function(){
+            withAll(function(){sortBy(i);});
+          });})(i);}
+          filter.addEventListener('input',function(){withAll(apply);});
+          verdict.addEventListener('change',function(){withAll(apply);});
           document.getElementById('files').addEventListener('click',function(e){
             var a=e.target.closest('a[data-open]');
             if(a){var d=document.getElementById(a.getAttribute('data-open'));if(d){d.open=true;}}
