@@ -58,6 +58,17 @@ def chromium_load(html, work):
     return out
 
 
+def report_bytes(folder):
+    """The report's files and their sizes; the chunk files of report.html's rows (report-files/) as one entry."""
+    out = {n: os.path.getsize(os.path.join(folder, n)) for n in sorted(os.listdir(folder))
+           if os.path.isfile(os.path.join(folder, n))}
+    chunks = os.path.join(folder, "report-files")
+    if os.path.isdir(chunks):
+        names = os.listdir(chunks)
+        out[f"report-files/ ({len(names)} chunks)"] = sum(os.path.getsize(os.path.join(chunks, n)) for n in names)
+    return out
+
+
 def report_cost(rb, work, heics):
     """The sides, interleaved; the ratios of each pair; the sizes of the last report written."""
     folder = os.path.join(work, "report-cost")
@@ -94,8 +105,7 @@ def report_cost(rb, work, heics):
                        "fast_report_vs_fast": ratio(by["fast-report"], by["fast"]),
                        "hash_and_report_vs_fast": ratio(by["nohistory-report"], by["fast"])}}
     if os.path.isdir(kept):
-        comp["report_bytes"] = {n: os.path.getsize(os.path.join(kept, n)) for n in sorted(os.listdir(kept))
-                                if os.path.isfile(os.path.join(kept, n))}
+        comp["report_bytes"] = report_bytes(kept)
         comp["chromium"] = chromium_load(os.path.join(kept, "report.html"), work)
         shutil.rmtree(kept, ignore_errors=True)
     return comp
@@ -115,8 +125,7 @@ def report_rss(rb, work, heics):
             "files": RSS_FILES}
     if r.rc in (0, 1):
         comp.update({"seconds": r.wall, "peak_rss_mb": r.rss_mb,
-                     "report_bytes": {n: os.path.getsize(os.path.join(out, n)) for n in sorted(os.listdir(out))
-                                      if os.path.isfile(os.path.join(out, n))},
+                     "report_bytes": report_bytes(out),
                      "chromium": chromium_load(os.path.join(out, "report.html"), work)})
     else:
         comp["reason"] = f"exit {r.rc}: " + (r.err.strip().splitlines() or [""])[0][:300]
