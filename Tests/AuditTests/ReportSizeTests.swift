@@ -6,12 +6,12 @@ import Testing
 
 @testable import Audit
 
-/// A generated report of `n` files in 40 folders, one in a hundred failing with two findings, the others passing
-/// with a complete Apple gain map, as an archive's no-decode audit looks.
-private func generatedReport(_ n: Int) -> AuditReport {
+/// A generated report of `n` files in 40 folders, one in `failEvery` (a hundred) failing with two findings, the others
+/// passing with a complete Apple gain map, as an archive's no-decode audit looks.
+private func generatedReport(_ n: Int, failEvery: Int = 100) -> AuditReport {
     let files = (0..<n).map { i in
         let name = "folder-\(i % 40)/IMG_\(String(format: "%06d", i)).heic"
-        let failing = i % 100 == 7
+        let failing = i % failEvery == 7 % failEvery
         return FileResult(
             name: name, output: name, outputBytes: 1_500_000 + UInt64(i),
             findings: failing
@@ -45,10 +45,10 @@ private func written(_ dir: URL) throws -> (page: String, chunks: [String: Data]
     return (page, chunks)
 }
 
-/// report.html at 10,000 and 100,000 generated entries, as the audit writes it: the summary, failing files in full
-/// and the first passing files in the page; the other passing files' compact rows in chunk files beside it, one
-/// placeholder each in the page. So the page grows with the failing files only, and the chunks by a compact row per
-/// passing file (the load time itself is measured by `make bench`, headless Chromium).
+/// report.html at 10,000 and 100,000 generated entries, as the audit writes it: the summary, every failing file's row,
+/// the first 500 failing and passing files' details in the page; the other passing files' compact rows and the other
+/// failing files' details in chunk files beside it, one placeholder each in the page. So the page grows by a row per
+/// failing file only (the load time itself is measured by `make bench`, headless Chromium).
 @Test func reportHTMLStaysSmallAt10000And100000Files() throws {
     let dir = Repo.temporaryDirectory("report-size")
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -61,38 +61,56 @@ private func written(_ dir: URL) throws -> (page: String, chunks: [String: Data]
         pages[n] = bytes
         let failing = report.summary.failed
         #expect(failing == n / 100)
-        // Every failing file has its details, and the first passing ones; the others are rows in chunk files.
+        // The first failing files and the first passing ones have their details in the page; the other passing
+        // files are rows in chunk files, the other failing files' details are in details chunks.
         let full = HTMLRenderer.fullPassingFiles
-        #expect(html.components(separatedBy: "<details id=\"f").count - 1 == failing + full)
+        let inPage = min(failing, HTMLRenderer.fullFailingDetails)
+        #expect(html.components(separatedBy: "<details id=\"f").count - 1 == inPage + full)
+        let failingRows = html.components(separatedBy: "<tr class=\"fail\" data-verdict").count - 1
+        #expect(failingRows == failing, "every failing file's row is in the page")
+        let detailChunks = chunks.filter { $0.key.hasPrefix("details-") }
+        #expect(detailChunks.count == (failing - inPage + 99) / 100)
+        #expect(html.components(separatedBy: "<div class=\"dlazy\"").count - 1 == detailChunks.count)
+        #expect(html.components(separatedBy: " data-in=\"").count - 1 == failing - inPage)
+        var detailBlocks = 0
+        for (_, data) in detailChunks {
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.hasPrefix("readbackDetails("))
+            detailBlocks += text.components(separatedBy: "<details id=\\\"f").count - 1
+        }
+        #expect(detailBlocks == failing - inPage)
+        let rowChunks = chunks.filter { $0.key.hasPrefix("chunk-") }
         #expect(html.contains("<details id=\"f7\"") && html.contains("<details id=\"f8\""))
         #expect(!html.contains("IMG_\(String(format: "%06d", n - 1))"), "the last passing file is in a chunk")
         // One chunk file per 500 passing rows past the full ones (an earlier, smaller run's are gone), each with
         // its placeholder in the page.
         let lazy = (n - failing - full + 499) / 500
-        #expect(chunks.count == lazy, "\(chunks.keys.sorted().prefix(3))")
+        #expect(rowChunks.count == lazy, "\(chunks.keys.sorted().prefix(3))")
         #expect(html.components(separatedBy: "<div class=\"chunk lazy\"").count - 1 == lazy)
         #expect(chunks.keys.allSatisfy { html.contains("data-src=\"report-files/\($0)\"") })
         // Each chunk calls the page's loader with its rows; together they hold every passing file past the full
         // ones, at under 300 bytes a row and 150 KB a chunk.
         var rows = 0
-        for (_, data) in chunks {
+        for (_, data) in rowChunks {
             let text = String(decoding: data, as: UTF8.self)
             #expect(text.hasPrefix("readbackChunk(") && text.hasSuffix("\");\n"))
             #expect(data.count < 150_000)
             rows += text.components(separatedBy: "<tr class=\\\"pass\\\"").count - 1
         }
         #expect(rows == n - failing - full)
-        let chunkBytes = chunks.values.reduce(0) { $0 + $1.count }
+        let chunkBytes = rowChunks.values.reduce(0) { $0 + $1.count }
         #expect(Double(chunkBytes) / Double(rows) < 300, "\(chunkBytes) bytes of chunks")
         // The folders are counted in the summary.
         #expect(html.contains("<td><code>folder-7</code></td><td>\(n / 40)</td><td>\(n / 200)</td>"))
-        // The page: under 2,000 bytes per file shown in full, a few hundred per placeholder.
-        #expect(bytes < 100_000 + (failing + full) * 2_000 + lazy * 500, "\(n) files: \(bytes) bytes")
+        // The page: under 2,000 bytes per file shown in full, 700 per other failing row, a few hundred per
+        // placeholder.
+        let bound = 100_000 + (inPage + full) * 2_000 + (failing - inPage) * 700 + (lazy + detailChunks.count) * 500
+        #expect(bytes < bound, "\(n) files: \(bytes) bytes")
     }
-    // The page grows with the failing files only (900 more here), not with the passing ones (89,100 more).
+    // The page grows with the failing files' rows only (900 more here), not with the passing ones (89,100 more).
     if let a = pages[10_000], let b = pages[100_000] {
-        #expect(Double(b - a) / 900 < 2_200, "each failing file adds \(Double(b - a) / 900) bytes")
-        #expect(b < 3_000_000, "\(b) bytes at 100,000 files")
+        #expect(Double(b - a) / 900 < 1_300, "each failing file adds \(Double(b - a) / 900) bytes")
+        #expect(b < 2_000_000, "\(b) bytes at 100,000 files")
     }
 }
 
@@ -133,37 +151,51 @@ private func written(_ dir: URL) throws -> (page: String, chunks: [String: Data]
 }
 
 /// A chunked report opened from the disk in headless Chromium (`file://`, no server): no chunk is loaded with the
-/// first screen, a filter loads them all and finds a row that is only in the last chunk, a sort reaches every row (descending by name: folder-9 sorts last),
-/// and the console stays clean.
+/// first screen; following a failing row's link loads the details chunk that holds it and opens them; a filter loads
+/// every row chunk and finds a row that is only in the last one; a sort (descending by name: folder-9 sorts last)
+/// reaches every row; and the console stays clean.
 @Test func chunkedReportLoadsItsRowsOnDemandInChromium() throws {
     let dir = Repo.temporaryDirectory("report-chunks-chromium")
     defer { try? FileManager.default.removeItem(at: dir) }
-    try Auditor.writeReports(generatedReport(2_000), to: dir)
+    // 667 failing files (167 of them with their details in chunks), 1,333 passing (833 in row chunks).
+    try Auditor.writeReports(generatedReport(2_000, failEvery: 3), to: dir)
+    let (_, chunks) = try written(dir)
+    #expect(chunks.keys.filter { $0.hasPrefix("details-") }.count == 2 && chunks.count == 4)
     let page = dir.appendingPathComponent("report.html")
     let probe = """
         <script>window.addEventListener('load',function(){
-          var first=document.querySelectorAll('#files div.lazy[data-state]').length;
-          var f=document.getElementById('filter'); f.value='IMG_001998'; f.dispatchEvent(new Event('input'));
-          var tries=0;
+          var first=document.querySelectorAll('div.lazy[data-state],div.dlazy[data-state]').length;
+          var a=document.querySelector('#files a[data-in]'), id=a.getAttribute('data-open'), tries=0, opened='no';
+          a.click();
+          var f=document.getElementById('filter');
           (function wait(){
-            var s=document.getElementById('shown').textContent;
-            if(s.indexOf('1 of')!==0&&tries++<400){setTimeout(wait,25);return;}
-            f.value=''; f.dispatchEvent(new Event('input'));
-            var th=document.getElementById('filetable').tHead.rows[0].cells[0]; th.click(); th.click();
-            var top=document.getElementById('filetable').tBodies[0].rows[0].cells[0].textContent;
-            document.body.setAttribute('data-probe','first='+first+' filtered='+s+' rows='
-              +document.querySelectorAll('#files tbody tr').length+' top='+top+' after='
-              +document.getElementById('shown').textContent);
+            var d=document.getElementById(id);
+            if(!(d&&d.open)&&tries++<400){setTimeout(wait,25);return;}
+            opened=d?id+(d.open?' open':' closed'):'missing';
+            f.value='IMG_001998'; f.dispatchEvent(new Event('input'));
+            tries=0;
+            (function rows(){
+              var s=document.getElementById('shown').textContent;
+              if(s.indexOf('1 of')!==0&&tries++<400){setTimeout(rows,25);return;}
+              f.value=''; f.dispatchEvent(new Event('input'));
+              var th=document.getElementById('filetable').tHead.rows[0].cells[0]; th.click(); th.click();
+              var top=document.getElementById('filetable').tBodies[0].rows[0].cells[0].textContent;
+              document.body.setAttribute('data-probe','first='+first+' details='+opened+' filtered='+s+' rows='
+                +document.querySelectorAll('#files tbody tr').length+' top='+top+' after='
+                +document.getElementById('shown').textContent);
+            })();
           })();
         });</script>
         """
     let html = try String(contentsOf: page, encoding: .utf8)
     try html.replacingOccurrences(of: "</body>", with: probe + "\n</body>").write(
         to: page, atomically: true, encoding: .utf8)
-    let (status, dom, err) = try chromium(["--virtual-time-budget=20000", "--dump-dom", page.absoluteString])
+    let (status, dom, err) = try chromium(["--virtual-time-budget=30000", "--dump-dom", page.absoluteString])
     #expect(status == 0)
     let probeLine = dom.split(separator: "\n").first { $0.contains("data-probe") }.map(String.init) ?? "none"
     #expect(probeLine.contains("first=0 "), "probe: \(probeLine)")
+    // The 501st failing file is file 1,501 (failing files are 1, 4, 7, ...).
+    #expect(probeLine.contains("details=f1501 open "), "probe: \(probeLine)")
     #expect(probeLine.contains("filtered=1 of 2000 shown rows=2000 "), "probe: \(probeLine)")
     #expect(probeLine.contains("top=folder-9/IMG_001969.heic after=2000 of 2000 shown"), "probe: \(probeLine)")
     let console = err.split(separator: "\n").filter { $0.contains(":CONSOLE") }

@@ -23,6 +23,8 @@ final class MergedReportWriter {
     private let details: Spool
     /// The passing files' compact rows as chunk files beside the page (nil: all in the page).
     private let chunks: HTMLRowChunks?
+    /// The failing files' details past the first ones, as chunk files (nil: all in the page).
+    private let detailChunks: HTMLRowChunks?
     /// The counts over the files appended so far (their verdicts as given).
     private(set) var summary = Summary()
     /// How many files were appended: the index of the next one.
@@ -39,7 +41,9 @@ final class MergedReportWriter {
         self.folder = folder
         self.gate = gate
         self.sync = sync
-        chunks = chunked ? HTMLRowChunks(reportDirectory: folder) : nil
+        let run = HTMLRowChunks.randomRun()
+        chunks = chunked ? HTMLRowChunks(reportDirectory: folder, run: run) : nil
+        detailChunks = chunked ? HTMLRowChunks(reportDirectory: folder, run: run, kind: .details) : nil
         func scratch(_ name: String) -> URL { folder.appendingPathComponent("\(scratchPrefix)\(name).part") }
         json = try ReportJSONSpool(scratch: scratch("files"))
         junit = try Spool(url: scratch("testcases"))
@@ -56,9 +60,17 @@ final class MergedReportWriter {
         // Problems first: failing files' rows, then the passing ones (compact past the first few hundred); the
         // failing files' details, then those of the passing files shown in full.
         if f.verdict == .fail {
-            try rows.append(HTMLRenderer.failingBreak(before: failing) + HTMLRenderer.row(f, index: count))
+            let detail = HTMLRenderer.detail(f, index: count, gate: gate, thumbnails: thumbnails)
+            // Past the first failing files, the details go to chunks; the row names the chunk its details are in.
+            if let detailChunks, failing >= HTMLRenderer.fullFailingDetails {
+                let row = HTMLRenderer.row(f, index: count, detailsIn: detailChunks.next)
+                try rows.append(HTMLRenderer.failingBreak(before: failing) + row)
+                if let placeholder = try detailChunks.add(detail) { try details.append(placeholder) }
+            } else {
+                try rows.append(HTMLRenderer.failingBreak(before: failing) + HTMLRenderer.row(f, index: count))
+                try details.append(detail)
+            }
             failing += 1
-            try details.append(HTMLRenderer.detail(f, index: count, gate: gate, thumbnails: thumbnails))
         } else {
             if passing < HTMLRenderer.fullPassingFiles {
                 try passingRows.append(HTMLRenderer.chunkBreak(before: passing) + HTMLRenderer.row(f, index: count))
@@ -84,6 +96,8 @@ final class MergedReportWriter {
         try json.finish(header: header, into: folder.appendingPathComponent("report.json"), sync: sync)
         let lazy = chunks != nil && passing > HTMLRenderer.fullPassingFiles
         let rowsEnd = lazy ? try chunks!.finish() : HTMLRenderer.chunksEnd(count: passing)
+        if let detailChunks { try details.append(try detailChunks.finish()) }
+        let anyChunks = lazy || (detailChunks?.count ?? 0) > 0
         try Spool.write(
             [
                 .text(HTMLRenderer.head(header, folders: folders) + HTMLRenderer.tableHead), .spool(rows),
@@ -94,7 +108,7 @@ final class MergedReportWriter {
                 .spool(details), .spool(passingDetails),
                 .text(HTMLRenderer.foot),
             ], into: folder.appendingPathComponent("report.html"), sync: sync)
-        HTMLRowChunks.clear(in: folder, keeping: lazy ? chunks!.run : nil)
+        HTMLRowChunks.clear(in: folder, keeping: anyChunks ? chunks!.run : nil)
         try junit.finish(
             head: JUnitRenderer.head(header), tail: JUnitRenderer.tail,
             into: folder.appendingPathComponent("junit.xml"), sync: sync)
@@ -105,5 +119,6 @@ final class MergedReportWriter {
         json.discard()
         for s in [junit, rows, passingRows, details, passingDetails] { s.discard() }
         chunks?.discard()
+        detailChunks?.discard()
     }
 }

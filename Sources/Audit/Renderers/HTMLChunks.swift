@@ -1,16 +1,31 @@
 import Foundation
 
 /// The compact rows of a large report.html as script files beside the page, loaded on demand: the page keeps the
-/// summary, every failing file and the first passing files, and one empty placeholder per chunk of the other passing
-/// files' rows. Each chunk is `report-files/chunk-<run>-<n>.js`, calling the page's global
-/// `readbackChunk(n, "<tr>…</tr>…")` with its rows' HTML; a `<script src>` works over `file://`, so no server is
-/// needed. The page loads a chunk when it scrolls near, and all of them before a sort or a filter.
+/// summary, every failing file's row, the first failing files' and first passing files' details, and one empty
+/// placeholder per chunk of the other passing files' rows. Each chunk is `report-files/chunk-<run>-<n>.js`, calling
+/// the page's global `readbackChunk(n, "<tr>…</tr>…")` with its rows' HTML; a `<script src>` works over `file://`,
+/// so no server is needed. The page loads a chunk when it scrolls near, and all of them before a sort or a filter.
+/// The other failing files' details blocks are chunks too (`details-<run>-<n>.js`, `readbackDetails`), loaded when
+/// they scroll near or their row's link is followed.
 ///
 /// `<run>` is drawn anew for each report, so a page only ever names chunk files written for it: they are all
 /// written before the page is renamed into place, and an earlier run's chunks are removed only after that.
 final class HTMLRowChunks {
     /// The folder beside report.html that holds the chunks.
     static let folderName = "report-files"
+
+    /// What a chunk holds: compact rows of the file table, or failing files' details blocks.
+    enum Kind: String {
+        case rows = "chunk"
+        case details
+
+        /// The page's function each chunk calls.
+        var callback: String { self == .rows ? "readbackChunk" : "readbackDetails" }
+        /// Entries per chunk: a details block weighs about ten rows.
+        var size: Int { self == .rows ? HTMLRenderer.chunkRows : 100 }
+    }
+
+    let kind: Kind
 
     /// `DIR/report-files`.
     let url: URL
@@ -23,19 +38,28 @@ final class HTMLRowChunks {
     /// - Parameters:
     ///   - reportDirectory: the report's folder.
     ///   - run: this report's part of the chunks' names (drawn at random by default).
-    init(reportDirectory: URL, run: String = String(UInt32.random(in: .min ... .max), radix: 16)) {
+    ///   - kind: rows or details.
+    init(reportDirectory: URL, run: String = randomRun(), kind: Kind = .rows) {
         url = reportDirectory.appendingPathComponent(Self.folderName, isDirectory: true)
         self.run = run
+        self.kind = kind
     }
+
+    /// A fresh run name: random hex.
+    static func randomRun() -> String { String(UInt32.random(in: .min ... .max), radix: 16) }
 
     /// How many chunk files were written.
     var count: Int { written.count }
 
-    /// Adds one compact row; when that fills a chunk, writes it and returns the page's placeholder for it.
+    /// The number of the chunk the next entry goes to (from 1).
+    var next: Int { written.count + 1 }
+
+    /// Adds one entry (a compact row or a details block); when that fills a chunk, writes it and returns the page's
+    /// placeholder for it.
     func add(_ row: String) throws -> String? {
         buffer += row
         rows += 1
-        return rows == HTMLRenderer.chunkRows ? try flush() : nil
+        return rows == kind.size ? try flush() : nil
     }
 
     /// Writes the last, partial chunk, if any, and returns its placeholder (or nothing).
@@ -43,12 +67,16 @@ final class HTMLRowChunks {
 
     private func flush() throws -> String {
         let n = written.count + 1
-        let name = "chunk-\(run)-\(String(format: "%04d", n)).js"
+        let name = "\(kind.rawValue)-\(run)-\(String(format: "%04d", n)).js"
         let file = url.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        try Data("readbackChunk(\(n),\"\(Self.jsString(buffer))\");\n".utf8).write(to: file)
+        try Data("\(kind.callback)(\(n),\"\(Self.jsString(buffer))\");\n".utf8).write(to: file)
         written.append(file)
-        let placeholder = Self.placeholder(n, src: "\(Self.folderName)/\(name)", rows: rows)
+        let src = "\(Self.folderName)/\(name)"
+        let placeholder =
+            kind == .rows
+            ? Self.placeholder(n, src: src, rows: rows)
+            : "<div class=\"dlazy\" data-details=\"\(n)\" data-src=\"\(src)\" style=\"min-height:\(rows * 40)px\"></div>\n"
         buffer = ""
         rows = 0
         return placeholder
@@ -96,16 +124,16 @@ final class HTMLRowChunks {
     static func clear(in reportDirectory: URL, keeping run: String? = nil) {
         let folder = reportDirectory.appendingPathComponent(folderName, isDirectory: true)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for n in names where isChunkName(n) && (run == nil || !n.hasPrefix("chunk-\(run!)-")) {
+        for n in names where isChunkName(n) && (run == nil || n.split(separator: "-")[1] != run!) {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(n))
         }
         removeIfEmpty(folder)
     }
 
-    /// True for a name this writer gives (`chunk-1a2b3c-0001.js`).
+    /// True for a name this writer gives (`chunk-1a2b3c-0001.js`, `details-1a2b3c-0001.js`).
     static func isChunkName(_ name: String) -> Bool {
         let parts = name.split(separator: "-")
-        guard parts.count == 3, parts[0] == "chunk", name.hasSuffix(".js") else { return false }
+        guard parts.count == 3, Kind(rawValue: String(parts[0])) != nil, name.hasSuffix(".js") else { return false }
         return parts[1].allSatisfy(\.isHexDigit) && parts[2].dropLast(3).allSatisfy(\.isNumber)
     }
 

@@ -149,13 +149,15 @@ public enum HTMLRenderer {
 
         """
 
-    /// One file's row of the table; `index` is its place in the report (the anchor of its details).
-    public static func row(_ f: FileResult, index i: Int) -> String {
+    /// One file's row of the table; `index` is its place in the report (the anchor of its details); `detailsIn`,
+    /// the details chunk that holds its details when they are not in the page (``HTMLRowChunks``).
+    public static func row(_ f: FileResult, index i: Int, detailsIn: Int? = nil) -> String {
         var h = ""
         let codes = Array(Set(f.findings.map(\.code))).sorted()
         let worst = f.worstSeverity
         h += "<tr class=\"\(f.verdict.rawValue)\" data-verdict=\"\(f.verdict.rawValue)\">"
-        h += "<td data-v=\"\(esc(f.name))\"><a href=\"#f\(i)\" data-open=\"f\(i)\">\(esc(f.name))</a></td>"
+        let chunk = detailsIn.map { " data-in=\"\($0)\"" } ?? ""
+        h += "<td data-v=\"\(esc(f.name))\"><a href=\"#f\(i)\" data-open=\"f\(i)\"\(chunk)>\(esc(f.name))</a></td>"
         h += "<td data-v=\"\(f.verdict.rawValue)\" class=\"verdict\">\(f.verdict.rawValue)</td>"
         h +=
             "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
@@ -175,6 +177,10 @@ public enum HTMLRenderer {
     /// How many passing files are shown in full (linked row, details, thumbnails), the first ones in the report's
     /// order: a small report shows every file; past this, passing files are compact rows.
     public static let fullPassingFiles = 500
+
+    /// How many failing files' details the report writer keeps in the page; the others' are in details chunks, loaded
+    /// when they scroll near or their row's link is followed. Every failing file's row stays in the page.
+    public static let fullFailingDetails = 500
 
     /// A passing file's row: the same columns, no link (it has no details), and a `data-v` only where
     /// the sort key differs from the text, so a report of 100,000 passing files stays small.
@@ -460,12 +466,13 @@ public enum HTMLRenderer {
             waiting.push(f);
             lazy.forEach(load);
           }
-          if(lazy.length&&'IntersectionObserver' in window){
+          var dlazy=Array.prototype.slice.call(document.querySelectorAll('#details div.dlazy'));
+          if('IntersectionObserver' in window){
             var seen=new IntersectionObserver(function(es){
               es.forEach(function(e){if(e.isIntersecting){seen.unobserve(e.target);load(e.target);}});
             },{rootMargin:'2000px 0px'});
-            lazy.forEach(function(d){seen.observe(d);});
-          }else{lazy.forEach(load);}
+            lazy.concat(dlazy).forEach(function(d){seen.observe(d);});
+          }else{lazy.concat(dlazy).forEach(load);}
           function rows(){
             var out=[];
             bodies.forEach(function(b){for(var i=0;i<b.rows.length;i++){out.push(b.rows[i]);}});
@@ -502,11 +509,33 @@ public enum HTMLRenderer {
           });})(i);}
           filter.addEventListener('input',function(){withAll(apply);});
           verdict.addEventListener('change',function(){withAll(apply);});
+          window.readbackDetails=function(n,html){
+            var d=document.querySelector('#details div.dlazy[data-details="'+n+'"]');
+            if(!d||d.getAttribute('data-state')==='loaded'){return;}
+            d.innerHTML=html;
+            d.setAttribute('data-state','loaded');
+            d.style.minHeight='';
+            var w=d.waiting||[];d.waiting=[];w.forEach(function(f){f();});
+          };
+          function openDetails(id,a){
+            var d=document.getElementById(id);
+            if(d){d.open=true;return true;}
+            var c=a&&document.querySelector('#details div.dlazy[data-details="'+a.getAttribute('data-in')+'"]');
+            if(!c){return false;}
+            (c.waiting=c.waiting||[]).push(function(){
+              var x=document.getElementById(id);if(x){x.open=true;x.scrollIntoView();}
+            });
+            load(c);
+            return false;
+          }
           document.getElementById('files').addEventListener('click',function(e){
             var a=e.target.closest('a[data-open]');
-            if(a){var d=document.getElementById(a.getAttribute('data-open'));if(d){d.open=true;}}
+            if(a&&!openDetails(a.getAttribute('data-open'),a)&&a.hasAttribute('data-in')){e.preventDefault();}
           });
-          if(location.hash){var d=document.getElementById(location.hash.slice(1));if(d&&d.tagName==='DETAILS'){d.open=true;}}
+          if(location.hash){
+            var id=location.hash.slice(1);
+            openDetails(id,document.querySelector('#files a[data-in][data-open="'+id.replace(/[^a-z0-9]/g,'')+'"]'));
+          }
           apply();
         })();
         """
