@@ -58,7 +58,10 @@ public enum Auditor {
         case inlined
     }
 
-    /// Writes `report.json`, `report.html` and `junit.xml` into `dir` (created if needed).
+    /// Writes `report.json`, `report.html` and `junit.xml` into `dir` (created if needed), one file entry at a time
+    /// (``MergedReportWriter``): no text of the whole report is held in memory, and each file lands whole (renamed
+    /// into place). With linked thumbnails, the compact rows of a large report go to chunk files in `report-files/`
+    /// (``HTMLRowChunks``), written before the page; inlined, report.html stays one self-contained file.
     /// - Parameters:
     ///   - report: the report.
     ///   - dir: the report's folder; the thumbnails, if any, are in its `thumbs` folder (``ThumbnailFolder``).
@@ -66,15 +69,18 @@ public enum Auditor {
     /// - Throws: the file system's error, naming the file.
     public static func writeReports(_ report: AuditReport, to dir: URL, html: HTMLThumbnails = .linked) throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try Data(report.jsonText().utf8).write(to: dir.appendingPathComponent("report.json"), options: .atomic)
         let folder = ThumbnailFolder(reportDirectory: dir)
-        let page =
-            switch html {
-            case .linked: HTMLRenderer.render(report, thumbnails: folder.links)
-            case .inlined: HTMLRenderer.render(report, thumbnails: folder.inlined)
-            }
-        try Data(page.utf8).write(to: dir.appendingPathComponent("report.html"), options: .atomic)
+        let thumbnails = html == .linked ? folder.linker() : folder.inlined
+        // No fsync, as the whole-text writes before it: the next run rewrites the report anyway.
+        let writer = try MergedReportWriter(
+            folder: dir, gate: report.run.failOn, scratchPrefix: ".report-", sync: false, chunked: html == .linked)
+        do {
+            for (i, f) in report.files.enumerated() { try writer.append(f, thumbnails: thumbnails(i)) }
+            try writer.finish(header: report)
+        } catch {
+            writer.discard()
+            throw error
+        }
         if html == .inlined { try folder.clear() }
-        try Data(JUnitRenderer.render(report).utf8).write(to: dir.appendingPathComponent("junit.xml"), options: .atomic)
     }
 }

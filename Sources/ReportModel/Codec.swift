@@ -51,12 +51,34 @@ extension AuditReport {
         e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Encoding plain value types into JSON cannot fail except for non-finite doubles, which we never store.
         guard let data = try? e.encode(self) else { return "{}\n" }
-        var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
-        let versionLine = "  \"schemaVersion\" : \(schemaVersion),"
-        if let i = lines.firstIndex(of: versionLine) {
-            lines.remove(at: i)
-            lines.insert(versionLine, at: 1)
+        var bytes = [UInt8](data)
+        Self.moveSchemaVersionFirst(&bytes, version: schemaVersion)
+        bytes.append(0x0A)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Moves the top-level line `  "schemaVersion" : N,` to just after the opening `{`, working on the bytes: a
+    /// report of 100,000 files is tens of megabytes, too many to split into lines. Only a top-level member sits
+    /// at two spaces of indentation (a string's line feeds are escaped), and `schemaVersion` sorts after `files`, so
+    /// the search runs backwards from the end.
+    static func moveSchemaVersionFirst(_ bytes: inout [UInt8], version: Int) {
+        let line = Array("\n  \"schemaVersion\" : \(version),\n".utf8)
+        guard bytes.first == UInt8(ascii: "{"), bytes.count > line.count else { return }
+        let found: Int? = bytes.withUnsafeBufferPointer { b in
+            var i = b.count - line.count
+            while i > 0 {
+                if b[i] == 0x0A, b[i + 1] == 0x20, b[i + 2] == 0x20, b[i + 3] == 0x22,
+                    line.indices.allSatisfy({ b[i + $0] == line[$0] })
+                {
+                    return i
+                }
+                i -= 1
+            }
+            return nil
         }
-        return lines.joined(separator: "\n") + "\n"
+        // Keep the line feed that ends the line: it now begins the next one.
+        guard let start = found, start > 1 else { return }
+        bytes.removeSubrange(start..<(start + line.count - 1))
+        bytes.insert(contentsOf: line.dropLast(), at: 1)
     }
 }

@@ -28,6 +28,12 @@ public final class Spool {
         if pending.count >= 1 << 20 { try flush() }
     }
 
+    /// Appends UTF-8 bytes (buffered; written in 1 MB pieces).
+    public func append(bytes: [UInt8]) throws {
+        pending.append(contentsOf: bytes)
+        if pending.count >= 1 << 20 { try flush() }
+    }
+
     private func flush() throws {
         guard !pending.isEmpty else { return }
         try handle.write(contentsOf: pending)
@@ -37,8 +43,8 @@ public final class Spool {
     /// Writes `head`, the spooled text and `tail` into `final` (through a temporary file renamed into place, so a
     /// reader never sees a half-written file), then removes the scratch file.
     /// - Throws: the file system's error.
-    public func finish(head: String, tail: String, into final: URL) throws {
-        try Self.write([.text(head), .spool(self), .text(tail)], into: final)
+    public func finish(head: String, tail: String, into final: URL, sync: Bool = true) throws {
+        try Self.write([.text(head), .spool(self), .text(tail)], into: final, sync: sync)
     }
 
     /// A piece of a final file: text, or a spool's contents.
@@ -49,8 +55,10 @@ public final class Spool {
 
     /// Writes `pieces` in order into `final` through a temporary file renamed into place; the spools' scratch
     /// files are removed afterwards.
+    /// - Parameter sync: flush the file to the disk (fsync) before the rename: a merge's report, which replaces
+    ///   the shards' work, survives a power cut; an audit's report, rewritten by the next run, skips the wait.
     /// - Throws: the file system's error.
-    public static func write(_ pieces: [Piece], into final: URL) throws {
+    public static func write(_ pieces: [Piece], into final: URL, sync: Bool = true) throws {
         let temp = final.deletingLastPathComponent().appendingPathComponent(".\(final.lastPathComponent).part")
         guard FileManager.default.createFile(atPath: temp.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temp.path])
@@ -63,7 +71,7 @@ public final class Spool {
                 case .spool(let s): try s.copy(into: out)
                 }
             }
-            try out.synchronize()
+            if sync { try out.synchronize() }
             try out.close()
         } catch {
             try? out.close()
@@ -113,18 +121,25 @@ public final class ReportJSONSpool {
 
     /// Appends one file entry.
     public func append(_ file: FileResult) throws {
-        let text = String(decoding: try encoder.encode(file), as: UTF8.self)
+        let data = try encoder.encode(file)
         // Each entry sits two levels deep (the report object, the files array): four spaces; blank lines (inside an
-        // empty array or object) stay empty, as JSONEncoder writes them.
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        try spool.append(
-            (count == 0 ? "\n" : ",\n") + lines.map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n"))
+        // empty array or object) stay empty, as JSONEncoder writes them. Done on the bytes: splitting a String into
+        // lines costs more than encoding it.
+        var out: [UInt8] = count == 0 ? [0x0A] : [0x2C, 0x0A]
+        out.reserveCapacity(data.count + data.count / 4 + 2)
+        var lineStart = true
+        for b in data {
+            if lineStart && b != 0x0A { out.append(contentsOf: [0x20, 0x20, 0x20, 0x20]) }
+            lineStart = b == 0x0A
+            out.append(b)
+        }
+        try spool.append(bytes: out)
         count += 1
     }
 
     /// Writes the report: `header`'s text (its `files` ignored) around the entries appended.
     /// - Throws: the file system's error.
-    public func finish(header: AuditReport, into final: URL) throws {
+    public func finish(header: AuditReport, into final: URL, sync: Bool = true) throws {
         var empty = header
         empty.files = []
         let text = empty.jsonText()
@@ -134,7 +149,7 @@ public final class ReportJSONSpool {
         }
         let head = String(text[..<range.lowerBound]) + "\n  \"files\" : ["
         let tail = (count == 0 ? "\n" : "") + "\n  ]" + String(text[range.upperBound...])
-        try spool.finish(head: head, tail: tail, into: final)
+        try spool.finish(head: head, tail: tail, into: final, sync: sync)
     }
 
     /// Removes the scratch file.

@@ -50,7 +50,7 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
           var v=document.getElementById('verdict'); v.value='pass'; v.dispatchEvent(new Event('change'));
           var passShown=document.getElementById('shown').textContent;
           v.value=''; v.dispatchEvent(new Event('change'));
-          document.body.setAttribute('data-probe','rows='+t.tBodies[0].rows.length+' cards='+s.querySelectorAll('.card').length+' imgs='+imgs.length+' asc='+asc+' desc='+desc+' filtered='+shown+' pass='+passShown);
+          document.body.setAttribute('data-probe','rows='+document.querySelectorAll('#files tbody tr').length+' cards='+s.querySelectorAll('.card').length+' imgs='+imgs.length+' asc='+asc+' desc='+desc+' filtered='+shown+' pass='+passShown);
         })();</script>
         """
     // Once the page has loaded: how many of its images loaded (a missing or broken file has naturalWidth 0).
@@ -78,7 +78,7 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     #expect(probeLine.contains("asc=aux-without-xmp.heic desc=truncated.heic"), "probe: \(probeLine)")
     #expect(probeLine.contains("filtered=2 of 3 shown"), "probe: \(probeLine)")
     #expect(probeLine.contains("pass=1 of 3 shown"), "probe: \(probeLine)")
-    // Every thumbnail file the audit wrote is shown, and loads.
+    // Every thumbnail file the audit wrote is shown (a small report shows every file in full), and loads.
     #expect(dom.contains("data-images=\"\(written) of \(written) loaded\""), "probe: \(probeLine)")
 
     // The screenshot of the real report (unmodified), and its console.

@@ -14,6 +14,7 @@ BENCH_ISOS, BENCH_NOISE_PAIRS, BENCH_MATCH_CROP (the sensor-noise comparison, no
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -23,7 +24,7 @@ import comparisons
 import noise
 import peers
 import report
-from goals import audit_goals, baseline_goals, convert_goals, goal, noise_goals
+from goals import audit_goals, baseline_goals, report_goals, convert_goals, goal, noise_goals
 from harness import ENV, PAIRS, QUICK, ROOT, config
 from inputs import find_corpus, generate_large
 from readback import Readback, converter_defaults, floor_settings
@@ -48,37 +49,51 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "readback"))
     out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
     only = ENV.get("BENCH_ONLY", "")
-    if only not in ("", "audit", "convert", "noise"):
-        raise SystemExit(f"bench: BENCH_ONLY takes audit, convert or noise, not {only!r}")
-    rb = Readback(binary)
+    if only not in ("", "audit", "report", "convert", "noise"):
+        raise SystemExit(f"bench: BENCH_ONLY takes audit, report, convert or noise, not {only!r}")
+    rb = Readback(binary, needs_ladder=only not in ("audit", "report"))
     defaults = converter_defaults(rb)
     results = {"schemaVersion": 1, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "quick": QUICK, "pairs": PAIRS, "config": config(), "machine": report.machine(),
                "tools": peers.tool_versions(rb), "converter_defaults": defaults, "comparisons": [], "goals": []}
     work = tempfile.mkdtemp(prefix="readback-bench-")
+    # A stopped run (Ctrl-C, or SIGTERM from a timeout) still writes the rows that finished, marked "stopped".
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    audit_ran = False
     try:
         floor = peers.compile_floor(work)
         corpus = find_corpus()
-        if only not in ("convert", "noise"):
+        if only == "report" and corpus:
+            audit_ran = True
+            for comp in comparisons.report_comparisons(rb, corpus, work):
+                results["comparisons"].append(comp)
+        elif only not in ("convert", "noise", "report"):
             if corpus:
-                results["comparisons"] += comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work))
-                results["goals"] += audit_goals(results["comparisons"])
-                results["goals"] += baseline_goals(results["comparisons"])
+                audit_ran = True
+                for comp in comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work)):
+                    results["comparisons"].append(comp)
             else:
                 results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
                                              why="no real-world corpus (set BENCH_CORPUS)"))
-        if only not in ("audit", "noise"):
+        if only not in ("audit", "report", "noise"):
             for comp, px in comparisons.convert_comparisons(rb, floor, work, floor_settings(defaults)):
                 results["comparisons"].append(comp)
                 results["goals"] += convert_goals(comp, px)
-        if only not in ("audit", "convert"):
+        if only not in ("audit", "report", "convert"):
             generated = None if QUICK else generate_large(rb, work)[0]
             comp = noise.noise_comparison(rb, work, generated, corpus)
             results["comparisons"].append(comp)
             results["goals"] += noise_goals(comp)
+    except KeyboardInterrupt:
+        results["stopped"] = "interrupted: the rows below are those that finished"
+        print("bench: stopped; writing the rows that finished", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         subprocess.run(["git", "-C", ROOT, "worktree", "prune"], capture_output=True)
+    if audit_ran:  # the audit goals read the audit comparisons, whichever finished
+        done = results["comparisons"]
+        first = [] if only == "report" else list(audit_goals(done))
+        results["goals"] = first + list(report_goals(done)) + list(baseline_goals(done)) + results["goals"]
     results["elapsed_s"] = time.time() - t0
     results["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     out_md = report.write(results, out_json)

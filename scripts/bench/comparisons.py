@@ -5,7 +5,9 @@ import re
 import shutil
 import zlib
 
+import cache
 import peers
+import reportcost
 from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, META_COPIES, PAIRS, SCALE, SCALE_ROUNDS, Side,
                      first_line, interleave, log, ratio, run, stats, throughput)
 from inputs import manifest, raw_inputs, stage, tiff_dims
@@ -22,6 +24,7 @@ def audit_side(rb, work, folder, label, *extra):
 
 
 def audit_comparisons(rb, floor, corpus, work, baseline=None):
+    """Yields each audit comparison as it finishes (a stopped run keeps the ones before)."""
     man = manifest(corpus)
     heic_dir = os.path.join(corpus, "heic")
     heics = sorted(os.path.join(heic_dir, n) for n in os.listdir(heic_dir)
@@ -55,12 +58,11 @@ def audit_comparisons(rb, floor, corpus, work, baseline=None):
                     env=baseline.env(work), check=lambda r, d: (r.rc in (0, 1), {}))
 
     no_decode = "readback audit --outputs DIR --no-decode"
-    out = []
     # 1. no pixel decoding: readback audit --no-decode vs exiftool, one process over every HEIF file x copies.
     meta = os.path.join(work, "meta")
     staged = stage(heics, meta, META_COPIES)
     log(f"audit without decoding vs exiftool: {len(staged)} files ({len(heics)} HEIF files x {META_COPIES})")
-    out.append(compare("audit_nodecode", "audit, no pixel decoding", meta, staged,
+    yield (compare("audit_nodecode", "audit, no pixel decoding", meta, staged,
                        audit_side(rb, work, meta, no_decode, "--no-decode"), peers.exiftool_side(meta),
                        "vs_exiftool", throughput, ("--no-decode",)))
 
@@ -69,7 +71,7 @@ def audit_comparisons(rb, floor, corpus, work, baseline=None):
     small = sorted((p for p in heics if os.path.basename(p) not in HUGE), key=os.path.getsize)
     staged = stage(small[:INFO_FILES], info)
     log(f"audit without decoding vs heif-info: {len(staged)} files")
-    out.append(compare("audit_vs_heifinfo", "audit, no pixel decoding, vs heif-info", info, staged,
+    yield (compare("audit_vs_heifinfo", "audit, no pixel decoding, vs heif-info", info, staged,
                        audit_side(rb, work, info, no_decode, "--no-decode"), peers.heif_info_side(staged),
                        "vs_heif_info", throughput))
 
@@ -80,14 +82,25 @@ def audit_comparisons(rb, floor, corpus, work, baseline=None):
     dec = os.path.join(work, "decode")
     staged = stage(decodable if DECODE_ALL else decodable[:DECODE_FILES], dec)
     log(f"audit with full decoding: {len(staged)} files that libheif 1.15 decodes")
-    out.append(compare("audit_decode", "audit with full decoding", dec, staged,
+    yield (compare("audit_decode", "audit with full decoding", dec, staged,
                        audit_side(rb, work, dec, "readback audit --outputs DIR (decodes primary + gain maps)"),
                        peers.libheif_side(floor, staged), "vs_libheif", ratio, ()))
 
     # 3. per-file cost at 100, 1,000, 10,000 files: hard links of the four smallest valid files.
     few = sorted((p for p in heics if decodes(p)), key=os.path.getsize)[:4] or heics[:4]
-    out.append(audit_scaling(rb, work, few))
-    return out
+    yield audit_scaling(rb, work, few)
+
+    # 4. what --report costs at 10,000 files, and the peak RSS of a 100,000-file audit with --report.
+    yield from report_comparisons(rb, corpus, work)
+
+
+def report_comparisons(rb, corpus, work):
+    """--report's cost and the big audit's peak RSS (reportcost.py); alone with BENCH_ONLY=report."""
+    heic_dir = os.path.join(corpus, "heic")
+    heics = sorted(os.path.join(heic_dir, n) for n in os.listdir(heic_dir)
+                   if n.lower().endswith((".heic", ".heif", ".hif")))
+    yield reportcost.report_cost(rb, work, heics)
+    yield reportcost.report_rss(rb, work, heics)
 
 
 def audit_scaling(rb, work, few):
@@ -137,8 +150,15 @@ def peer_quality(rb, dng, frame, work, q):
     Returns (match dict or None, quality as text)."""
     if not (frame and shutil.which("heif-enc") and os.path.exists(peers.CONVERT_IM)):
         return None, q
-    log("convert: finding heif-enc's quality at Readback's fidelity (untimed)")
-    match = peers.fidelity_match(rb, dng, frame, work)
+    key = cache.match_key(rb, dng, frame)
+    match = cache.load("match", key)
+    if match is not None:
+        log(f"convert: heif-enc's quality at Readback's fidelity from the cache ({key[:12]})")
+    else:
+        log("convert: finding heif-enc's quality at Readback's fidelity (untimed)")
+        match = peers.fidelity_match(rb, dng, frame, work)
+        if not match.get("error"):
+            cache.store("match", key, match)
     if match.get("match"):
         q = str(match["match"]["quality"])
     elif match.get("points"):

@@ -9,6 +9,10 @@ GOALS = {
     "rss_vs_16bit_frame": 3.0,  # peak RSS of one conversion (one worker) < 3x one decoded 16-bit frame
     "noise_bpp_iso3200": 2.0,  # 24 MP ISO 3200: <= 2 bits per pixel, visually lossless at viewing size
     "noise_encode_vs_clean": 1.0,
+    "audit_report_vs_none": 1.3,  # audit --no-decode --report <= 1.3x the same audit without --report
+    "audit_report_rss_mb": 500.0,
+    "html_load_10k_s": 2.0,  # headless Chromium loads the 10,000-file report.html
+    "html_load_100k_s": 5.0,  # ... and the 100,000-file one  # peak RSS of a 100,000-file no-decode audit with --report
     "audit_vs_baseline": 1.0,  # with BENCH_BASELINE: an audit takes no longer than the baseline build's  # encode stage on a noisy chart no slower than on the clean chart
 }
 
@@ -38,6 +42,31 @@ def audit_goals(comparisons):
     q = dc.get("vs_libheif")
     yield goal("full-decode audit <= 1.2x libheif decoding the same items", "audit_decode_vs_libheif",
                q["ratio"] if q else None, "<=", GOALS["audit_decode_vs_libheif"], q, reason(dc))
+
+
+def report_goals(comparisons):
+    """--report's cost at equal hashing (the default run, and the fastest one), and the 100,000-file peak RSS."""
+    by = {c["id"]: c for c in comparisons}
+    rc = by.get("audit_report", {})
+    for key, what in (("report_vs_none", "default settings: history on, sha256 either way"),
+                      ("fast_report_vs_fast", "--no-history --hash none")):
+        q = (rc.get("ratios") or {}).get(key)
+        yield goal(f"audit --no-decode --report <= 1.3x the same audit without it ({rc.get('files') or '?'} files, {what})",
+                   f"audit_{key}", q["ratio"] if q else None, "<=", GOALS["audit_report_vs_none"], q, reason(rc))
+    for c, key in ((rc, "html_load_10k_s"), (by.get("audit_report_rss", {}), "html_load_100k_s")):
+        ch = c.get("chromium") or {}
+        g = goal(f"headless Chromium loads the {c.get('files') or '?'}-file report.html in < {GOALS[key]:g} s", key,
+                 ch.get("load_seconds"), "<=", GOALS[key], None, ch.get("reason") or c.get("reason"))
+        if ch.get("bytes"):
+            g["note"] = (f"report.html {fmt_mb(ch['bytes'])}; blank page {ch.get('blank_seconds') or 0:.2f} s"
+                         + ("; still loading when stopped" if ch.get("timed_out") else ""))
+        yield g
+    rs = by.get("audit_report_rss", {})
+    g = goal(f"peak RSS of a {rs.get('files') or '?'}-file no-decode audit with --report < 500 MB", "audit_report_rss",
+             rs.get("peak_rss_mb"), "<=", GOALS["audit_report_rss_mb"], rs.get("report_bytes"), rs.get("reason"))
+    if rs.get("peak_rss_mb"):
+        g["note"] = f"{rs['peak_rss_mb']:.0f} MB in {rs['seconds']:.1f} s"
+    yield g
 
 
 def baseline_goals(comparisons):

@@ -70,7 +70,13 @@ def run(cmd, env=None, cwd=None, timeout=TIMEOUT):
             return Run(0.0, 0.0, 0.0, 127, "", str(x))
         timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
         timer.start()
-        _, status, ru = os.wait4(p.pid, 0)
+        try:
+            _, status, ru = os.wait4(p.pid, 0)
+        except BaseException:  # the bench is stopping: its command (in its own session) stops with it
+            timer.cancel()
+            os.killpg(p.pid, signal.SIGKILL)
+            os.wait4(p.pid, 0)
+            raise
         wall = time.perf_counter() - t0
         timer.cancel()
         p.returncode = os.waitstatus_to_exitcode(status)

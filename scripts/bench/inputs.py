@@ -7,6 +7,7 @@ import os
 import shutil
 import struct
 
+import cache
 from harness import ENV, QUICK, ROOT, SIZES, first_line, log, run
 
 # BENCH_QUICK's input: a committed chart of `readback corpus generate` (256x192), so a smoke test needs no 190 MB
@@ -95,14 +96,25 @@ def tiff_dims(path):
         return (0, 0)
 
 
+_generated = {}
+
+
 def generate_large(rb, work):
-    """`readback corpus generate --large` into the run's temporary folder, once per run: (folder, the Run)."""
+    """`readback corpus generate --large`, once per generator: from Reports/bench-cache/ when the same CorpusKit
+    wrote it before (cache.py), else into the run's temporary folder and then the cache. (folder, the Run)."""
+    if "folder" in _generated:
+        return _generated["folder"], None
+    cached = cache.corpus_folder(rb)
+    if cached:
+        log(f"generated RAWs from the cache ({os.path.basename(cached)})")
+        _generated["folder"] = cached
+        return cached, None
     out = os.path.join(work, "corpus")
-    if not os.path.isdir(os.path.join(out, "large")):
-        log("generating RAWs with `readback corpus generate --large`")
-        r = run([rb.bin, "corpus", "generate", "--large", "--out", out], env=rb.env(work))
-    else:
-        r = None
+    log("generating RAWs with `readback corpus generate --large`")
+    r = run([rb.bin, "corpus", "generate", "--large", "--out", out], env=rb.env(work))
+    if r.rc == 0 and os.path.isdir(os.path.join(out, "large")):
+        out = cache.keep_corpus(rb, out)
+    _generated["folder"] = out
     return out, r
 
 
@@ -127,6 +139,7 @@ def raw_inputs(rb, work):
         best = min(found, key=lambda t: abs(t[0] - mp), default=None)
         if not best or abs(best[0] - mp) / mp >= 0.2:
             raise SystemExit(f"bench: no generated RAW of about {mp:g} MP (BENCH_SIZES takes 24 and 50; "
-                             f"`readback corpus generate --large` exit {r.rc}: {first_line(r.err)})")
+                             + (f"`readback corpus generate --large` exit {r.rc}: {first_line(r.err)})" if r else
+                                "the cached corpus has none)"))
         picked.append((mp, best[1], f"readback corpus generate --large ({best[0]:.1f} MP)"))
     return picked

@@ -78,6 +78,12 @@ def side_ratio(c, s):
         q = c.get(k) if k else None
         return f"{q['throughput_ratio']:.1f}x the throughput ({q['per_round_min']:.1f}-{q['per_round_max']:.1f})" \
             if q else ""
+    if c["id"] == "audit_report":
+        k = {"report": "report_vs_none", "fast-report": "fast_report_vs_fast",
+             "nohistory-report": "hash_and_report_vs_fast"}.get(s["name"])
+        q = c["ratios"].get(k) if k else None
+        base = "the first side's" if s["name"] == "report" else "the fast side's"
+        return f"{q['ratio']:.2f}x {base} time ({q['per_round_min']:.2f}-{q['per_round_max']:.2f})" if q else ""
     q = c.get("vs_libheif") if c["id"] == "audit_decode" else c.get("ratios", {}).get(s["name"])
     if not q:
         return ""
@@ -180,6 +186,11 @@ def comparison_table(results):
         if c["id"] == "audit_scaling":
             rows += scaling_rows(c)
             continue
+        if c["id"] == "audit_report_rss":
+            size = ", ".join(f"{n} {fmt_mb(b)}" for n, b in (c.get("report_bytes") or {}).items())
+            rows.append(f"| {c['title']} | one run | " + (f"{c['seconds']:.1f} s, {c['peak_rss_mb']:.0f} MB RSS; {size}"
+                        if c.get("peak_rss_mb") else f"not measured: {c.get('reason')}") + " | |")
+            continue
         rows += [f"| {c['title']} | {s['label']} | {fmt_side(s)} | {side_ratio(c, s)} |" for s in c["sides"]]
         rows += fidelity_rows(c)
     return "\n".join(rows)
@@ -221,6 +232,8 @@ def markdown(results):
             f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison; "
             f"{results['tools'].get('readback') or 'readback'}; run {results['started_utc']}, "
             f"{results['elapsed_s'] / 60:.1f} min{' (BENCH_QUICK: smoke test, not a measurement)' if QUICK else ''}.")
+    if results.get("stopped"):
+        head += f" **Stopped** ({results['stopped']})."
     text = head + "\n\n" + goal_table(results) + "\n\n" + noise_table(results) + "\n\n" + comparison_table(results) + "\n"
     agree = results.get("agreement_with_previous_run")
     if agree:

@@ -62,8 +62,18 @@ public enum JUnitRenderer {
         return s
     }
 
+    /// True for a UTF-8 byte ``esc(_:)`` may rewrite: markup, a control character other than tab and line feeds,
+    /// or the lead byte of U+FFFE and U+FFFF.
+    static func mayChange(_ b: UInt8) -> Bool {
+        if b < 0x20 { return b != 0x0A && b != 0x09 && b != 0x0D }
+        return b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 || b == 0x27 || b == 0xEF
+    }
+
     /// XML-escapes text and drops characters XML 1.0 cannot carry.
     static func esc(_ s: String) -> String {
+        // Most text has nothing to escape or drop: one pass over the UTF-8 bytes returns it as it is (U+FFFE and
+        // U+FFFF are EF BF BE / EF BF BF, so a text without 0xEF holds neither).
+        if !s.utf8.contains(where: mayChange) { return s }
         var o = ""
         for u in s.unicodeScalars {
             switch u {

@@ -93,6 +93,19 @@ public final class ThumbnailFolder: @unchecked Sendable {
         return ThumbnailLinks(primary: link(.primary), gainMap: link(.gainMap), reference: link(.reference))
     }
 
+    /// ``links(index:)`` for a whole report: the folder is listed once, instead of three `stat` calls per file
+    /// (a report of 100,000 files without thumbnails would make 300,000 of them).
+    public func linker() -> (Int) -> ThumbnailLinks {
+        let names = Set((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
+        return { index in
+            func link(_ i: Image) -> String? {
+                let rel = Self.relativePath(index: index, i)
+                return names.contains(String(rel.dropFirst("thumbs/".count))) ? rel : nil
+            }
+            return ThumbnailLinks(primary: link(.primary), gainMap: link(.gainMap), reference: link(.reference))
+        }
+    }
+
     /// The same thumbnails as PNG data URIs, read from their files (report.html as one self-contained file).
     public func inlined(index: Int) -> ThumbnailLinks {
         func uri(_ i: Image) -> String? { (try? Data(contentsOf: file(index, i))).map(PNG.dataURI) }

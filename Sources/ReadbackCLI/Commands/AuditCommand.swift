@@ -66,7 +66,7 @@ struct AuditCommand: Subcommand {
         .flag("print-policy", "print the policy's full text (the profile, then --policy FILE) and exit"),
         .value("report", "DIR", "write report.json, report.html and junit.xml into DIR"),
         .flag("no-thumbnails", "with --report: write no thumbnails (report.html shows none)"),
-        .flag("html-single-file", "with --report: inline the thumbnails into report.html instead of DIR/thumbs/"),
+        .flag("html-single-file", "with --report: one self-contained report.html (thumbnails and every row inline)"),
         .value("fail-on", "SEVERITY", "error|warning|known-loss|info: lowest severity that fails (default error)"),
         .value("baseline", "FILE", "an earlier report.json: fail only on regressions, list improvements"),
         .flag("no-decode", "fast mode: no pixel decoding (no decode.* checks, no thumbnails)"),
