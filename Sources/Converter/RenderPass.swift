@@ -68,8 +68,10 @@ final class RenderPass: @unchecked Sendable {
         offsetBase = Float(o.baseOffset.doubleValue)
         offsetAlternate = Float(o.alternateOffset.doubleValue)
         let f = max(1, Int((Double(max(width, height)) / 320).rounded(.up)))
-        let tw = width / f
-        let th = height / f
+        // Even sides: a 4:2:0 thumbnail of odd size would be coded padded with an odd `clap` (MIAF §7.3.6.7 forbids
+        // it) and an `ispe` other than the decoded size; dropping at most one column and row keeps it exact.
+        let tw = width / f / 2 * 2
+        let th = height / f / 2 * 2
         let thumb = f > 1 && tw >= 8 && th >= 8
         thumbFactor = f
         thumbWidth = thumb ? tw : 0

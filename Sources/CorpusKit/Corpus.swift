@@ -65,7 +65,8 @@ public enum Corpus {
     ]
 
     /// The committed recipes: every CFA pattern with two bit depths, every orientation, a big-endian file, a
-    /// linear (ProRAW-like) DNG, a chart with nothing above white, and a file without GPS/XMP/MakerNote.
+    /// linear (ProRAW-like) DNG, a chart with nothing above white, a file without GPS/XMP/MakerNote, and two
+    /// odd-sized charts (`oddSized`).
     public static let tiny: [CorpusRecipe] = {
         var r: [CorpusRecipe] = []
         // (pattern, bits, orientation, big-endian)
@@ -147,7 +148,7 @@ public enum Corpus {
                 exercises: "a source without GPS, XMP or MakerNote: their absence in the output is not a loss",
                 expectedAudit: "clean; gain map required (headroom \(Int(highlightStops)) stops); upright chart",
                 spec: bareSpec, width: tinyWidth, height: tinyHeight, highlightStops: highlightStops, large: false))
-        return r
+        return r + oddSized
     }()
 
     /// Benchmark recipes (generated on demand into `large/`, git-ignored): 24 MP and 50 MP RGGB 14-bit, each stored
