@@ -180,12 +180,14 @@ public enum Corpus {
     ///   - goodHEIC: a good HEIC (normally the Converter's output for `goodHEICSource`): written as
     ///     `heic/good.heic` with its mutations in `heic/mutations/` (see `Mutator`). The CorpusKit layer cannot
     ///     encode HEVC, so the caller supplies it; the tests pass the committed one back in.
+    ///   - tenBitHEIC: a 10-bit SDR conversion of the same source; with `goodHEIC`, the conformance cases
+    ///     (`ConformanceCases`) go to `heic/conformance/`.
     ///   - progress: called with each file written.
     /// - Returns: the manifest rows written.
     /// - Throws: file-system errors.
     @discardableResult
     public static func generate(
-        into folder: URL, includeLarge: Bool = false, goodHEIC: [UInt8]? = nil,
+        into folder: URL, includeLarge: Bool = false, goodHEIC: [UInt8]? = nil, tenBitHEIC: [UInt8]? = nil,
         progress: (String) -> Void = { _ in }
     ) throws -> [ManifestEntry] {
         let fm = FileManager.default
@@ -238,6 +240,9 @@ public enum Corpus {
                         file: file, recipe: "mutation of heic/good.heic", seed: 0, exercises: m.note,
                         expectedAudit: m.sha256 == nil && m.note.hasPrefix("skipped") ? "skipped" : m.code,
                         sha256: m.sha256 ?? "-"))
+            }
+            if let tenBitHEIC {
+                rows += try writeConformanceCases(good: good, tenBit: tenBitHEIC, into: folder, progress: progress)
             }
         }
         let manifest = manifestText(rows.sorted { $0.file < $1.file })

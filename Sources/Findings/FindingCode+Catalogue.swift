@@ -289,6 +289,13 @@ extension FindingCode {
         Entry(
             .renderSkipped, .info, .render, .informationOnly,
             "the output cannot be compared with the reference render (HDR transfer, decode failure)"),
+        Entry(
+            .decodeUnsupported, .warning, .decode, .keepsOriginal,
+            "a feature this build cannot decode (an image sequence, an AVC or uncompressed primary): not judged by its pixels"
+        ),
+        Entry(
+            .containerUnsupportedEssential, .warning, .container, .keepsOriginal,
+            "an item has an essential property Readback does not understand: that item is not judged by its pixels"),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

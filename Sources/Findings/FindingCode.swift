@@ -117,6 +117,8 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case renderExposure = "render.exposure"
     case renderNoReference = "render.no-reference"
     case renderSkipped = "render.skipped"
+    case decodeUnsupported = "decode.unsupported"
+    case containerUnsupportedEssential = "container.unsupported-essential"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

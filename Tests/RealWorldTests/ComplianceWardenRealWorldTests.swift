@@ -28,10 +28,10 @@ import Testing
         let dir = Repo.temporaryDirectory("readback-cw-\(mode)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let readback = Repo.root.appendingPathComponent(".build/debug/readback").path
-        let r = try Tool.run(
+        let r = try TestSupport.Tool.run(
             readback,
             ["convert", Repo.root.appendingPathComponent("Corpus/dng").path, "--out", dir.path, "--quiet"]
-                + modes[mode]!)
+                + Self.modes[mode]!)
         #expect(r.status != 2, "convert \(mode): \(String(decoding: r.err, as: UTF8.self))")
         for dng in dngs {
             let name = dng.deletingPathExtension().lastPathComponent
@@ -95,7 +95,7 @@ enum ComplianceWarden {
         }
         let src = tools.appendingPathComponent("compliance-warden")
         let bin = Repo.root.appendingPathComponent(".build/compliance-warden")
-        let r = try Tool.run("make", ["-s", "-C", src.path, "BIN=\(bin.path)", "-j2"])
+        let r = try TestSupport.Tool.run("make", ["-s", "-C", src.path, "BIN=\(bin.path)", "-j2"])
         let exe = bin.appendingPathComponent("cw.exe")
         guard r.status == 0, FileManager.default.isExecutableFile(atPath: exe.path) else {
             throw RealWorldCorpus.Missing(
@@ -106,7 +106,7 @@ enum ComplianceWarden {
 
     /// The errors of `-s miaf` (which runs the isobmff and heif rules too) on `file`.
     static func errors(_ cw: URL, _ file: URL) throws -> [Finding] {
-        let r = try Tool.run(cw.path, ["-s", "miaf", "-f", "json", file.path])
+        let r = try TestSupport.Tool.run(cw.path, ["-s", "miaf", "-f", "json", file.path])
         guard let json = try? JSONSerialization.jsonObject(with: r.out) else {
             return [Finding(spec: "-", rule: "-", text: "ComplianceWarden could not parse the file (exit \(r.status))")]
         }

@@ -70,6 +70,8 @@ enum Checks {
         }
         FileFactsCheck.run(&ctx)
         container(&ctx)
+        if sequenceOnly(&ctx) { return }
+        let judgePixels = !unsupportedEssential(&ctx)
         // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
         // With a source, the same thread first finds the source's own rendering for the render check, from the
         // source already read and parsed (a RAW's previews came with exiv2's one reading of it).
@@ -84,7 +86,7 @@ enum Checks {
             }
         }
         let primary =
-            ctx.options.decode && ctx.file != nil
+            ctx.options.decode && ctx.file != nil && judgePixels
             ? PrimaryDecode(ctx.output, thumbnails: ctx.options.thumbnails, lookUp: lookUp) : nil
         gainMaps(&ctx)
         signalling(&ctx)

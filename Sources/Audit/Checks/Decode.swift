@@ -49,6 +49,13 @@ extension Checks {
                 if thumbs { ctx.thumbnails.primary = thumbnail(img) }
                 ctx.outputPixels = img
                 ctx.outputPixelsOrientation = file.orientation(of: p)
+            } else if let feature = unsupportedPrimaryFeature(file) {
+                // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
+                ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: feature))
+                ctx.add(
+                    .decodeUnsupported, .warning,
+                    "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
+                    Evidence(actual: feature, item: file.primaryItemID))
             } else {
                 ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole))
                 ctx.add(
