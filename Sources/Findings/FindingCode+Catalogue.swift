@@ -290,12 +290,20 @@ extension FindingCode {
             .renderSkipped, .info, .render, .informationOnly,
             "the output cannot be compared with the reference render (HDR transfer, decode failure)"),
         Entry(
-            .decodeUnsupported, .warning, .decode, .keepsOriginal,
+            .decodeUnsupported, .warning, .decode, .informationOnly,
             "a feature this build cannot decode (an image sequence, an AVC or uncompressed primary): not judged by its pixels"
         ),
         Entry(
-            .containerUnsupportedEssential, .warning, .container, .keepsOriginal,
+            .containerUnsupportedEssential, .warning, .container, .informationOnly,
             "an item has an essential property Readback does not understand: that item is not judged by its pixels"),
+        Entry(
+            .conformanceIspeMismatch, .warning, .conformance, .informationOnly,
+            "a coded item's ispe differs from the size its stream decodes to (HEIF §6.5.3.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceClapOdd, .warning, .conformance, .informationOnly,
+            "a clap crops a 4:2:0 or 4:2:2 item at an odd width, height or offset (MIAF §7.3.6.7); error when a conversion introduced it"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

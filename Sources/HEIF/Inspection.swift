@@ -183,11 +183,7 @@ public struct Inspection: Codable, Sendable {
             primary?.displayWidth = shown?.width
             primary?.displayHeight = shown?.height
         }
-        auxiliaryImages = f.items.compactMap { it in
-            f.auxiliaryType(of: it.id).map {
-                AuxiliarySummary(id: it.id, urn: $0, of: f.references(from: it.id, type: "auxl").flatMap(\.to))
-            }
-        }
+        auxiliaryImages = Inspection.auxiliaries(f)
         var gms: [GainMapSummary] = []
         func gainMapSummary(kind: String, gm: UInt32, base: UInt32?) -> GainMapSummary {
             let s = f.imageSize(of: gm)
@@ -245,6 +241,15 @@ public struct Inspection: Codable, Sendable {
     /// `4:0:0`, `4:2:0`, `4:2:2`, `4:4:4`.
     public static func chromaName(_ c: Int) -> String {
         ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][max(0, min(3, c))]
+    }
+
+    /// Every auxiliary image of `f` with its URN and the images it belongs to.
+    static func auxiliaries(_ f: HEIFFile) -> [AuxiliarySummary] {
+        f.items.compactMap { it in
+            f.auxiliaryType(of: it.id).map {
+                AuxiliarySummary(id: it.id, urn: $0, of: f.references(from: it.id, type: "auxl").flatMap(\.to))
+            }
+        }
     }
 
     /// A short human form of a property.

@@ -24,7 +24,7 @@ import Testing
             at: Repo.root.appendingPathComponent("Corpus/dng"), includingPropertiesForKeys: nil
         ).filter { $0.pathExtension == "dng" }.sorted { $0.path < $1.path }
         #expect(dngs.count >= 21, "Corpus/dng holds \(dngs.count) DNGs")
-        #expect(dngs.contains { $0.lastPathComponent.contains("odd-1203x803") }, "the odd-sized chart is missing")
+        #expect(dngs.contains { $0.lastPathComponent.contains("odd-515x323") }, "the odd-sized chart is missing")
         let dir = Repo.temporaryDirectory("readback-cw-\(mode)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let readback = Repo.root.appendingPathComponent(".build/debug/readback").path

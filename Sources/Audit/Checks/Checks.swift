@@ -71,6 +71,7 @@ enum Checks {
         FileFactsCheck.run(&ctx)
         container(&ctx)
         if sequenceOnly(&ctx) { return }
+        conformance(&ctx)
         let judgePixels = !unsupportedEssential(&ctx)
         // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
         // With a source, the same thread first finds the source's own rendering for the render check, from the
