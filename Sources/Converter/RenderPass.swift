@@ -72,7 +72,8 @@ final class RenderPass: @unchecked Sendable {
         // it) and an `ispe` other than the decoded size; dropping at most one column and row keeps it exact.
         let tw = width / f / 2 * 2
         let th = height / f / 2 * 2
-        let thumb = f > 1 && tw >= 8 && th >= 8
+        // At least 64 px a side: libheif 1.15 codes a smaller picture padded to 64 with an `ispe` of the smaller size.
+        let thumb = f > 1 && tw >= 64 && th >= 64
         thumbFactor = f
         thumbWidth = thumb ? tw : 0
         thumbHeight = thumb ? th : 0

@@ -159,10 +159,12 @@ struct TileLayout: Equatable {
     /// a 1×1 grid over one tile padded to multiples of 64 (heif-enc too writes odd images as a 1×1 grid). A coded
     /// item of odd size would be padded by libheif and cropped back with a `clap` of odd width or height, which MIAF
     /// §7.3.6.7 forbids under 4:2:0, and its `ispe` would not be the size its stream decodes to (HEIF §6.5.3.1); the
-    /// grid's output size crops the padding instead. Nil: one untiled item of even size.
+    /// grid's output size crops the padding instead. A side under 64 px is wrapped too: libheif 1.15 pads it to 64
+    /// without a conformance window, so the stream would decode larger than its `ispe`. Nil: one untiled item of even
+    /// size, 64 px or more a side.
     static func coding(width: Int, height: Int, tileSize: Int, file: String) throws -> TileLayout? {
         if let layout = try make(width: width, height: height, tileSize: tileSize, file: file) { return layout }
-        guard width % 2 == 1 || height % 2 == 1 else { return nil }
+        guard width % 2 == 1 || height % 2 == 1 || width < 64 || height < 64 else { return nil }
         // Multiples of 64, as MIAF §7.3.11.4.2 recommends for grid tiles (x265 pads to its 8 px coding units anyway).
         func align(_ v: Int) -> Int { (v + 63) / 64 * 64 }
         return TileLayout(

@@ -170,19 +170,7 @@ public struct Inspection: Codable, Sendable {
                 references: f.references(from: it.id).map { ReferenceSummary(type: $0.type.description, to: $0.to) },
                 auxiliaryType: f.auxiliaryType(of: it.id))
         }
-        if let p = f.primaryItem {
-            let size = f.imageSize(of: p.id)
-            let g = f.grid(of: p.id)
-            primary = PrimarySummary(
-                id: p.id, type: p.type.description, width: size?.width, height: size?.height,
-                bitDepth: f.bitDepth(of: p.id),
-                chroma: f.chromaFormat(of: p.id).map(Inspection.chromaName),
-                colour: f.colours(of: p.id).map(Inspection.describe),
-                orientation: f.orientation(of: p.id), grid: g.map { "\($0.rows)×\($0.columns)" })
-            let shown = f.displaySize(of: p.id)
-            primary?.displayWidth = shown?.width
-            primary?.displayHeight = shown?.height
-        }
+        primary = f.primaryItem.map { Inspection.primarySummary(f, $0) }
         auxiliaryImages = Inspection.auxiliaries(f)
         var gms: [GainMapSummary] = []
         func gainMapSummary(kind: String, gm: UInt32, base: UInt32?) -> GainMapSummary {
@@ -241,6 +229,22 @@ public struct Inspection: Codable, Sendable {
     /// `4:0:0`, `4:2:0`, `4:2:2`, `4:4:4`.
     public static func chromaName(_ c: Int) -> String {
         ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][max(0, min(3, c))]
+    }
+
+    /// The primary's summary: coded size, shown size, depth, chroma, colour, orientation, grid.
+    static func primarySummary(_ f: HEIFFile, _ p: Item) -> PrimarySummary {
+        let size = f.imageSize(of: p.id)
+        let g = f.grid(of: p.id)
+        var s = PrimarySummary(
+            id: p.id, type: p.type.description, width: size?.width, height: size?.height,
+            bitDepth: f.bitDepth(of: p.id),
+            chroma: f.chromaFormat(of: p.id).map(Inspection.chromaName),
+            colour: f.colours(of: p.id).map(Inspection.describe),
+            orientation: f.orientation(of: p.id), grid: g.map { "\($0.rows)×\($0.columns)" })
+        let shown = f.displaySize(of: p.id)
+        s.displayWidth = shown?.width
+        s.displayHeight = shown?.height
+        return s
     }
 
     /// Every auxiliary image of `f` with its URN and the images it belongs to.
