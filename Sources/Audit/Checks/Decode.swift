@@ -12,6 +12,8 @@ extension Checks {
     /// re-wrapped alone (`HEIFFile.standaloneFile(for:)`; docs/platform.md, libheif reading).
     static func decode(_ ctx: inout Context, _ primary: PrimaryDecode) {
         guard let file = ctx.file else { return }
+        var compared = false
+        if case .found? = primary.reference { compared = true }
         let thumbs = ctx.options.thumbnails
         do {
             switch try primary.wait().get() {
@@ -22,6 +24,7 @@ extension Checks {
                         bitDepth: img.codedBitDepth))
                 ctx.thumbnails.primary = thumbnail(img)
                 ctx.outputPixels = img
+                flatDecode(&ctx, spread: spread(img), compared: compared)
             case .reduced(let img, let d):
                 ctx.decode.append(
                     DecodeResult(
@@ -31,6 +34,7 @@ extension Checks {
                 ctx.decode.append(
                     DecodeResult(
                         target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth))
+                flatDecode(&ctx, spread: d.firstPlaneSpread, compared: compared)
             }
         } catch {
             let whole = "\(error)"
