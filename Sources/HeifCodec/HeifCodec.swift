@@ -122,8 +122,7 @@ public struct HeifDecodedSize: Sendable, Equatable {
     public var height: Int
     /// The stream's luma bit depth as signalled.
     public var codedBitDepth: Int
-    /// (p99 − p1) / range of the first plane (luma, or R), sampled on a grid of at most 128 × 128 pixels: near 0
-    /// for a flat picture. Nil when not measured.
+    /// (p99 − p1) / range of the first plane (luma, or R) on ≤ 128 × 128 samples; near 0 when flat, nil if unmeasured.
     public var firstPlaneSpread: Double?
 
     public init(width: Int, height: Int, codedBitDepth: Int, firstPlaneSpread: Double? = nil) {
@@ -404,12 +403,10 @@ public enum HeifDecoder {
         return heif_image_get_chroma_format(img.ptr) == heif_chroma_444 ? heif_channel_R : nil
     }
 
-    /// Decodes the primary image of a HEIF file held in memory and keeps only its size: libheif decodes every coded
-    /// tile and assembles the image, but returns it in the decoder's own layout (no conversion to interleaved RGB) and
-    /// no sample is copied out. Proves the image decodes at a fraction of `decodePrimary`'s cost, with no full-size
-    /// sample array (docs/tiling.md).
+    /// Decodes the primary image and keeps only its size and first plane's spread (sampled in place): no RGB
+    /// conversion, no sample copied out, a fraction of `decodePrimary`'s cost (docs/tiling.md).
     /// - Parameter bytes: the whole file.
-    /// - Returns: the decoded size and the stream's luma depth (`codedBitDepth`).
+    /// - Returns: the decoded size, the stream's luma depth (`codedBitDepth`) and `firstPlaneSpread`.
     /// - Throws: `HeifError` with libheif's message.
     public static func decodePrimarySize(_ bytes: [UInt8]) throws -> HeifDecodedSize {
         let (ctx, handle) = try primaryHandle(bytes)
@@ -426,32 +423,13 @@ public enum HeifDecoder {
             throw HeifError(operation: "heif_decode_image", message: "no plane in decoded image")
         }
         let coded = Int(heif_image_handle_get_luma_bits_per_pixel(handle.ptr))
-        return HeifDecodedSize(
-            width: w, height: h, codedBitDepth: coded, firstPlaneSpread: planeSpread(img, channel, w, h))
-    }
-
-    /// (p99 − p1) / range of a plane, sampled on a grid of at most 128 × 128 pixels; nil without the plane.
-    private static func planeSpread(_ img: Image, _ channel: heif_channel, _ w: Int, _ h: Int) -> Double? {
         var stride: Int32 = 0
-        guard let plane = heif_image_get_plane_readonly(img.ptr, channel, &stride) else { return nil }
-        let depth = Int(heif_image_get_bits_per_pixel_range(img.ptr, channel))
-        let step = max(1, max(w, h) / 128)
-        var v: [Int] = []
-        for y in Swift.stride(from: 0, to: h, by: step) {
-            let row = plane + y * Int(stride)
-            for x in Swift.stride(from: 0, to: w, by: step) {
-                v.append(
-                    depth > 8
-                        ? Int(
-                            UInt16(
-                                littleEndian: UnsafeRawPointer(row).loadUnaligned(
-                                    fromByteOffset: x * 2, as: UInt16.self)))
-                        : Int(row[x]))
-            }
+        let spread = heif_image_get_plane_readonly(img.ptr, channel, &stride).flatMap {
+            PlaneStats.spread(
+                $0, stride: Int(stride), depth: Int(heif_image_get_bits_per_pixel_range(img.ptr, channel)), width: w,
+                height: h)
         }
-        guard !v.isEmpty, depth > 0 else { return nil }
-        v.sort()
-        return Double(v[min(v.count - 1, v.count * 99 / 100)] - v[v.count / 100]) / Double((1 << depth) - 1)
+        return HeifDecodedSize(width: w, height: h, codedBitDepth: coded, firstPlaneSpread: spread)
     }
 
     private static func firstPlane(_ img: Image, coded: Int, nclx: NCLX?, icc: [UInt8]?) throws -> HeifDecodedImage {
