@@ -13,7 +13,8 @@ APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev 
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 # `make test-real` calibrates the audit on real tools' outputs: it builds them with libvips and ImageMagick too
 # (libheif-examples' heif-convert/heif-enc and exiftool are in APT_PACKAGES); strace proves each input is opened once.
-REAL_PACKAGES := libvips-tools imagemagick strace
+# g++ and make build GPAC's ComplianceWarden from $(TOOLS) into .build/compliance-warden (ComplianceWardenRealWorldTests).
+REAL_PACKAGES := libvips-tools imagemagick strace g++ make
 # Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 compares the
 # merged verdicts and finds free ports, procps (ps) finds what a run left behind.
 DIST_PACKAGES := slurm-wlm munge python3 procps
@@ -39,6 +40,8 @@ DEBUG_BIN := .build/debug/readback
 # The real-world corpus (raw/, heic/, avif/ and MANIFEST.tsv), read in place by `make test-real`, `make bench` and
 # `make ladder`; override with `make test-real CORPUS=/path/to/library`.
 CORPUS ?= ../shared/corpus
+# Shared test tools (GPAC's ComplianceWarden sources), built by `make test-real` into .build/, never written to.
+TOOLS ?= ../shared/tools
 
 .PHONY: all deps bench-deps dist-deps build release test test-real test-dist demo corpus corpus-large lint fuzz \
         bench ladder clean help install uninstall deb deb-deps test-pkg test-container codes-doc
@@ -96,7 +99,7 @@ test: build
 test-real: build
 	$(call apt_install,$(REAL_PACKAGES))
 	@if [ ! -d "$(CORPUS)" ]; then echo "test-real: corpus folder '$(CORPUS)' does not exist" >&2; exit 2; fi
-	READBACK_REAL_CORPUS="$(abspath $(CORPUS))" SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --filter RealWorld
+	READBACK_REAL_CORPUS="$(abspath $(CORPUS))" READBACK_TOOLS="$(abspath $(TOOLS))" SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --filter RealWorld
 
 # A throwaway single-node Slurm (munged, slurmctld, slurmd as root, every file in a temporary folder, stopped by
 # pid on exit) runs `sbatch --array=0-3` shards of the release build's convert and audit over copies of Corpus/dng,

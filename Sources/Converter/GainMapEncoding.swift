@@ -44,12 +44,12 @@ enum GainMapEncoder {
     static func encode(
         _ pass: RenderPass, _ computed: ComputedGainMap, options: ConvertOptions, file: String
     ) throws -> (EncodedGainMap, GainMapSummary) {
-        var (gw, gh, q) = (computed.width, computed.height, computed.quantized)
+        let (gw, gh, q) = (computed.width, computed.height, computed.quantized)
         let gmSettings = HeifEncodeSettings(
             quality: options.gainMapQuality, preset: options.gainMapSpeed, nclx: .gainMap)
         let image: CodedImage
         let bytes: Int
-        if let layout = try TileLayout.make(width: gw, height: gh, tileSize: options.tileSize, file: file) {
+        if let layout = try TileLayout.coding(width: gw, height: gh, tileSize: options.tileSize, file: file) {
             let tiles = try q.withUnsafeBytes { src in
                 try TiledEncoder.encodeGrid(
                     layout: layout, channels: 1, bitDepth: 8, settings: gmSettings, options: options, file: file
@@ -60,18 +60,7 @@ enum GainMapEncoder {
             image = .grid(layout, tiles)
             bytes = tiles.reduce(0) { $0 + $1.data.count }
         } else {
-            // An even-sized map codes without padding or `clap` (the gain-map item carries no transforms): replicate
-            // the last column/row when the half-size map is odd; the map is stretched by < 1 map pixel over the image.
-            if gw % 2 == 1 || gh % 2 == 1 {
-                let ew = gw + gw % 2
-                let eh = gh + gh % 2
-                var padded = [UInt8](repeating: 0, count: ew * eh)
-                for y in 0..<eh {
-                    let sy = min(y, gh - 1)
-                    for x in 0..<ew { padded[y * ew + x] = q[sy * gw + min(x, gw - 1)] }
-                }
-                (gw, gh, q) = (ew, eh, padded)
-            }
+            // Even and at least 64 px a side (an odd or smaller map is a 1×1 grid above: no padding, no `clap`).
             // At most one tile's size: one thread, no x265 pool, as for the tiles.
             let item = try TiledEncoder.encodeItem(
                 .mono8(width: gw, height: gh, samples: q), settings: gmSettings, threads: 1, file: file)

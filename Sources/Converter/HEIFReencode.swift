@@ -94,7 +94,7 @@ extension HEICConverter {
         let settings = HeifEncodeSettings(
             quality: options.quality, bitDepth: depth, chroma: options.chroma, preset: options.speed, nclx: nclx,
             icc: decoded.icc)
-        let layout = try TileLayout.make(
+        let layout = try TileLayout.coding(
             width: decoded.width, height: decoded.height, tileSize: options.tileSize, file: file)
         guard let layout else {
             return (.single(try TiledEncoder.encodeItem(pixels, settings: settings, file: file)), nil)

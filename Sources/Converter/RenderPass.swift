@@ -68,9 +68,12 @@ final class RenderPass: @unchecked Sendable {
         offsetBase = Float(o.baseOffset.doubleValue)
         offsetAlternate = Float(o.alternateOffset.doubleValue)
         let f = max(1, Int((Double(max(width, height)) / 320).rounded(.up)))
-        let tw = width / f
-        let th = height / f
-        let thumb = f > 1 && tw >= 8 && th >= 8
+        // Even sides: a 4:2:0 thumbnail of odd size would be coded padded with an odd `clap` (MIAF §7.3.6.7 forbids
+        // it) and an `ispe` other than the decoded size; dropping at most one column and row keeps it exact.
+        let tw = width / f / 2 * 2
+        let th = height / f / 2 * 2
+        // At least 64 px a side: libheif 1.15 codes a smaller picture padded to 64 with an `ispe` of the smaller size.
+        let thumb = f > 1 && tw >= 64 && th >= 64
         thumbFactor = f
         thumbWidth = thumb ? tw : 0
         thumbHeight = thumb ? th : 0

@@ -33,7 +33,10 @@ enum TiledEncoder {
         layout: TileLayout, channels: Int, bitDepth: Int, settings: HeifEncodeSettings, options: ConvertOptions,
         file: String, afterLastBand: () throws -> Void = {}, fill: (Int, Int, UnsafeMutableRawPointer) -> Void
     ) throws -> [CodedItem] {
-        let workers = options.encodeWorkers > 0 ? options.encodeWorkers : ProcessInfo.processInfo.activeProcessorCount
+        // Never more workers than tiles: a 1×1 grid (an odd image wrapped) keeps x265's own thread pool.
+        let workers = min(
+            layout.count,
+            options.encodeWorkers > 0 ? options.encodeWorkers : ProcessInfo.processInfo.activeProcessorCount)
         // One thread per encoder when several encoders share the cores (x265's default pool has a thread per core in
         // every encoder); a single worker keeps that pool.
         let threads: Int? = workers > 1 ? 1 : nil
@@ -150,6 +153,22 @@ struct TileLayout: Equatable {
             )
         }
         return TileLayout(width: width, height: height, tileWidth: tw, tileHeight: th, columns: cols, rows: rows)
+    }
+
+    /// How an image is coded: the tile layout of `make`, or, for an image coded untiled whose width or height is odd,
+    /// a 1×1 grid over one tile padded to multiples of 64 (heif-enc too writes odd images as a 1×1 grid). A coded
+    /// item of odd size would be padded by libheif and cropped back with a `clap` of odd width or height, which MIAF
+    /// §7.3.6.7 forbids under 4:2:0, and its `ispe` would not be the size its stream decodes to (HEIF §6.5.3.1); the
+    /// grid's output size crops the padding instead. A side under 64 px is wrapped too: libheif 1.15 pads it to 64
+    /// without a conformance window, so the stream would decode larger than its `ispe`. Nil: one untiled item of even
+    /// size, 64 px or more a side.
+    static func coding(width: Int, height: Int, tileSize: Int, file: String) throws -> TileLayout? {
+        if let layout = try make(width: width, height: height, tileSize: tileSize, file: file) { return layout }
+        guard width % 2 == 1 || height % 2 == 1 || width < 64 || height < 64 else { return nil }
+        // Multiples of 64, as MIAF §7.3.11.4.2 recommends for grid tiles (x265 pads to its 8 px coding units anyway).
+        func align(_ v: Int) -> Int { (v + 63) / 64 * 64 }
+        return TileLayout(
+            width: width, height: height, tileWidth: align(width), tileHeight: align(height), columns: 1, rows: 1)
     }
 }
 

@@ -65,7 +65,8 @@ public enum Corpus {
     ]
 
     /// The committed recipes: every CFA pattern with two bit depths, every orientation, a big-endian file, a
-    /// linear (ProRAW-like) DNG, a chart with nothing above white, and a file without GPS/XMP/MakerNote.
+    /// linear (ProRAW-like) DNG, a chart with nothing above white, a file without GPS/XMP/MakerNote, and two
+    /// odd-sized charts (`oddSized`).
     public static let tiny: [CorpusRecipe] = {
         var r: [CorpusRecipe] = []
         // (pattern, bits, orientation, big-endian)
@@ -147,7 +148,7 @@ public enum Corpus {
                 exercises: "a source without GPS, XMP or MakerNote: their absence in the output is not a loss",
                 expectedAudit: "clean; gain map required (headroom \(Int(highlightStops)) stops); upright chart",
                 spec: bareSpec, width: tinyWidth, height: tinyHeight, highlightStops: highlightStops, large: false))
-        return r
+        return r + oddSized
     }()
 
     /// Benchmark recipes (generated on demand into `large/`, git-ignored): 24 MP and 50 MP RGGB 14-bit, each stored
@@ -179,12 +180,14 @@ public enum Corpus {
     ///   - goodHEIC: a good HEIC (normally the Converter's output for `goodHEICSource`): written as
     ///     `heic/good.heic` with its mutations in `heic/mutations/` (see `Mutator`). The CorpusKit layer cannot
     ///     encode HEVC, so the caller supplies it; the tests pass the committed one back in.
+    ///   - tenBitHEIC: a 10-bit SDR conversion of the same source; with `goodHEIC`, the conformance cases
+    ///     (`ConformanceCases`) go to `heic/conformance/`.
     ///   - progress: called with each file written.
     /// - Returns: the manifest rows written.
     /// - Throws: file-system errors.
     @discardableResult
     public static func generate(
-        into folder: URL, includeLarge: Bool = false, goodHEIC: [UInt8]? = nil,
+        into folder: URL, includeLarge: Bool = false, goodHEIC: [UInt8]? = nil, tenBitHEIC: [UInt8]? = nil,
         progress: (String) -> Void = { _ in }
     ) throws -> [ManifestEntry] {
         let fm = FileManager.default
@@ -237,6 +240,9 @@ public enum Corpus {
                         file: file, recipe: "mutation of heic/good.heic", seed: 0, exercises: m.note,
                         expectedAudit: m.sha256 == nil && m.note.hasPrefix("skipped") ? "skipped" : m.code,
                         sha256: m.sha256 ?? "-"))
+            }
+            if let tenBitHEIC {
+                rows += try writeConformanceCases(good: good, tenBit: tenBitHEIC, into: folder, progress: progress)
             }
         }
         rows += try JPEGGainMapCorpus.write(into: folder, progress: progress)

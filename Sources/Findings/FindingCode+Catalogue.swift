@@ -315,7 +315,21 @@ extension FindingCode {
             "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"),
         Entry(
             .renderSaturation, .warning, .render, .informationOnly,
-            "a scene without neutral tones is more or less saturated than the reference render, with the same hues (not a cast)"
+            "a scene without neutral tones is more or less saturated than the reference render, with the same hues (not a cast)"),
+        Entry(
+            .decodeUnsupported, .warning, .decode, .informationOnly,
+            "a feature this build cannot decode (an image sequence, an AVC or uncompressed primary): not judged by its pixels"
+        ),
+        Entry(
+            .containerUnsupportedEssential, .warning, .container, .informationOnly,
+            "an item has an essential property Readback does not understand: that item is not judged by its pixels"),
+        Entry(
+            .conformanceIspeMismatch, .warning, .conformance, .informationOnly,
+            "a coded item's ispe differs from the size its stream decodes to (HEIF §6.5.3.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceClapOdd, .warning, .conformance, .informationOnly,
+            "a clap crops a 4:2:0 or 4:2:2 item at an odd width, height or offset (MIAF §7.3.6.7); error when a conversion introduced it"
         ),
     ]
 

@@ -127,6 +127,10 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case gainmapMetadataChanged = "gainmap.metadata-changed"
     case decodeLibavifRefused = "decode.libavif-refused"
     case renderSaturation = "render.saturation"
+    case decodeUnsupported = "decode.unsupported"
+    case containerUnsupportedEssential = "container.unsupported-essential"
+    case conformanceIspeMismatch = "conformance.ispe-mismatch"
+    case conformanceClapOdd = "conformance.clap-odd"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
@@ -177,6 +181,8 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
         case fileFacts = "file-facts"
         case sidecar
         case render
+        /// HEIF/MIAF rules on coded items the reference checker misses or checks in part.
+        case conformance
     }
 
     /// What a finding does to a conversion whose read-back audit raises it (`readback convert`, Batch's

@@ -45,6 +45,9 @@ public struct HEIFBuilder: Sendable {
     public private(set) var entries: [Entry] = []
     public private(set) var references: [ItemReference] = []
     public private(set) var groups: [EntityGroup] = []
+    /// Properties associated with entity groups by their group id in `ipma` (ISO/IEC 23008-12 §9.3), written after
+    /// the items' associations in group-id order.
+    public private(set) var groupProperties: [UInt32: [PropertyEntry]] = [:]
     public private(set) var primaryItemID: UInt32?
     private var nextID: UInt32 = 1
 
@@ -84,6 +87,14 @@ public struct HEIFBuilder: Sendable {
             return g
         }
         for g in groups { nextID = max(nextID, g.id &+ 1) }
+        for g in groups where file.item(g.id) == nil {
+            let props = (file.associations[g.id] ?? []).filter { $0.index >= 1 && $0.index <= file.propertyBoxes.count }
+            guard !props.isEmpty else { continue }
+            groupProperties[g.id] = props.map { a in
+                let pb = file.propertyBoxes[a.index - 1]
+                return PropertyEntry(pb.property, essential: a.essential, raw: pb.range.map { Array(file.bytes[$0]) })
+            }
+        }
         primaryItemID = file.primaryItemID
     }
 
@@ -291,8 +302,16 @@ public struct HEIFBuilder: Sendable {
     /// Replaces the whole reference list (order kept; several boxes for one (type, from) are allowed here).
     public mutating func setReferences(_ refs: [ItemReference]) { references = refs }
 
-    /// Removes an entity group.
-    public mutating func removeGroup(id: UInt32) { groups.removeAll { $0.id == id } }
+    /// Removes an entity group and its properties.
+    public mutating func removeGroup(id: UInt32) {
+        groups.removeAll { $0.id == id }
+        groupProperties[id] = nil
+    }
+
+    /// Replaces the properties associated with the entity group `id` (none when empty).
+    public mutating func setGroupProperties(of id: UInt32, _ properties: [(Property, essential: Bool)]) {
+        groupProperties[id] = properties.isEmpty ? nil : properties.map { PropertyEntry($0.0, essential: $0.essential) }
+    }
 
     /// Replaces the whole group list.
     public mutating func setGroups(_ g: [EntityGroup]) { groups = g }
@@ -353,7 +372,7 @@ public struct HEIFBuilder: Sendable {
     private func metaBox(
         placed: [(id: UInt32, method: UInt8, offset: Int, length: Int)], idat: [UInt8], mdatStart: Int, fieldSize: Int
     ) -> [UInt8] {
-        let maxID = max(entries.map(\.item.id).max() ?? 0, primaryItemID ?? 0)
+        let maxID = max(entries.map(\.item.id).max() ?? 0, primaryItemID ?? 0, groupProperties.keys.max() ?? 0)
         let bigIDs = maxID > 0xFFFF
         var body: [UInt8] = []
         // hdlr
@@ -372,7 +391,9 @@ public struct HEIFBuilder: Sendable {
         body += ByteWriter.fullBox("iinf", version: entries.count > 0xFFFF ? 1 : 0, flags: 0, iinf)
         body += ilocBox(placed: placed, mdatStart: mdatStart, fieldSize: fieldSize, bigIDs: bigIDs)
         if !references.isEmpty { body += irefBox() }
-        if entries.contains(where: { !$0.properties.isEmpty }) { body += iprpBox(bigIDs: bigIDs) }
+        if entries.contains(where: { !$0.properties.isEmpty }) || !groupProperties.isEmpty {
+            body += iprpBox(bigIDs: bigIDs)
+        }
         if !idat.isEmpty { body += ByteWriter.box("idat", idat) }
         if !groups.isEmpty { body += grplBox() }
         return ByteWriter.fullBox("meta", version: 0, flags: 0, body)
@@ -422,9 +443,12 @@ public struct HEIFBuilder: Sendable {
         var ipco: [[UInt8]] = []
         var indexOf: [[UInt8]: Int] = [:]
         var assoc: [(UInt32, [(Int, Bool)])] = []
-        for e in entries where !e.properties.isEmpty {
+        let owners =
+            entries.filter { !$0.properties.isEmpty }.map { ($0.item.id, $0.properties) }
+            + groupProperties.keys.sorted().map { ($0, groupProperties[$0]!) }
+        for (owner, properties) in owners {
             var list: [(Int, Bool)] = []
-            for p in e.properties {
+            for p in properties {
                 let bytes = p.raw ?? p.property.encoded()
                 let idx: Int
                 if let i = indexOf[bytes] {
@@ -436,7 +460,7 @@ public struct HEIFBuilder: Sendable {
                 }
                 list.append((idx, p.essential))
             }
-            assoc.append((e.item.id, list))
+            assoc.append((owner, list))
         }
         let wideIdx = ipco.count > 127
         var w = ByteWriter()

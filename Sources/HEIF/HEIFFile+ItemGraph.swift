@@ -149,6 +149,23 @@ extension HEIFFile {
         return nil
     }
 
+    /// The size an image is shown at: its `ispe` after its own `clap` (the cropped size) and `irot` (a quarter turn
+    /// swaps the sides), in association order (ISO/IEC 23008-12 §6.5.9, §6.5.10). An `iden`'s `ispe` already is its
+    /// input's shown size, so only the item's own transforms count. Nil without `ispe`.
+    public func displaySize(of itemID: UInt32) -> (width: UInt32, height: UInt32)? {
+        guard case .ispe(var w, var h)? = property("ispe", of: itemID) else { return nil }
+        for p in properties(of: itemID) {
+            switch p.property {
+            case .clap(let c) where c.widthD > 0 && c.heightD > 0:
+                (w, h) = (c.widthN / c.widthD, c.heightN / c.heightD)
+            case .irot(let q) where q & 1 == 1:
+                (w, h) = (h, w)
+            default: break
+            }
+        }
+        return (w, h)
+    }
+
     /// The `colr` properties of an item (nclx and/or ICC), in association order.
     public func colours(of itemID: UInt32) -> [Property] {
         properties(of: itemID).map(\.property).filter { $0.type == "colr" }
@@ -158,8 +175,16 @@ extension HEIFFile {
     /// (ISO/IEC 23008-12 §6.5.10, §6.5.12), as the EXIF Orientation value (1–8) a viewer would apply.
     /// `imir` follows 23008-12 AMD2's `mode` reading, as libheif (1.15 checked by decoding), Apple and current
     /// libavif do: 0 swaps top and bottom, 1 swaps left and right (MPEGGroup/FileFormat#22).
-    public func orientation(of itemID: UInt32) -> Int {
+    /// An `iden` item (§6.6.2.2) shows its input transformed once more: its own transforms follow those of the item
+    /// it derives from, so a chain iden → iden → coded composes every step (two `irot` 90° make 180°, Exif 3).
+    public func orientation(of itemID: UInt32) -> Int { orientationMatrix(of: itemID, depth: 0).exif }
+
+    /// The orientation matrix of `itemID`, composed through `iden` inputs (at most 16 deep: a cycle stops there).
+    func orientationMatrix(of itemID: UInt32, depth: Int) -> Orientation {
         var m = Orientation.identity
+        if depth < 16, item(itemID)?.type == "iden", let input = derivedInputs(of: itemID).first {
+            m = orientationMatrix(of: input, depth: depth + 1)
+        }
         for p in properties(of: itemID) {
             switch p.property {
             case .irot(let q):
@@ -169,7 +194,7 @@ extension HEIFFile {
             default: break
             }
         }
-        return m.exif
+        return m
     }
 }
 

@@ -4,7 +4,9 @@ import Findings
 extension HEIFFile {
     func validate(pitmOffset: Int?, metaOffset: Int?) -> [Finding] {
         var out = ValidationFindings()
-        if let b = brands, !b.contains("mif1") {
+        // mif1 is the brand of image items (HEIF §10.2.1); a sequence-only file (no meta) carries msf1 instead.
+        let sequenceOnly = metaOffset == nil && isImageSequence
+        if let b = brands, !b.contains("mif1"), !sequenceOnly {
             out.add(
                 .containerBrandMif1Missing,
                 "ftyp brands (\(([b.major] + b.compatible).map(\.description).joined(separator: ", "))) lack mif1",
@@ -123,8 +125,11 @@ extension HEIFFile {
         let ipmaOffset = boxes.first { $0.type == "meta" }?.child("iprp")?.child("ipma")?.offset
         for id in associationOrder {
             let list = associations[id] ?? []
-            if item(id) == nil {
-                out.add(.containerIpmaUnknownItem, "ipma lists item \(id), which iinf does not list", ipmaOffset)
+            // An entity group's id is as valid an ipma entry as an item's (ISO/IEC 23008-12 §9.3: properties of
+            // an `altr` or `albc` group, for one).
+            if item(id) == nil && !groups.contains(where: { $0.id == id }) {
+                out.add(
+                    .containerIpmaUnknownItem, "ipma lists item \(id), which neither iinf nor grpl lists", ipmaOffset)
             }
             var seenIspe = false
             for a in list {

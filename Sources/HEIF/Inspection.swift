@@ -53,6 +53,17 @@ public struct Inspection: Codable, Sendable {
         public var orientation: Int
         /// Rows × columns for a grid primary.
         public var grid: String?
+        /// The size shown: `ispe` after the item's own `clap` and `irot` (ISO/IEC 23008-12 §6.5.3, §6.5.9, §6.5.10).
+        public var displayWidth: UInt32?
+        public var displayHeight: UInt32?
+    }
+
+    /// An auxiliary image (`auxl` + `auxC`): alpha, depth, a gain map, a matte.
+    public struct AuxiliarySummary: Codable, Sendable {
+        public var id: UInt32
+        public var urn: String
+        /// The images it belongs to (its `auxl` targets).
+        public var of: [UInt32]
     }
 
     public struct GainMapSummary: Codable, Sendable {
@@ -128,6 +139,8 @@ public struct Inspection: Codable, Sendable {
     public var gainMaps: [GainMapSummary]
     public var metadata: [MetadataSummary]
     public var groups: [GroupSummary]
+    /// Every auxiliary image, as the text view's "auxiliary images" lists them.
+    public var auxiliaryImages: [AuxiliarySummary]
     public var findings: [FindingSummary]
     public var boxes: [BoxSummary]?
 
@@ -157,16 +170,8 @@ public struct Inspection: Codable, Sendable {
                 references: f.references(from: it.id).map { ReferenceSummary(type: $0.type.description, to: $0.to) },
                 auxiliaryType: f.auxiliaryType(of: it.id))
         }
-        if let p = f.primaryItem {
-            let size = f.imageSize(of: p.id)
-            let g = f.grid(of: p.id)
-            primary = PrimarySummary(
-                id: p.id, type: p.type.description, width: size?.width, height: size?.height,
-                bitDepth: f.bitDepth(of: p.id),
-                chroma: f.chromaFormat(of: p.id).map(Inspection.chromaName),
-                colour: f.colours(of: p.id).map(Inspection.describe),
-                orientation: f.orientation(of: p.id), grid: g.map { "\($0.rows)×\($0.columns)" })
-        }
+        primary = f.primaryItem.map { Inspection.primarySummary(f, $0) }
+        auxiliaryImages = Inspection.auxiliaries(f)
         var gms: [GainMapSummary] = []
         func gainMapSummary(kind: String, gm: UInt32, base: UInt32?) -> GainMapSummary {
             let s = f.imageSize(of: gm)
@@ -226,6 +231,31 @@ public struct Inspection: Codable, Sendable {
         ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][max(0, min(3, c))]
     }
 
+    /// The primary's summary: coded size, shown size, depth, chroma, colour, orientation, grid.
+    static func primarySummary(_ f: HEIFFile, _ p: Item) -> PrimarySummary {
+        let size = f.imageSize(of: p.id)
+        let g = f.grid(of: p.id)
+        var s = PrimarySummary(
+            id: p.id, type: p.type.description, width: size?.width, height: size?.height,
+            bitDepth: f.bitDepth(of: p.id),
+            chroma: f.chromaFormat(of: p.id).map(Inspection.chromaName),
+            colour: f.colours(of: p.id).map(Inspection.describe),
+            orientation: f.orientation(of: p.id), grid: g.map { "\($0.rows)×\($0.columns)" })
+        let shown = f.displaySize(of: p.id)
+        s.displayWidth = shown?.width
+        s.displayHeight = shown?.height
+        return s
+    }
+
+    /// Every auxiliary image of `f` with its URN and the images it belongs to.
+    static func auxiliaries(_ f: HEIFFile) -> [AuxiliarySummary] {
+        f.items.compactMap { it in
+            f.auxiliaryType(of: it.id).map {
+                AuxiliarySummary(id: it.id, urn: $0, of: f.references(from: it.id, type: "auxl").flatMap(\.to))
+            }
+        }
+    }
+
     /// A short human form of a property.
     public static func describe(_ p: Property) -> String {
         switch p {
@@ -276,7 +306,7 @@ public struct Inspection: Codable, Sendable {
         }
         out.append(primaryLine)
         out += itemLines + gainMapLines + metadataLines
-        let auxAll = items.compactMap { it in it.auxiliaryType.map { "\(it.id) \($0)" } }
+        let auxAll = auxiliaryImages.map { "\($0.id) \($0.urn)" }
         if !auxAll.isEmpty {
             out.append("auxiliary images:")
             for a in auxAll { out.append("  \(a)") }
@@ -307,7 +337,10 @@ public struct Inspection: Codable, Sendable {
     private var primaryLine: String {
         guard let p = primary else { return "primary: none" }
         var s = "primary: item \(p.id) \(p.type)"
-        if let w = p.width, let h = p.height { s += " \(w)×\(h)" }
+        if let w = p.width, let h = p.height {
+            s += " \(w)×\(h)"
+            if let dw = p.displayWidth, let dh = p.displayHeight, dw != w || dh != h { s += " (shown \(dw)×\(dh))" }
+        }
         if let g = p.grid { s += " (grid \(g) tiles)" }
         if let d = p.bitDepth { s += ", \(d)-bit" }
         if let c = p.chroma { s += " \(c)" }

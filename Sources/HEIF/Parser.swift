@@ -58,7 +58,10 @@ struct MetaParser {
             add(.containerMetaDuplicate, "\(metas.count) top-level meta boxes", offset: metas[1].offset)
         }
         guard let meta = metas.first else {
-            add(.containerMetaMissing, "no top-level meta box", offset: nil)
+            // An image sequence (HEIF §7: a `moov` with a `pict` track) needs no meta; the auditor names it.
+            if !top.contains(where: { $0.type == "moov" }) {
+                add(.containerMetaMissing, "no top-level meta box", offset: nil)
+            }
             return
         }
         metaBox = meta

@@ -122,11 +122,14 @@ public struct HeifDecodedSize: Sendable, Equatable {
     public var height: Int
     /// The stream's luma bit depth as signalled.
     public var codedBitDepth: Int
+    /// (p99 − p1) / range of the first plane (luma, or R) on ≤ 128 × 128 samples; near 0 when flat, nil if unmeasured.
+    public var firstPlaneSpread: Double?
 
-    public init(width: Int, height: Int, codedBitDepth: Int) {
+    public init(width: Int, height: Int, codedBitDepth: Int, firstPlaneSpread: Double? = nil) {
         self.width = width
         self.height = height
         self.codedBitDepth = codedBitDepth
+        self.firstPlaneSpread = firstPlaneSpread
     }
 }
 
@@ -400,12 +403,10 @@ public enum HeifDecoder {
         return heif_image_get_chroma_format(img.ptr) == heif_chroma_444 ? heif_channel_R : nil
     }
 
-    /// Decodes the primary image of a HEIF file held in memory and keeps only its size: libheif decodes every coded
-    /// tile and assembles the image, but returns it in the decoder's own layout (no conversion to interleaved RGB) and
-    /// no sample is copied out. Proves the image decodes at a fraction of `decodePrimary`'s cost, with no full-size
-    /// sample array (docs/tiling.md).
+    /// Decodes the primary image and keeps only its size and first plane's spread (sampled in place): no RGB
+    /// conversion, no sample copied out, a fraction of `decodePrimary`'s cost (docs/tiling.md).
     /// - Parameter bytes: the whole file.
-    /// - Returns: the decoded size and the stream's luma depth (`codedBitDepth`).
+    /// - Returns: the decoded size, the stream's luma depth (`codedBitDepth`) and `firstPlaneSpread`.
     /// - Throws: `HeifError` with libheif's message.
     public static func decodePrimarySize(_ bytes: [UInt8]) throws -> HeifDecodedSize {
         let (ctx, handle) = try primaryHandle(bytes)
@@ -422,7 +423,13 @@ public enum HeifDecoder {
             throw HeifError(operation: "heif_decode_image", message: "no plane in decoded image")
         }
         let coded = Int(heif_image_handle_get_luma_bits_per_pixel(handle.ptr))
-        return HeifDecodedSize(width: w, height: h, codedBitDepth: coded)
+        var stride: Int32 = 0
+        let spread = heif_image_get_plane_readonly(img.ptr, channel, &stride).flatMap {
+            PlaneStats.spread(
+                $0, stride: Int(stride), depth: Int(heif_image_get_bits_per_pixel_range(img.ptr, channel)), width: w,
+                height: h)
+        }
+        return HeifDecodedSize(width: w, height: h, codedBitDepth: coded, firstPlaneSpread: spread)
     }
 
     private static func firstPlane(_ img: Image, coded: Int, nclx: NCLX?, icc: [UInt8]?) throws -> HeifDecodedImage {

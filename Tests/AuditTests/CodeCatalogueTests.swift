@@ -21,7 +21,7 @@ import Testing
     let prefix: [FindingCode.Topic: String] = [
         .container: "container.", .input: "input.", .output: "output.", .size: "size.", .decode: "decode.",
         .signalling: "signalling.", .metadata: "metadata.", .orientation: "orientation.", .gainMap: "gainmap.",
-        .fileFacts: "file.", .sidecar: "sidecar.", .render: "render.",
+        .fileFacts: "file.", .sidecar: "sidecar.", .render: "render.", .conformance: "conformance.",
     ]
     for c in FindingCode.allCases {
         #expect(c.rawValue.hasPrefix(prefix[c.topic]!), "\(c.rawValue) is not under \(c.topic)")

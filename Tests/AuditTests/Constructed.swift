@@ -65,9 +65,11 @@ enum Constructed {
         } else {
             primary = try code(.rgb8(width: w, height: h, samples: (0..<(w * h * 3)).map { UInt8(($0 * 7) % 256) }))
         }
+        // At least 64 px a side: libheif pads a smaller picture to 64 with an ispe of the smaller size, which the
+        // conformance check reports (conformance.ispe-mismatch).
+        let (mw, mh) = (max(64, w / 2), max(64, h / 2))
         let map = try code(
-            .mono8(width: w / 2, height: h / 2, samples: (0..<((w / 2) * (h / 2))).map { UInt8(($0 * 3) % 256) }),
-            chroma: .monochrome)
+            .mono8(width: mw, height: mh, samples: (0..<(mw * mh)).map { UInt8(($0 * 3) % 256) }), chroma: .monochrome)
         var brands: [FourCC] = ["mif1", "heic"]
         if o.isoGainMap { brands.append("tmap") }
         var b = HEIFBuilder(brands: Brands(major: "heic", compatible: brands))

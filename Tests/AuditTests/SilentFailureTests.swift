@@ -96,8 +96,17 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     o.primaryColr = false
     o.appleGainMap = false
     o.isoGainMap = false
-    let r = try auditBytes(source: nil, output: try Constructed.heic(o))
-    #expect(codes(r).contains("signalling.nclx-missing"))
+    // 10 bits without colr is not HDR (no PQ/HLG, no clli/mdcv): neither HEIF nor MIAF requires a colr.
+    let tenBit = try Constructed.heic(o)
+    #expect(!codes(try auditBytes(source: nil, output: tenBit)).contains("signalling.nclx-missing"))
+    // With a content light level it is HDR, and its transfer is undescribed.
+    var b = HEIFBuilder(file: HEIFFile(bytes: tenBit))
+    let p = try #require(HEIFFile(bytes: tenBit).primaryItemID)
+    let props = b.entries.first { $0.item.id == p }!.properties
+    b.setProperties(
+        of: p, props.map { ($0.property, essential: $0.essential) } + [(.clli(maxCLL: 1000, maxPALL: 400), false)])
+    let hdr = b.build()
+    #expect(codes(try auditBytes(source: nil, output: hdr)).contains("signalling.nclx-missing"))
     // The same file with its nclx is clean.
     o.primaryColr = true
     #expect(!codes(try auditBytes(source: nil, output: try Constructed.heic(o))).contains("signalling.nclx-missing"))

@@ -279,8 +279,9 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
 }
 
 /// Sizes that are not multiples of the tile: odd sizes over one tile, a strip under 64 px high (tiles shrink to
-/// 64 rows), and images that fit in one tile (coded untiled whatever the tile size).
-@Test(arguments: [(513, 515, 4), (1030, 40, 3), (300, 200, 0), (63, 47, 0)])
+/// 64 rows), an even image that fits in one tile (coded untiled whatever the tile size) and an odd one (a 1×1 grid
+/// over a 64×64 tile, so no item is coded at an odd size).
+@Test(arguments: [(513, 515, 4), (1030, 40, 3), (300, 200, 0), (63, 47, 1)])
 func sizesThatAreNotTileMultiples(width: Int, height: Int, tiles: Int) throws {
     let pair = try TiledPair(width: width, height: height)
     defer { pair.cleanup() }

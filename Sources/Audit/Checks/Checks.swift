@@ -70,6 +70,9 @@ enum Checks {
         }
         FileFactsCheck.run(&ctx)
         container(&ctx)
+        if sequenceOnly(&ctx) { return }
+        conformance(&ctx)
+        let judgePixels = !unsupportedEssential(&ctx)
         // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
         // With a source, the same thread first finds the source's own rendering for the render check, from the
         // source already read and parsed (a RAW's previews came with exiv2's one reading of it).
@@ -84,7 +87,7 @@ enum Checks {
             }
         }
         let primary =
-            ctx.options.decode && ctx.file != nil
+            ctx.options.decode && ctx.file != nil && judgePixels
             ? PrimaryDecode(
                 ctx.output, thumbnails: ctx.options.thumbnails,
                 avifOrientation: ctx.file.flatMap { f in isAVIF(f) ? f.primaryItemID.map(f.orientation(of:)) ?? 1 : nil

@@ -12,6 +12,8 @@ extension Checks {
     /// retried on the item re-wrapped alone (`HEIFFile.standaloneFile(for:)`; docs/platform.md, libheif reading).
     static func decode(_ ctx: inout Context, _ primary: PrimaryDecode) {
         guard let file = ctx.file else { return }
+        var compared = false
+        if case .found? = primary.reference { compared = true }
         let thumbs = ctx.options.thumbnails
         let libheif = "libheif \(Heif.version)"
         do {
@@ -24,6 +26,7 @@ extension Checks {
                 if let img = p.image {
                     if thumbs { ctx.thumbnails.primary = thumbnail(img) }
                     ctx.outputPixels = img
+                    flatDecode(&ctx, spread: spread(img), compared: compared)
                 }
             case .image(let img):
                 ctx.decode.append(
@@ -32,6 +35,7 @@ extension Checks {
                         bitDepth: img.codedBitDepth, decoder: libheif))
                 ctx.thumbnails.primary = thumbnail(img)
                 ctx.outputPixels = img
+                flatDecode(&ctx, spread: spread(img), compared: compared)
             case .reduced(let img, let d):
                 ctx.decode.append(
                     DecodeResult(
@@ -43,6 +47,7 @@ extension Checks {
                     DecodeResult(
                         target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth,
                         decoder: libheif))
+                flatDecode(&ctx, spread: d.firstPlaneSpread, compared: compared)
             }
             libavifRefused(&ctx, primary)
         } catch {
@@ -63,6 +68,13 @@ extension Checks {
                 ctx.outputPixels = img
                 ctx.outputPixelsOrientation = file.orientation(of: p)
                 libavifRefused(&ctx, primary)
+            } else if let feature = unsupportedPrimaryFeature(file) {
+                // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
+                ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: feature))
+                ctx.add(
+                    .decodeUnsupported, .warning,
+                    "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
+                    Evidence(actual: feature, item: file.primaryItemID))
             } else {
                 ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole, decoder: libheif))
                 let avif = primary.libavifFailure.map { "; \(LibavifPrimary.decoder) does not decode it either: \($0)" }

@@ -5,8 +5,8 @@ import HEIF
 import ReportModel
 
 extension Checks {
-    /// True when the output declares high dynamic range: a PQ or HLG nclx, clli or mdcv, more than 8 bits, or a
-    /// gain map.
+    /// True when the output declares high dynamic range: a PQ or HLG nclx, clli or mdcv, or a gain map. More than
+    /// 8 bits alone is not HDR (a 10-bit SDR picture is common), and neither HEIF nor MIAF requires a `colr`.
     static func isHDR(_ file: HEIFFile, primary: UInt32, hasGainMap: Bool) -> Bool {
         if hasGainMap { return true }
         for p in file.properties(of: primary).map(\.property) {
@@ -16,7 +16,7 @@ extension Checks {
             default: break
             }
         }
-        return (file.bitDepth(of: primary) ?? 8) > 8
+        return false
     }
 
     /// HDR signalling (ISO/IEC 23008-12 §6.5.5 `colr`, H.273 code points): an HDR or gain-map file whose primary
@@ -31,8 +31,7 @@ extension Checks {
                 colours = file.colours(of: tile)
             }
             if colours.isEmpty {
-                let why =
-                    hasGainMap ? "has a gain map" : "is HDR (\(file.bitDepth(of: primary.id) ?? 8)-bit, or clli/mdcv)"
+                let why = hasGainMap ? "has a gain map" : "is HDR (clli or mdcv)"
                 ctx.add(
                     .signallingNclxMissing, .error,
                     "the output \(why) but its primary image has no colr (nclx or ICC): its transfer is undescribed",

@@ -70,6 +70,19 @@ struct CorpusCommand: Subcommand {
                 // The DNGs first, then the good HEIC converted from one of them, then everything with mutations.
                 try Corpus.generate(into: out, includeLarge: false)
                 let good: [UInt8]
+                let tenBit: [UInt8]
+                do {
+                    // The conformance cases' 10-bit SDR file (CorpusKit cannot encode HEVC).
+                    var o = ConvertOptions()
+                    o.bitDepth = 10
+                    o.hdr = .off
+                    tenBit = try HEICConverter.convert(
+                        source: out.appendingPathComponent(Corpus.goodHEICSource), options: o
+                    ).bytes
+                } catch {
+                    console.error("readback: \(Corpus.goodHEICSource): \(error)")
+                    return .usageOrIO
+                }
                 if let path = args.value("good") {
                     good = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
                 } else {
@@ -81,7 +94,9 @@ struct CorpusCommand: Subcommand {
                         return .usageOrIO
                     }
                 }
-                let rows = try Corpus.generate(into: out, includeLarge: args.has("large"), goodHEIC: good) { file in
+                let rows = try Corpus.generate(
+                    into: out, includeLarge: args.has("large"), goodHEIC: good, tenBitHEIC: tenBit
+                ) { file in
                     console.print("wrote \(out.appendingPathComponent(file).path)")
                 }
                 console.print("wrote \(out.appendingPathComponent("MANIFEST").path) (\(rows.count) entries)")

@@ -1,0 +1,57 @@
+import Findings
+import Foundation
+import HEIF
+import HeifCodec
+import ReportModel
+import TestSupport
+import Testing
+
+@testable import Audit
+
+/// libheif 1.15's own file for an odd-sized 4:2:0 picture: padded to even sides and cropped back with a `clap` of odd
+/// size, its `ispe` the cropped size (the writer's bug that ComplianceWarden found in Readback's thumbnails).
+private func libheifOddFile(width: Int = 63, height: Int = 47) throws -> [UInt8] {
+    var s = HeifEncodeSettings()
+    s.preset = "ultrafast"
+    let px = (0..<(width * height * 3)).map { UInt8(($0 * 7) % 256) }
+    return try HeifEncoder.encode(.rgb8(width: width, height: height, samples: px), settings: s)
+}
+
+/// The SPS reader against libheif's decode of the same stream (each item decoded alone, no transforms).
+@Test(arguments: [(64, 64), (63, 47), (300, 201)])
+func theSPSGivesTheSizeLibheifDecodes(width: Int, height: Int) throws {
+    let f = HEIFFile(bytes: try libheifOddFile(width: width, height: height))
+    let p = try #require(f.primaryItemID)
+    guard case .hvcC(let c)? = f.property("hvcC", of: p) else { throw Constructed.Failure(what: "no hvcC") }
+    let sps = try #require(HEVCPictureSize(c))
+    let decoded = try HeifDecoder.decodePrimarySize(try #require(f.standaloneFile(for: p)))
+    #expect(sps.width == decoded.width && sps.height == decoded.height, "\(sps) vs \(decoded)")
+    #expect(sps.chromaFormat == 1)
+}
+
+@Test func anOddClapAndAWrongIspeAreWarningsStandaloneAndWhenTheSourceHasThem() throws {
+    let odd = try libheifOddFile()
+    let alone = try auditBytes(source: nil, output: odd)
+    let codes = Set(alone.findings.filter { $0.code.hasPrefix("conformance.") }.map(\.code))
+    #expect(codes == ["conformance.ispe-mismatch", "conformance.clap-odd"], "\(alone.findings)")
+    #expect(alone.findings.filter { $0.code.hasPrefix("conformance.") }.allSatisfy { $0.severity == .warning })
+    let clap = alone.findings.first { $0.code == "conformance.clap-odd" }
+    #expect(clap?.message.contains("§7.3.6.7") == true)
+    // Expected: what libheif decodes the item to alone (64×64: it pads odd sides, and sides under 64 to 64).
+    let f = HEIFFile(bytes: odd)
+    let p = try #require(f.primaryItemID)
+    let d = try HeifDecoder.decodePrimarySize(try #require(f.standaloneFile(for: p)))
+    let ispe = alone.findings.first { $0.code == "conformance.ispe-mismatch" }
+    #expect(ispe?.evidence?.expected == "\(d.width)×\(d.height)" && ispe?.evidence?.actual == "63×47")
+    let shared = try auditBytes(source: odd, output: odd)
+    #expect(shared.findings.filter { $0.code.hasPrefix("conformance.") }.allSatisfy { $0.severity == .warning })
+    #expect(shared.findings.contains { $0.code == "conformance.clap-odd" })
+}
+
+@Test func aConversionThatIntroducesThemGetsErrors() throws {
+    let even = try Constructed.heic()
+    #expect(Checks.conformanceProblems(HEIFFile(bytes: even)).isEmpty)
+    let r = try auditBytes(source: even, output: try libheifOddFile())
+    let conf = r.findings.filter { $0.code.hasPrefix("conformance.") }
+    #expect(conf.count == 2 && conf.allSatisfy { $0.severity == .error }, "\(conf)")
+}
