@@ -312,10 +312,12 @@ extension FindingCode {
             "the output's gain map has other headrooms, gamma, offsets or base rendition than the source's"),
         Entry(
             .decodeLibavifRefused, .warning, .decode, .informationOnly,
-            "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"),
+            "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"
+        ),
         Entry(
             .renderSaturation, .warning, .render, .informationOnly,
-            "a scene without neutral tones is more or less saturated than the reference render, with the same hues (not a cast)"),
+            "a scene without neutral tones is more or less saturated than the reference render, with the same hues (not a cast)"
+        ),
         Entry(
             .decodeUnsupported, .warning, .decode, .informationOnly,
             "a feature this build cannot decode (an image sequence, an AVC or uncompressed primary): not judged by its pixels"
