@@ -312,7 +312,8 @@ extension FindingCode {
             "the output's gain map has other headrooms, gamma, offsets or base rendition than the source's"),
         Entry(
             .decodeLibavifRefused, .warning, .decode, .informationOnly,
-            "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"),
+            "libavif (dav1d) does not decode an AVIF's primary image that libheif decodes: viewers built on libavif show nothing"
+        ),
         Entry(
             .renderSaturation, .warning, .render, .informationOnly,
             "a scene without neutral tones is more or less saturated than the reference render, with the same hues (not a cast)"
