@@ -3,8 +3,9 @@ import Fidelity
 import Foundation
 import RawDecoder
 
-// The render: LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB (1.0 = SDR diffuse white), the SDR
-// roll-off as one scale factor per pixel, the sRGB transfer. `RenderPass` and `RowKernel` apply it band by band.
+// The render: LibRaw's linear ProPhoto 16-bit → display-referred linear P3/sRGB (1.0 = SDR diffuse white), gamut
+// mapped (GamutMap.swift), the SDR roll-off as one scale factor per pixel, the sRGB transfer. `RenderPass` and
+// `RowKernel` apply it band by band.
 
 extension HEICConverter {
     /// Stops between SDR diffuse white and the sensor clip before BaselineExposure: 1.5, i.e. a metered 18 %
@@ -62,9 +63,8 @@ struct Renderer {
         let r0 = Float(r16) * scale
         let g0 = Float(g16) * scale
         let b0 = Float(b16) * scale
-        var r = max(0, m.0 * r0 + m.1 * g0 + m.2 * b0)
-        var g = max(0, m.3 * r0 + m.4 * g0 + m.5 * b0)
-        var b = max(0, m.6 * r0 + m.7 * g0 + m.8 * b0)
+        var (r, g, b) = Self.gamutMap(
+            m.0 * r0 + m.1 * g0 + m.2 * b0, m.3 * r0 + m.4 * g0 + m.5 * b0, m.6 * r0 + m.7 * g0 + m.8 * b0, lum: lum)
         var y = lum.0 * r + lum.1 * g + lum.2 * b
         if let tone {
             r *= tone.gain(r)

@@ -47,7 +47,7 @@ struct RowKernel {
         let sc = renderer.scale
         let m = renderer.m
         let lum = renderer.lum
-        // 1. Working space → output primaries, negatives clipped, luminance.
+        // 1. Working space → output primaries, gamut mapped, luminance.
         for i in 0..<w {
             let r0 = Float(src[3 &* i]) * sc
             let g0 = Float(src[3 &* i &+ 1]) * sc
@@ -55,9 +55,7 @@ struct RowKernel {
             let rr = m.0 * r0 + m.1 * g0 + m.2 * b0
             let gg = m.3 * r0 + m.4 * g0 + m.5 * b0
             let bb = m.6 * r0 + m.7 * g0 + m.8 * b0
-            let rc: Float = rr >= 0 ? rr : 0
-            let gc: Float = gg >= 0 ? gg : 0
-            let bc: Float = bb >= 0 ? bb : 0
+            let (rc, gc, bc) = Renderer.gamutMap(rr, gg, bb, lum: lum)
             r[i] = rc
             g[i] = gc
             b[i] = bc

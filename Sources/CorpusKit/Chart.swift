@@ -208,13 +208,19 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
                 guard m > floor else { continue }
                 if b < 0.3 * m, min(r, g) > 0.8 * m {
                     arrowMask[y * image.width + x] = true
-                    xs.append(x)
-                    ys.append(y)
                 } else if r < 0.3 * m, min(g, b) > 0.8 * m {
                     mx += Double(x)
                     my += Double(y)
                     mn += 1
                 }
+            }
+        }
+        // Only pixels inside the yellow: demosaic fringes along other patches' edges can be yellow too, in lines.
+        arrowMask = eroded(arrowMask, width: image.width, height: image.height)
+        for y in 0..<image.height {
+            for x in 0..<image.width where arrowMask[y * image.width + x] {
+                xs.append(x)
+                ys.append(y)
             }
         }
         guard xs.count >= 16, mn >= 4 else { return nil }
@@ -249,6 +255,19 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
             pose.orientation = o
         }
         return pose
+    }
+
+    /// `mask` with every pixel cleared that is on the border or has a cleared 4-neighbour (thin lines vanish).
+    static func eroded(_ mask: [Bool], width w: Int, height h: Int) -> [Bool] {
+        var out = [Bool](repeating: false, count: mask.count)
+        guard w > 2, h > 2 else { return out }
+        for y in 1..<(h - 1) {
+            for x in 1..<(w - 1) {
+                let i = y * w + x
+                out[i] = mask[i] && mask[i - 1] && mask[i + 1] && mask[i - w] && mask[i + w]
+            }
+        }
+        return out
     }
 
     /// The pose an upright chart takes when stored with orientation `o` (display → stored inverse transform).

@@ -22,6 +22,9 @@ public enum TestDNG {
         /// A raw code written as it is at (x, y) instead of the scene's (for every sample of that pixel): values
         /// the scene cannot give, above the white level (clipped highlights, garbage). nil keeps the scene's.
         public var rawCode: (@Sendable (Int, Int) -> UInt16?)? = nil
+        /// ColorMatrix1 (XYZ D65 → camera space, row-major); nil = linear sRGB. A wider camera space lets a scene
+        /// hold colours outside the output gamut.
+        public var colorMatrix: [Double]? = nil
 
         public init() {}
     }
@@ -62,7 +65,8 @@ public enum TestDNG {
             }
         }
         // XYZ (D65) → linear sRGB, as SRATIONAL with denominator 10000.
-        let m: [Double] = [3.2406, -1.5372, -0.4986, -0.9689, 1.8758, 0.0415, 0.0557, -0.2040, 1.0570]
+        let m: [Double] =
+            o.colorMatrix ?? [3.2406, -1.5372, -0.4986, -0.9689, 1.8758, 0.0415, 0.0557, -0.2040, 1.0570]
         var t = TIFF()
         t.add(254, .long, [0])
         t.add(256, .long, [UInt32(o.width)])
