@@ -28,7 +28,8 @@ extension BatchEngine {
             line("would convert  \(f.relativePath) → \(String(f.outputPath.dropFirst(outRoot.count + 1)))")
         }
         for e in plan where e.why == nil {
-            let why = e.notRetried.map { "failed: \($0); --retry-failed tries it again" } ?? "already converted, unchanged"
+            let why =
+                e.notRetried.map { "failed: \($0); --retry-failed tries it again" } ?? "already converted, unchanged"
             line("would skip     \(e.file.relativePath) (\(why))")
         }
         for f in remove {

@@ -9,7 +9,7 @@ import Testing
 /// A file whose attempts end with the whole process gone is remembered: the built binary is SIGKILLed twice while
 /// the marked file is being converted (the kill lands once the store shows that run's attempt started), the third
 /// run leaves it alone as failed with the reason and converts the others, and `--retry-failed` tries it again.
-/// Originals are removed with `--remove-originals delete`, never the marked file's.
+/// Originals are removed with `--remove-originals delete`, never the marked file's. A SIGTERM first is not counted.
 @Test func aFileKilledTwiceMidAttemptIsFailedAndHeldBack() throws {
     let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
     #expect(FileManager.default.isExecutableFile(atPath: binary), "build readback first (swift build): \(binary)")
@@ -38,7 +38,9 @@ import Testing
     }
 
     /// Runs `readback convert`; with `killMidAttempt`, SIGKILLs it once the marked file's new attempt has started.
-    func run(_ extra: [String], killMidAttempt: Bool) throws -> (status: Int32, killed: Bool, text: String) {
+    func run(_ extra: [String], killMidAttempt: Bool, signal: Int32 = SIGKILL) throws -> (
+        status: Int32, killed: Bool, text: String
+    ) {
         let attemptsBefore = try markedRow()?.int("attempts") ?? 0
         let log = dir.appendingPathComponent("log.txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -53,9 +55,10 @@ import Testing
         try p.run()
         if killMidAttempt {
             while p.isRunning {
-                if let r = try? markedRow(), r.string("state") == "converting", (r.int("attempts") ?? 0) > attemptsBefore
+                if let r = try? markedRow(), r.string("state") == "converting",
+                    (r.int("attempts") ?? 0) > attemptsBefore
                 {
-                    kill(p.processIdentifier, SIGKILL)
+                    kill(p.processIdentifier, signal)
                     break
                 }
                 usleep(1_000)
@@ -66,6 +69,12 @@ import Testing
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         return (p.terminationStatus, p.terminationReason == .uncaughtSignal, text)
     }
+
+    // An interrupt (SIGTERM) mid-attempt is not a crash: its handler releases the file, uncounted.
+    let interrupted = try run([], killMidAttempt: true, signal: SIGTERM)
+    #expect(interrupted.status == 143, "\(interrupted.text.suffix(800))")
+    let released = try #require(try markedRow())
+    #expect(released.string("state") == "pending" && released.int("process_ends") == 0, "\(released)")
 
     for round in 1...2 {
         let r = try run([], killMidAttempt: true)
@@ -79,7 +88,7 @@ import Testing
     let row = try #require(try markedRow())
     #expect(row.string("state") == "failed")
     #expect(row.int("process_ends") == 2)
-    #expect(row.int("attempts") == 2, "the marked file was tried again on the third run")
+    #expect(row.int("attempts") == 3, "the marked file was tried again on the third run")
     #expect(row.string("error")?.contains("the process ended during this file's attempt") == true, "\(row)")
     #expect(FileManager.default.fileExists(atPath: marked), "the marked file's original was removed")
     #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("a-marked.heic").path))
@@ -94,24 +103,26 @@ import Testing
     #expect((markedEvent?["error"] as? String)?.contains("not tried again") == true, "\(third.text.suffix(1500))")
     let summary = events.first { $0["event"] as? String == "summary" }
     let held = summary?["notRetried"] as? [[String: Any]]
-    #expect(held?.count == 1 && (held?.first?["reason"] as? String)?.contains("kill") == true, "\(String(describing: summary))")
+    #expect(
+        held?.count == 1 && (held?.first?["reason"] as? String)?.contains("kill") == true,
+        "\(String(describing: summary))")
 
     // Fourth run, human output: listed in the summary, still untouched.
     let fourth = try run([], killMidAttempt: false)
     #expect(fourth.status == 1)
     #expect(fourth.text.contains("failed, not tried again: \(marked)"), "\(fourth.text.suffix(1500))")
-    #expect(try markedRow()?.int("attempts") == 2)
+    #expect(try markedRow()?.int("attempts") == 3)
 
     // --retry-failed tries it again; it converts clean this time and its original goes like the others'.
     let retried = try run(["--retry-failed"], killMidAttempt: false)
     #expect(retried.status == 0, "\(retried.text.suffix(1500))")
     let after = try #require(try markedRow())
-    #expect(after.string("state") == "removed" && after.int("attempts") == 3 && after.int("process_ends") == 0)
+    #expect(after.string("state") == "removed" && after.int("attempts") == 4 && after.int("process_ends") == 0)
     #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("a-marked.heic").path))
 }
 
-/// One attempt that ended with the process gone is retried (the limit is 2 in a row); an interrupted run's items are
-/// not counted at all (the SIGTERM handler releases them).
+/// One attempt that ended with the process gone is retried (the limit is 2 in a row), with the stage named; the
+/// second makes the file failed and held back until its source changes or `--retry-failed` is given.
 @Test func oneEndedAttemptIsRetriedAndStageIsNamed() async throws {
     let dir = Repo.temporaryDirectory("readback-poison-ledger")
     defer { try? FileManager.default.removeItem(at: dir) }
