@@ -189,18 +189,9 @@ public final class BatchEngine: Sendable {
         // 4. A killed run's temp files go first (a shard's own only); sources gone since an earlier run are
         //    accounted for.
         try await begin(found, outRoot: outRoot, ledger: ledger, summary: &summary)
-        // An item left mid-attempt by a process that ended (crash, kill, power loss) counts that attempt; too many
-        // and it is failed and held back.
-        try await ledger.recordAttemptsEndedByExit()
-        InFlight.setStore(path: dbPath, batchID: await ledger.batchID)
-
         // 5. Plan: new, changed, interrupted and failed items are (re)done; finished unchanged ones are skipped,
         //    and so are failed ones whose attempts ended with the process gone (unless --retry-failed).
-        let plan = try await Planner.plan(found.files, retryFailed: config.retryFailed) {
-            try await ledger.item(sourcePath: $0)
-        }
-        let work = try await schedule(plan, ledger: ledger)
-        await reportNotRetried(plan, ledger: ledger, summary: &summary)
+        let (plan, work) = try await planAndSchedule(found.files, dbPath: dbPath, ledger: ledger, summary: &summary)
         var removalCandidates: [Int64] = []
         if config.removal != nil {
             removalCandidates = plan.compactMap { $0.why == nil && $0.record?.state == .verified ? $0.record?.id : nil }
@@ -213,14 +204,7 @@ public final class BatchEngine: Sendable {
 
         if work.isEmpty && removalCandidates.isEmpty && alreadyGone.isEmpty {
             summary.nothingToDo = true
-            var text = "nothing to do: all \(found.files.count) file(s) are already converted and unchanged"
-            let keptEarlier = plan.filter { $0.why == nil && $0.record?.state == .kept }.count
-            if keptEarlier > 0 { text += "; \(keptEarlier) of them kept their original (see the store)" }
-            if !summary.notRetried.isEmpty {
-                text =
-                    "nothing to do: \(found.files.count - summary.notRetried.count) file(s) are already converted and "
-                    + "unchanged; \(summary.notRetried.count) failed file(s) not tried again (--retry-failed tries them)"
-            }
+            let text = Self.nothingToDo(files: found.files.count, plan: plan, notRetried: summary.notRetried.count)
             await ledger.note(text + " (store \(dbPath))")
             try await ledger.finishBatch(status: "nothing-to-do", summary: "skipped \(summary.skipped)")
             return
@@ -325,6 +309,34 @@ public final class BatchEngine: Sendable {
             }
         }
         return work
+    }
+
+    /// Counts the attempts an earlier process left unfinished (an item still mid-attempt; too many and it is failed
+    /// and held back), plans, queues the work and reports the held-back files.
+    private func planAndSchedule(
+        _ files: [SourceFile], dbPath: String, ledger: Ledger, summary: inout BatchSummary
+    ) async throws -> (plan: [Planner.Entry], work: [Planned]) {
+        try await ledger.recordAttemptsEndedByExit()
+        InFlight.setStore(path: dbPath, batchID: await ledger.batchID)
+        let plan = try await Planner.plan(files, retryFailed: config.retryFailed) {
+            try await ledger.item(sourcePath: $0)
+        }
+        let work = try await schedule(plan, ledger: ledger)
+        await reportNotRetried(plan, ledger: ledger, summary: &summary)
+        return (plan, work)
+    }
+
+    /// The line of a run with nothing to do: how many files stand, how many of them kept their original, and how
+    /// many failed ones are held back.
+    static func nothingToDo(files: Int, plan: [Planner.Entry], notRetried: Int) -> String {
+        var text =
+            notRetried == 0
+            ? "nothing to do: all \(files) file(s) are already converted and unchanged"
+            : "nothing to do: \(files - notRetried) file(s) are already converted and unchanged"
+        let keptEarlier = plan.filter { $0.why == nil && $0.record?.state == .kept }.count
+        if keptEarlier > 0 { text += "; \(keptEarlier) of them kept their original (see the store)" }
+        if notRetried > 0 { text += "; \(notRetried) failed file(s) not tried again (--retry-failed tries them)" }
+        return text
     }
 
     /// Reports each failed file held back (one failed item line, or `--json` item event, with the reason) and counts
