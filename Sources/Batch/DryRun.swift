@@ -16,7 +16,7 @@ extension BatchEngine {
                 exclusive: config.shard != nil)
             for r in try await ledger.allItems() { records[r.sourcePath] = r }
         }
-        let plan = try await Planner.plan(found.files) { records[$0] }
+        let plan = try await Planner.plan(found.files, retryFailed: config.retryFailed) { records[$0] }
         let convert = plan.filter { $0.why != nil }.map(\.file)
         let skip = plan.filter { $0.why == nil }.map(\.file)
         // With a permit, a run removes the originals of what it converts clean and of what verified earlier.
@@ -27,7 +27,11 @@ extension BatchEngine {
         for f in convert {
             line("would convert  \(f.relativePath) → \(String(f.outputPath.dropFirst(outRoot.count + 1)))")
         }
-        for f in skip { line("would skip     \(f.relativePath) (already converted, unchanged)") }
+        for e in plan where e.why == nil {
+            let why =
+                e.notRetried.map { "failed: \($0); --retry-failed tries it again" } ?? "already converted, unchanged"
+            line("would skip     \(e.file.relativePath) (\(why))")
+        }
         for f in remove {
             line(
                 "would remove   \(f.relativePath) (\(config.removal!.mode == .trash ? "to trash" : "delete"), once verified)"

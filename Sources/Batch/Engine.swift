@@ -23,13 +23,17 @@ public struct BatchConfiguration: Sendable {
     public var environment: [String: String]
     /// `--shard K/N`: only the files of that shard, with the shard's own store and lock (docs/distributed.md).
     public var shard: Shard?
+    /// `--retry-failed`: try again the files held back because their attempts ended with the process gone.
+    public var retryFailed: Bool
 
     public init(
         sources: [String], outputRoot: String, databasePath: String? = nil, options: ConvertOptions = .init(),
         jobs: Int? = nil, dryRun: Bool = false, removal: RemovalPermit? = nil, progress: ProgressStyle = .plain,
-        environment: [String: String] = ProcessInfo.processInfo.environment, shard: Shard? = nil
+        environment: [String: String] = ProcessInfo.processInfo.environment, shard: Shard? = nil,
+        retryFailed: Bool = false
     ) {
         self.shard = shard
+        self.retryFailed = retryFailed
         self.sources = sources
         self.outputRoot = outputRoot
         self.databasePath = databasePath
@@ -61,11 +65,19 @@ public struct BatchSummary: Sendable, Equatable, Codable {
     public var fatalError: String?
     public var nothingToDo = false
     public var dryRun = false
+    /// Failed files not tried again (counted in `failed`): their attempts ended with the process gone too often.
+    public var notRetried: [NotRetried] = []
+
+    /// A failed file held back, and the reason recorded for it.
+    public struct NotRetried: Sendable, Equatable, Codable {
+        public var source: String
+        public var reason: String
+    }
 
     /// Clean (0) all clean, findings (1) some kept/failed, usage or I/O (2) an I/O or store error stopped the run.
     public var exitStatus: ExitCode {
         if fatalError != nil { return .usageOrIO }
-        if kept > 0 || failed > 0 || removalRefused > 0 { return .findings }
+        if kept > 0 || failed > 0 || removalRefused > 0 || !notRetried.isEmpty { return .findings }
         return .clean
     }
 }
@@ -177,15 +189,14 @@ public final class BatchEngine: Sendable {
         // 4. A killed run's temp files go first (a shard's own only); sources gone since an earlier run are
         //    accounted for.
         try await begin(found, outRoot: outRoot, ledger: ledger, summary: &summary)
-
-        // 5. Plan: new, changed, interrupted and failed items are (re)done; finished unchanged ones are skipped.
-        let plan = try await Planner.plan(found.files) { try await ledger.item(sourcePath: $0) }
-        let work = try await schedule(plan, ledger: ledger)
+        // 5. Plan: new, changed, interrupted and failed items are (re)done; finished unchanged ones are skipped,
+        //    and so are failed ones whose attempts ended with the process gone (unless --retry-failed).
+        let (plan, work) = try await planAndSchedule(found.files, dbPath: dbPath, ledger: ledger, summary: &summary)
         var removalCandidates: [Int64] = []
         if config.removal != nil {
             removalCandidates = plan.compactMap { $0.why == nil && $0.record?.state == .verified ? $0.record?.id : nil }
         }
-        summary.skipped = plan.count - work.count
+        summary.skipped = plan.count - work.count - summary.notRetried.count
         summary.total = found.files.count + found.problems.count
 
         // Verified items whose original is already gone (a run killed between the removal and its record).
@@ -193,9 +204,7 @@ public final class BatchEngine: Sendable {
 
         if work.isEmpty && removalCandidates.isEmpty && alreadyGone.isEmpty {
             summary.nothingToDo = true
-            var text = "nothing to do: all \(found.files.count) file(s) are already converted and unchanged"
-            let keptEarlier = plan.filter { $0.why == nil && $0.record?.state == .kept }.count
-            if keptEarlier > 0 { text += "; \(keptEarlier) of them kept their original (see the store)" }
+            let text = Self.nothingToDo(files: found.files.count, plan: plan, notRetried: summary.notRetried.count)
             await ledger.note(text + " (store \(dbPath))")
             try await ledger.finishBatch(status: "nothing-to-do", summary: "skipped \(summary.skipped)")
             return
@@ -295,9 +304,56 @@ public final class BatchEngine: Sendable {
                 if let newMtimeNs, let rec = e.record {
                     try await ledger.touchUnchanged(id: rec.id, mtimeNs: newMtimeNs)
                 }
+            case .notRetried:
+                break
             }
         }
         return work
+    }
+
+    /// Counts the attempts an earlier process left unfinished (an item still mid-attempt; too many and it is failed
+    /// and held back), plans, queues the work and reports the held-back files.
+    private func planAndSchedule(
+        _ files: [SourceFile], dbPath: String, ledger: Ledger, summary: inout BatchSummary
+    ) async throws -> (plan: [Planner.Entry], work: [Planned]) {
+        try await ledger.recordAttemptsEndedByExit()
+        InFlight.setStore(path: dbPath, batchID: await ledger.batchID)
+        let plan = try await Planner.plan(files, retryFailed: config.retryFailed) {
+            try await ledger.item(sourcePath: $0)
+        }
+        let work = try await schedule(plan, ledger: ledger)
+        await reportNotRetried(plan, ledger: ledger, summary: &summary)
+        return (plan, work)
+    }
+
+    /// The line of a run with nothing to do: how many files stand, how many of them kept their original, and how
+    /// many failed ones are held back.
+    static func nothingToDo(files: Int, plan: [Planner.Entry], notRetried: Int) -> String {
+        var text =
+            notRetried == 0
+            ? "nothing to do: all \(files) file(s) are already converted and unchanged"
+            : "nothing to do: \(files - notRetried) file(s) are already converted and unchanged"
+        let keptEarlier = plan.filter { $0.why == nil && $0.record?.state == .kept }.count
+        if keptEarlier > 0 { text += "; \(keptEarlier) of them kept their original (see the store)" }
+        if notRetried > 0 { text += "; \(notRetried) failed file(s) not tried again (--retry-failed tries them)" }
+        return text
+    }
+
+    /// Reports each failed file held back (one failed item line, or `--json` item event, with the reason) and counts
+    /// it into `summary`.
+    private func reportNotRetried(_ plan: [Planner.Entry], ledger: Ledger, summary: inout BatchSummary) async {
+        for e in plan {
+            guard let reason = e.notRetried else { continue }
+            let why =
+                "not tried again: \(reason), \(Ledger.processEndLimit) attempts in a row; --retry-failed tries it again"
+            summary.notRetried.append(.init(source: e.file.path, reason: why))
+            summary.failed += 1
+            await ledger.report(
+                ItemOutcome(
+                    source: e.file.path, relativeSource: e.file.relativePath, output: nil, relativeOutput: nil,
+                    verdict: .failed, sourceBytes: e.file.size, error: why),
+                countsTowardsTotal: false)
+        }
     }
 
     /// Runs the planned items, `jobs` at a time, counting verdicts into `summary`; items that verify clean become

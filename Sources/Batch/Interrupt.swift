@@ -1,4 +1,5 @@
 import Foundation
+import Store
 
 /// The temp files being written right now, so an interrupt (Ctrl-C, SIGTERM) can remove them before the process
 /// ends. A SIGKILL cannot be caught: the next run's start-up sweep removes those.
@@ -6,6 +7,23 @@ enum InFlight {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var paths: Set<String> = []
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    /// The running batch's store and batch row, so an interrupt can say its items in flight were not crashes.
+    nonisolated(unsafe) private static var store: (path: String, batchID: Int64)?
+
+    static func setStore(path: String, batchID: Int64) { lock.withLock { store = (path, batchID) } }
+
+    /// An interrupt is not a crash: the batch's items mid-attempt go back to `pending`, so the next run does not
+    /// count the attempt as one that ended with the process gone. Best effort through a second connection (a
+    /// shard's exclusive store refuses it; then the attempt counts).
+    private static func releaseItemsInFlight() {
+        guard let store = lock.withLock({ store }) else { return }
+        guard let db = try? Database(path: store.path, migrations: Schema.migrations, busyTimeoutMilliseconds: 2000)
+        else { return }
+        _ = try? db.run(
+            "UPDATE items SET state = 'pending' WHERE batch_id = ? AND state IN ('converting', 'written')",
+            [store.batchID])
+        db.close()
+    }
 
     static func add(_ path: String) { lock.withLock { _ = paths.insert(path) } }
     static func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
@@ -32,6 +50,7 @@ enum InFlight {
                 let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
                 s.setEventHandler {
                     let n = removeAll()
+                    releaseItemsInFlight()
                     message(
                         "readback convert: interrupted; \(n) partial output(s) removed, no original touched; run again to resume"
                     )

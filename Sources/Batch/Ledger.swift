@@ -54,7 +54,11 @@ enum Schema {
             removal TEXT,
             trashed_to TEXT
         );
+        """,
+        // How many attempts in a row ended with the whole process gone (see `Ledger.recordAttemptsEndedByExit`).
         """
+        ALTER TABLE items ADD COLUMN process_ends INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 }
 
@@ -71,6 +75,8 @@ public struct ItemRecord: Sendable, Equatable {
     public var error: String?
     public var outputSize: Int64?
     public var auditSummary: String?
+    /// Attempts in a row that ended with the process gone (crash, kill, power loss).
+    public var processEnds: Int
 
     init(_ r: Row) {
         id = r.int64("id") ?? 0
@@ -84,6 +90,7 @@ public struct ItemRecord: Sendable, Equatable {
         error = r.string("error")
         outputSize = r.int64("output_size")
         auditSummary = r.string("audit_summary")
+        processEnds = r.int("process_ends") ?? 0
     }
 }
 
@@ -240,6 +247,8 @@ actor Ledger {
                     VALUES (?, ?, ?, ?, ?, NULL, 'pending', NULL, ?, ?)
                     ON CONFLICT (source_path) DO UPDATE SET
                         source_root = excluded.source_root, output_path = excluded.output_path,
+                        process_ends = CASE WHEN items.size = excluded.size AND items.mtime_ns = excluded.mtime_ns
+                            THEN items.process_ends ELSE 0 END,
                         size = excluded.size, mtime_ns = excluded.mtime_ns, hash = NULL, state = 'pending',
                         error = NULL, batch_id = excluded.batch_id, updated_at = excluded.updated_at
                     """,
@@ -269,6 +278,33 @@ actor Ledger {
         }
     }
 
+    /// How many attempts that ended with the process gone make a file `failed`, not tried again without
+    /// `--retry-failed`.
+    static let processEndLimit = 2
+
+    /// The reason recorded for an attempt that ended with the process gone.
+    static func processEndReason(stage: String) -> String {
+        "the process ended during this file's attempt (crash, kill or power loss), during its \(stage)"
+    }
+
+    /// An item still `converting` or `written` when a run starts was being worked on when the process ended (an
+    /// interrupt resets its items first): counts that attempt, with the stage, and after `processEndLimit` such
+    /// attempts in a row makes the item `failed`.
+    func recordAttemptsEndedByExit() throws {
+        try w { () throws(SQLiteError) in
+            try db.transaction { () throws(SQLiteError) in
+                for (state, stage) in [("converting", "conversion"), ("written", "read-back audit")] {
+                    try db.run(
+                        """
+                        UPDATE items SET process_ends = process_ends + 1, error = ?,
+                            state = CASE WHEN process_ends + 1 >= ? THEN 'failed' ELSE 'pending' END, updated_at = ?
+                        WHERE state = ?
+                        """, [Self.processEndReason(stage: stage), Self.processEndLimit, Self.now, state])
+                }
+            }
+        }
+    }
+
     /// The output is published under its final name; `hash` is the source's SHA-256 taken during the conversion.
     func markWritten(id: Int64, hash: String) throws {
         try w { () throws(SQLiteError) in
@@ -292,7 +328,7 @@ actor Ledger {
         try w { () throws(SQLiteError) in
             try db.transaction { () throws(SQLiteError) in
                 try db.run(
-                    "UPDATE items SET state = ?, error = ?, updated_at = ? WHERE id = ?",
+                    "UPDATE items SET state = ?, error = ?, process_ends = 0, updated_at = ? WHERE id = ?",
                     [
                         outcome.state.rawValue,
                         outcome.error ?? (outcome.reasons.isEmpty ? nil : outcome.reasons.joined(separator: "; ")),

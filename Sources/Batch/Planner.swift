@@ -11,6 +11,9 @@ enum Planner {
         /// Its finished result stands. `newMtimeNs`: the source's mtime moved but its size and content did not; a
         /// run records the new mtime so the file is not hashed again next time.
         case skip(newMtimeNs: Int64?)
+        /// Not tried again: its attempts ended with the process gone too often (`Ledger.processEndLimit`), and
+        /// `--retry-failed` was not given. `reason` is the one recorded.
+        case notRetried(reason: String)
     }
 
     /// One discovered file, its record in the store and the decision.
@@ -24,31 +27,46 @@ enum Planner {
             if case .redo(let why) = decision { return why }
             return nil
         }
+
+        /// Why the file is not tried again, when it is a failed file held back.
+        var notRetried: String? {
+            if case .notRetried(let reason) = decision { return reason }
+            return nil
+        }
     }
 
     /// Decides every file, in discovery order.
     /// - Parameters:
     ///   - files: what discovery found.
+    ///   - retryFailed: `--retry-failed`: files held back after their attempts ended with the process gone are
+    ///     tried again.
     ///   - record: the store's record of a source path, if any.
     static func plan(
-        _ files: [SourceFile], record: (String) async throws -> ItemRecord?
+        _ files: [SourceFile], retryFailed: Bool = false, record: (String) async throws -> ItemRecord?
     ) async throws -> [Entry] {
         var entries: [Entry] = []
         for f in files {
             let rec = try await record(f.path)
-            entries.append(Entry(file: f, record: rec, decision: try await decide(f, rec)))
+            entries.append(Entry(file: f, record: rec, decision: try await decide(f, rec, retryFailed: retryFailed)))
         }
         return entries
     }
 
     /// The rule. New, changed, interrupted and failed items are (re)done; a finished item is skipped while its
     /// source is unchanged (same output path, size, and mtime or else SHA-256) and, unless its original was removed,
-    /// its output is still the regular file of the size that was verified.
-    static func decide(_ f: SourceFile, _ rec: ItemRecord?) async throws -> Decision {
+    /// its output is still the regular file of the size that was verified. A failed file whose attempts ended with
+    /// the process gone `Ledger.processEndLimit` times is held back while it is unchanged, unless `retryFailed`.
+    static func decide(_ f: SourceFile, _ rec: ItemRecord?, retryFailed: Bool = false) async throws -> Decision {
         guard let rec else { return .redo(why: "new") }
         switch rec.state {
         case .pending, .converting, .written: return .redo(why: "interrupted")
-        case .failed: return .redo(why: "failed before")
+        case .failed:
+            guard rec.processEnds >= Ledger.processEndLimit else { return .redo(why: "failed before") }
+            if retryFailed { return .redo(why: "failed before, retried (--retry-failed)") }
+            if rec.size != f.size || rec.mtimeNs != f.mtimeNs || rec.outputPath != f.outputPath {
+                return .redo(why: "source changed")
+            }
+            return .notRetried(reason: rec.error ?? Ledger.processEndReason(stage: "attempt"))
         case .verified, .kept, .removed:
             if rec.outputPath != f.outputPath { return .redo(why: "output path changed") }
             if rec.size != f.size { return .redo(why: "source changed") }

@@ -37,6 +37,10 @@ struct ConvertCommand: Subcommand {
         says why; so does a file fact not carried (an xattr on a filesystem without them). A crash at any
         moment leaves every original in place; the next run finishes the removal.
 
+        A rerun resumes. A file whose attempt was cut short by the process ending (a decoder crash, kill -9,
+        power loss) counts that attempt; after 2 such attempts in a row it is failed with the reason recorded,
+        listed in the summary and not tried again while it is unchanged, unless --retry-failed is given.
+
         Encoding: HEVC (x265 through libheif) at preset \(Self.defaults.speed), quality \(Self.defaults.quality)\(Self.defaults.x265Options.sorted { $0.key < $1.key }.map { ", x265 \($0.key) \($0.value)" }.joined()), \(Self.defaults.bitDepth)-bit, \(Self.defaults.chroma == .yuv444 ? "4:4:4" : "4:2:0")
         unless options say otherwise. That is the quality ladder's visually-lossless setting
         (docs/quality-ladder.md): of the settings measured on a 24 MP chart and two photos with sensor noise
@@ -110,6 +114,9 @@ struct ConvertCommand: Subcommand {
             "remove-originals", "trash|delete",
             "Once all files are done, remove originals whose output verified clean: trash (undoable) or delete."
         ),
+        .flag(
+            "retry-failed",
+            "Try again the files held back as failed because 2 attempts in a row ended with the process gone."),
         ShardOption.spec("files", sentence: true),
     ]
 
@@ -134,7 +141,7 @@ struct ConvertCommand: Subcommand {
             sources: args.positionals, outputRoot: out, databasePath: args.value("db"),
             options: conversion, jobs: jobs,
             dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment,
-            shard: try ShardOption.parse(args, environment: console.environment))
+            shard: try ShardOption.parse(args, environment: console.environment), retryFailed: args.has("retry-failed"))
         let (converter, verifier) = ConvertAndAudit.make()
         let engine = BatchEngine(
             configuration: config, converter: converter, verifier: verifier,
@@ -220,6 +227,7 @@ struct ConvertCommand: Subcommand {
             if let d = try? e.encode(s) { console.print(String(decoding: d, as: UTF8.self)) }
             return
         }
+        for n in s.notRetried { console.print("failed, not tried again: \(n.source): \(n.reason)") }
         if s.dryRun || s.nothingToDo || (s.fatalError != nil && s.total == 0) { return }
         var parts = ["\(s.total) file(s): \(s.clean) clean, \(s.kept) kept, \(s.failed) failed, \(s.skipped) skipped"]
         if s.removed > 0 || s.removalRefused > 0 {
