@@ -51,6 +51,10 @@ extension HEICConverter {
     /// The file's primary image decoded by libheif from its bytes (16-bit samples when 10-bit output is asked for).
     static func decodeRendered(_ inputBytes: [UInt8], options: ConvertOptions, file: String) throws -> HeifDecodedImage
     {
+        // Never hand libheif 1.15 an overlay primary: it crashes on one (HEIFFile+Overlay.swift).
+        if let why = HEIFFile.libheifOverlayRefusal(inputBytes) {
+            throw ConvertError(file: file, reason: "cannot decode: \(why)")
+        }
         do {
             return try HeifDecoder.decodePrimary(inputBytes, format: options.bitDepth == 10 ? .rgbNative : .rgb8)
         } catch let e as HeifError {

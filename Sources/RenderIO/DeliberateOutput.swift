@@ -1,4 +1,5 @@
 import ColorScience
+import HEIF
 import HeifCodec
 import RenderCheck
 
@@ -8,6 +9,7 @@ extension OutputImage {
     /// stays right. For measuring the render check (`readback-render`, the tests), never on a user path.
     /// - Throws: `Unreadable` or libheif's error.
     public static func broken(_ heif: [UInt8], _ failure: DeliberateFailure) throws -> [UInt8] {
+        if let why = HEIFFile.libheifOverlayRefusal(heif) { throw Unreadable(description: why) }
         let img = try HeifDecoder.decodePrimary(heif, format: .rgb8)
         let nclx = img.nclx ?? .sRGB
         guard let space = space(nclx: nclx, icc: img.icc) else {

@@ -72,7 +72,7 @@ enum Checks {
         container(&ctx)
         if sequenceOnly(&ctx) { return }
         conformance(&ctx)
-        let judgePixels = !unsupportedEssential(&ctx)
+        let judgePixels = !unsupportedEssential(&ctx) && !overlayPrimary(&ctx)
         // The primary decode (the slowest check) runs beside the others; its findings are added last, as before.
         // With a source, the same thread first finds the source's own rendering for the render check, from the
         // source already read and parsed (a RAW's previews came with exiv2's one reading of it).

@@ -74,4 +74,17 @@ extension Checks {
         }
         return nil
     }
+
+    /// An overlay (`iovl`) in the primary's derivation: libheif 1.15 crashes on it (SIGSEGV, no error to catch), so
+    /// it is never handed to libheif; `decode.unsupported` names it. Returns true when there is one (the primary is
+    /// then not decoded and its pixels are not judged). Only when decoding was asked for.
+    static func overlayPrimary(_ ctx: inout Context) -> Bool {
+        guard ctx.options.decode, let file = ctx.file, let item = file.overlayInPrimaryDerivation else { return false }
+        let why = HEIFFile.overlayRefusal(item)
+        ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: why))
+        ctx.add(
+            .decodeUnsupported, .warning, "\(why): not decoded, not judged by its pixels",
+            Evidence(actual: "iovl (item \(item))", item: item))
+        return true
+    }
 }

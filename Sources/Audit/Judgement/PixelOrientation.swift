@@ -58,6 +58,8 @@ enum PixelOrientation {
     /// The primary as a HEIF reader shows it, as a 32×32 luma grid; libheif 1.15 refuses some files as a whole (iOS
     /// 18 layouts), whose primary then decodes re-wrapped alone.
     static func grid(_ bytes: [UInt8], _ f: HEIFFile, _ item: UInt32) -> LumaGrid? {
+        // An overlay primary is never handed to libheif 1.15, which crashes on it (HEIFFile+Overlay.swift).
+        if f.overlayInPrimaryDerivation != nil { return nil }
         let img =
             (try? HeifDecoder.decodePrimary(bytes, format: .firstPlane))
             ?? Rewrap.standalone(f, item).flatMap { try? HeifDecoder.decodePrimary($0, format: .firstPlane) }

@@ -2,6 +2,7 @@ import Converter
 import CorpusKit
 import Findings
 import Foundation
+import HEIF
 import HeifCodec
 import ReportModel
 
@@ -171,6 +172,7 @@ struct CorpusCommand: Subcommand {
             let img: HeifDecodedImage
             switch request {
             case .primaryRGB:
+                if let why = HEIFFile.libheifOverlayRefusal(data) { throw NotBuiltYet(what: why) }
                 img = try HeifDecoder.decodePrimary(data, format: .rgbNative)
                 guard img.channels == 3 else { throw NotBuiltYet(what: "remosaic of a monochrome image") }
             case .gainMap:
