@@ -127,8 +127,9 @@ let package = Package(
         .target(
             name: "ReadbackCLI",
             dependencies: [
-                "Batch", "Converter", "Audit", "AuditHistory", "Findings", "GainMap", "HEIF", "Metadata", "MetadataIO",
-                "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding", "Fidelity",
+                "AVIFCodec", "Batch", "Converter", "Audit", "AuditHistory", "Findings", "GainMap", "HEIF", "Metadata",
+                "MetadataIO", "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
+                "Fidelity",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),

@@ -39,6 +39,9 @@ public enum AVIFDecoder {
     /// libavif's version ("0.11.1").
     public static let shortVersion = "\(AVIF_VERSION_MAJOR).\(AVIF_VERSION_MINOR).\(AVIF_VERSION_PATCH)"
 
+    /// The version of the libavif loaded at run time (`avifVersion()`), for `readback --version`.
+    public static var libraryVersion: String { String(cString: avifVersion()) }
+
     /// libavif's version and the AV1 codecs it was built with ("0.11.1 (dav1d [dec]:1.0.0, aom ...)").
     public static var version: String {
         var buf = [CChar](repeating: 0, count: 256)

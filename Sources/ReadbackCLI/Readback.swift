@@ -1,3 +1,4 @@
+import AVIFCodec
 import Converter
 import Exiv2Bridge
 import Foundation
@@ -18,7 +19,7 @@ public enum Readback {
     public static var versionReport: [(String, String)] {
         [
             ("readback", readbackVersion), ("libheif", Heif.version), ("LibRaw", LibRaw.version),
-            ("exiv2", Exiv2.version), ("SQLite", SQLite.version),
+            ("exiv2", Exiv2.version), ("SQLite", SQLite.version), ("libavif", AVIFDecoder.libraryVersion),
         ]
     }
 

@@ -93,6 +93,7 @@ func subcommandHelpMatchesGolden(_ name: String) {
     #expect(line("libheif") == (try pkg("libheif")))
     #expect(line("exiv2") == (try pkg("exiv2")))
     #expect(line("SQLite") == (try pkg("sqlite3")))
+    #expect(line("libavif") == (try pkg("libavif")))
     #expect(line("LibRaw")?.hasPrefix(try pkg("libraw_r")) == true)
     #expect(line("readback") == readbackVersion)
 }
