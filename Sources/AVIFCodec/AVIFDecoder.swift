@@ -36,18 +36,15 @@ public enum AVIFDecoder {
     /// Largest image decoded (pixels); bigger ones are refused before any pixel is decoded.
     public static let maxPixels: UInt32 = 120_000_000
 
-    /// libavif's version ("0.11.1").
-    public static let shortVersion = "\(AVIF_VERSION_MAJOR).\(AVIF_VERSION_MINOR).\(AVIF_VERSION_PATCH)"
-
-    /// The version of the libavif loaded at run time (`avifVersion()`), for `readback --version`.
-    public static var libraryVersion: String { String(cString: avifVersion()) }
+    /// The version of the libavif loaded at run time (`avifVersion()`, "0.11.1").
+    public static let shortVersion = String(cString: avifVersion())
 
     /// libavif's version and the AV1 codecs it was built with ("0.11.1 (dav1d [dec]:1.0.0, aom ...)").
     public static var version: String {
         var buf = [CChar](repeating: 0, count: 256)
         avifCodecVersions(&buf)
         let codecs = buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return "\(AVIF_VERSION_MAJOR).\(AVIF_VERSION_MINOR).\(AVIF_VERSION_PATCH) (\(codecs))"
+        return "\(shortVersion) (\(codecs))"
     }
 
     /// Decodes the primary image of an AVIF to 8-bit RGB.

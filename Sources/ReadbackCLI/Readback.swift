@@ -19,7 +19,7 @@ public enum Readback {
     public static var versionReport: [(String, String)] {
         [
             ("readback", readbackVersion), ("libheif", Heif.version), ("LibRaw", LibRaw.version),
-            ("exiv2", Exiv2.version), ("SQLite", SQLite.version), ("libavif", AVIFDecoder.libraryVersion),
+            ("exiv2", Exiv2.version), ("SQLite", SQLite.version), ("libavif", AVIFDecoder.shortVersion),
         ]
     }
 
