@@ -14,7 +14,8 @@ BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
 # `make test-real` calibrates the audit on real tools' outputs: it builds them with libvips and ImageMagick too
 # (libheif-examples' heif-convert/heif-enc and exiftool are in APT_PACKAGES); strace proves each input is opened once.
 # g++ and make build GPAC's ComplianceWarden from $(TOOLS) into .build/compliance-warden (ComplianceWardenRealWorldTests).
-REAL_PACKAGES := libvips-tools imagemagick strace g++ make
+# nasm assembles the checker's own test vectors (ComplianceWardenParityRealWorldTests).
+REAL_PACKAGES := libvips-tools imagemagick strace g++ make nasm
 # Only `make test-dist` needs Slurm (slurmctld, slurmd, clients from slurm-wlm) and munge; python3 compares the
 # merged verdicts and finds free ports, procps (ps) finds what a run left behind.
 DIST_PACKAGES := slurm-wlm munge python3 procps

@@ -333,6 +333,104 @@ extension FindingCode {
             .conformanceClapOdd, .warning, .conformance, .informationOnly,
             "a clap crops a 4:2:0 or 4:2:2 item at an odd width, height or offset (MIAF §7.3.6.7); error when a conversion introduced it"
         ),
+        Entry(
+            .conformanceBoxVersion, .warning, .conformance, .informationOnly,
+            "a meta, hdlr, iloc, iinf, infe or pitm box has a version HEIF does not allow (HEIF §10.2.1.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceFtypMinorVersion, .warning, .conformance, .informationOnly,
+            "the major brand is a HEIF brand but ftyp's minor_version is not 0 (HEIF §10.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformancePrimaryNotImage, .warning, .conformance, .informationOnly,
+            "the primary item is not a coded or derived image item (HEIF §6.2); error when a conversion introduced it"),
+        Entry(
+            .conformanceThumbnailChain, .warning, .conformance, .informationOnly,
+            "a thumbnail is linked by thmb to another thumbnail (HEIF §6.4.4); error when a conversion introduced it"),
+        Entry(
+            .conformanceDerivedVersion, .warning, .conformance, .informationOnly,
+            "a grid or iovl payload has a version other than 0 (HEIF §6.6.2.2.3, §6.6.2.3.3); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceIdenInputs, .warning, .conformance, .informationOnly,
+            "an iden item has an item body or not exactly one dimg input (HEIF §6.6.2.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceDerivationOrigin, .warning, .conformance, .informationOnly,
+            "a derivation chain is cyclic or does not start at coded images (HEIF §6.6.2.3.1, MIAF §7.3.11.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceGridTileSizes, .warning, .conformance, .informationOnly,
+            "a grid's tiles do not all have the same ispe (HEIF §6.6.2.3.1); error when a conversion introduced it"),
+        Entry(
+            .conformanceHdlrNotFirst, .warning, .conformance, .informationOnly,
+            "hdlr is not the first box in meta (MIAF §7.2.1.1); error when a conversion introduced it"),
+        Entry(
+            .conformanceBrandMiafMissing, .warning, .conformance, .informationOnly,
+            "ftyp's compatible brands lack miaf or mif1 (MIAF §7.2.1.2); error when a conversion introduced it"),
+        Entry(
+            .conformanceMetaXML, .warning, .conformance, .informationOnly,
+            "meta holds an xml or bxml box (MIAF §7.2.1.4); error when a conversion introduced it"),
+        Entry(
+            .conformanceConstructionMethod, .warning, .conformance, .informationOnly,
+            "a coded image item is not in the file's mdat (construction method 0), or a derived one uses method 2 (MIAF §7.2.1.7, §7.2.1.13); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceItemProtected, .warning, .conformance, .informationOnly,
+            "an item references item protection, or meta holds ipro (MIAF §7.2.1.8); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceMetadataInIdat, .warning, .conformance, .informationOnly,
+            "an Exif or XMP item's body is not in a MediaDataBox (MIAF §7.2.1.13); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformancePrimaryNotMaster, .warning, .conformance, .informationOnly,
+            "the primary item is not a MIAF master image: an auxiliary or thumbnail image (MIAF §7.3.2); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformancePaspNotSquare, .warning, .conformance, .informationOnly,
+            "an image has a pixel aspect ratio other than 1:1 (MIAF §7.3.6.5); error when a conversion introduced it"),
+        Entry(
+            .conformancePixiMissing, .warning, .conformance, .informationOnly,
+            "a displayable image item has no pixi property (MIAF §7.3.6.6); error when a conversion introduced it"),
+        Entry(
+            .conformanceTransformOrder, .warning, .conformance, .informationOnly,
+            "an item's transformative properties are not in the order clap, irot, imir (MIAF §7.3.6.7); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceIdenChain, .warning, .conformance, .informationOnly,
+            "an iden item derives directly from another iden item (MIAF §7.3.9); error when a conversion introduced it"),
+        Entry(
+            .conformanceDerivationOrder, .warning, .conformance, .informationOnly,
+            "derivations are not in MIAF's order coded, iden, grid, iden, iovl, iden (then an ISO 21496-1 tmap) (MIAF §7.3.11.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceThumbnailRatio, .warning, .conformance, .informationOnly,
+            "a thumbnail has over 200 times fewer pixels than the next larger image (MIAF §7.3.3); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceGridTileSmall, .warning, .conformance, .informationOnly,
+            "a grid's tiles are under 64 pixels wide or high (MIAF §7.3.11.4.2); error when a conversion introduced it"),
+        Entry(
+            .conformanceGridInputsDiffer, .warning, .conformance, .informationOnly,
+            "a grid's tiles differ in coding format or decoder configuration (MIAF §7.3.11.4.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceGridTileChroma, .warning, .conformance, .informationOnly,
+            "a grid's tile or output size splits a chroma sample (MIAF §7.3.11.4.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceProfileMiHB, .warning, .conformance, .informationOnly,
+            "the file claims MiHB but a coded item is not HEVC Main or Main Still Picture at level 6 or lower (MIAF §A.3); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceProfileMiHA, .warning, .conformance, .informationOnly,
+            "the file claims MiHA but a coded item is beyond HEVC 4:2:2 10-bit at level 6 (MIAF §A.4); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceProfileMiHE, .warning, .conformance, .informationOnly,
+            "the file claims MiHE but a coded item is beyond HEVC 4:4:4 10-bit at level 6 (MIAF §A.5); error when a conversion introduced it"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

@@ -12,10 +12,19 @@ extension Checks {
     /// One conformance problem of one item.
     struct ConformanceProblem {
         var code: FindingCode
-        var item: UInt32
+        var item: UInt32?
         var message: String
         var expected: String
         var actual: String
+    }
+
+    /// A problem whose message ends with the clause it breaks.
+    static func problem(
+        _ code: FindingCode, _ item: UInt32?, _ what: String, clause: String, expected: String, actual: String
+    ) -> ConformanceProblem {
+        ConformanceProblem(
+            code: code, item: item, message: (item.map { "item \($0): " } ?? "") + what + " (\(clause))",
+            expected: expected, actual: actual)
     }
 
     static func conformance(_ ctx: inout Context) {
@@ -23,7 +32,10 @@ extension Checks {
         let problems = conformanceProblems(file)
         guard !problems.isEmpty else { return }
         let pair = ctx.job.source != nil
-        let shared = ctx.sourceHEIF.map { Set(conformanceProblems($0).map(\.code)) } ?? []
+        // A file audited against itself introduced nothing, even one whose source is not sniffed as HEIF (no ftyp).
+        let shared =
+            ctx.sourceBytes == ctx.output
+            ? Set(problems.map(\.code)) : ctx.sourceHEIF.map { Set(conformanceProblems($0).map(\.code)) } ?? []
         for p in problems {
             let introduced = pair && !shared.contains(p.code)
             let why = !pair ? "" : introduced ? " (the source did not have this problem)" : " (the source has it too)"
@@ -33,8 +45,14 @@ extension Checks {
         }
     }
 
-    /// The problems of every coded image item of `file`.
+    /// The conformance problems of `file`: the file's structure, its images' properties, its derivations and its
+    /// coded items, in that order.
     static func conformanceProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+        structureProblems(file) + imageProblems(file) + derivationProblems(file) + codedItemProblems(file)
+    }
+
+    /// The problems of every coded image item of `file`: `ispe` against the SPS, `clap` parity.
+    static func codedItemProblems(_ file: HEIFFile) -> [ConformanceProblem] {
         var out: [ConformanceProblem] = []
         for item in file.items where item.type == "hvc1" || item.type == "av01" {
             guard case .ispe(let w, let h)? = file.property("ispe", of: item.id) else { continue }
