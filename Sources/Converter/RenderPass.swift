@@ -67,9 +67,12 @@ final class RenderPass: @unchecked Sendable {
         let o = GainMapComputeOptions()
         offsetBase = Float(o.baseOffset.doubleValue)
         offsetAlternate = Float(o.alternateOffset.doubleValue)
-        let f = max(1, Int((Double(max(width, height)) / 320).rounded(.up)))
+        // About 320 px on the long side, but never over 200 times fewer pixels than the image (MIAF §7.3.3): past
+        // 320 × 14 px a side the box shrinks less, so a 50 MP image gets a thumbnail of about 600 px.
+        var f = max(1, Int((Double(max(width, height)) / 320).rounded(.up)))
         // Even sides: a 4:2:0 thumbnail of odd size would be coded padded with an odd `clap` (MIAF §7.3.6.7 forbids
         // it) and an `ispe` other than the decoded size; dropping at most one column and row keeps it exact.
+        while f > 1 && width * height > 200 * (width / f / 2 * 2) * (height / f / 2 * 2) { f -= 1 }
         let tw = width / f / 2 * 2
         let th = height / f / 2 * 2
         // At least 64 px a side: libheif 1.15 codes a smaller picture padded to 64 with an `ispe` of the smaller size.
@@ -182,7 +185,8 @@ final class RenderPass: @unchecked Sendable {
         return (r, g, b)
     }
 
-    /// The 8-bit thumbnail (≤ 320 px on the long side), nil for images too small to need one.
+    /// The 8-bit thumbnail (about 320 px on the long side, more on images over 20 MP: MIAF §7.3.3), nil for images
+    /// too small to need one.
     func thumbnail() -> HeifPixels? {
         guard thumbWidth > 0 else { return nil }
         let div = Float(thumbFactor * thumbFactor) * (bitDepth == 10 ? 4 : 1)

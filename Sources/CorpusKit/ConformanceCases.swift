@@ -89,21 +89,23 @@ public enum ConformanceCases {
         // iden primaries (libheif 1.15 decodes these; where it cannot, the audit names the feature instead of
         // repeating its "no compressed data"); the orientation composes through the chain.
         let quarter = Property.irot(quarterTurns: 1)
+        let pixi = sdr.property("pixi", of: primary) ?? .pixi(bitsPerChannel: [8, 8, 8])
         var iden = HEIFBuilder(file: sdr)
         // An iden's ispe is its input's size; its irot turns what it shows.
-        let one = identity(&iden, over: primary, size: (w.width, w.height), quarter)
+        let one = identity(&iden, over: primary, size: (w.width, w.height), quarter, pixi: pixi)
         retarget(&iden, from: primary, to: one)
         add(
             "iden-primary", "good.heic without gain map, its primary behind an iden item with irot 90°",
             "an iden primary: decoded, shown turned 90° anticlockwise (Exif 8)", [], 8, iden.build())
 
         var chain = HEIFBuilder(file: sdr)
-        let first = identity(&chain, over: primary, size: (w.width, w.height), quarter)
-        let second = identity(&chain, over: first, size: (w.height, w.width), quarter)
+        let first = identity(&chain, over: primary, size: (w.width, w.height), quarter, pixi: pixi)
+        let second = identity(&chain, over: first, size: (w.height, w.width), quarter, pixi: pixi)
         retarget(&chain, from: primary, to: second)
         add(
             "iden-chain-rotations", "good.heic without gain map, primary → iden (irot 90°) → iden (irot 90°)",
-            "chained derivations compose: two quarter turns are 180° (Exif 3)", [], 3, chain.build())
+            "chained derivations compose: two quarter turns are 180° (Exif 3); an iden of an iden breaks MIAF §7.3.9",
+            [FindingCode.conformanceIdenChain.rawValue], 3, chain.build())
 
         // An AVC-coded primary: named, not "'pitm' references a non-existing image".
         var avc = HEIFBuilder(file: sdr)
@@ -146,14 +148,17 @@ public enum ConformanceCases {
         return []
     }
 
-    /// An `iden` item over `input` with `transform`, its `ispe` the input's size; returns its id.
+    /// An `iden` item over `input` with `transform`, its `ispe` the input's size and the `pixi` a displayable image
+    /// needs (MIAF §7.3.6.6); returns its id.
     static func identity(
-        _ b: inout HEIFBuilder, over input: UInt32, size: (UInt32, UInt32), _ transform: Property
+        _ b: inout HEIFBuilder, over input: UInt32, size: (UInt32, UInt32), _ transform: Property,
+        pixi: Property = .pixi(bitsPerChannel: [8, 8, 8])
     ) -> UInt32 {
         b.updateItem(input) { $0.hidden = true }
         return b.addDerivedImage(
             type: "iden", payload: [], inputs: [input],
-            properties: [(.ispe(width: size.0, height: size.1), false), (transform, true)], storage: .mdat)
+            properties: [(.ispe(width: size.0, height: size.1), false), (pixi, false), (transform, true)],
+            storage: .mdat)
     }
 
     /// Makes `to` the primary and moves the thumbnail and metadata references of `from` to it.

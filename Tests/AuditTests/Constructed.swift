@@ -45,6 +45,7 @@ enum Constructed {
         var primaryColr = true
         var tenBit = false
         var exif: [UInt8]? = nil
+        /// The primary's pixi depth; nil: the coded depth.
         var pixi: UInt8? = nil
         var width = 64
         var height = 64
@@ -70,14 +71,16 @@ enum Constructed {
         let (mw, mh) = (max(64, w / 2), max(64, h / 2))
         let map = try code(
             .mono8(width: mw, height: mh, samples: (0..<(mw * mh)).map { UInt8(($0 * 3) % 256) }), chroma: .monochrome)
-        var brands: [FourCC] = ["mif1", "heic"]
+        var brands: [FourCC] = ["mif1", "miaf", "heic"]
         if o.isoGainMap { brands.append("tmap") }
         var b = HEIFBuilder(brands: Brands(major: "heic", compatible: brands))
         var pprops: [(Property, essential: Bool)] = [
             (primary.hvcC, true), (.ispe(width: primary.width, height: primary.height), false),
         ]
         if o.primaryColr { pprops.append((.colrNCLX(sdrNCLX), false)) }
-        if let bits = o.pixi { pprops.append((.pixi(bitsPerChannel: [bits, bits, bits]), false)) }
+        // The coded depth unless a test asks for another (MIAF §7.3.6.6 wants a pixi on every displayable image).
+        let bits = o.pixi ?? UInt8(o.tenBit ? 10 : 8)
+        pprops.append((.pixi(bitsPerChannel: [bits, bits, bits]), false))
         let p = b.addCodedImage(properties: pprops, data: primary.data)
         b.setPrimary(p)
         if let exif = o.exif { b.addExif(tiff: exif, describing: [p]) }
@@ -99,7 +102,10 @@ enum Constructed {
         }
         if o.isoGainMap {
             let body = try ToneMapImage(metadata: AppleGainMap.isoMetadata(fromHeadroom: 4)!).encoded()
-            var tprops: [(Property, essential: Bool)] = [(.ispe(width: primary.width, height: primary.height), false)]
+            var tprops: [(Property, essential: Bool)] = [
+                (.ispe(width: primary.width, height: primary.height), false),
+                (.pixi(bitsPerChannel: o.tenBit ? [10, 10, 10] : [8, 8, 8]), false),
+            ]
             if o.tmapColr { tprops.append((.colrNCLX(pqNCLX), false)) }
             let t = b.addDerivedImage(type: "tmap", payload: body, inputs: [p, g], properties: tprops)
             b.addEntityGroup(type: "altr", entities: [t, p])

@@ -1,0 +1,211 @@
+import Findings
+import Foundation
+import Testing
+
+@testable import Audit
+@testable import HEIF
+
+/// The conformance rules one by one, on files built in memory: a file that keeps every rule, then one change each
+/// that breaks exactly one rule. The pixels are never decoded (the rules read the container), so the payloads are
+/// placeholders. The parity with ComplianceWarden is checked on its own vectors in the RealWorld suite.
+private enum Build {
+    static let brands = Brands(major: "heic", compatible: ["mif1", "miaf", "heic"])
+    static func image(_ w: UInt32 = 256, _ h: UInt32 = 256, _ extra: [(Property, essential: Bool)] = [])
+        -> [(Property, essential: Bool)]
+    {
+        [(.ispe(width: w, height: h), false), (.pixi(bitsPerChannel: [8, 8, 8]), false)] + extra
+    }
+
+    /// A conforming file with a primary, then `change` applied to the builder (with the primary's id).
+    static func file(_ change: (inout HEIFBuilder, UInt32) -> Void = { _, _ in }, brands: Brands = brands)
+        -> HEIFFile
+    {
+        var b = HEIFBuilder(brands: brands)
+        let p = b.addCodedImage(properties: image(), data: [0, 0, 0, 1])
+        b.setPrimary(p)
+        change(&b, p)
+        return HEIFFile(bytes: b.build())
+    }
+
+    static func codes(_ f: HEIFFile) -> [FindingCode] { Checks.conformanceProblems(f).map(\.code) }
+}
+
+@Test func aFileThatKeepsTheRulesHasNoConformanceProblem() {
+    #expect(Build.codes(Build.file()).isEmpty, "\(Checks.conformanceProblems(Build.file()).map(\.message))")
+    // A grid of 64×64 tiles, a thumbnail within the factor 200, an iden with one input: still nothing.
+    let f = Build.file { b, p in
+        let g = b.addGrid(
+            columns: 2, rows: 1, outputWidth: 128, outputHeight: 64,
+            tiles: [(Build.image(64, 64), [1]), (Build.image(64, 64), [2])],
+            properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)],
+            hidden: true)
+        let t = b.addCodedImage(properties: Build.image(32, 32), data: [3])
+        b.addReference(type: "thmb", from: t, to: [p])
+        b.addDerivedImage(type: "iden", payload: [], inputs: [g.grid], properties: Build.image(128, 64), hidden: true)
+    }
+    #expect(Build.codes(f).isEmpty, "\(Checks.conformanceProblems(f).map(\.message))")
+}
+
+@Test func eachBrokenRuleGetsItsOwnCodeAndClause() {
+    let cases: [(String, HEIFFile, FindingCode, String)] = [
+        (
+            "no miaf brand", Build.file(brands: Brands(major: "heic", compatible: ["mif1", "heic"])),
+            .conformanceBrandMiafMissing, "§7.2.1.2"
+        ),
+        (
+            "minor version", Build.file(brands: Brands(major: "heic", minorVersion: 1, compatible: ["mif1", "miaf"])),
+            .conformanceFtypMinorVersion, "§10.1"
+        ),
+        (
+            "no pixi", Build.file { b, p in b.setProperties(of: p, [(.ispe(width: 256, height: 256), false)]) },
+            .conformancePixiMissing, "§7.3.6.6"
+        ),
+        (
+            "pasp 2:1",
+            Build.file { b, p in
+                b.setProperties(of: p, Build.image(256, 256, [(.pasp(hSpacing: 2, vSpacing: 1), false)]))
+            },
+            .conformancePaspNotSquare, "§7.3.6.5"
+        ),
+        (
+            "imir before irot",
+            Build.file { b, p in
+                b.setProperties(of: p, Build.image(256, 256, [(.imir(axis: 0), true), (.irot(quarterTurns: 1), true)]))
+            }, .conformanceTransformOrder, "§7.3.6.7"
+        ),
+        (
+            "Exif primary",
+            Build.file { b, p in b.setPrimary(b.addExif(tiff: [0x4D, 0x4D, 0, 42, 0, 0, 0, 8], describing: [p])) },
+            .conformancePrimaryNotImage, "§6.2"
+        ),
+        (
+            "thumbnail primary",
+            Build.file { b, p in
+                let m = b.addCodedImage(properties: Build.image(512, 512), data: [5])
+                b.addReference(type: "thmb", from: p, to: [m])
+            }, .conformancePrimaryNotMaster, "§7.3.2"
+        ),
+        (
+            "thumbnail of a thumbnail",
+            Build.file { b, p in
+                let t = b.addCodedImage(properties: Build.image(64, 64), data: [6])
+                let tt = b.addCodedImage(properties: Build.image(32, 32), data: [7])
+                b.addReference(type: "thmb", from: t, to: [p])
+                b.addReference(type: "thmb", from: tt, to: [t])
+            }, .conformanceThumbnailChain, "§6.4.4"
+        ),
+        (
+            "thumbnail too small",
+            Build.file { b, p in
+                let t = b.addCodedImage(properties: Build.image(16, 16), data: [8])
+                b.addReference(type: "thmb", from: t, to: [p])
+            }, .conformanceThumbnailRatio, "§7.3.3"
+        ),
+        (
+            "iden of an iden",
+            Build.file { b, p in
+                let i = b.addDerivedImage(
+                    type: "iden", payload: [], inputs: [p], properties: Build.image(), hidden: true)
+                b.addDerivedImage(type: "iden", payload: [], inputs: [i], properties: Build.image(), hidden: true)
+            }, .conformanceIdenChain, "§7.3.9"
+        ),
+        (
+            "iden with two inputs",
+            Build.file { b, p in
+                let q = b.addCodedImage(properties: Build.image(), data: [9], hidden: true)
+                b.addDerivedImage(type: "iden", payload: [], inputs: [p, q], properties: Build.image(), hidden: true)
+            }, .conformanceIdenInputs, "§6.6.2.1"
+        ),
+        (
+            "grid over an overlay",
+            Build.file { b, p in
+                let o = b.addDerivedImage(
+                    type: "iovl", payload: [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0], inputs: [p],
+                    properties: Build.image(), hidden: true)
+                b.addDerivedImage(
+                    type: "grid", payload: ImageGrid.payload(rows: 1, columns: 1, outputWidth: 256, outputHeight: 256),
+                    inputs: [o], properties: Build.image(), hidden: true)
+            }, .conformanceDerivationOrder, "§7.3.11.1"
+        ),
+        (
+            "grid of a metadata item",
+            Build.file { b, p in
+                let e = b.addExif(tiff: [0x4D, 0x4D, 0, 42, 0, 0, 0, 8], describing: [p])
+                b.addDerivedImage(
+                    type: "grid", payload: ImageGrid.payload(rows: 1, columns: 1, outputWidth: 256, outputHeight: 256),
+                    inputs: [e], properties: Build.image(), hidden: true)
+            }, .conformanceDerivationOrigin, "§7.3.11.1"
+        ),
+        (
+            "grid version 1",
+            Build.file { b, p in
+                b.addDerivedImage(
+                    type: "grid", payload: [1, 0, 0, 0, 1, 0, 1, 0], inputs: [p], properties: Build.image(),
+                    hidden: true)
+            }, .conformanceDerivedVersion, "§6.6.2.3.3"
+        ),
+        (
+            "tiles of two sizes",
+            Build.file { b, _ in
+                b.addGrid(
+                    columns: 2, rows: 1, outputWidth: 192, outputHeight: 64,
+                    tiles: [(Build.image(64, 64), [1]), (Build.image(128, 64), [2])],
+                    properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)], hidden: true)
+            }, .conformanceGridTileSizes, "§6.6.2.3.1"
+        ),
+        (
+            "32-pixel tiles",
+            Build.file { b, _ in
+                b.addGrid(
+                    columns: 2, rows: 1, outputWidth: 64, outputHeight: 32,
+                    tiles: [(Build.image(32, 32), [1]), (Build.image(32, 32), [2])],
+                    properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)], hidden: true)
+            }, .conformanceGridTileSmall, "§7.3.11.4.2"
+        ),
+    ]
+    for (name, file, code, clause) in cases {
+        let problems = Checks.conformanceProblems(file)
+        #expect(problems.map(\.code) == [code], "\(name): \(problems.map(\.message))")
+        #expect(problems.allSatisfy { $0.message.hasSuffix(")") && $0.message.contains(clause) }, "\(name)")
+    }
+}
+
+@Test func aToneMapIsTheLastStepOfTheDerivationOrder() {
+    #expect(Checks.isInOrder(["grid", "tmap"]))
+    #expect(Checks.isInOrder(["iden", "grid", "iden", "iovl", "iden", "tmap"]))
+    #expect(Checks.isInOrder([]))
+    #expect(!Checks.isInOrder(["tmap", "grid"]))
+    #expect(!Checks.isInOrder(["iovl", "grid"]))
+    #expect(!Checks.isInOrder(["grid", "grid"]))
+    // A gain-map file: tmap over [grid, gain map], the base grid of coded tiles. No derivation-order problem.
+    let f = Build.file(
+        { b, p in
+            let g = b.addGrid(
+                columns: 2, rows: 1, outputWidth: 128, outputHeight: 64,
+                tiles: [(Build.image(64, 64), [1]), (Build.image(64, 64), [2])],
+                properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)])
+            b.setPrimary(g.grid)
+            let t = b.addDerivedImage(
+                type: "tmap", payload: [0], inputs: [g.grid, p], properties: Build.image(128, 64))
+            b.addEntityGroup(type: "altr", entities: [t, g.grid])
+        }, brands: Brands(major: "heic", compatible: ["mif1", "miaf", "heic", "tmap"]))
+    #expect(!Build.codes(f).contains(.conformanceDerivationOrder), "\(Checks.conformanceProblems(f).map(\.message))")
+}
+
+@Test func theHEVCProfileBrandsAllowWhatAnnexAListsForThem() {
+    func config(_ profile: UInt8, _ chroma: UInt8, _ bits: UInt8) -> HEVCConfig {
+        HEVCConfig(
+            generalProfileSpace: 0, generalTierFlag: false, generalProfileIDC: profile, generalLevelIDC: 90,
+            chromaFormat: chroma, bitDepthLuma: bits, bitDepthChroma: bits, nalLengthSize: 4, arrays: [], raw: [])
+    }
+    let mono8 = config(4, 0, 8)
+    let main10 = config(2, 1, 10)
+    let rext444 = config(4, 3, 10)
+    let rext422 = config(4, 2, 10)
+    #expect(Checks.allows("MiHB", config(1, 1, 8)) && Checks.allows("MiHB", config(3, 1, 8)))
+    #expect(!Checks.allows("MiHB", main10) && !Checks.allows("MiHB", mono8))
+    #expect(Checks.allows("MiHA", main10) && Checks.allows("MiHA", rext422))
+    #expect(!Checks.allows("MiHA", mono8) && !Checks.allows("MiHA", rext444))
+    #expect(Checks.allows("MiHE", mono8) && Checks.allows("MiHE", rext444) && Checks.allows("MiHE", main10))
+    #expect(!Checks.allows("MiHE", config(4, 3, 12)))
+}
