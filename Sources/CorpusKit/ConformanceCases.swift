@@ -89,18 +89,17 @@ public enum ConformanceCases {
         // iden primaries (libheif 1.15 decodes these; where it cannot, the audit names the feature instead of
         // repeating its "no compressed data"); the orientation composes through the chain.
         let quarter = Property.irot(quarterTurns: 1)
-        let pixi = sdr.property("pixi", of: primary) ?? .pixi(bitsPerChannel: [8, 8, 8])
         var iden = HEIFBuilder(file: sdr)
         // An iden's ispe is its input's size; its irot turns what it shows.
-        let one = identity(&iden, over: primary, size: (w.width, w.height), quarter, pixi: pixi)
+        let one = identity(&iden, over: primary, size: (w.width, w.height), quarter)
         retarget(&iden, from: primary, to: one)
         add(
             "iden-primary", "good.heic without gain map, its primary behind an iden item with irot 90°",
             "an iden primary: decoded, shown turned 90° anticlockwise (Exif 8)", [], 8, iden.build())
 
         var chain = HEIFBuilder(file: sdr)
-        let first = identity(&chain, over: primary, size: (w.width, w.height), quarter, pixi: pixi)
-        let second = identity(&chain, over: first, size: (w.height, w.width), quarter, pixi: pixi)
+        let first = identity(&chain, over: primary, size: (w.width, w.height), quarter)
+        let second = identity(&chain, over: first, size: (w.height, w.width), quarter)
         retarget(&chain, from: primary, to: second)
         add(
             "iden-chain-rotations", "good.heic without gain map, primary → iden (irot 90°) → iden (irot 90°)",
@@ -149,7 +148,7 @@ public enum ConformanceCases {
     }
 
     /// An `iden` item over `input` with `transform`, its `ispe` the input's size and the `pixi` a displayable image
-    /// needs (MIAF §7.3.6.6); returns its id.
+    /// needs (MIAF §7.3.6.6; the corpus's good.heic is 8-bit); returns its id.
     static func identity(
         _ b: inout HEIFBuilder, over input: UInt32, size: (UInt32, UInt32), _ transform: Property,
         pixi: Property = .pixi(bitsPerChannel: [8, 8, 8])
