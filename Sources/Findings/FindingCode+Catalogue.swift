@@ -431,6 +431,22 @@ extension FindingCode {
             .conformanceProfileMiHE, .warning, .conformance, .informationOnly,
             "the file claims MiHE but a coded item is beyond HEVC 4:4:4 10-bit at level 6 (MIAF §A.5); error when a conversion introduced it"
         ),
+        Entry(
+            .conformanceGridCoverage, .warning, .conformance, .informationOnly,
+            "a grid's tiles do not cover its output size: tile width × columns or tile height × rows is smaller (HEIF §6.6.2.3.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceIpmaOrder, .warning, .conformance, .informationOnly,
+            "ipma's entries are not in increasing item_ID order (ISO/IEC 14496-12 §8.11.14.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceIinfOrder, .warning, .conformance, .informationOnly,
+            "iinf's entries are not in increasing item_ID order (ISO/IEC 14496-12 §8.11.6.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceConfigNotEssential, .warning, .conformance, .informationOnly,
+            "a decoder configuration (hvcC, avcC, jpgC) is not marked essential (HEIF §B.2.3.1, §E.2.3, §H.2.2); error when a conversion introduced it"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

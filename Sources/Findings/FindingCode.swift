@@ -158,6 +158,10 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case conformanceProfileMiHB = "conformance.profile-mihb"
     case conformanceProfileMiHA = "conformance.profile-miha"
     case conformanceProfileMiHE = "conformance.profile-mihe"
+    case conformanceGridCoverage = "conformance.grid-coverage"
+    case conformanceIpmaOrder = "conformance.ipma-order"
+    case conformanceIinfOrder = "conformance.iinf-order"
+    case conformanceConfigNotEssential = "conformance.config-not-essential"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

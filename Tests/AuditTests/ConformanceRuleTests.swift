@@ -148,7 +148,7 @@ private enum Build {
             "tiles of two sizes",
             Build.file { b, _ in
                 b.addGrid(
-                    columns: 2, rows: 1, outputWidth: 192, outputHeight: 64,
+                    columns: 2, rows: 1, outputWidth: 128, outputHeight: 64,
                     tiles: [(Build.image(64, 64), [1]), (Build.image(128, 64), [2])],
                     properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)], hidden: true)
             }, .conformanceGridTileSizes, "§6.6.2.3.1"
@@ -161,6 +161,31 @@ private enum Build {
                     tiles: [(Build.image(32, 32), [1]), (Build.image(32, 32), [2])],
                     properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)], hidden: true)
             }, .conformanceGridTileSmall, "§7.3.11.4.2"
+        ),
+        (
+            "tiles short of the canvas",
+            Build.file { b, _ in
+                b.addGrid(
+                    columns: 2, rows: 1, outputWidth: 200, outputHeight: 64,
+                    tiles: [(Build.image(64, 64), [1]), (Build.image(64, 64), [2])],
+                    properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)], hidden: true)
+            }, .conformanceGridCoverage, "§6.6.2.3.1"
+        ),
+        (
+            "hvcC not essential",
+            Build.file { b, p in
+                let c = HEVCConfig(
+                    generalProfileSpace: 0, generalTierFlag: false, generalProfileIDC: 1, generalLevelIDC: 90,
+                    chromaFormat: 1, bitDepthLuma: 8, bitDepthChroma: 8, nalLengthSize: 4, arrays: [], raw: [])
+                b.setProperties(of: p, [(.hvcC(c), false)] + Build.image())
+            }, .conformanceConfigNotEssential, "§B.2.3.1"
+        ),
+        (
+            "iinf out of order",
+            Build.file { b, _ in
+                b.addItem(Item(id: 90, type: "hvc1", hidden: true), properties: Build.image(), payload: [1])
+                b.addItem(Item(id: 50, type: "hvc1", hidden: true), payload: [2])
+            }, .conformanceIinfOrder, "§8.11.6.1"
         ),
     ]
     for (name, file, code, clause) in cases {

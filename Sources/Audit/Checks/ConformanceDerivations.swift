@@ -129,6 +129,18 @@ extension Checks {
                         clause: "HEIF ISO/IEC 23008-12 §6.6.2.3.1", expected: "\(w)×\(h)",
                         actual: Set(sizes.map { "\($0.0)×\($0.1)" }).sorted().joined(separator: ", ")))
             }
+            if let layout = file.payload(of: g.id).flatMap(ImageGrid.parse),
+                UInt64(w) * UInt64(layout.columns) < UInt64(layout.width)
+                    || UInt64(h) * UInt64(layout.rows) < UInt64(layout.height)
+            {
+                out.append(
+                    problem(
+                        .conformanceGridCoverage, g.id,
+                        "its \(layout.columns)×\(layout.rows) tiles of \(w)×\(h) do not cover \(layout.width)×\(layout.height)",
+                        clause: "HEIF ISO/IEC 23008-12 §6.6.2.3.1",
+                        expected: "at least \(layout.width)×\(layout.height)",
+                        actual: "\(UInt64(w) * UInt64(layout.columns))×\(UInt64(h) * UInt64(layout.rows))"))
+            }
             if w < 64 || h < 64 {
                 out.append(
                     problem(

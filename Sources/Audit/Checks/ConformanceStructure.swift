@@ -46,6 +46,7 @@ extension Checks {
                     .conformanceMetaXML, nil, "meta holds a '\(x.type)' box", clause: "MIAF ISO/IEC 23000-22 §7.2.1.4",
                     expected: "no xml or bxml", actual: x.type.description))
         }
+        out += orderProblems(file)
         out += protectionProblems(file, meta)
         out += bodyPlacementProblems(file)
         out += profileProblems(file)
@@ -71,6 +72,35 @@ extension Checks {
                 .conformanceBoxVersion, nil, "'\(box.type)' at offset \(box.offset) has version \(v)",
                 clause: "HEIF ISO/IEC 23008-12 §10.2.1.1", expected: list, actual: "\(v)")
         }
+    }
+
+    /// iinf and ipma list items by increasing item_ID (ISO/IEC 14496-12 §8.11.6.1, §8.11.14.1); every decoder
+    /// configuration is essential (HEIF §B.2.3.1, §E.2.3, §H.2.2).
+    static func orderProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+        var out: [ConformanceProblem] = []
+        let lists: [(FindingCode, String, [UInt32], String)] = [
+            (.conformanceIinfOrder, "iinf", file.items.map(\.id), "ISO/IEC 14496-12 §8.11.6.1"),
+            (.conformanceIpmaOrder, "ipma", file.associationOrder, "ISO/IEC 14496-12 §8.11.14.1"),
+        ]
+        for (code, box, ids, clause) in lists {
+            if let i = ids.indices.dropLast().first(where: { ids[$0] >= ids[$0 + 1] }) {
+                out.append(
+                    problem(
+                        code, nil, "\(box) lists item \(ids[i + 1]) after item \(ids[i])", clause: clause,
+                        expected: "increasing item_ID", actual: "\(ids[i]), \(ids[i + 1])"))
+            }
+        }
+        for it in file.items {
+            for a in file.properties(of: it.id)
+            where ["hvcC", "avcC", "jpgC"].contains(a.property.type) && !a.essential {
+                out.append(
+                    problem(
+                        .conformanceConfigNotEssential, it.id, "its '\(a.property.type)' is not marked essential",
+                        clause: "HEIF ISO/IEC 23008-12 §B.2.3.1, §E.2.3, §H.2.2", expected: "essential",
+                        actual: "not essential"))
+            }
+        }
+        return out
     }
 
     /// Items that reference item protection, or an `ipro` box at all (MIAF §7.2.1.8).
