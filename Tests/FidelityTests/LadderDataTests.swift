@@ -12,7 +12,7 @@ func committedLadder() throws -> [LadderRow] {
 
 /// The committed ladder covers the 24 MP chart with sensor noise at every benchmark ISO, noisy
 /// remosaics of the two corpus photos at several ISOs (each with its noiseless twin as the viewing-size truth), and
-/// the three real full-pixel camera DNGs; every measured setting is there for every image, once.
+/// the five real full-pixel camera DNGs; every measured setting is there for every image, once.
 @Test func committedLadderIsComplete() throws {
     let rows = try committedLadder()
     let images = Set(rows.map(\.image))
@@ -22,7 +22,8 @@ func committedLadder() throws -> [LadderRow] {
     #expect(images.filter { $0.hasPrefix("remosaic-") && $0.contains("-iso") }.count >= 4)
     for real in [
         "photoprism_canon_eos_6d.dng", "tinydng_Canon550D_MagicLantern_colorchart.dng",
-        "dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng",
+        "dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng", "hdrmerge_NikonD5000_sample1.dng",
+        "hdrmerge_NikonD5000_sample2.dng",
     ] {
         #expect(images.contains(real), "\(real)")
     }
@@ -173,7 +174,7 @@ func committedNoise() throws -> [(image: String, sigma: Double, quality: Int)] {
             "\(n.image) at q\(n.quality): view loss \(measured.viewLossMean) / \(measured.viewLossWorst)")
     }
     let real = noise.filter { !$0.image.contains("-iso") }
-    #expect(real.count >= 3 && real.allSatisfy { $0.sigma < NoiseLevel.steps[0].minSigma && $0.quality == 55 })
+    #expect(real.count >= 5 && real.allSatisfy { $0.sigma < NoiseLevel.steps[0].minSigma && $0.quality == 55 })
     #expect(noise.contains { $0.quality == NoiseLevel.steps.last!.quality })
     #expect(NoiseLevel.quality(base: 85, sigma: 9) == 47 && NoiseLevel.quality(base: 30, sigma: 9) == 30)
     #expect(NoiseLevel.quality(base: 55, sigma: nil) == 55)
