@@ -141,14 +141,15 @@ bench: bench-deps release
 
 # The quality ladder (docs/quality-ladder.md): the 24 MP chart with sensor noise at each ISO and its noiseless scene
 # (`make corpus-large`, or generated here if missing), the two corpus photos remosaiced with sensor noise at several
-# ISOs beside their noiseless twins (under Corpus/large/, git-ignored, never committed), and the corpus's three real
-# full-pixel DNGs, read in place. The settings measured are listed in docs/quality-ladder.settings.
+# ISOs beside their noiseless twins (under Corpus/large/, git-ignored, never committed), and the corpus's five real
+# full-pixel DNGs, read in place (the noise steps also on noisy crops of them, Corpus/large/real-noise/). The settings measured are listed in docs/quality-ladder.settings.
 LADDER_BIN := .build/release/readback-ladder
 LADDER_CHART := Corpus/large/chart-24mp-rggb-14bit
 LADDER_ISOS := 100 800 3200 12800
 LADDER_PHOTO_ISOS := 800 3200 12800
 LADDER_REAL := $(addprefix $(CORPUS)/raw/,photoprism_canon_eos_6d.dng tinydng_Canon550D_MagicLantern_colorchart.dng \
-               dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng)
+               dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng hdrmerge_NikonD5000_sample1.dng \
+               hdrmerge_NikonD5000_sample2.dng)
 # name-in-the-ladder:corpus-HEIC pairs (the iPhone 15 Pro one carries an Apple gain map, applied by remosaic).
 LADDER_PHOTOS := iphone15pro-gainmap:photoprism_iphone_15_pro iphone13pro-pug:pillowheif_pug_iPhone13Pro
 LADDER_PHOTO_NAMES := $(foreach p,$(LADDER_PHOTOS),$(firstword $(subst :, ,$(p))))
@@ -178,6 +179,16 @@ ladder: release
 	    Corpus/large/remosaic-$(n)-iso$(i).dng=Corpus/large/remosaic-$(n)-noiseless.dng)) \
 	  --crop 1024x768 --settings "$$(for q in 35 38 41 44 47; do printf 'ultrafast:%s:tune=ssim,aq-strength=1.5;' $$q; done)" \
 	  --out docs/quality-ladder-noisy.tsv
+	@# The steps on real noise: every real DNG and noisy crops of it (exposure scaled down, known noise), each default
+	@# encode against its archival encode at viewing size (docs/quality-ladder-steps.tsv).
+	$(LADDER_BIN) noisy $(LADDER_REAL) --iso 3200,6400,12800,25600 --out-dir Corpus/large/real-noise > /dev/null
+	$(LADDER_BIN) noisy $(addprefix $(CORPUS)/raw/,photoprism_canon_eos_6d.dng \
+	  dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng) --iso 1250,1600,2000 \
+	  --out-dir Corpus/large/real-noise > /dev/null
+	$(LADDER_BIN) noisy $(CORPUS)/raw/dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV.dng --iso 1000 \
+	  --out-dir Corpus/large/real-noise > /dev/null
+	$(LADDER_BIN) steps $(LADDER_REAL) $$(ls Corpus/large/real-noise/*-iso*.dng | sort -V) \
+	  --out docs/quality-ladder-steps.tsv
 
 install: release
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh install $(RELEASE_BIN)

@@ -139,7 +139,9 @@ let package = Package(
         // Quality ladder: encodes rendered RAWs at every preset × quality and measures them (docs/quality-ladder.md).
         .executableTarget(
             name: "QualityLadder",
-            dependencies: ["ColorScience", "Converter", "Fidelity", "GainMap", "HeifCodec", "HEIF"]),
+            dependencies: [
+                "ColorScience", "Converter", "CorpusKit", "Fidelity", "GainMap", "HeifCodec", "HEIF", "RawDecoder",
+            ]),
         // Render check measurements: an output (HEIC, JPEG, TIFF, PPM) against a source's reference render, as JSON.
         .executableTarget(
             name: "RenderBench", dependencies: ["ColorScience", "HeifCodec", "JPEGCodec", "RenderCheck", "RenderIO"]),

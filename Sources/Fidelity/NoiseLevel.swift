@@ -104,7 +104,21 @@ public enum NoiseLevel {
     /// The default target's quality by noise (`EncodingTarget.visuallyLossless` below the first step). Why these:
     /// docs/quality-ladder.md "Noise". Every ladder image at or above a step's σ passes the visually-lossless rule at
     /// the step's quality; every real camera DNG and photo measured so far lies below the first step.
-    public static let steps: [Step] = [Step(minSigma: 1.75, quality: 44), Step(minSigma: 3.5, quality: 38)]
+    public static let steps: [Step] = [Step(minSigma: 1.75, quality: 47)]
+
+    /// What the steps keep on every real image (docs/quality-ladder.md "Noise", docs/quality-ladder-steps.tsv): the
+    /// default encode against the archival target's encode of the same frame, both decoded, SSIM-Y after the 2×
+    /// downscale (`ViewingSize`) at least `minMean` (mean) and `minWorst` (every 64×64 block); and from noise σ
+    /// `sizeFromSigma` up, at most `maxBitsPerPixel`, where the data allow it (`sizeHoldsBelowSigma`).
+    public enum RealImageRule {
+        public static let minMean = 0.975
+        public static let minWorst = 0.95
+        public static let maxBitsPerPixel = 2.0
+        public static let sizeFromSigma = 3.5
+        /// Above this σ no quality of the default setting keeps both the fidelity and the size on every real image
+        /// measured: the fidelity is kept and the size is what it costs.
+        public static let sizeHoldsBelowSigma = 4.83
+    }
 
     /// The quality for a frame of noise `sigma` under the default target whose quality for a clean frame is `base`:
     /// the lowest step reached, never above `base`.

@@ -25,6 +25,14 @@ import HeifCodec
 //   readback-ladder noise RAW... [--out TSV]
 //       Prints each RAW's frame noise σ (NoiseLevel, as `convert` measures it) and the default quality it gets, one
 //       JSON line each; --out also writes them as a TSV (docs/quality-ladder-noise.tsv).
+//   readback-ladder noisy SRC.dng... --iso N,N.. [--crop WxH] [--out-dir DIR] [--seed S]
+//       Writes the centred crop (default 1024x768) of each real DNG's raw samples made noisy at each ISO by scaling
+//       its exposure (CorpusKit `NoisyCrop`: Poisson–Gaussian noise in electrons, known gain and read noise) as
+//       DIR/NAME-isoN.dng (default Corpus/large), the source's tags kept; one JSON line each with the recipe.
+//   readback-ladder steps RAW... [--qualities 35,38,..] [--crop WxH] [--out TSV]
+//       Each RAW's frame crop encoded with the archival target's setting and with the default's at each quality:
+//       SSIM-Y at viewing size of the default encode against the archival one, bit/px, and the frame's noise σ
+//       (docs/quality-ladder-steps.tsv, checked by FidelityTests).
 //   readback-ladder shipped RAW... [--quality Q] [--speed PRESET] [--target NAME] [--tile-size N] [--crop WxH]
 //       Converts each RAW with HEICConverter.convert (everything `readback convert` writes: tiling, gain map,
 //       metadata), decodes the file's primary with libheif and measures the same crop with both measures: the
@@ -417,6 +425,10 @@ do {
         try run(positionals, options: options)
     case "shipped":
         try shipped(positionals, options: options)
+    case "noisy":
+        try noisyCrops(positionals, options: options)
+    case "steps":
+        try steps(positionals, options: options)
     case "compare":
         try compare(positionals, options: options)
     case "noise":
@@ -450,7 +462,7 @@ do {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fail("\(path): cannot read") }
         try summarize(Ladder.parse(text))
     default:
-        fail("unknown mode '\(argv[1])': run, shipped, compare, choose, defaults, noise or frame")
+        fail("unknown mode '\(argv[1])': run, shipped, compare, choose, defaults, noise, noisy, steps or frame")
     }
 } catch {
     fail("\(error)")

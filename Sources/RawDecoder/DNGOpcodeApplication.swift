@@ -74,7 +74,7 @@ extension LibRawDecoder {
     }
 
     /// `color.cblack[i]`: Swift does not import the 4104-element array, which sits just before `color.black`.
-    private func cblack(_ i: Int) -> UInt32 {
+    func cblack(_ i: Int) -> UInt32 {
         let color = MemoryLayout<libraw_data_t>.offset(of: \libraw_data_t.color)!
         let black = MemoryLayout<libraw_colordata_t>.offset(of: \libraw_colordata_t.black)!
         let base = UnsafeRawPointer(handle) + color + black - 4 * Int(LIBRAW_CBLACK_SIZE)

@@ -73,7 +73,7 @@ func convertOptions(_ args: [String]) throws -> ConvertOptions {
     #expect(o["gainMapQuality"] as? Int == d.gainMapQuality && o["gainMapSpeed"] as? String == d.gainMapSpeed)
     #expect(o["colorSpace"] as? String == d.colorSpace.rawValue)
     #expect(o["target"] == nil)
-    #expect(o["noisyFrames"] as? String == "q44 from noise σ 1.75, q38 from noise σ 3.5")
+    #expect(o["noisyFrames"] as? String == "q47 from noise σ 1.75")
     // --target: that target's preset and quality, the converter's values for the rest.
     for t in EncodingTarget.allCases {
         let j = try object(["--target", t.rawValue])

@@ -46,10 +46,11 @@ struct ConvertCommand: Subcommand {
         (docs/quality-ladder.md): of the settings measured on a 24 MP chart and two photos with sensor noise
         at ISO 100 to 12800 and on three real camera DNGs, the smallest and fastest whose decoded luma, seen
         at half size against the clean scene, loses at most 0.01 of mean SSIM and 0.03 in any 64×64 block on
-        every image. Quality Q is x265 CRF (100 − Q)/2. On a visibly noisy frame the quality is lower (q44 from a
-        noise σ of 1.75 8-bit codes, q38 from 3.5): the noise is measured on the frame before it is encoded, and at
-        viewing size grain costs bits a viewer does not see (docs/quality-ladder.md "Noise"); --quality, or a
-        --target other than visually-lossless, encodes every frame at one quality.
+        every image. Quality Q is x265 CRF (100 − Q)/2. On a visibly noisy frame the quality is lower (q47 from a
+        noise σ of 1.75 8-bit codes): the noise is measured on the frame before it is encoded, and at viewing size
+        the encode stays within SSIM-Y 0.975 (mean) and 0.95 (every block) of the archival encode on every real
+        camera file and noisy crop of one measured (docs/quality-ladder.md "Noise"); --quality, or a --target other
+        than visually-lossless, encodes every frame at one quality.
         --target picks a measured setting by name; --quality, --speed or --chroma given with it win over its values:
         \(EncodingTarget.allCases.map { "  " + $0.summary }.joined(separator: "\n"))
 
