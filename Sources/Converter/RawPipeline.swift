@@ -88,16 +88,6 @@ extension HEICConverter {
     static func openPass(
         _ source: URL, bytes: [UInt8], options: ConvertOptions, gainMap: (HDRDecision) -> Bool
     ) throws -> (HDRDecision, RenderPass, RawMetadata, ReferenceLookup?) {
-        // The camera look's reference (exiv2's preview list, the preview decoded) needs only the bytes: it is looked
-        // up on its own thread while LibRaw decodes, whose unpack and colour steps leave the other core idle.
-        let path = source.path
-        let lookup =
-            options.look == .camera
-            ? Background {
-                ReferenceExtractor.fromRAW(
-                    Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: path, previews: true) },
-                    path: path)
-            } : nil
         let (meta, frame): (RawMetadata, RawFrame)
         do {
             (meta, frame) = try LibRawDecoder.decodeInPlace(
@@ -112,7 +102,9 @@ extension HEICConverter {
         switch options.look {
         case .neutral: look = LookSummary(applied: false, reason: "neutral render (--look neutral)")
         case .camera:
-            let found = lookup?.value ?? .none(reason: "not looked up")
+            let found = ReferenceExtractor.fromRAW(
+                Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: source.path, previews: true) },
+                path: source.path)
             let (curve, summary) = cameraLook(found, frame: frame, renderer: r)
             r = r.with(tone: curve)
             look = summary
@@ -244,27 +236,5 @@ extension HEICConverter {
             image = .single(try TiledEncoder.encodeItem(pixels, settings: settings, file: file))
         }
         return (image, renderSeconds, gainMapValues, gainMapSeconds)
-    }
-}
-
-/// A value computed on its own thread from the moment it is made; `value` waits for it.
-final class Background<T: Sendable>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var result: T?
-
-    init(_ work: @escaping @Sendable () -> T) {
-        let t = Thread { [self] in
-            result = work()
-            done.signal()
-        }
-        t.stackSize = 8 << 20
-        t.start()
-    }
-
-    /// The value, once computed (blocks until then; may be read more than once).
-    var value: T {
-        done.wait()
-        defer { done.signal() }
-        return result!
     }
 }
