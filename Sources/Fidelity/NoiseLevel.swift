@@ -1,3 +1,5 @@
+import ColorScience
+
 // The visible noise of a rendered frame, and the encoder quality the default target uses for it.
 //
 // Estimator: J. Immerkær, "Fast Noise Variance Estimation", Computer Vision and Image Understanding 64(2), 1996:
@@ -48,9 +50,15 @@ public enum NoiseLevel {
                 grad[mid + x] = abs(gx) + abs(gy)
             }
         }
-        let sample = stride(from: 0, to: grad.count, by: 7).map { grad[$0] }.sorted()
-        let edge =
-            sample.isEmpty ? .infinity : sample[min(sample.count - 1, Int(Double(sample.count) * (1 - edgeFraction)))]
+        // The edge threshold: the order statistic a sort of every 7th magnitude puts at 1 − edgeFraction, selected.
+        var sample = stride(from: 0, to: grad.count, by: 7).map { grad[$0] }
+        let edge: Float
+        if sample.isEmpty {
+            edge = .infinity
+        } else {
+            let at = min(sample.count - 1, Int(Double(sample.count) * (1 - edgeFraction)))
+            edge = sample.contains(where: \.isNaN) ? sample.sorted()[at] : OrderStatistic.select(&sample, at)
+        }
         let k = Float((Double.pi / 2).squareRoot() / 6)
         var out: [Float] = []
         out.reserveCapacity(bw * bh)
@@ -90,9 +98,10 @@ public enum NoiseLevel {
     /// The frame's σ from its block estimates: their `percentile`; nil with fewer than `minimumBlocks`.
     public static func sigma(ofBlocks blocks: [Float]) -> Double? {
         guard blocks.count >= minimumBlocks else { return nil }
-        let sorted = blocks.sorted()
-        let i = min(sorted.count - 1, Int((Double(sorted.count - 1) * percentile).rounded()))
-        return Double(sorted[i])
+        let i = min(blocks.count - 1, Int((Double(blocks.count - 1) * percentile).rounded()))
+        if blocks.contains(where: \.isNaN) { return Double(blocks.sorted()[i]) }
+        var values = blocks
+        return Double(OrderStatistic.select(&values, i))
     }
 
     /// One step of the default target's rule: from `minSigma` up, quality `quality`.

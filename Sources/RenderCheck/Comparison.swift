@@ -169,10 +169,17 @@ public enum RenderComparison {
     /// The `q`th percentile (0–100) with linear interpolation between order statistics (numpy's default).
     public static func percentile(_ v: [Double], _ q: Double) -> Double {
         guard !v.isEmpty else { return .nan }
-        let s = v.sorted()
-        let x = q / 100 * Double(s.count - 1)
+        let x = q / 100 * Double(v.count - 1)
         let i = Int(x)
-        return i + 1 < s.count ? s[i] + (s[i + 1] - s[i]) * (x - Double(i)) : s[i]
+        // The two order statistics a sort would put at i and i + 1, by selection (a NaN has no order: sorted then).
+        let (lo, hi): (Double, Double?)
+        if v.contains(where: \.isNaN) {
+            let s = v.sorted()
+            (lo, hi) = (s[i], i + 1 < s.count ? s[i + 1] : nil)
+        } else {
+            (lo, hi) = OrderStatistic.pair(v, i)
+        }
+        return hi.map { lo + ($0 - lo) * (x - Double(i)) } ?? lo
     }
 
     /// p99 − p1.

@@ -72,6 +72,8 @@ func convertOptions(_ args: [String]) throws -> ConvertOptions {
     #expect(o["tileSize"] as? Int == d.tileSize && o["hdr"] as? String == d.hdr.rawValue)
     #expect(o["gainMapQuality"] as? Int == d.gainMapQuality && o["gainMapSpeed"] as? String == d.gainMapSpeed)
     #expect(o["colorSpace"] as? String == d.colorSpace.rawValue)
+    // scripts/bench's floor encodes with these x265 options too (NAME=VALUE, comma separated).
+    #expect(o["x265"] as? String == "aq-strength=1.5" && d.x265Options == ["aq-strength": "1.5"])
     #expect(o["target"] == nil)
     #expect(o["noisyFrames"] as? String == "q47 from noise σ 1.75")
     // --target: that target's preset and quality, the converter's values for the rest.
@@ -81,6 +83,10 @@ func convertOptions(_ args: [String]) throws -> ConvertOptions {
         #expect(j["quality"] as? Int == t.quality && j["speed"] as? String == t.preset)
         #expect(j["tileSize"] as? Int == d.tileSize && j["depth"] as? Int == d.bitDepth)
         #expect((j["noisyFrames"] != nil) == (t == .visuallyLossless), "\(t.rawValue)")
+        #expect(
+            j["x265"] as? String
+                == t.x265Options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                .joined(separator: ","))
     }
     // Without --json one `key: value` line per setting, and neither SRC nor --out is needed.
     let text = runCLI(["convert", "--print-defaults"])

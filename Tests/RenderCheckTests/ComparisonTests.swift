@@ -171,3 +171,24 @@ func verdict(_ ref: RenderImage, _ out: RenderImage) -> (RenderMeasurement, [Fin
         #expect(back.samples == img.samples && back.width == 3, "orientation \(o) and its inverse")
     }
 }
+
+/// The percentile by selection equals the one a sort gives (interpolated between neighbours).
+@Test func percentileBySelectionEqualsTheSortedOne() {
+    func sortedPercentile(_ v: [Double], _ q: Double) -> Double {
+        let s = v.sorted()
+        let x = q / 100 * Double(s.count - 1)
+        let i = Int(x)
+        return i + 1 < s.count ? s[i] + (s[i + 1] - s[i]) * (x - Double(i)) : s[i]
+    }
+    let lists: [[Double]] = [
+        (0..<1001).map { sin(Double($0) * 12.9898) * 43758.5453 }.map { $0 - $0.rounded(.down) },
+        (0..<500).map { Double(($0 * 7919) % 13) },
+        [5], [2, 1], [1, 1, 1, 2],
+    ]
+    for v in lists {
+        for q in [0.0, 1, 10, 50, 90, 99, 100] {
+            #expect(RenderComparison.percentile(v, q) == sortedPercentile(v, q), "q \(q) of \(v.count)")
+        }
+    }
+    #expect(RenderComparison.percentile([], 50).isNaN)
+}

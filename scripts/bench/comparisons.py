@@ -1,8 +1,10 @@
 """The comparisons: each one stages its inputs, runs Readback and its peers interleaved, and returns the dict that
 goes into Reports/bench.json (goals.py turns them into goal lines)."""
+import json
 import os
 import re
 import shutil
+import statistics
 import zlib
 
 import cache
@@ -181,6 +183,64 @@ def lossless_reference(dng):
     return z, {"bytes": z, "kind": "zlib stand-in", "file": None}
 
 
+def readback_convert_side(rb, work, dng, floor, px):
+    """`readback convert --json` at its defaults; also keeps each round's stages (the item line's `stages`, seconds)
+    for the stage budget. (side, {round: stages})."""
+    judge = peers.output_check(floor, accept_rc=(0, 1), expect_pixels=px)
+    stages = []
+
+    def check(r, d):
+        ok, info = judge(r, d)
+        item = next((j for j in (json_or_none(x) for x in r.out.splitlines()) if j and j.get("event") == "item"), None)
+        if ok and item and isinstance(item.get("stages"), dict):
+            stages.append({"wall": r.wall, "stages": item["stages"]})
+        return ok, info
+
+    side = Side("readback", "readback convert (default settings, includes its read-back audit)",
+                lambda d: [rb.bin, "convert", dng, "--out", d, "--json"], env=rb.env(work), check=check)
+    return side, stages
+
+
+def json_or_none(line):
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+# The converter's stages in the order they run (`readback convert --json`, item line, `stages`), then Batch's own.
+STAGE_ORDER = ("decode", "noise", "render", "encode", "gainmap", "metadata", "assemble", "write", "hash", "publish",
+               "audit")
+
+
+def stage_budget(readback, rounds, floor_side):
+    """Each stage's median seconds over the rounds and its share of the floor's median time (the goal's
+    denominator), with the floor's own decode and encode beside them; `unaccounted` is the process's wall time
+    outside every stage (start-up, planning, the history). None when either side has no rounds."""
+    floor_t = floor_side.summary().get("seconds") if not floor_side.unavailable else None
+    if not rounds or not floor_t:
+        return None
+    fm = floor_t["median"]
+    names = sorted({k for r in rounds for k in r["stages"]},
+                   key=lambda k: (STAGE_ORDER.index(k) if k in STAGE_ORDER else len(STAGE_ORDER), k))
+    rows = []
+    for k in names:
+        med = statistics.median(r["stages"].get(k, 0.0) for r in rounds)
+        rows.append({"stage": k, "median_s": med, "share_of_floor": med / fm})
+    rest = statistics.median(r["wall"] - sum(r["stages"].values()) for r in rounds)
+    rows.append({"stage": "unaccounted", "median_s": rest, "share_of_floor": rest / fm})
+    floor_rows = []
+    for key, name in (("decode_demosaic_s", "decode+demosaic"), ("encode_s", "encode")):
+        vals = [b[key] for b in getattr(floor_side, "breakdowns", []) if key in b]
+        if vals:
+            med = statistics.median(vals)
+            floor_rows.append({"stage": name, "median_s": med, "share_of_floor": med / fm})
+    return {"floor_median_s": fm, "rounds": len(rounds), "readback": rows, "floor": floor_rows,
+            "note": "readback's stages from `readback convert --json` (the item's `stages`), medians over the rounds, "
+                    "each over the floor's median time; render, gainmap and noise run inside or beside the encode "
+                    "(moved out of its lap), so the shares add up to about the convert ratio"}
+
+
 def convert_comparisons(rb, floor, work, settings):
     """One comparison per RAW size; yields (comparison, pixels)."""
     for mp, dng, origin in raw_inputs(rb, work):
@@ -193,10 +253,9 @@ def convert_comparisons(rb, floor, work, settings):
         match, q_peer = peer_quality(rb, dng, frame, work, settings["quality"][0])
         keep = os.path.join(work, "fid-dcraw")
         os.makedirs(keep, exist_ok=True)
-        sides = [Side("readback", "readback convert (default settings, includes its read-back audit)",
-                      lambda d: [rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work),
-                      check=peers.output_check(floor, accept_rc=(0, 1), expect_pixels=px)),
-                 peers.floor_side(floor, dng, frame, settings),
+        readback, stages = readback_convert_side(rb, work, dng, floor, px)
+        floor_side = peers.floor_side(floor, dng, frame, settings)
+        sides = [readback, floor_side,
                  peers.dcraw_side(floor, dng, px, q_peer, match, keep)] + peers.other_sides(floor, dng, px, work)
         interleave(sides, PAIRS, os.path.join(work, "rounds"))
         comp = {"id": f"convert_{mp:g}mp", "megapixels": mp, "title": f"convert one {mp:g} MP RAW to HEIC",
@@ -208,6 +267,7 @@ def convert_comparisons(rb, floor, work, settings):
             r = ratio(sides[0], s)
             if r:
                 comp.setdefault("ratios", {})[s.name] = r
+        comp["stage_budget"] = stage_budget(readback, stages, floor_side)
         # Fidelity, untimed: PSNR/SSIM of each encode against the frame its encoder was given.
         fid = {}
         if floor and frame:

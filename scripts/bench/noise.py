@@ -68,7 +68,8 @@ def convert_side(rb, work, dng, name, label):
     encode_s = []
 
     def check(r, d):
-        line = next((json.loads(x) for x in r.out.splitlines() if x.startswith('{"event":"item"')), None)
+        # The item line by its "event", not by its first key (the keys are sorted: a new field can come first).
+        line = next((j for j in (json_or_none(x) for x in r.out.splitlines()) if j and j.get("event") == "item"), None)
         if r.rc not in (0, 1) or not line or not line.get("output"):
             return False, {}
         encode_s.append(line.get("stages", {}).get("encode"))
@@ -77,6 +78,13 @@ def convert_side(rb, work, dng, name, label):
     side = Side(name, label, lambda d: [rb.bin, "convert", dng, "--out", d, "--json"], env=rb.env(work), check=check)
     side.encode_s = encode_s
     return side
+
+
+def json_or_none(line):
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
 def measure(rb, work, source, files, crop):

@@ -132,27 +132,39 @@ def floor_side(floor, dng, frame, s):
     """LibRaw decode+demosaic and one x265 encode of Readback's own frame at Readback's settings `s`, timed by the
     helper's own clock: the floor a converter cannot beat here."""
     q, preset, chroma, depth = (s[k][0] for k in ("quality", "preset", "chroma", "depth"))
-    cmd = [floor, "encode", dng, None, "-q", q, "-p", preset, "-c", chroma, "-d", depth, "--frame", frame]
+    cmd = [floor, "encode", dng, None, "-q", q, "-p", preset, "-c", chroma, "-d", depth, "--frame", frame] + x265_args(s)
+    breakdowns = []
 
     def check(r, d):
         out = os.path.join(d, "floor.heic")
-        return (r.rc == 0 and r.json_line() is not None,
-                {"output_bytes": os.path.getsize(out) if os.path.exists(out) else None, "breakdown": r.json_line()})
+        ok = r.rc == 0 and r.json_line() is not None
+        if ok:
+            breakdowns.append(r.json_line())
+        return ok, {"output_bytes": os.path.getsize(out) if os.path.exists(out) else None, "breakdown": r.json_line()}
 
     why = None if floor else "the floor helper did not compile"
     why = why or (None if frame else "readback-ladder did not write Readback's frame")
-    return Side("floor", f"floor: LibRaw decode+demosaic + x265 encode alone of Readback's own frame "
-                         f"(q{q}, preset {preset}, {chroma}, {depth}-bit, one untiled frame)",
+    xo = s.get("x265", ("", ""))[0]
+    side = Side("floor", f"floor: LibRaw decode+demosaic + x265 encode alone of Readback's own frame "
+                         f"(q{q}, preset {preset}, {chroma}, {depth}-bit{', ' + xo if xo else ''}, one untiled frame)",
                 lambda d: [x if x is not None else os.path.join(d, "floor.heic") for x in cmd],
                 time_from=lambda r: (r.json_line() or {}).get("floor_s", r.wall), check=check, unavailable=why,
                 note="time = the helper's own timer around decode+demosaic and encode (render and file write excluded)")
+    side.breakdowns = breakdowns
+    return side
+
+
+def x265_args(s):
+    """The floor's `-x NAME=VALUE,...` for the converter's x265 options (none: no flag)."""
+    x = s.get("x265", ("", ""))[0]
+    return ["-x", x] if x else []
 
 
 def floor_fidelity(floor, dng, frame, s, work):
     """Untimed: PSNR/SSIM of the floor's encode against the frame it was given."""
     q, preset, chroma, depth = (s[k][0] for k in ("quality", "preset", "chroma", "depth"))
     r = run([floor, "encode", dng, os.path.join(work, "fid.heic"), "-q", q, "-p", preset, "-c", chroma, "-d", depth,
-             "--fidelity", "--frame", frame])
+             "--fidelity", "--frame", frame] + x265_args(s))
     return r.json_line() if r.rc == 0 else {"error": first_line(r.err)}
 
 

@@ -40,9 +40,12 @@ def converter_defaults(rb):
 
 def floor_settings(defaults):
     """The settings the floor encodes with: the converter's defaults, or BENCH_QUALITY / BENCH_PRESET /
-    BENCH_CHROMA / BENCH_DEPTH. {key: (value as text, where it came from)}."""
+    BENCH_CHROMA / BENCH_DEPTH / BENCH_X265 (x265 options beyond the preset, NAME=VALUE comma separated, as the
+    converter sets them: aq-strength=1.5 by default). {key: (value as text, where it came from)}."""
     found = {}
-    for key, field in (("quality", "quality"), ("preset", "speed"), ("chroma", "chroma"), ("depth", "depth")):
+    for key, field in (("quality", "quality"), ("preset", "speed"), ("chroma", "chroma"), ("depth", "depth"),
+                       ("x265", "x265")):
         env = ENV.get(f"BENCH_{key.upper()}")
-        found[key] = (env, "environment") if env else (str(defaults[field]), "readback convert --print-defaults")
+        found[key] = (env, "environment") if env is not None else (str(defaults.get(field, "")),
+                                                                   "readback convert --print-defaults")
     return found

@@ -192,8 +192,24 @@ def comparison_table(results):
                         if c.get("peak_rss_mb") else f"not measured: {c.get('reason')}") + " | |")
             continue
         rows += [f"| {c['title']} | {s['label']} | {fmt_side(s)} | {side_ratio(c, s)} |" for s in c["sides"]]
+        rows += stage_rows(c)
         rows += fidelity_rows(c)
     return "\n".join(rows)
+
+
+def stage_rows(c):
+    """A convert comparison's stage budget: each Readback stage's median and its share of the floor's time."""
+    b = c.get("stage_budget")
+    if not b:
+        return []
+    def cells(rs):
+        return ", ".join(f"{r['stage']} {r['median_s']:.2f} s ({r['share_of_floor']:.2f})" for r in rs)
+    total = sum(r["share_of_floor"] for r in b["readback"])
+    rows = [f"| {c['title']} | stage budget: readback's stages, median s (share of the floor's {b['floor_median_s']:.2f} s) "
+            f"| {cells(b['readback'])} | sum {total:.2f}x |"]
+    if b["floor"]:
+        rows.append(f"| {c['title']} | stage budget: the floor's own parts | {cells(b['floor'])} | |")
+    return rows
 
 
 def dcraw_detail(g):

@@ -7,6 +7,8 @@
  *   floor encode IN.raw OUT.heic [-q Q] [-p PRESET] [-c 420|444] [-d 8|10] [--ppm OUT.ppm] [--fidelity]
  *                [--frame FRAME.ppm]     encode FRAME (the exact frame Readback encodes, from `readback-ladder frame`)
  *                                        instead of the helper's own render; LibRaw still decodes IN (timed)
+ *                [-x NAME=VALUE[,...]]   x265 options after the preset (libheif's "x265:NAME"), as the converter
+ *                                        sets them (`readback convert --print-defaults --json`, key "x265")
  *   floor decode-loop FILE...            decode each file's primary and its gain-map aux images (RGB 8-bit)
  *   floor compare A.heic B.ppm           PSNR (RGB) and SSIM (luma, 8x8 blocks) of A's primary against B
  *   floor stat A.heic                    size, coded colourspace and mean level of A's primary (is it a photo?)
@@ -112,6 +114,7 @@ static int read_ppm8(const char *path, rgb8 *out) {
 static int cmd_encode(int argc, char **argv) {
   if (argc < 4) die("usage", "floor encode IN OUT.heic [-q Q] [-p PRESET] [-c 420|444] [-d 8|10] [--ppm F] [--fidelity]");
   const char *in = argv[2], *outp = argv[3], *preset = "medium", *chroma = "420", *ppm = NULL, *frame = NULL;
+  const char *x265 = "";
   int quality = 90, depth = 8, fid = 0;
   for (int i = 4; i < argc; i++) {
     if (!strcmp(argv[i], "-q") && i + 1 < argc) quality = atoi(argv[++i]);
@@ -121,6 +124,7 @@ static int cmd_encode(int argc, char **argv) {
     else if (!strcmp(argv[i], "--ppm") && i + 1 < argc) ppm = argv[++i];
     else if (!strcmp(argv[i], "--fidelity")) fid = 1;
     else if (!strcmp(argv[i], "--frame") && i + 1 < argc) frame = argv[++i];
+    else if (!strcmp(argv[i], "-x") && i + 1 < argc) x265 = argv[++i];
     else die("encode", "unknown option");
   }
   /* 1. LibRaw: open, unpack, demosaic (AHD, camera WB, linear 16-bit sRGB primaries), make the memory image. */
@@ -223,6 +227,17 @@ static int cmd_encode(int argc, char **argv) {
   check(heif_encoder_set_lossy_quality(enc, quality), "quality");
   check(heif_encoder_set_parameter_string(enc, "preset", preset), "preset");
   check(heif_encoder_set_parameter_string(enc, "chroma", chroma), "chroma");
+  /* The converter's x265 options (e.g. aq-strength=1.5): "x265:NAME" parameters, in the order given. */
+  char opts[512];
+  snprintf(opts, sizeof opts, "%s", x265);
+  for (char *save = NULL, *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq) die("-x", "expected NAME=VALUE");
+    *eq = 0;
+    char name[160];
+    snprintf(name, sizeof name, "x265:%s", kv);
+    check(heif_encoder_set_parameter_string(enc, name, eq + 1), name);
+  }
   struct heif_encoding_options *opt = heif_encoding_options_alloc();
   opt->macOS_compatibility_workaround_no_nclx_profile = 0;
   check(heif_context_encode_image(ctx, img, enc, opt, NULL), "encode");
@@ -268,9 +283,9 @@ static int cmd_encode(int argc, char **argv) {
   heif_image_release(img);
   printf("{\"width\":%d,\"height\":%d,\"read_unpack_s\":%.4f,\"demosaic_s\":%.4f,\"decode_demosaic_s\":%.4f,"
          "\"render_s\":%.4f,\"encode_s\":%.4f,\"write_s\":%.4f,\"floor_s\":%.4f,\"quality\":%d,\"preset\":\"%s\","
-         "\"chroma\":\"%s\",\"depth\":%d,\"frame\":\"%s\"",
+         "\"chroma\":\"%s\",\"depth\":%d,\"x265\":\"%s\",\"frame\":\"%s\"",
          w, h, t1 - t0, t2 - t1, t2 - t0, t3 - t2, t4 - t3, t5 - t4, (t2 - t0) + (t4 - t3), quality, preset, chroma, depth,
-         frame ? "readback" : "floor-render");
+         x265, frame ? "readback" : "floor-render");
   if (fid) printf(",\"psnr\":%.3f,\"ssim\":%.5f", psnr, ssim);
   printf("}\n");
   free(lut);

@@ -196,6 +196,12 @@ struct ConvertCommand: Subcommand {
             ("gainMapQuality", o.gainMapQuality),
             ("gainMapSpeed", o.gainMapSpeed), ("colorSpace", o.colorSpace.rawValue), ("hdr", o.hdr.rawValue),
             ("look", o.look.rawValue),
+            // The x265 options beyond the preset (the floor of `make bench` encodes with them too), "" for none.
+            (
+                "x265",
+                (target?.x265Options ?? o.x265Options).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                    .joined(separator: ",")
+            ),
         ]
         // The noise steps (docs/quality-ladder.md "Noise"), when the target uses them.
         let steps = NoiseLevel.steps.map { "q\($0.quality) from noise σ \(String(format: "%g", $0.minSigma))" }

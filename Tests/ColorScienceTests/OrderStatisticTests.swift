@@ -1,0 +1,39 @@
+import ColorScience
+import Testing
+
+/// A small deterministic generator (the tests must give the same lists every run).
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Test func selectionGivesWhatASortPutsAtEveryIndex() {
+    var rng = SplitMix(state: 7)
+    // Distinct values, many repeats (8-bit codes), one value only, already sorted and reversed.
+    let lists: [[Double]] = [
+        (0..<257).map { _ in Double.random(in: -1...1, using: &rng) },
+        (0..<300).map { _ in Double(Int.random(in: 0...7, using: &rng)) },
+        [Double](repeating: 3, count: 40),
+        (0..<64).map(Double.init),
+        (0..<64).reversed().map(Double.init),
+        [42],
+    ]
+    for list in lists {
+        let sorted = list.sorted()
+        for k in sorted.indices {
+            var a = list
+            let v = OrderStatistic.select(&a, k)
+            #expect(v == sorted[k], "k \(k) of \(list.count)")
+            #expect(a[..<k].allSatisfy { $0 <= v } && a[(k + 1)...].allSatisfy { $0 >= v })
+            #expect(a.sorted() == sorted, "a permutation of the list")
+            let (lo, hi) = OrderStatistic.pair(list, k)
+            #expect(lo == sorted[k] && hi == (k + 1 < sorted.count ? sorted[k + 1] : nil))
+        }
+    }
+}
