@@ -112,13 +112,17 @@ public final class BatchEngine: Sendable {
         return (outputRoot as NSString).appendingPathComponent(folder + "/state.db")
     }
 
+    /// The memory one job is planned with (bytes): `defaultJobs` divides the available memory by it, and a decoder
+    /// worker's address-space cap derives from it.
+    public static let memoryPerJob: Int64 = 1_000_000_000
+
     /// Jobs from cores and available memory, about 1 GB per job: room for a 50 MP RAW with its read-back audit, 10-bit
     /// output and sensors up to about 80 MP (measurements: docs/tiling.md).
     public static func defaultJobs(
         cores: Int = ProcessInfo.processInfo.activeProcessorCount,
         availableMemory: Int64? = BatchEngine.availableMemory()
     ) -> Int {
-        let perJob: Int64 = 1_000_000_000
+        let perJob = memoryPerJob
         let byMemory = availableMemory.map { Int(max(1, $0 / perJob)) } ?? cores
         return max(1, min(cores, byMemory))
     }

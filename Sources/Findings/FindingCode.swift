@@ -131,6 +131,9 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case containerUnsupportedEssential = "container.unsupported-essential"
     case conformanceIspeMismatch = "conformance.ispe-mismatch"
     case conformanceClapOdd = "conformance.clap-odd"
+    case decodeCrashed = "decode.crashed"
+    case decodeTimeout = "decode.timeout"
+    case decodeOutOfMemory = "decode.out-of-memory"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

@@ -2,6 +2,7 @@ import Findings
 import Foundation
 import HEIF
 import HeifCodec
+import Isolation
 import RenderCheck
 import RenderIO
 import ReportModel
@@ -50,10 +51,18 @@ extension Checks {
                 flatDecode(&ctx, spread: d.firstPlaneSpread, compared: compared)
             }
             libavifRefused(&ctx, primary)
+        } catch let failure as WorkerFailure {
+            // The decoder's worker died, hung or ran out of memory: not tried again on these bytes (re-wrapped, the
+            // same stream would do the same); the run goes on.
+            ctx.decode.append(
+                DecodeResult(target: "primary", status: "failed", message: failure.description, decoder: libheif))
+            ctx.add(
+                FindingCode(failure), .error, "the primary image's decoder \(failure.description.dropFirst(12))",
+                Evidence(actual: failure.stage, item: file.primaryItemID))
         } catch {
             let whole = "\(error)"
             if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
-                let img = try? HeifDecoder.decodePrimary(single, format: .rgb8)
+                let img = try? Isolated.heifPrimary(single, format: .rgb8)
             {
                 ctx.decode.append(
                     DecodeResult(
@@ -115,10 +124,13 @@ extension Checks {
 
         /// - Parameter avifOrientation: for an AVIF, its primary's `irot`/`imir` as an Exif orientation: libavif
         ///   decodes it first, libheif only when libavif cannot. Nil for other brands.
+        /// - Parameters: `item` and `pixels`: the primary's item id and pixel count from the container, which name the
+        ///   stage a decoder's worker died in and scale its default deadline.
         init(
-            _ bytes: [UInt8], thumbnails: Bool, avifOrientation: Int? = nil,
+            _ bytes: [UInt8], thumbnails: Bool, item: UInt32? = nil, pixels: Int? = nil, avifOrientation: Int? = nil,
             lookUp: (@Sendable () -> ReferenceLookup)? = nil
         ) {
+            let count = pixels
             let t = Thread { [self] in
                 reference = lookUp?()
                 let pixels: Bool
@@ -133,12 +145,15 @@ extension Checks {
                     }
                 }
                 result = Result {
-                    if thumbnails { return .image(try HeifDecoder.decodePrimary(bytes, format: .rgb8)) }
+                    if thumbnails {
+                        return .image(try Isolated.heifPrimary(bytes, format: .rgb8, item: item, pixels: count))
+                    }
                     if pixels {
-                        let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide)
+                        let r = try Isolated.heifPrimaryReduced(
+                            bytes, minSide: 2 * RenderComparison.maxSide, item: item, pixels: count)
                         return .reduced(r.image, r.size)
                     }
-                    return .size(try HeifDecoder.decodePrimarySize(bytes))
+                    return .size(try Isolated.heifPrimarySize(bytes, item: item, pixels: count))
                 }
                 done.signal()
             }
@@ -158,5 +173,16 @@ extension Checks {
         let px = Pixels(
             width: img.width, height: img.height, channels: img.channels, bitDepth: img.bitDepth, samples: img.samples)
         return Thumbnailer.png(px, maxSide: 160)
+    }
+}
+
+extension FindingCode {
+    /// The finding a decoder worker's failure is.
+    init(_ failure: WorkerFailure) {
+        switch failure.kind {
+        case .crashed, .exited: self = .decodeCrashed
+        case .timeout: self = .decodeTimeout
+        case .outOfMemory: self = .decodeOutOfMemory
+        }
     }
 }

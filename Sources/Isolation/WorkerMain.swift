@@ -1,0 +1,168 @@
+import CIsolation
+import Foundation
+import HeifCodec
+import RawDecoder
+
+/// The hidden worker mode: `readback __decode-worker PARENT-PID ADDRESS-SPACE`, started only by `WorkerPool`.
+/// It binds itself to its parent, locks itself down (docs/security.md), then answers requests on descriptor 3 until
+/// the parent closes it. It never opens a user's path: the bytes arrive in a sealed memfd.
+public enum WorkerMain {
+    /// The argument that selects worker mode (not in `--help`).
+    public static let argument = "__decode-worker"
+    /// Descriptors a worker may hold: its channel, a request's two memfds, what the libraries open read-only.
+    static let maxFiles: Int32 = 16
+
+    /// Runs the worker; returns its exit status (0 when the parent closed the channel).
+    public static func run(_ arguments: [String]) -> Int32 {
+        guard arguments.count >= 2, let parent = pid_t(arguments[0]), let cap = UInt64(arguments[1]) else { return 64 }
+        guard rb_worker_bind_parent(parent) == 0 else { return 0 }
+        var step: UnsafePointer<CChar>?
+        let rc = rb_worker_lockdown(RB_WORKER_CHANNEL_FD, cap, maxFiles, &step)
+        // No stderr any more: the parent sees the status.
+        if rc != 0 { return 70 }
+        let channel = RB_WORKER_CHANNEL_FD
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            var fd: Int32 = -1
+            let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
+            if n <= 0 { return 0 }
+            guard let request = try? JSONDecoder().decode(WorkerMessage.self, from: Data(buffer[0..<n])),
+                request.kind == .request, let op = request.op
+            else { return 65 }
+            if let s = request.cpuSeconds { _ = rb_worker_cpu_budget(UInt32(clamping: s)) }
+            let bytes = fd >= 0 ? readInput(fd) : []
+            if fd >= 0 { close(fd) }
+            guard let bytes else { return 66 }
+            let session = Session(channel: channel)
+            let reply = session.answer(op, bytes: bytes, name: request.name ?? "file")
+            guard session.send(reply) else { return 0 }
+        }
+    }
+
+    /// The request's bytes, copied out of the parent's sealed memfd.
+    private static func readInput(_ fd: Int32) -> [UInt8]? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        let count = Int(st.st_size)
+        if count == 0 { return [] }
+        guard let m = try? SharedMapping.map(fd, count: count, writable: false) else { return nil }
+        return Array(UnsafeRawBufferPointer(start: m.base, count: count))
+    }
+}
+
+/// One request's conversation with the parent.
+private struct Session {
+    let channel: Int32
+
+    func send(_ m: WorkerMessage, fd: Int32 = -1) -> Bool {
+        guard let data = try? JSONEncoder().encode(m) else { return false }
+        return data.withUnsafeBytes { rb_send(channel, $0.baseAddress, $0.count, fd) } == 0
+    }
+
+    func stage(_ name: String, pixels: Int? = nil) {
+        var m = WorkerMessage(kind: .stage)
+        m.stage = name
+        m.pixels = pixels
+        _ = send(m)
+    }
+
+    /// Asks the parent for `bytes` of shared memory and maps it.
+    func grant(_ bytes: Int) -> SharedMapping? {
+        var m = WorkerMessage(kind: .need)
+        m.bytes = bytes
+        guard send(m) else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var fd: Int32 = -1
+        let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
+        guard n > 0, fd >= 0 else { return nil }
+        defer { close(fd) }
+        return try? SharedMapping.map(fd, count: bytes, writable: true)
+    }
+
+    func answer(_ op: Operation, bytes: [UInt8], name: String) -> WorkerMessage {
+        do {
+            switch op {
+            case .raw(let space, let half, let orient):
+                return try raw(bytes, name: name, options: RawDecodeOptions(
+                    halfSize: half, workingSpace: RawWorkingSpace(rawValue: space) ?? .proPhoto,
+                    applyOrientation: orient))
+            case .heifPrimary(let format, let item):
+                stage(Isolated.stageName(item: item))
+                let img = try HeifDecoder.decodePrimary(bytes, format: Isolated.format(named: format) ?? .rgb8)
+                return try image(img, full: nil)
+            case .heifReduced(let minSide, let item):
+                stage(Isolated.stageName(item: item))
+                let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
+                return try image(r.image, full: r.size)
+            case .heifSize(let item):
+                stage(Isolated.stageName(item: item))
+                let s = try HeifDecoder.decodePrimarySize(bytes)
+                var m = WorkerMessage(kind: .done)
+                m.heif = HeifInfo(
+                    width: s.width, height: s.height, bitDepth: 0, channels: 0, codedBitDepth: s.codedBitDepth,
+                    firstPlaneSpread: s.firstPlaneSpread, samples: 0)
+                return m
+            case .forbidden(let what):
+                stage("the forbidden call (\(what))")
+                forbidden(what)
+                var m = WorkerMessage(kind: .done)
+                m.error = "not stopped"
+                return m
+            }
+        } catch let e as HeifError {
+            var m = WorkerMessage(kind: .failed)
+            m.heifError = HeifErrorInfo(operation: e.operation, code: e.code, subcode: e.subcode, message: e.message)
+            return m
+        } catch let e as RawDecodeError {
+            var m = WorkerMessage(kind: .failed)
+            m.error = String(e.description.dropFirst(e.file.count + 2))
+            return m
+        } catch {
+            var m = WorkerMessage(kind: .failed)
+            m.error = "\(error)"
+            return m
+        }
+    }
+
+    private func raw(_ bytes: [UInt8], name: String, options: RawDecodeOptions) throws -> WorkerMessage {
+        let d = LibRawDecoder()
+        d.stage = { s, pixels in stage(s, pixels: pixels) }
+        let meta = try d.open(bytes: bytes, name: name)
+        let frame = try d.renderInPlace(options)
+        let (w, h) = (frame.width, frame.height)
+        guard let out = grant(w * h * 6) else { throw IsolationError.protocolError("no shared memory granted") }
+        let rows = out.base.assumingMemoryBound(to: UInt16.self)
+        for y in 0..<h {
+            frame.copyRow(y, into: UnsafeMutableBufferPointer(start: rows + y * w * 3, count: w * 3))
+        }
+        var m = WorkerMessage(kind: .done)
+        m.raw = meta
+        m.frame = FrameInfo(width: w, height: h, workingSpace: frame.workingSpace.rawValue)
+        return m
+    }
+
+    private func image(_ img: HeifDecodedImage, full: HeifDecodedSize?) throws -> WorkerMessage {
+        let n = img.samples.count
+        guard let out = grant(n * 2) else { throw IsolationError.protocolError("no shared memory granted") }
+        img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var m = WorkerMessage(kind: .done)
+        m.heif = HeifInfo(
+            width: img.width, height: img.height, bitDepth: img.bitDepth, channels: img.channels,
+            codedBitDepth: img.codedBitDepth,
+            nclx: img.nclx.map {
+                NCLXInfo(
+                    primaries: $0.colourPrimaries, transfer: $0.transferCharacteristics, matrix: $0.matrixCoefficients,
+                    fullRange: $0.fullRange)
+            }, icc: img.icc, fullWidth: full?.width, fullHeight: full?.height, samples: n)
+        return m
+    }
+
+    /// Test only: what the sandbox must stop.
+    private func forbidden(_ what: String) {
+        if what == "socket" {
+            _ = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        } else if what.hasPrefix("write ") {
+            _ = open(String(what.dropFirst(6)), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
+    }
+}
