@@ -1,4 +1,5 @@
 import Converter
+import Findings
 import Foundation
 import ReportModel
 import Sharding
@@ -348,8 +349,12 @@ public final class BatchEngine: Sendable {
     private func reportNotRetried(_ plan: [Planner.Entry], ledger: Ledger, summary: inout BatchSummary) async {
         for e in plan {
             guard let reason = e.notRetried else { continue }
-            let why =
-                "not tried again: \(reason), \(Ledger.processEndLimit) attempts in a row; --retry-failed tries it again"
+            // A decoder's worker that died on the file is reason enough; the process's own ends are counted.
+            let decoderDied = [FindingCode.decodeCrashed, .decodeTimeout, .decodeOutOfMemory].contains {
+                reason.contains("\($0.code): ")
+            }
+            let count = decoderDied ? "" : ", \(Ledger.processEndLimit) attempts in a row"
+            let why = "not tried again: \(reason)\(count); --retry-failed tries it again"
             summary.notRetried.append(.init(source: e.file.path, reason: why))
             summary.failed += 1
             await ledger.report(
