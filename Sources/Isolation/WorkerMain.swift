@@ -83,9 +83,11 @@ private struct Session {
         do {
             switch op {
             case .raw(let space, let half, let orient):
-                return try raw(bytes, name: name, options: RawDecodeOptions(
-                    halfSize: half, workingSpace: RawWorkingSpace(rawValue: space) ?? .proPhoto,
-                    applyOrientation: orient))
+                return try raw(
+                    bytes, name: name,
+                    options: RawDecodeOptions(
+                        halfSize: half, workingSpace: RawWorkingSpace(rawValue: space) ?? .proPhoto,
+                        applyOrientation: orient))
             case .heifPrimary(let format, let item):
                 stage(Isolated.stageName(item: item))
                 let img = try HeifDecoder.decodePrimary(bytes, format: Isolated.format(named: format) ?? .rgb8)

@@ -153,7 +153,14 @@ final class Spawner: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: Result<WorkerProcess, Error> = .failure(IsolationError.protocolError("spawn"))
         lock.lock()
-        jobs.append((config, { result = $0; done.signal() }))
+        jobs.append(
+            (
+                config,
+                {
+                    result = $0
+                    done.signal()
+                }
+            ))
         lock.signal()
         lock.unlock()
         done.wait()
@@ -196,6 +203,6 @@ final class Spawner: @unchecked Sendable {
 /// `body` with a NULL-terminated C array of the strings.
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
     let c = strings.map { strdup($0) }
-    defer { c.forEach { free($0) } }
+    defer { for p in c { free(p) } }
     return body(c + [nil])
 }

@@ -128,7 +128,8 @@ import Testing
         #expect(got.count == 6, "\(first.out)")
         for i in 0..<3 { #expect(got["plain-\(i).dng"]?["verdict"] as? String == "clean", "\(first.out)") }
         let crash = got["crash.dng"]?["error"] as? String ?? ""
-        #expect(crash.contains("decode.crashed") && crash.contains("SIGSEGV") && crash.contains("LibRaw open"), "\(crash)")
+        #expect(crash.contains("decode.crashed") && crash.contains("SIGSEGV"), "\(crash)")
+        #expect(crash.contains("during LibRaw open"), "the stage is named: \(crash)")
         #expect((got["hang.dng"]?["error"] as? String ?? "").contains("decode.timeout: "), "\(first.out)")
         #expect((got["memory.dng"]?["error"] as? String ?? "").contains("decode.out-of-memory: "), "\(first.out)")
 
@@ -188,7 +189,8 @@ import Testing
         #expect(got["plain.dng"]?["verdict"] as? String == "clean", "\(r.out)")
         for name in ["socket.dng", "write.dng"] {
             let e = got[name]?["error"] as? String ?? ""
-            #expect(e.contains("decode.crashed") && e.contains("stopped by its sandbox") && e.contains("SIGSYS"), "\(e)")
+            #expect(e.contains("decode.crashed") && e.contains("stopped by its sandbox"), "\(e)")
+            #expect(e.contains("SIGSYS"), "\(e)")
         }
         #expect(!FileManager.default.fileExists(atPath: target), "a worker wrote a file")
     }
