@@ -230,3 +230,9 @@ int rb_reap(pid_t pid, int *signal, int *exit_code) {
 }
 
 int rb_kill(pid_t pid) { return kill(pid, SIGKILL) == 0 ? 0 : -errno; }
+
+long rb_peak_rss_kib(int children) {
+    struct rusage u;
+    if (getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &u) != 0) return -1;
+    return u.ru_maxrss;
+}

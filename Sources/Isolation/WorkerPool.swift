@@ -107,6 +107,12 @@ public final class WorkerPool: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Peak resident memory, MB: this (parent) process's, and the largest of the workers ended so far (reaped
+    /// children: call after `shutdown()`). `make bench` reports both (`READBACK_WORKER_STATS=1`).
+    public static func peakRSS() -> (parentMB: Double, largestWorkerMB: Double) {
+        (Double(rb_peak_rss_kib(0)) / 1024, Double(max(0, rb_peak_rss_kib(1))) / 1024)
+    }
+
     /// Ends every idle worker (at the end of a run).
     public func shutdown() {
         lock.lock()

@@ -37,7 +37,6 @@ final class WorkerProcess: @unchecked Sendable {
     ///   - deadline: the time allowed for a pixel count (nil: not known yet; the worker's stage messages may tell).
     ///   - stage: the stage named before the worker reports one.
     /// - Throws: `WorkerFailure` when the worker died or was killed (it is then not alive), `IsolationError`.
-    // length: one supervision loop, each message kind a few lines; split it and the deadline logic scatters.
     func run(_ request: WorkerMessage, bytes: [UInt8], pixels: Int?, stage firstStage: String) throws -> Answer {
         let input = try sealedMemoryFile(bytes)
         defer { close(input) }

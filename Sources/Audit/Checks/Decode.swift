@@ -60,44 +60,52 @@ extension Checks {
                 FindingCode(failure), .error, "the primary image's decoder \(failure.description.dropFirst(12))",
                 Evidence(actual: failure.stage, item: file.primaryItemID))
         } catch {
-            let whole = "\(error)"
-            if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
-                let img = try? Isolated.heifPrimary(single, format: .rgb8)
-            {
-                ctx.decode.append(
-                    DecodeResult(
-                        target: "primary", status: "ok", width: img.width, height: img.height,
-                        bitDepth: img.codedBitDepth,
-                        message: "decoded re-wrapped; libheif refused the whole file: \(whole)", decoder: libheif))
-                ctx.add(
-                    .decodePrimaryRewrapped, .info,
-                    "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
-                    Evidence(actual: whole, item: p))
-                if thumbs { ctx.thumbnails.primary = thumbnail(img) }
-                ctx.outputPixels = img
-                ctx.outputPixelsOrientation = file.orientation(of: p)
-                libavifRefused(&ctx, primary)
-            } else if let feature = unsupportedPrimaryFeature(file) {
-                // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
-                ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: feature))
-                ctx.add(
-                    .decodeUnsupported, .warning,
-                    "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
-                    Evidence(actual: feature, item: file.primaryItemID))
-            } else {
-                ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole, decoder: libheif))
-                let avif = primary.libavifFailure.map { "; \(LibavifPrimary.decoder) does not decode it either: \($0)" }
-                if let why = primary.libavifFailure {
-                    ctx.decode.append(
-                        DecodeResult(
-                            target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
-                }
-                ctx.add(
-                    .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)" + (avif ?? ""),
-                    Evidence(item: file.primaryItemID))
-            }
+            decodeFailed(&ctx, error, file: file, primary: primary)
         }
         ctx.decode += ctx.gainMapDecodes
+    }
+
+    /// The primary did not decode in libheif: decoded re-wrapped alone when libheif refuses the file as a whole, a
+    /// feature libheif cannot decode named, or `decode.primary-failed`.
+    private static func decodeFailed(_ ctx: inout Context, _ error: Error, file: HEIFFile, primary: PrimaryDecode) {
+        let thumbs = ctx.options.thumbnails
+        let libheif = "libheif \(Heif.version)"
+        let whole = "\(error)"
+        if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
+            let img = try? Isolated.heifPrimary(single, format: .rgb8)
+        {
+            ctx.decode.append(
+                DecodeResult(
+                    target: "primary", status: "ok", width: img.width, height: img.height,
+                    bitDepth: img.codedBitDepth,
+                    message: "decoded re-wrapped; libheif refused the whole file: \(whole)", decoder: libheif))
+            ctx.add(
+                .decodePrimaryRewrapped, .info,
+                "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
+                Evidence(actual: whole, item: p))
+            if thumbs { ctx.thumbnails.primary = thumbnail(img) }
+            ctx.outputPixels = img
+            ctx.outputPixelsOrientation = file.orientation(of: p)
+            libavifRefused(&ctx, primary)
+        } else if let feature = unsupportedPrimaryFeature(file) {
+            // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
+            ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: feature))
+            ctx.add(
+                .decodeUnsupported, .warning,
+                "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
+                Evidence(actual: feature, item: file.primaryItemID))
+        } else {
+            ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole, decoder: libheif))
+            let avif = primary.libavifFailure.map { "; \(LibavifPrimary.decoder) does not decode it either: \($0)" }
+            if let why = primary.libavifFailure {
+                ctx.decode.append(
+                    DecodeResult(
+                        target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
+            }
+            ctx.add(
+                .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)" + (avif ?? ""),
+                Evidence(item: file.primaryItemID))
+        }
     }
 
     /// The primary's libheif decode, started on its own thread when the checks begin so it overlaps the container,

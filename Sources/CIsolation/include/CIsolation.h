@@ -62,4 +62,7 @@ int rb_reap(pid_t pid, int *signal, int *exit_code);
 /// Sends SIGKILL to `pid`. Returns 0 or -errno.
 int rb_kill(pid_t pid);
 
+/// Peak resident set size in KiB: this process's (`children` 0), or the largest of its reaped children's.
+long rb_peak_rss_kib(int children);
+
 #endif

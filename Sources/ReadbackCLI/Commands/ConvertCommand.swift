@@ -117,7 +117,7 @@ struct ConvertCommand: Subcommand {
         .flag(
             "retry-failed",
             "Try again the files held back as failed because 2 attempts in a row ended with the process gone."),
-        DecoderWorkers.option,
+        DecoderWorkers.option(sentence: true),
         ShardOption.spec("files", sentence: true),
     ]
 
@@ -144,7 +144,7 @@ struct ConvertCommand: Subcommand {
             dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment,
             shard: try ShardOption.parse(args, environment: console.environment), retryFailed: args.has("retry-failed"))
         let stopWorkers = try DecoderWorkers.start(
-            jobs: jobs ?? BatchEngine.defaultJobs(), args: args, environment: console.environment)
+            jobs: jobs ?? BatchEngine.defaultJobs(), args: args, console: console)
         defer { stopWorkers() }
         let (converter, verifier) = ConvertAndAudit.make()
         let engine = BatchEngine(
