@@ -61,7 +61,9 @@ let package = Package(
         .target(name: "FileFacts", dependencies: ["CXattr"]),
         // The decoders in worker processes: a pool of `readback __decode-worker` processes, each locked down, fed
         // bytes and returning pixels through memfds; crashes, hangs and exhaustion become `WorkerFailure`s.
-        .target(name: "Isolation", dependencies: ["CIsolation", "ColorScience", "HeifCodec", "RawDecoder"]),
+        .target(
+            name: "Isolation",
+            dependencies: ["CIsolation", "ColorScience", "Exiv2Bridge", "HeifCodec", "JPEGCodec", "RawDecoder"]),
 
         // 3. Pure Swift cores.
         // SHA-256 in pure Swift, a leaf: in-memory bytes for the cores, files for the tools; its file-error type is the
@@ -100,10 +102,12 @@ let package = Package(
             name: "RenderIO",
             dependencies: [
                 "ColorScience", "RenderCheck", "Exiv2Bridge", "FileContent", "JPEGCodec", "HeifCodec", "HEIF",
+                "Isolation",
             ]),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
-        .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts"]),
+        .target(
+            name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts", "Isolation"]),
         // Converter and Audit, siblings on the cores.
         .target(
             name: "Audit",

@@ -108,7 +108,8 @@ extension HEICConverter {
         case .neutral: look = LookSummary(applied: false, reason: "neutral render (--look neutral)")
         case .camera:
             let found = ReferenceExtractor.fromRAW(
-                Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: source.path, previews: true) },
+                Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: source.path, previews: true)
+                },
                 path: source.path)
             let (curve, summary) = cameraLook(found, frame: frame, renderer: r)
             r = r.with(tone: curve)

@@ -111,6 +111,8 @@ public enum Isolated {
     }
 
     /// Throws the decoder's own error a worker reported, as the error type the in-process call throws.
+    static func rethrowFailure(_ m: WorkerMessage) throws { try rethrow(m) }
+
     private static func rethrow(_ m: WorkerMessage) throws {
         guard m.kind == .failed else { return }
         if let h = m.heifError {

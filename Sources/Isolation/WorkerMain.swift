@@ -1,6 +1,8 @@
 import CIsolation
+import Exiv2Bridge
 import Foundation
 import HeifCodec
+import JPEGCodec
 import RawDecoder
 
 /// The hidden worker mode: `readback __decode-worker PARENT-PID ADDRESS-SPACE`, started only by `WorkerPool`.
@@ -104,6 +106,19 @@ private struct Session {
                     width: s.width, height: s.height, bitDepth: 0, channels: 0, codedBitDepth: s.codedBitDepth,
                     firstPlaneSpread: s.firstPlaneSpread, samples: 0)
                 return m
+            case .exiv2(let label, let previews, let max):
+                stage("exiv2 read")
+                return try exiv2(Exiv2.read(bytes: bytes, label: label, previews: previews, maxPreviewBytes: max))
+            case .jpeg(let minSide):
+                stage("libjpeg-turbo decode")
+                let img = try JPEGDecoder.decode(bytes, minSide: minSide)
+                guard let out = grant(img.samples.count) else {
+                    throw IsolationError.protocolError("no shared memory granted")
+                }
+                img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                var m = WorkerMessage(kind: .done)
+                m.jpeg = JPEGInfo(width: img.width, height: img.height)
+                return m
             case .forbidden(let what):
                 stage("the forbidden call (\(what))")
                 forbidden(what)
@@ -114,6 +129,14 @@ private struct Session {
         } catch let e as HeifError {
             var m = WorkerMessage(kind: .failed)
             m.heifError = HeifErrorInfo(operation: e.operation, code: e.code, subcode: e.subcode, message: e.message)
+            return m
+        } catch let e as Exiv2Error {
+            var m = WorkerMessage(kind: .failed)
+            m.exiv2Error = Exiv2ErrorInfo(operation: e.operation, path: e.path, message: e.message)
+            return m
+        } catch let e as JPEGError {
+            var m = WorkerMessage(kind: .failed)
+            m.jpegError = JPEGErrorInfo(operation: e.operation, message: e.message)
             return m
         } catch let e as RawDecodeError {
             var m = WorkerMessage(kind: .failed)
@@ -140,6 +163,29 @@ private struct Session {
         var m = WorkerMessage(kind: .done)
         m.raw = meta
         m.frame = FrameInfo(width: w, height: h, workingSpace: frame.workingSpace.rawValue)
+        return m
+    }
+
+    /// exiv2's document: its JSON (previews without bytes), then the previews' bytes, in granted memory.
+    private func exiv2(_ doc: Exiv2Document) throws -> WorkerMessage {
+        let stripped = doc.with(
+            previews: doc.previews.map {
+                Exiv2Preview.fields(mimeType: $0.mimeType, width: $0.width, height: $0.height, data: [])
+            })
+        let json = [UInt8](try JSONEncoder().encode(stripped))
+        let sizes = doc.previews.map(\.data.count)
+        guard let out = grant(json.count + sizes.reduce(0, +)) else {
+            throw IsolationError.protocolError("no shared memory granted")
+        }
+        var at = 0
+        for part in [json] + doc.previews.map(\.data) {
+            part.withUnsafeBytes {
+                if let b = $0.baseAddress { (out.base + at).copyMemory(from: b, byteCount: $0.count) }
+            }
+            at += part.count
+        }
+        var m = WorkerMessage(kind: .done)
+        m.exiv2 = Exiv2Info(jsonBytes: json.count, previewBytes: sizes)
         return m
     }
 

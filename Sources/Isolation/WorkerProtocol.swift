@@ -29,9 +29,13 @@ struct WorkerMessage: Codable, Sendable {
     var raw: RawMetadata?
     var frame: FrameInfo?
     var heif: HeifInfo?
+    var exiv2: Exiv2Info?
+    var jpeg: JPEGInfo?
     // failed
     var error: String?
     var heifError: HeifErrorInfo?
+    var exiv2Error: Exiv2ErrorInfo?
+    var jpegError: JPEGErrorInfo?
 
     init(kind: Kind) { self.kind = kind }
 }
@@ -46,6 +50,10 @@ enum Operation: Codable, Sendable, Equatable {
     case heifReduced(minSide: Int, item: UInt32?)
     /// libheif's primary decoded for its size and first-plane spread only (`decodePrimarySize`).
     case heifSize(item: UInt32?)
+    /// exiv2's reading of a file in memory (`Exiv2.read(bytes:label:previews:maxPreviewBytes:)`).
+    case exiv2(label: String?, previews: Bool, maxPreviewBytes: Int)
+    /// libjpeg-turbo's decode to 8-bit RGB (`JPEGDecoder.decode(_:minSide:)`).
+    case jpeg(minSide: Int?)
     /// Test only: the worker does what the sandbox forbids (`socket`, `write`) to prove it is stopped.
     case forbidden(what: String)
 }
@@ -84,5 +92,29 @@ struct HeifErrorInfo: Codable, Sendable {
     var operation: String
     var code: Int
     var subcode: Int
+    var message: String
+}
+
+/// exiv2's document as JSON (previews without their bytes) at the start of the granted memory, then each preview's
+/// bytes in order.
+struct Exiv2Info: Codable, Sendable {
+    var jsonBytes: Int
+    var previewBytes: [Int]
+}
+
+struct Exiv2ErrorInfo: Codable, Sendable {
+    var operation: String
+    var path: String?
+    var message: String
+}
+
+/// A decoded JPEG's size (its RGB samples are in the granted memory).
+struct JPEGInfo: Codable, Sendable {
+    var width: Int
+    var height: Int
+}
+
+struct JPEGErrorInfo: Codable, Sendable {
+    var operation: String
     var message: String
 }
