@@ -107,7 +107,8 @@ let package = Package(
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
         .target(
-            name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts", "Isolation"]),
+            name: "MetadataIO",
+            dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts", "Isolation"]),
         // Converter and Audit, siblings on the cores.
         .target(
             name: "Audit",
