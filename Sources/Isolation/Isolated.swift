@@ -94,7 +94,7 @@ public enum Isolated {
     }
 
     private static func image(_ a: WorkerProcess.Answer) throws -> (HeifDecodedImage, HeifInfo) {
-        guard let info = a.message.heif, let px = a.pixels, px.count >= info.samples * 2 else {
+        guard let info = a.message.heif, let px = a.pixels, px.count >= info.samples * 2 + (info.iccBytes ?? 0) else {
             throw IsolationError.protocolError("an incomplete HEIF answer")
         }
         let samples = Array(
@@ -104,9 +104,12 @@ public enum Isolated {
                 colourPrimaries: $0.primaries, transferCharacteristics: $0.transfer, matrixCoefficients: $0.matrix,
                 fullRange: $0.fullRange)
         }
+        let icc = info.iccBytes.map {
+            Array(UnsafeRawBufferPointer(start: px.base + info.samples * 2, count: $0))
+        }
         let img = HeifDecodedImage(
             decoded: samples, width: info.width, height: info.height, bitDepth: info.bitDepth,
-            channels: info.channels, nclx: nclx, icc: info.icc, codedBitDepth: info.codedBitDepth)
+            channels: info.channels, nclx: nclx, icc: icc, codedBitDepth: info.codedBitDepth)
         return (img, info)
     }
 

@@ -12,9 +12,27 @@ extension Isolated {
         guard let pool = WorkerPool.shared else {
             return try Exiv2.read(bytes: bytes, label: label, previews: previews, maxPreviewBytes: maxPreviewBytes)
         }
+        return try exiv2(pool, .exiv2(label: label, previews: previews, maxPreviewBytes: maxPreviewBytes), bytes, label)
+    }
+
+    /// exiv2's decoding of a bare Exif TIFF blob (`Exiv2.decodeExif`), in a worker when a pool is installed.
+    public static func exiv2Exif(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document {
+        guard let pool = WorkerPool.shared else { return try Exiv2.decodeExif(bytes) }
+        return try exiv2(pool, .exiv2Blob(xmp: false), bytes, nil)
+    }
+
+    /// exiv2's decoding of an XMP packet (`Exiv2.decodeXMP`), in a worker when a pool is installed.
+    public static func exiv2XMP(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document {
+        guard let pool = WorkerPool.shared else { return try Exiv2.decodeXMP(bytes) }
+        return try exiv2(pool, .exiv2Blob(xmp: true), bytes, nil)
+    }
+
+    private static func exiv2(_ pool: WorkerPool, _ op: Operation, _ bytes: [UInt8], _ label: String?)
+        throws(Exiv2Error) -> Exiv2Document
+    {
         do {
             var m = WorkerMessage(kind: .request)
-            m.op = .exiv2(label: label, previews: previews, maxPreviewBytes: maxPreviewBytes)
+            m.op = op
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
             let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "exiv2 read") }
             if let e = a.message.exiv2Error {

@@ -109,6 +109,9 @@ private struct Session {
             case .exiv2(let label, let previews, let max):
                 stage("exiv2 read")
                 return try exiv2(Exiv2.read(bytes: bytes, label: label, previews: previews, maxPreviewBytes: max))
+            case .exiv2Blob(let xmp):
+                stage(xmp ? "exiv2 XMP decode" : "exiv2 Exif decode")
+                return try exiv2(xmp ? Exiv2.decodeXMP(bytes) : Exiv2.decodeExif(bytes))
             case .jpeg(let minSide):
                 stage("libjpeg-turbo decode")
                 let img = try JPEGDecoder.decode(bytes, minSide: minSide)
@@ -190,9 +193,14 @@ private struct Session {
     }
 
     private func image(_ img: HeifDecodedImage, full: HeifDecodedSize?) throws -> WorkerMessage {
+        // The samples, then the ICC profile (up to 16 MiB: too big for a message).
         let n = img.samples.count
-        guard let out = grant(n * 2) else { throw IsolationError.protocolError("no shared memory granted") }
+        let icc = img.icc ?? []
+        guard let out = grant(n * 2 + icc.count) else { throw IsolationError.protocolError("no shared memory granted") }
         img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        icc.withUnsafeBytes {
+            if let b = $0.baseAddress { (out.base + n * 2).copyMemory(from: b, byteCount: $0.count) }
+        }
         var m = WorkerMessage(kind: .done)
         m.heif = HeifInfo(
             width: img.width, height: img.height, bitDepth: img.bitDepth, channels: img.channels,
@@ -201,7 +209,7 @@ private struct Session {
                 NCLXInfo(
                     primaries: $0.colourPrimaries, transfer: $0.transferCharacteristics, matrix: $0.matrixCoefficients,
                     fullRange: $0.fullRange)
-            }, icc: img.icc, fullWidth: full?.width, fullHeight: full?.height, samples: n)
+            }, iccBytes: img.icc?.count, fullWidth: full?.width, fullHeight: full?.height, samples: n)
         return m
     }
 

@@ -52,6 +52,8 @@ enum Operation: Codable, Sendable, Equatable {
     case heifSize(item: UInt32?)
     /// exiv2's reading of a file in memory (`Exiv2.read(bytes:label:previews:maxPreviewBytes:)`).
     case exiv2(label: String?, previews: Bool, maxPreviewBytes: Int)
+    /// exiv2's decoding of a bare Exif TIFF blob (`Exiv2.decodeExif`) or XMP packet (`Exiv2.decodeXMP`).
+    case exiv2Blob(xmp: Bool)
     /// libjpeg-turbo's decode to 8-bit RGB (`JPEGDecoder.decode(_:minSide:)`).
     case jpeg(minSide: Int?)
     /// Test only: the worker does what the sandbox forbids (`socket`, `write`) to prove it is stopped.
@@ -73,7 +75,8 @@ struct HeifInfo: Codable, Sendable {
     var channels: Int
     var codedBitDepth: Int
     var nclx: NCLXInfo?
-    var icc: [UInt8]?
+    /// The ICC profile's size; its bytes follow the samples in the granted memory.
+    var iccBytes: Int?
     /// For reduced and size-only decodes: the decoded full size.
     var fullWidth: Int?
     var fullHeight: Int?

@@ -125,7 +125,7 @@ public enum MetadataReader {
         -> EntryDecoder.Decoded
     {
         do {
-            let doc = try Exiv2.decodeExif(bytes)
+            let doc = try Isolated.exiv2Exif(bytes)
             return EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         } catch {
             throw MetadataReadError(path: label, reason: "Exif: \(error.message)")
@@ -138,7 +138,7 @@ public enum MetadataReader {
         -> EntryDecoder.Decoded
     {
         do {
-            let doc = try Exiv2.decodeXMP(bytes)
+            let doc = try Isolated.exiv2XMP(bytes)
             return EntryDecoder.decode(doc.entries)
         } catch {
             throw MetadataReadError(path: label, reason: "XMP: \(error.message)")

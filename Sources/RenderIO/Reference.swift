@@ -201,7 +201,7 @@ public enum ReferenceExtractor {
             return .none(reason: "the JPEG source is no picture to compare with: \(problem)")
         }
         let seg = JPEGSegments(bytes)
-        let exif = seg.exif.flatMap { try? Exiv2.decodeExif($0) }
+        let exif = seg.exif.flatMap { try? Isolated.exiv2Exif($0) }
         let orientation = exif.flatMap { integer($0, key: "Exif.Image.Orientation") } ?? 1
         let adobe = exif?.entries.contains { $0.key == "Exif.Iop.InteroperabilityIndex" && $0.text.hasPrefix("R03") }
         let space = seg.icc.flatMap(ICCReader.colourSpace) ?? (adobe == true ? .adobeRGB : .sRGB)
