@@ -49,11 +49,14 @@ func sealedMemoryFile(_ bytes: [UInt8]) throws -> Int32 {
 public enum IsolationError: Error, CustomStringConvertible, Sendable {
     case system(String, Int32)
     case protocolError(String)
+    /// An idle worker was gone before it got the request (nothing of the file was read).
+    case workerGone
 
     public var description: String {
         switch self {
         case .system(let what, let e): return "\(what) failed: \(String(cString: strerror(e)))"
         case .protocolError(let what): return "worker protocol: \(what)"
+        case .workerGone: return "the decoder's worker was gone before the request"
         }
     }
 }

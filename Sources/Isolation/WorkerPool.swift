@@ -75,7 +75,12 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a worker of its own; a worker that died in it is not returned to the pool.
+    /// A worker found gone before it got the request is replaced once.
     func withWorker<T>(_ body: (WorkerProcess) throws -> T) throws -> T {
+        do { return try once(body) } catch IsolationError.workerGone { return try once(body) }
+    }
+
+    private func once<T>(_ body: (WorkerProcess) throws -> T) throws -> T {
         let w = try borrow()
         defer { giveBack(w) }
         return try body(w)

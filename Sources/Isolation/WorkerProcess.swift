@@ -45,7 +45,11 @@ final class WorkerProcess: @unchecked Sendable {
         var stage = firstStage
         var pixelsMapping: SharedMapping?
         var note: rb_death_note?
-        try send(request, fd: input)
+        do { try send(request, fd: input) } catch {
+            // The worker went away while idle (killed from outside): the pool starts another for this request.
+            retire()
+            throw IsolationError.workerGone
+        }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let left = allowed - Date().timeIntervalSince(start)
