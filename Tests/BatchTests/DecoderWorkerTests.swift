@@ -148,8 +148,12 @@ import Testing
             try markedHEIC(
                 good, marker: "READBACK-FAULT-\(marker)", to: outputs.appendingPathComponent("\(name)-out.heic"))
         }
+        let history = dir.appendingPathComponent("history.db").path
         let audit = try run(
-            ["audit", "--outputs", "out", "--report", "rep", "--jobs", "2", "--file-timeout", "3", "--no-history"],
+            [
+                "audit", "--outputs", "out", "--report", "rep", "--jobs", "2", "--file-timeout", "3", "--history-db",
+                history,
+            ],
             env: preload)
         #expect(audit.status == 1, "\(audit.out)")
         let report = try #require(
@@ -168,6 +172,7 @@ import Testing
             #expect(!codes("plain-\(i).heic").contains { $0.hasPrefix("decode.") }, "\(codes("plain-\(i).heic"))")
         }
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("rep/junit.xml").path))
+        #expect(FileManager.default.fileExists(atPath: history), "the run is in the history")
         #expect(audit.out.contains("libheif decode item"), "the stage is named: \(audit.out)")
     }
 
