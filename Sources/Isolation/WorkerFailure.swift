@@ -31,6 +31,9 @@ public struct WorkerFailure: Error, CustomStringConvertible, Sendable, Equatable
                 + "a network socket, a new program or a file opened for writing) during \(stage)"
         case .crashed(let signal, false):
             return "the decoder crashed (\(Self.signalName(signal))) during \(stage)"
+        case .exited(WorkerMain.lockdownFailed):
+            return "the decoder's worker could not lock itself down (no_new_privs, rlimits or seccomp refused), "
+                + "so nothing was decoded (docs/security.md)"
         case .exited(let status):
             return "the decoder's worker exited with status \(status) during \(stage)"
         case .timeout(let seconds):

@@ -13,6 +13,8 @@ public enum WorkerMain {
     public static let argument = "__decode-worker"
     /// Descriptors a worker may hold: its channel, a request's two memfds, what the libraries open read-only.
     static let maxFiles: Int32 = 16
+    /// The exit status of a worker whose lockdown was refused (no seccomp in this kernel or container, say).
+    static let lockdownFailed: Int32 = 70
 
     /// Runs the worker; returns its exit status (0 when the parent closed the channel).
     public static func run(_ arguments: [String]) -> Int32 {
@@ -20,8 +22,8 @@ public enum WorkerMain {
         guard rb_worker_bind_parent(parent) == 0 else { return 0 }
         var step: UnsafePointer<CChar>?
         let rc = rb_worker_lockdown(RB_WORKER_CHANNEL_FD, cap, maxFiles, &step)
-        // No stderr any more: the parent sees the status.
-        if rc != 0 { return 70 }
+        // No stderr any more: the parent sees the status. A worker that cannot lock itself down never decodes.
+        if rc != 0 { return lockdownFailed }
         let channel = RB_WORKER_CHANNEL_FD
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {

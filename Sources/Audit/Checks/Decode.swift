@@ -57,7 +57,7 @@ extension Checks {
             ctx.decode.append(
                 DecodeResult(target: "primary", status: "failed", message: failure.description, decoder: libheif))
             ctx.add(
-                FindingCode(failure), .error, "the primary image's decoder \(failure.description.dropFirst(12))",
+                FindingCode(failure), .error, "the primary image does not decode: \(failure.description)",
                 Evidence(actual: failure.stage, item: file.primaryItemID))
         } catch {
             decodeFailed(&ctx, error, file: file, primary: primary)
