@@ -7,7 +7,8 @@ SWIFT ?= swift
 # Debian packages the project needs (build, tests, oracle tools).
 APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-dev libraw-bin \
                 libexiv2-dev exiv2 libsqlite3-dev sqlite3 libssl-dev libimage-exiftool-perl chromium \
-                libturbojpeg0-dev libavif-dev attr
+                libturbojpeg0-dev libavif-dev attr libseccomp-dev
+# libseccomp-dev: the decoder workers' system-call filter (docs/security.md).
 # attr: getfattr/setfattr, the independent oracle for the file-facts tests (user.* extended attributes).
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee

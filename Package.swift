@@ -1,9 +1,11 @@
 // swift-tools-version:6.0
 // Readback: RAW → HEIC without silent losses, proven by reading every output back.
 // Layers (bottom to top; a layer never imports one above it):
-//   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CAVIF, CXattr, CExiv2Shim
+//   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CAVIF, CXattr, CExiv2Shim,
+//                                  CIsolation (spawn, descriptor passing, worker lockdown; libseccomp)
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, AVIFCodec,
-//                                  FileFacts
+//                                  FileFacts; then Isolation, over the decoder wrappers: their calls on a file's
+//                                  bytes run in supervised worker processes (docs/security.md)
 //   3. pure Swift cores (no C)     leaves Digest, ColorScience, Findings, MetadataEntries and FileContent; HEIF,
 //                                  Metadata, GainMap, ReportModel, CorpusKit, Fidelity
 //   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
@@ -40,6 +42,10 @@ let package = Package(
             linkerSettings: [.linkedLibrary("exiv2"), .linkedLibrary("stdc++")]
         ),
 
+        // Worker processes: spawning, SCM_RIGHTS, seccomp (libseccomp) and rlimits, in C since they are macros.
+        .target(
+            name: "CIsolation", linkerSettings: [.linkedLibrary("seccomp")]),
+
         // 2. Safe wrappers: the only targets that import a C module.
         .target(name: "HeifCodec", dependencies: ["CHeif", "ColorScience"]),
         .target(name: "RawDecoder", dependencies: ["CRaw"]),
@@ -53,6 +59,11 @@ let package = Package(
         .target(name: "AVIFCodec", dependencies: ["CAVIF"]),
         // File facts (times, mode, owner, user xattrs) read and carried through POSIX calls, and the XMP sidecar rules.
         .target(name: "FileFacts", dependencies: ["CXattr"]),
+        // The decoders in worker processes: a pool of `readback __decode-worker` processes, each locked down, fed
+        // bytes and returning pixels through memfds; crashes, hangs and exhaustion become `WorkerFailure`s.
+        .target(
+            name: "Isolation",
+            dependencies: ["CIsolation", "ColorScience", "Exiv2Bridge", "HeifCodec", "JPEGCodec", "RawDecoder"]),
 
         // 3. Pure Swift cores.
         // SHA-256 in pure Swift, a leaf: in-memory bytes for the cores, files for the tools; its file-error type is the
@@ -91,17 +102,20 @@ let package = Package(
             name: "RenderIO",
             dependencies: [
                 "ColorScience", "RenderCheck", "Exiv2Bridge", "FileContent", "JPEGCodec", "HeifCodec", "HEIF",
+                "Isolation",
             ]),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
-        .target(name: "MetadataIO", dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts"]),
+        .target(
+            name: "MetadataIO",
+            dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts", "Isolation"]),
         // Converter and Audit, siblings on the cores.
         .target(
             name: "Audit",
             dependencies: [
                 "ColorScience", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
                 "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
-                "AVIFCodec",
+                "AVIFCodec", "Isolation",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).
@@ -110,7 +124,7 @@ let package = Package(
             name: "Converter",
             dependencies: [
                 "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity", "FileContent",
-                "FileFacts", "RenderIO",
+                "FileFacts", "Findings", "RenderIO", "Isolation",
             ]
         ),
 
@@ -129,7 +143,7 @@ let package = Package(
             dependencies: [
                 "AVIFCodec", "Batch", "Converter", "Audit", "AuditHistory", "Findings", "GainMap", "HEIF", "Metadata",
                 "MetadataIO", "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
-                "Fidelity",
+                "Fidelity", "Isolation",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),

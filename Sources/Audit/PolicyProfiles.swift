@@ -59,7 +59,8 @@ extension Policy {
         # (the original is kept), pass (information). The last matching line wins; a finding that no line
         # matches passes (docs/policy.md "Profiles and conversion verdicts").
         verdict keep error *
-        verdict fail error container.* input.* output.* decode.primary-failed render.blank
+        verdict fail error container.* input.* output.* decode.primary-failed render.blank decode.crashed
+        verdict fail error decode.timeout decode.out-of-memory
         # Warnings that keep the original: a field, the gain map, the orientation, the file facts or the sidecar's
         # edits not carried, and the pixels going wrong while every tag is right (a cast, a blank frame, turned
         # pixels). An exposure warning alone is a different rendering.

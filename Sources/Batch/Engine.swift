@@ -1,4 +1,5 @@
 import Converter
+import Findings
 import Foundation
 import ReportModel
 import Sharding
@@ -112,13 +113,17 @@ public final class BatchEngine: Sendable {
         return (outputRoot as NSString).appendingPathComponent(folder + "/state.db")
     }
 
+    /// The memory one job is planned with (bytes): `defaultJobs` divides the available memory by it, and a decoder
+    /// worker's address-space cap derives from it.
+    public static let memoryPerJob: Int64 = 1_000_000_000
+
     /// Jobs from cores and available memory, about 1 GB per job: room for a 50 MP RAW with its read-back audit, 10-bit
     /// output and sensors up to about 80 MP (measurements: docs/tiling.md).
     public static func defaultJobs(
         cores: Int = ProcessInfo.processInfo.activeProcessorCount,
         availableMemory: Int64? = BatchEngine.availableMemory()
     ) -> Int {
-        let perJob: Int64 = 1_000_000_000
+        let perJob = memoryPerJob
         let byMemory = availableMemory.map { Int(max(1, $0 / perJob)) } ?? cores
         return max(1, min(cores, byMemory))
     }
@@ -344,8 +349,12 @@ public final class BatchEngine: Sendable {
     private func reportNotRetried(_ plan: [Planner.Entry], ledger: Ledger, summary: inout BatchSummary) async {
         for e in plan {
             guard let reason = e.notRetried else { continue }
-            let why =
-                "not tried again: \(reason), \(Ledger.processEndLimit) attempts in a row; --retry-failed tries it again"
+            // A decoder's worker that died on the file is reason enough; the process's own ends are counted.
+            let decoderDied = [FindingCode.decodeCrashed, .decodeTimeout, .decodeOutOfMemory].contains {
+                reason.contains("\($0.code): ")
+            }
+            let count = decoderDied ? "" : ", \(Ledger.processEndLimit) attempts in a row"
+            let why = "not tried again: \(reason)\(count); --retry-failed tries it again"
             summary.notRetried.append(.init(source: e.file.path, reason: why))
             summary.failed += 1
             await ledger.report(

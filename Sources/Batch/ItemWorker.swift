@@ -78,7 +78,8 @@ struct ItemWorker: Sendable {
             let o = clock.outcome(.failed, error: error.oneLine)
             let fatal = error.isFatalForBatch
             do {
-                try await ledger.finish(id: item.id, outcome: o, auditSummary: nil)
+                let poisoned = (error as? ConvertError)?.code != nil
+                try await ledger.finish(id: item.id, outcome: o, auditSummary: nil, poisoned: poisoned)
             } catch {
                 return (item, o, true)
             }

@@ -323,16 +323,17 @@ actor Ledger {
     }
 
     /// Records how an item ended (verified, kept or failed: the outcome's state) with its outcome row, in one
-    /// transaction.
-    func finish(id: Int64, outcome: ItemOutcome, auditSummary: String?) throws {
+    /// transaction. `poisoned`: a decoder's worker died, hung or ran out of memory on the file, which then counts as
+    /// `processEndLimit` attempts ended with the process gone: not tried again while unchanged, unless asked.
+    func finish(id: Int64, outcome: ItemOutcome, auditSummary: String?, poisoned: Bool = false) throws {
         try w { () throws(SQLiteError) in
             try db.transaction { () throws(SQLiteError) in
                 try db.run(
-                    "UPDATE items SET state = ?, error = ?, process_ends = 0, updated_at = ? WHERE id = ?",
+                    "UPDATE items SET state = ?, error = ?, process_ends = ?, updated_at = ? WHERE id = ?",
                     [
                         outcome.state.rawValue,
                         outcome.error ?? (outcome.reasons.isEmpty ? nil : outcome.reasons.joined(separator: "; ")),
-                        Self.now, id,
+                        poisoned ? Self.processEndLimit : 0, Self.now, id,
                     ])
                 try db.run(
                     """

@@ -1,7 +1,9 @@
 import ColorScience
+import Findings
 import Foundation
 import GainMap
 import HeifCodec
+import Isolation
 import RenderIO
 
 // The converter's public vocabulary: what it is asked (`ConvertOptions`), what it answers (`ConvertedImage`,
@@ -183,13 +185,34 @@ public struct ConvertedImage: Sendable {
 public struct ConvertError: Error, CustomStringConvertible, Sendable, Equatable {
     public var file: String
     public var reason: String
+    /// The finding code when a decoder's worker died on the file (`decode.crashed`, `decode.timeout`,
+    /// `decode.out-of-memory`): such a file is not tried again unless asked.
+    public var code: FindingCode?
 
     public init(file: String, reason: String) {
         self.file = file
         self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
     }
 
+    /// A decoder's worker that died, ran out of time or of memory on the file.
+    public init(file: String, failure: WorkerFailure) {
+        let code = FindingCode(failure)
+        self.init(file: file, reason: "\(code.code): \(failure.description)")
+        self.code = code
+    }
+
     public var description: String { "\(file): \(reason)" }
+}
+
+extension FindingCode {
+    /// The finding a decoder worker's failure is.
+    init(_ failure: WorkerFailure) {
+        switch failure.kind {
+        case .crashed, .exited: self = .decodeCrashed
+        case .timeout: self = .decodeTimeout
+        case .outOfMemory: self = .decodeOutOfMemory
+        }
+    }
 }
 
 /// The two renditions of a RAW, linear, planar (1.0 = SDR white): what the SDR base and the HDR alternate encode.

@@ -2,6 +2,7 @@ import ColorScience
 import Foundation
 import HEIF
 import HeifCodec
+import Isolation
 
 // An already-rendered HEIC/HEIF: decoded with libheif and re-encoded as flat SDR (no gain map is made or carried),
 // keeping its colour signalling and its metadata.
@@ -56,7 +57,13 @@ extension HEICConverter {
             throw ConvertError(file: file, reason: "cannot decode: \(why)")
         }
         do {
-            return try HeifDecoder.decodePrimary(inputBytes, format: options.bitDepth == 10 ? .rgbNative : .rgb8)
+            let parsed = HEIFFile(bytes: inputBytes)
+            let item = parsed.primaryItemID
+            let pixels = item.flatMap(parsed.imageSize(of:)).map { Int($0.width) * Int($0.height) }
+            return try Isolated.heifPrimary(
+                inputBytes, format: options.bitDepth == 10 ? .rgbNative : .rgb8, item: item, pixels: pixels)
+        } catch let e as WorkerFailure {
+            throw ConvertError(file: file, failure: e)
         } catch let e as HeifError {
             throw ConvertError(file: file, reason: "cannot decode: \(e.description)")
         } catch {

@@ -4,6 +4,7 @@ import FileContent
 import Foundation
 import GainMap
 import HeifCodec
+import Isolation
 import RawDecoder
 import RenderIO
 
@@ -90,10 +91,14 @@ extension HEICConverter {
     ) throws -> (HDRDecision, RenderPass, RawMetadata, ReferenceLookup?) {
         let (meta, frame): (RawMetadata, RawFrame)
         do {
-            (meta, frame) = try LibRawDecoder.decodeInPlace(
+            (meta, frame) = try Isolated.raw(
                 bytes: bytes, name: source.lastPathComponent, options: RawDecodeOptions(workingSpace: .proPhoto))
         } catch let e as RawDecodeError {
             throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
+        } catch let e as WorkerDecodeError {
+            throw ConvertError(file: source.lastPathComponent, reason: e.message)
+        } catch let e as WorkerFailure {
+            throw ConvertError(file: source.lastPathComponent, failure: e)
         }
         var r = Renderer(meta: meta, space: options.colorSpace)
         // The camera's look (before the HDR decision: headroom is measured over the white the render will show).
@@ -103,7 +108,8 @@ extension HEICConverter {
         case .neutral: look = LookSummary(applied: false, reason: "neutral render (--look neutral)")
         case .camera:
             let found = ReferenceExtractor.fromRAW(
-                Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: source.path, previews: true) },
+                Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: source.path, previews: true)
+                },
                 path: source.path)
             let (curve, summary) = cameraLook(found, frame: frame, renderer: r)
             r = r.with(tone: curve)

@@ -23,7 +23,7 @@ public struct Exiv2Error: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Everything exiv2 read from one file, Exif blob or XMP packet.
-public struct Exiv2Document: Sendable {
+public struct Exiv2Document: Sendable, Codable {
     public let entries: [RawEntry]
     /// The MIME type exiv2 recognised, "" for memory decodes.
     public let mimeType: String
@@ -35,6 +35,15 @@ public struct Exiv2Document: Sendable {
     public internal(set) var previews: [Exiv2Preview] = []
 }
 
+extension Exiv2Document {
+    /// The same document with other previews: a worker process sends the previews' bytes apart from the rest.
+    public func with(previews: [Exiv2Preview]) -> Exiv2Document {
+        var d = self
+        d.previews = previews
+        return d
+    }
+}
+
 /// A clean Exif TIFF blob for a HEIC and what encoding had to drop.
 public struct ExifBlob: Sendable {
     /// The TIFF bytes, starting "II*\0" or "MM\0*".
@@ -44,7 +53,7 @@ public struct ExifBlob: Sendable {
 }
 
 /// One embedded preview as exiv2's PreviewManager lists it.
-public struct Exiv2Preview: Sendable, Equatable {
+public struct Exiv2Preview: Sendable, Equatable, Codable {
     /// "image/jpeg", or "image/tiff" for a TIFF-IFD preview exiv2 wraps in a small TIFF of its own.
     public let mimeType: String
     /// The size exiv2 read from the preview's tags (0 when unknown); the decoded size is what counts.
@@ -53,6 +62,13 @@ public struct Exiv2Preview: Sendable, Equatable {
     /// The preview's bytes; empty when exiv2 could not extract them (bytes past the end of a truncated file) or they
     /// exceeded the size limit.
     public let data: [UInt8]
+}
+
+extension Exiv2Preview {
+    /// A preview field by field (a worker process's answer, its bytes sent apart).
+    public static func fields(mimeType: String, width: Int, height: Int, data: [UInt8]) -> Exiv2Preview {
+        Exiv2Preview(mimeType: mimeType, width: width, height: height, data: data)
+    }
 }
 
 /// Owns one shim doc handle; freed in deinit.

@@ -447,6 +447,15 @@ extension FindingCode {
             .conformanceConfigNotEssential, .warning, .conformance, .informationOnly,
             "a decoder configuration (hvcC, avcC, jpgC) is not marked essential (HEIF §B.2.3.1, §E.2.3, §H.2.2); error when a conversion introduced it"
         ),
+        Entry(
+            .decodeCrashed, .error, .decode, .failsConversion,
+            "a decoder's worker process died on the file (the signal and the library call are named); the run went on"),
+        Entry(
+            .decodeTimeout, .error, .decode, .failsConversion,
+            "a decoder ran past --file-timeout on the file (default 30 s + 1 s per million pixels) and was killed"),
+        Entry(
+            .decodeOutOfMemory, .error, .decode, .failsConversion,
+            "a decoder ran out of its worker's address-space cap (4 × the memory --jobs plans per job) on the file"),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

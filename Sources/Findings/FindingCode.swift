@@ -162,6 +162,9 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case conformanceIpmaOrder = "conformance.ipma-order"
     case conformanceIinfOrder = "conformance.iinf-order"
     case conformanceConfigNotEssential = "conformance.config-not-essential"
+    case decodeCrashed = "decode.crashed"
+    case decodeTimeout = "decode.timeout"
+    case decodeOutOfMemory = "decode.out-of-memory"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

@@ -1,9 +1,9 @@
 /// One metadata entry as the reader library (exiv2) delivered it, before typing: the one entry type, which
 /// Exiv2Bridge fills and Metadata's `EntryDecoder` types. A leaf, so the C wrapper and the pure core share it without
 /// either importing the other.
-public struct RawEntry: Sendable, Hashable {
+public struct RawEntry: Sendable, Hashable, Codable {
     /// Which metadata family an entry belongs to.
-    public enum Family: Sendable, Hashable { case exif, iptc, xmp }
+    public enum Family: Sendable, Hashable, Codable { case exif, iptc, xmp }
     public let family: Family
     /// The reader's key ("Exif.Photo.DateTimeOriginal", "Xmp.xmp.Rating", "Iptc.Application2.Keywords").
     public let key: String

@@ -2,6 +2,7 @@ import Exiv2Bridge
 import FileContent
 import Foundation
 import HEIF
+import Isolation
 
 /// One input file read into memory once and parsed once, handed on to every reader of it: the metadata reader, the
 /// container and gain-map checks, the decoders, the reference render and the file-facts checks, so that nothing
@@ -69,7 +70,7 @@ public struct InputFile: Sendable {
         } else {
             self.heif = nil
             exiv2 = Result { () throws(Exiv2Error) in
-                try Exiv2.read(bytes: bytes, label: url.path, previews: previews)
+                try Isolated.exiv2(bytes: bytes, label: url.path, previews: previews)
             }
         }
     }

@@ -2,6 +2,7 @@ import Exiv2Bridge
 import FileFacts
 import Foundation
 import HEIF
+import Isolation
 import Metadata
 
 /// A file whose metadata could not be read: one line naming the file and the reason.
@@ -103,7 +104,9 @@ public enum MetadataReader {
         case .success(let doc)?: return xmpAndOrientation(doc)
         case .failure?: return nil
         case nil:
-            guard let bytes = file.bytes, let doc = try? Exiv2.read(bytes: bytes, label: file.path) else { return nil }
+            guard let bytes = file.bytes, let doc = try? Isolated.exiv2(bytes: bytes, label: file.path) else {
+                return nil
+            }
             return xmpAndOrientation(doc)
         }
     }
@@ -122,7 +125,7 @@ public enum MetadataReader {
         -> EntryDecoder.Decoded
     {
         do {
-            let doc = try Exiv2.decodeExif(bytes)
+            let doc = try Isolated.exiv2Exif(bytes)
             return EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         } catch {
             throw MetadataReadError(path: label, reason: "Exif: \(error.message)")
@@ -135,7 +138,7 @@ public enum MetadataReader {
         -> EntryDecoder.Decoded
     {
         do {
-            let doc = try Exiv2.decodeXMP(bytes)
+            let doc = try Isolated.exiv2XMP(bytes)
             return EntryDecoder.decode(doc.entries)
         } catch {
             throw MetadataReadError(path: label, reason: "XMP: \(error.message)")

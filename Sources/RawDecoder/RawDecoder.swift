@@ -40,7 +40,7 @@ public struct RawDecodeOptions: Sendable, Equatable {
 }
 
 /// What LibRaw identified about a RAW file (after `libraw_open_file` + `libraw_unpack`).
-public struct RawMetadata: Sendable, Equatable {
+public struct RawMetadata: Sendable, Equatable, Codable {
     public var make: String
     public var model: String
     public var software: String
@@ -170,6 +170,9 @@ public final class LibRawDecoder {
     private var unpacked = false
     /// The file's bytes when opened from memory (`open(bytes:name:)`): LibRaw's datastream points into them.
     private var input: [UInt8] = []
+    /// Told the LibRaw call about to run ("LibRaw open", "LibRaw unpack", "LibRaw process") and, once known, the
+    /// sensor's pixel count: a supervisor names the stage a decoder died in and scales its deadline.
+    public var stage: ((String, Int?) -> Void)?
 
     /// Creates a decoder (`libraw_init(0)`) with a data-error handler bound to this instance.
     public init() {
@@ -228,6 +231,7 @@ public final class LibRawDecoder {
         opcodes: () throws(DNGOpcodeReader.Unreadable) -> [DNGOpcode]
     ) throws -> RawMetadata {
         fileName = name
+        stage?("LibRaw open", nil)
         var rc = opener()
         if rc != 0 { throw libraw(function, rc) }
         let meta = metadata(fileSize: fileSize)
@@ -239,6 +243,7 @@ public final class LibRawDecoder {
         if ratio < Self.minBytesPerPixel {
             throw RawDecodeError(file: fileName, reason: .stub(bytesPerPixel: ratio))
         }
+        stage?("LibRaw unpack", rw * rh)
         rc = libraw_unpack(handle)
         if rc != 0 { throw libraw("libraw_unpack", rc) }
         unpacked = true
@@ -267,6 +272,7 @@ public final class LibRawDecoder {
         handle.pointee.params.output_color = options.workingSpace.rawValue
         handle.pointee.params.user_flip = options.applyOrientation ? -1 : 0
         handle.pointee.params.half_size = options.halfSize ? 1 : 0
+        stage?("LibRaw process", nil)
         let rc = libraw_dcraw_process(handle)
         if rc != 0 { throw libraw("libraw_dcraw_process", rc) }
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
@@ -502,18 +508,22 @@ public final class RawFrame: @unchecked Sendable {
     public let width: Int
     public let height: Int
     public let workingSpace: RawWorkingSpace
-    private let owner: LibRawDecoder
+    /// What keeps `base` valid: the decoder, or a mapping of pixels another process decoded.
+    private let owner: AnyObject
     private let base: UnsafePointer<UInt16>
+    /// Samples per pixel in `base`: 4 in LibRaw's buffer, 3 in a packed RGB frame.
+    private let samples: Int
     /// Pixel index (4 samples each) of output (0, 0), and the steps for one output column and one output row.
     private let origin: Int
     private let colStep: Int
     private let rowStep: Int
 
     fileprivate init(
-        owner: LibRawDecoder, base: UnsafePointer<UInt16>, width: Int, height: Int, origin: Int, colStep: Int,
-        rowStep: Int, workingSpace: RawWorkingSpace
+        owner: AnyObject, base: UnsafePointer<UInt16>, width: Int, height: Int, origin: Int, colStep: Int,
+        rowStep: Int, workingSpace: RawWorkingSpace, samples: Int = 4
     ) {
         self.owner = owner
+        self.samples = samples
         self.base = base
         self.width = width
         self.height = height
@@ -523,11 +533,21 @@ public final class RawFrame: @unchecked Sendable {
         self.workingSpace = workingSpace
     }
 
+    /// A frame over packed, upright RGB rows (3 samples per pixel) that `owner` keeps valid: the pixels a decoder
+    /// in another process wrote into shared memory (`copyRow(_:into:)`'s layout, row after row).
+    public convenience init(
+        packedRGB base: UnsafePointer<UInt16>, width: Int, height: Int, workingSpace: RawWorkingSpace, owner: AnyObject
+    ) {
+        self.init(
+            owner: owner, base: base, width: width, height: height, origin: 0, colStep: 1, rowStep: width,
+            workingSpace: workingSpace, samples: 3)
+    }
+
     /// The R, G, B samples at upright (x, y); 65535 = the sensor's white level.
     @inline(__always)
     public func pixel(x: Int, y: Int) -> (UInt16, UInt16, UInt16) {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel outside the frame")
-        let p = base + 4 * (origin + y * rowStep + x * colStep)
+        let p = base + samples * (origin + y * rowStep + x * colStep)
         return (p[0], p[1], p[2])
     }
 
@@ -537,8 +557,8 @@ public final class RawFrame: @unchecked Sendable {
     ///   - dst: room for at least 3 × width samples.
     public func copyRow(_ y: Int, into dst: UnsafeMutableBufferPointer<UInt16>) {
         precondition(y >= 0 && y < height && dst.count >= 3 * width, "row outside the frame or buffer too small")
-        var p = base + 4 * (origin + y * rowStep)
-        let step = 4 * colStep
+        var p = base + samples * (origin + y * rowStep)
+        let step = samples * colStep
         for x in 0..<width {
             dst[3 * x] = p[0]
             dst[3 * x + 1] = p[1]

@@ -3,6 +3,7 @@ import Converter
 import Exiv2Bridge
 import Foundation
 import HeifCodec
+import Isolation
 import RawDecoder
 import ReportModel
 import Store
@@ -57,6 +58,9 @@ public enum Readback {
             // Hidden: the man page, generated from the same tables as --help (`make install`, `make deb`).
             console.write(ManPage.render())
             return .clean
+        case WorkerMain.argument:
+            // Hidden: a decoder worker, started only by the worker pool (docs/security.md); never returns to here.
+            exit(WorkerMain.run(Array(arguments.dropFirst())))
         case "completions":
             // Hidden: `readback completions bash|zsh` prints a completion script made from the option tables.
             return Completions.run(Array(arguments.dropFirst()), console: console)

@@ -1,6 +1,7 @@
 import ColorScience
 import HEIF
 import HeifCodec
+import Isolation
 import RenderCheck
 
 extension OutputImage {
@@ -10,7 +11,7 @@ extension OutputImage {
     /// - Throws: `Unreadable` or libheif's error.
     public static func broken(_ heif: [UInt8], _ failure: DeliberateFailure) throws -> [UInt8] {
         if let why = HEIFFile.libheifOverlayRefusal(heif) { throw Unreadable(description: why) }
-        let img = try HeifDecoder.decodePrimary(heif, format: .rgb8)
+        let img = try Isolated.heifPrimary(heif, format: .rgb8)
         let nclx = img.nclx ?? .sRGB
         guard let space = space(nclx: nclx, icc: img.icc) else {
             throw Unreadable(description: "an HDR output is not broken on purpose here")

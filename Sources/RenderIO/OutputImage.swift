@@ -1,6 +1,7 @@
 import ColorScience
 import HEIF
 import HeifCodec
+import Isolation
 import RenderCheck
 
 /// An output's pixels as the render check reads them: the primary image as libheif shows it (its irot/imir/clap
@@ -17,7 +18,7 @@ public enum OutputImage {
         // Never hand libheif 1.15 an overlay primary: it crashes on one (HEIFFile+Overlay.swift).
         if let why = HEIFFile.libheifOverlayRefusal(bytes) { throw Unreadable(description: why) }
         let img: HeifDecodedImage
-        do { img = try HeifDecoder.decodePrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide).image } catch {
+        do { img = try Isolated.heifPrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide).image } catch {
             throw Unreadable(description: "the primary image does not decode: \(error)")
         }
         return try image(img)

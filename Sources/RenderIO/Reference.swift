@@ -4,6 +4,7 @@ import FileContent
 import Foundation
 import HEIF
 import HeifCodec
+import Isolation
 import JPEGCodec
 import RenderCheck
 
@@ -62,7 +63,8 @@ public enum ReferenceExtractor {
         {
             return fromHEIF(heif ?? HEIFFile(bytes: bytes))
         }
-        let doc = exiv2 ?? Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: path, previews: true) }
+        let doc =
+            exiv2 ?? Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: path, previews: true) }
         return fromRAW(doc, path: path)
     }
 
@@ -74,7 +76,7 @@ public enum ReferenceExtractor {
         let doc: Result<Exiv2Document, Exiv2Error>
         do {
             let bytes = try FileContent.read(path: path)
-            doc = Result { () throws(Exiv2Error) in try Exiv2.read(bytes: bytes, label: path, previews: true) }
+            doc = Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: path, previews: true) }
         } catch {
             doc = .failure(Exiv2Error(operation: "read", path: path, message: error.description))
         }
@@ -114,7 +116,7 @@ public enum ReferenceExtractor {
             let decoded: Result<JPEGImage, TIFFImage.DecodeFailure>
             var icc: [UInt8]? = nil
             if p.mimeType == "image/jpeg" {
-                decoded = Result { try JPEGDecoder.decode(p.data, minSide: decodeSide) }
+                decoded = Result { try Isolated.jpeg(p.data, minSide: decodeSide) }
                     .mapError { TIFFImage.DecodeFailure(String(describing: $0)) }
                 icc = JPEGSegments(p.data).icc
             } else if p.mimeType == "image/tiff" {
@@ -192,14 +194,14 @@ public enum ReferenceExtractor {
     /// (or Adobe RGB when its Exif interoperability index says R03, else sRGB).
     public static func fromJPEG(_ bytes: [UInt8]) -> ReferenceLookup {
         let img: JPEGImage
-        do { img = try JPEGDecoder.decode(bytes, minSide: decodeSide) } catch {
+        do { img = try Isolated.jpeg(bytes, minSide: decodeSide) } catch {
             return .none(reason: "the JPEG source does not decode: \(error)")
         }
         if let problem = unusable(img) {
             return .none(reason: "the JPEG source is no picture to compare with: \(problem)")
         }
         let seg = JPEGSegments(bytes)
-        let exif = seg.exif.flatMap { try? Exiv2.decodeExif($0) }
+        let exif = seg.exif.flatMap { try? Isolated.exiv2Exif($0) }
         let orientation = exif.flatMap { integer($0, key: "Exif.Image.Orientation") } ?? 1
         let adobe = exif?.entries.contains { $0.key == "Exif.Iop.InteroperabilityIndex" && $0.text.hasPrefix("R03") }
         let space = seg.icc.flatMap(ICCReader.colourSpace) ?? (adobe == true ? .adobeRGB : .sRGB)
@@ -225,7 +227,7 @@ public enum ReferenceExtractor {
                 continue
             }
             do {
-                let img = try HeifDecoder.decodePrimary(single, format: .rgb8)
+                let img = try Isolated.heifPrimary(single, format: .rgb8)
                 let fallback = colour(file, primary)
                 let own = img.nclx != nil || img.icc != nil
                 guard

@@ -1,3 +1,4 @@
+import Isolation
 import JPEGCodec
 
 /// The first image of a small TIFF: what exiv2's PreviewManager hands back for a DNG/TIFF preview IFD (a TIFF of its
@@ -44,7 +45,7 @@ public enum TIFFImage {
             strips += b[o..<(o + n)]
         }
         if compression == 6 || compression == 7 {
-            do { return .success(try JPEGDecoder.decode(strips)) } catch {
+            do { return .success(try Isolated.jpeg(strips)) } catch {
                 return .failure(DecodeFailure("JPEG strips do not decode: \(error)"))
             }
         }

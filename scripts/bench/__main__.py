@@ -10,7 +10,8 @@ Knobs are environment variables (docs/bench.md has the list): BENCH_QUICK=1 (the
 folders, 3 rounds: a smoke test, not a measurement), BENCH_PAIRS, BENCH_SIZES (24 and/or 50 MP), BENCH_SCALE,
 BENCH_META_COPIES, BENCH_INFO_FILES, BENCH_DECODE_FILES, BENCH_DECODE_ALL, BENCH_REF_ROUNDS, BENCH_SCALE_ROUNDS,
 BENCH_CORPUS, BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY,
-BENCH_ISOS, BENCH_NOISE_PAIRS, BENCH_MATCH_CROP (the sensor-noise comparison, noise.py).
+BENCH_ISOS, BENCH_NOISE_PAIRS, BENCH_MATCH_CROP (the sensor-noise comparison, noise.py), BENCH_WORKER_COPIES (the
+decoder workers' cost, workers.py).
 """
 import os
 import shutil
@@ -24,7 +25,8 @@ import comparisons
 import noise
 import peers
 import report
-from goals import audit_goals, baseline_goals, report_goals, convert_goals, goal, noise_goals
+import workers
+from goals import audit_goals, baseline_goals, report_goals, convert_goals, goal, noise_goals, worker_goals
 from harness import ENV, PAIRS, QUICK, ROOT, config
 from inputs import find_corpus, generate_large
 from readback import Readback, converter_defaults, floor_settings
@@ -49,9 +51,9 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "readback"))
     out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
     only = ENV.get("BENCH_ONLY", "")
-    if only not in ("", "audit", "report", "convert", "noise"):
-        raise SystemExit(f"bench: BENCH_ONLY takes audit, report, convert or noise, not {only!r}")
-    rb = Readback(binary, needs_ladder=only not in ("audit", "report"))
+    if only not in ("", "audit", "report", "convert", "noise", "workers"):
+        raise SystemExit(f"bench: BENCH_ONLY takes audit, report, convert, noise or workers, not {only!r}")
+    rb = Readback(binary, needs_ladder=only not in ("audit", "report", "workers"))
     defaults = converter_defaults(rb)
     results = {"schemaVersion": 1, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "quick": QUICK, "pairs": PAIRS, "config": config(), "machine": report.machine(),
@@ -63,11 +65,15 @@ def main():
     try:
         floor = peers.compile_floor(work)
         corpus = find_corpus()
+        if only in ("", "workers"):
+            for comp in workers.worker_comparisons(rb, work):
+                results["comparisons"].append(comp)
+                results["goals"] += list(worker_goals(comp))
         if only == "report" and corpus:
             audit_ran = True
             for comp in comparisons.report_comparisons(rb, corpus, work):
                 results["comparisons"].append(comp)
-        elif only not in ("convert", "noise", "report"):
+        elif only not in ("convert", "noise", "report", "workers"):
             if corpus:
                 audit_ran = True
                 for comp in comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work)):
@@ -75,11 +81,11 @@ def main():
             else:
                 results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
                                              why="no real-world corpus (set BENCH_CORPUS)"))
-        if only not in ("audit", "report", "noise"):
+        if only not in ("audit", "report", "noise", "workers"):
             for comp, px in comparisons.convert_comparisons(rb, floor, work, floor_settings(defaults)):
                 results["comparisons"].append(comp)
                 results["goals"] += convert_goals(comp, px)
-        if only not in ("audit", "report", "convert"):
+        if only not in ("audit", "report", "convert", "workers"):
             generated = None if QUICK else generate_large(rb, work)[0]
             comp = noise.noise_comparison(rb, work, generated, corpus)
             results["comparisons"].append(comp)

@@ -207,3 +207,10 @@ def noise_goals(comp):
                 g["note"] = (f"viewing-size loss {sh['loss_mean']:.4f} mean / {sh['loss_worst_block']:.4f} worst "
                              f"block ({'visually lossless' if sh['visually_lossless'] else 'NOT visually lossless'})")
             yield g
+
+
+def worker_goals(comp):
+    """Decoders in worker processes cost at most 5 % over the same run with them in process."""
+    r = (comp.get("ratios") or {}).get("in-process")
+    yield goal(f"{comp['title']}: workers / in process <= 1.05", f"{comp['id']}_ratio",
+               r and r["ratio"], "<=", 1.05, detail=r and f"per round {r['per_round_min']:.3f}-{r['per_round_max']:.3f}")

@@ -58,6 +58,10 @@ def fmt_side(s):
             f"{s['peak_rss_mb']:.0f} MB RSS" if s.get("peak_rss_mb") else ""]
     if s.get("output_bytes"):
         bits.append(f"{s['output_bytes'] / 1e6:.2f} MB out")
+    if s.get("parent_peak_rss_mb") is not None:
+        bits.append(f"parent {s['parent_peak_rss_mb']} MB"
+                    + (f", largest of {s['workers_started']} workers {s['largest_worker_peak_rss_mb']} MB"
+                       if s.get("workers_started") else ""))
     if s.get("invalid_output"):
         bits.append("INVALID: " + s["invalid_output"])
     if s.get("failures"):

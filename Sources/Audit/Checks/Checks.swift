@@ -89,7 +89,10 @@ enum Checks {
         let primary =
             ctx.options.decode && ctx.file != nil && judgePixels
             ? PrimaryDecode(
-                ctx.output, thumbnails: ctx.options.thumbnails,
+                ctx.output, thumbnails: ctx.options.thumbnails, item: ctx.file?.primaryItemID,
+                pixels: ctx.file.flatMap { f in f.primaryItemID.flatMap(f.imageSize(of:)) }.map {
+                    Int($0.width) * Int($0.height)
+                },
                 avifOrientation: ctx.file.flatMap { f in isAVIF(f) ? f.primaryItemID.map(f.orientation(of:)) ?? 1 : nil
                 },
                 lookUp: lookUp) : nil

@@ -2,6 +2,7 @@ import Findings
 import Foundation
 import HEIF
 import HeifCodec
+import Isolation
 import RenderCheck
 import RenderIO
 import ReportModel
@@ -50,45 +51,61 @@ extension Checks {
                 flatDecode(&ctx, spread: d.firstPlaneSpread, compared: compared)
             }
             libavifRefused(&ctx, primary)
+        } catch let failure as WorkerFailure {
+            // The decoder's worker died, hung or ran out of memory: not tried again on these bytes (re-wrapped, the
+            // same stream would do the same); the run goes on.
+            ctx.decode.append(
+                DecodeResult(target: "primary", status: "failed", message: failure.description, decoder: libheif))
+            ctx.add(
+                FindingCode(failure), .error, "the primary image does not decode: \(failure.description)",
+                Evidence(actual: failure.stage, item: file.primaryItemID))
         } catch {
-            let whole = "\(error)"
-            if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
-                let img = try? HeifDecoder.decodePrimary(single, format: .rgb8)
-            {
-                ctx.decode.append(
-                    DecodeResult(
-                        target: "primary", status: "ok", width: img.width, height: img.height,
-                        bitDepth: img.codedBitDepth,
-                        message: "decoded re-wrapped; libheif refused the whole file: \(whole)", decoder: libheif))
-                ctx.add(
-                    .decodePrimaryRewrapped, .info,
-                    "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
-                    Evidence(actual: whole, item: p))
-                if thumbs { ctx.thumbnails.primary = thumbnail(img) }
-                ctx.outputPixels = img
-                ctx.outputPixelsOrientation = file.orientation(of: p)
-                libavifRefused(&ctx, primary)
-            } else if let feature = unsupportedPrimaryFeature(file) {
-                // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
-                ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: feature))
-                ctx.add(
-                    .decodeUnsupported, .warning,
-                    "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
-                    Evidence(actual: feature, item: file.primaryItemID))
-            } else {
-                ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole, decoder: libheif))
-                let avif = primary.libavifFailure.map { "; \(LibavifPrimary.decoder) does not decode it either: \($0)" }
-                if let why = primary.libavifFailure {
-                    ctx.decode.append(
-                        DecodeResult(
-                            target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
-                }
-                ctx.add(
-                    .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)" + (avif ?? ""),
-                    Evidence(item: file.primaryItemID))
-            }
+            decodeFailed(&ctx, error, file: file, primary: primary)
         }
         ctx.decode += ctx.gainMapDecodes
+    }
+
+    /// The primary did not decode in libheif: decoded re-wrapped alone when libheif refuses the file as a whole, a
+    /// feature libheif cannot decode named, or `decode.primary-failed`.
+    private static func decodeFailed(_ ctx: inout Context, _ error: Error, file: HEIFFile, primary: PrimaryDecode) {
+        let thumbs = ctx.options.thumbnails
+        let libheif = "libheif \(Heif.version)"
+        let whole = "\(error)"
+        if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
+            let img = try? Isolated.heifPrimary(single, format: .rgb8)
+        {
+            ctx.decode.append(
+                DecodeResult(
+                    target: "primary", status: "ok", width: img.width, height: img.height,
+                    bitDepth: img.codedBitDepth,
+                    message: "decoded re-wrapped; libheif refused the whole file: \(whole)", decoder: libheif))
+            ctx.add(
+                .decodePrimaryRewrapped, .info,
+                "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
+                Evidence(actual: whole, item: p))
+            if thumbs { ctx.thumbnails.primary = thumbnail(img) }
+            ctx.outputPixels = img
+            ctx.outputPixelsOrientation = file.orientation(of: p)
+            libavifRefused(&ctx, primary)
+        } else if let feature = unsupportedPrimaryFeature(file) {
+            // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
+            ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: feature))
+            ctx.add(
+                .decodeUnsupported, .warning,
+                "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
+                Evidence(actual: feature, item: file.primaryItemID))
+        } else {
+            ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole, decoder: libheif))
+            let avif = primary.libavifFailure.map { "; \(LibavifPrimary.decoder) does not decode it either: \($0)" }
+            if let why = primary.libavifFailure {
+                ctx.decode.append(
+                    DecodeResult(
+                        target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
+            }
+            ctx.add(
+                .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)" + (avif ?? ""),
+                Evidence(item: file.primaryItemID))
+        }
     }
 
     /// The primary's libheif decode, started on its own thread when the checks begin so it overlaps the container,
@@ -115,10 +132,13 @@ extension Checks {
 
         /// - Parameter avifOrientation: for an AVIF, its primary's `irot`/`imir` as an Exif orientation: libavif
         ///   decodes it first, libheif only when libavif cannot. Nil for other brands.
+        /// - Parameters: `item` and `pixels`: the primary's item id and pixel count from the container, which name the
+        ///   stage a decoder's worker died in and scale its default deadline.
         init(
-            _ bytes: [UInt8], thumbnails: Bool, avifOrientation: Int? = nil,
+            _ bytes: [UInt8], thumbnails: Bool, item: UInt32? = nil, pixels: Int? = nil, avifOrientation: Int? = nil,
             lookUp: (@Sendable () -> ReferenceLookup)? = nil
         ) {
+            let count = pixels
             let t = Thread { [self] in
                 reference = lookUp?()
                 let pixels: Bool
@@ -133,12 +153,15 @@ extension Checks {
                     }
                 }
                 result = Result {
-                    if thumbnails { return .image(try HeifDecoder.decodePrimary(bytes, format: .rgb8)) }
+                    if thumbnails {
+                        return .image(try Isolated.heifPrimary(bytes, format: .rgb8, item: item, pixels: count))
+                    }
                     if pixels {
-                        let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide)
+                        let r = try Isolated.heifPrimaryReduced(
+                            bytes, minSide: 2 * RenderComparison.maxSide, item: item, pixels: count)
                         return .reduced(r.image, r.size)
                     }
-                    return .size(try HeifDecoder.decodePrimarySize(bytes))
+                    return .size(try Isolated.heifPrimarySize(bytes, item: item, pixels: count))
                 }
                 done.signal()
             }
@@ -158,5 +181,16 @@ extension Checks {
         let px = Pixels(
             width: img.width, height: img.height, channels: img.channels, bitDepth: img.bitDepth, samples: img.samples)
         return Thumbnailer.png(px, maxSide: 160)
+    }
+}
+
+extension FindingCode {
+    /// The finding a decoder worker's failure is.
+    init(_ failure: WorkerFailure) {
+        switch failure.kind {
+        case .crashed, .exited: self = .decodeCrashed
+        case .timeout: self = .decodeTimeout
+        case .outOfMemory: self = .decodeOutOfMemory
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import GainMap
 import HEIF
 import HeifCodec
+import Isolation
 import ReportModel
 
 extension Checks {
@@ -24,13 +25,13 @@ extension Checks {
             ctx.options.decode
             ? { standalone in
                 do {
-                    let img = try HeifDecoder.decodePrimary(standalone, format: .firstPlane)
+                    let img = try Isolated.heifPrimary(standalone, format: .firstPlane)
                     decoded.results.append(
                         DecodeResult(
                             target: "gainmap", status: "ok", width: img.width, height: img.height,
                             bitDepth: img.codedBitDepth))
                     if thumbs && decoded.firstImage == nil {
-                        decoded.firstImage = try? HeifDecoder.decodePrimary(standalone, format: .rgb8)
+                        decoded.firstImage = try? Isolated.heifPrimary(standalone, format: .rgb8)
                     }
                     return DecodedPlane(
                         width: img.width, height: img.height, bitDepth: img.bitDepth, samples: img.samples)

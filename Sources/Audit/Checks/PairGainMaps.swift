@@ -2,6 +2,7 @@ import Findings
 import Foundation
 import GainMap
 import HEIF
+import Isolation
 import JPEGCodec
 import ReportModel
 
@@ -13,7 +14,7 @@ extension Checks {
         let decoder: JPEGGainMapDecoder? =
             ctx.options.decode
             ? { jpeg in
-                let img = try JPEGDecoder.decode(jpeg)
+                let img = try Isolated.jpeg(jpeg)
                 // A one-component map comes back as grey RGB: its first sample of each pixel is the map.
                 let plane = stride(from: 0, to: img.samples.count, by: 3).map { UInt16(img.samples[$0]) }
                 return DecodedPlane(width: img.width, height: img.height, bitDepth: 8, samples: plane)

@@ -2,6 +2,7 @@ import Fidelity
 import Foundation
 import HEIF
 import HeifCodec
+import Isolation
 import Metadata
 
 /// The pixel side of the orientation judgement: whether the output's coded image data is the source's own, and,
@@ -61,8 +62,8 @@ enum PixelOrientation {
         // An overlay primary is never handed to libheif 1.15, which crashes on it (HEIFFile+Overlay.swift).
         if f.overlayInPrimaryDerivation != nil { return nil }
         let img =
-            (try? HeifDecoder.decodePrimary(bytes, format: .firstPlane))
-            ?? Rewrap.standalone(f, item).flatMap { try? HeifDecoder.decodePrimary($0, format: .firstPlane) }
+            (try? Isolated.heifPrimary(bytes, format: .firstPlane))
+            ?? Rewrap.standalone(f, item).flatMap { try? Isolated.heifPrimary($0, format: .firstPlane) }
         guard let img, img.width > 0, img.height > 0 else { return nil }
         let scale = Double((1 << img.bitDepth) - 1)
         let w = img.width

@@ -75,6 +75,7 @@ struct AuditCommand: Subcommand {
         .flag("quiet", "print only the summary and failing files, no progress"),
         .value("history-db", "PATH", "history database (default $XDG_STATE_HOME/readback/history.db)"),
         .flag("no-history", "do not record this run in the history database"),
+        DecoderWorkers.option(sentence: false),
         ShardOption.spec("sources (with --outputs alone: outputs)"),
     ]
 
@@ -114,6 +115,8 @@ struct AuditCommand: Subcommand {
             policy: policy, decode: !args.has("no-decode"), thumbnails: thumbnails, jobs: jobs, failOn: failOn,
             digest: hash == "sha256" && (reportDir != nil || !args.has("no-history")))
 
+        let stopWorkers = try DecoderWorkers.start(jobs: jobs, args: args, console: console)
+        defer { stopWorkers() }
         let quiet = args.has("quiet")
         let progress = Progress(console: console, quiet: quiet, failOn: failOn)
         let tool = ToolInfo(version: readbackVersion)

@@ -118,6 +118,7 @@ struct ConvertCommand: Subcommand {
         .flag(
             "retry-failed",
             "Try again the files held back as failed because 2 attempts in a row ended with the process gone."),
+        DecoderWorkers.option(sentence: true),
         ShardOption.spec("files", sentence: true),
     ]
 
@@ -143,6 +144,9 @@ struct ConvertCommand: Subcommand {
             options: conversion, jobs: jobs,
             dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment,
             shard: try ShardOption.parse(args, environment: console.environment), retryFailed: args.has("retry-failed"))
+        let stopWorkers = try DecoderWorkers.start(
+            jobs: jobs ?? BatchEngine.defaultJobs(), args: args, console: console)
+        defer { stopWorkers() }
         let (converter, verifier) = ConvertAndAudit.make()
         let engine = BatchEngine(
             configuration: config, converter: converter, verifier: verifier,

@@ -65,6 +65,9 @@ struct DiffCommand: Subcommand {
         guard args.positionals.count == 2 else {
             throw UsageError("diff takes exactly two files, SRC and OUT (got \(args.positionals.count))")
         }
+        // The pixel-orientation check decodes with libheif: in a worker (docs/security.md).
+        let stopWorkers = try DecoderWorkers.start(jobs: 1, args: args, console: console)
+        defer { stopWorkers() }
         // Each file is read once and parsed once; the judgement and the file facts are handed the parse.
         let (srcURL, outURL) = (URL(fileURLWithPath: args.positionals[0]), URL(fileURLWithPath: args.positionals[1]))
         let (source, output) = (InputFile(reading: srcURL), InputFile(reading: outURL))

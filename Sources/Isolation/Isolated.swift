@@ -1,0 +1,139 @@
+import ColorScience
+import Foundation
+import HeifCodec
+import RawDecoder
+
+/// The decoders' entry points for everything that parses a file's bytes with a C library: through the shared
+/// `WorkerPool` when one is installed (the CLI's runs), in this process otherwise. Same results either way; through
+/// a worker a crash, hang or exhaustion is a `WorkerFailure` instead of the end of the run.
+public enum Isolated {
+    /// LibRaw's decode of a RAW in memory (`LibRawDecoder.decodeInPlace(bytes:name:options:)`).
+    /// - Throws: `RawDecodeError` in process; `WorkerDecodeError` (LibRaw's refusal), `WorkerFailure` in a worker.
+    public static func raw(bytes: [UInt8], name: String, options: RawDecodeOptions) throws -> (RawMetadata, RawFrame) {
+        guard let pool = WorkerPool.shared else {
+            return try LibRawDecoder.decodeInPlace(bytes: bytes, name: name, options: options)
+        }
+        var m = WorkerMessage(kind: .request)
+        m.op = .raw(
+            workingSpace: options.workingSpace.rawValue, halfSize: options.halfSize,
+            applyOrientation: options.applyOrientation)
+        m.name = name
+        let a = try pool.withWorker { w in
+            m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
+            return try w.run(m, bytes: bytes, pixels: nil, stage: "LibRaw open")
+        }
+        try rethrow(a.message)
+        guard let meta = a.message.raw, let f = a.message.frame, let px = a.pixels,
+            px.count >= f.width * f.height * 6, let space = RawWorkingSpace(rawValue: f.workingSpace)
+        else { throw IsolationError.protocolError("an incomplete RAW answer") }
+        let base = UnsafePointer(px.base.assumingMemoryBound(to: UInt16.self))
+        return (
+            meta, RawFrame(packedRGB: base, width: f.width, height: f.height, workingSpace: space, owner: px)
+        )
+    }
+
+    /// libheif's decode of the primary image (`HeifDecoder.decodePrimary(_:format:)`).
+    /// - Parameter item: the primary's item id, to name the stage a worker died in.
+    /// - Throws: `HeifError` (libheif refused it), `WorkerFailure`.
+    ///   `pixels`: the image's pixel count from the container, for the default deadline.
+    public static func heifPrimary(
+        _ bytes: [UInt8], format: HeifDecodeFormat, item: UInt32? = nil, pixels: Int? = nil
+    ) throws -> HeifDecodedImage {
+        guard let pool = WorkerPool.shared else { return try HeifDecoder.decodePrimary(bytes, format: format) }
+        let a = try heif(pool, .heifPrimary(format: formatName(format), item: item), bytes, pixels: pixels)
+        return try image(a).0
+    }
+
+    /// libheif's reduced decode of the primary (`HeifDecoder.decodePrimaryReduced(_:minSide:)`).
+    public static func heifPrimaryReduced(
+        _ bytes: [UInt8], minSide: Int, item: UInt32? = nil, pixels: Int? = nil
+    ) throws -> (image: HeifDecodedImage, size: HeifDecodedSize) {
+        guard let pool = WorkerPool.shared else { return try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide) }
+        let a = try heif(pool, .heifReduced(minSide: minSide, item: item), bytes, pixels: pixels)
+        let (img, info) = try image(a)
+        return (
+            img,
+            HeifDecodedSize(
+                width: info.fullWidth ?? img.width, height: info.fullHeight ?? img.height,
+                codedBitDepth: info.codedBitDepth)
+        )
+    }
+
+    /// libheif's size-only decode of the primary (`HeifDecoder.decodePrimarySize(_:)`).
+    public static func heifPrimarySize(_ bytes: [UInt8], item: UInt32? = nil, pixels: Int? = nil) throws
+        -> HeifDecodedSize
+    {
+        guard let pool = WorkerPool.shared else { return try HeifDecoder.decodePrimarySize(bytes) }
+        let a = try heif(pool, .heifSize(item: item), bytes, pixels: pixels)
+        guard let info = a.message.heif else { throw IsolationError.protocolError("an incomplete HEIF answer") }
+        return HeifDecodedSize(
+            width: info.width, height: info.height, codedBitDepth: info.codedBitDepth,
+            firstPlaneSpread: info.firstPlaneSpread)
+    }
+
+    /// Test only: asks a worker to do what its sandbox forbids ("socket", "write <path>"), to see it stopped.
+    public static func forbidden(_ what: String) throws {
+        guard let pool = WorkerPool.shared else { throw IsolationError.protocolError("no worker pool") }
+        var m = WorkerMessage(kind: .request)
+        m.op = .forbidden(what: what)
+        let a = try pool.withWorker { try $0.run(m, bytes: [], pixels: nil, stage: "the forbidden call") }
+        try rethrow(a.message)
+    }
+
+    static func stageName(item: UInt32?) -> String { item.map { "libheif decode item \($0)" } ?? "libheif decode" }
+
+    private static func heif(_ pool: WorkerPool, _ op: Operation, _ bytes: [UInt8], pixels: Int?) throws
+        -> WorkerProcess.Answer
+    {
+        var m = WorkerMessage(kind: .request)
+        m.op = op
+        m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
+        let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: pixels, stage: "libheif read") }
+        try rethrow(a.message)
+        return a
+    }
+
+    private static func image(_ a: WorkerProcess.Answer) throws -> (HeifDecodedImage, HeifInfo) {
+        guard let info = a.message.heif, let px = a.pixels, px.count >= info.samples * 2 + (info.iccBytes ?? 0) else {
+            throw IsolationError.protocolError("an incomplete HEIF answer")
+        }
+        let samples = Array(
+            UnsafeBufferPointer(start: px.base.assumingMemoryBound(to: UInt16.self), count: info.samples))
+        let nclx = info.nclx.map {
+            NCLX(
+                colourPrimaries: $0.primaries, transferCharacteristics: $0.transfer, matrixCoefficients: $0.matrix,
+                fullRange: $0.fullRange)
+        }
+        let icc = info.iccBytes.map {
+            Array(UnsafeRawBufferPointer(start: px.base + info.samples * 2, count: $0))
+        }
+        let img = HeifDecodedImage(
+            decoded: samples, width: info.width, height: info.height, bitDepth: info.bitDepth,
+            channels: info.channels, nclx: nclx, icc: icc, codedBitDepth: info.codedBitDepth)
+        return (img, info)
+    }
+
+    /// Throws the decoder's own error a worker reported, as the error type the in-process call throws.
+    static func rethrowFailure(_ m: WorkerMessage) throws { try rethrow(m) }
+
+    private static func rethrow(_ m: WorkerMessage) throws {
+        guard m.kind == .failed else { return }
+        if let h = m.heifError {
+            throw HeifError(operation: h.operation, code: h.code, subcode: h.subcode, message: h.message)
+        }
+        throw WorkerDecodeError(message: m.error ?? "the decoder failed")
+    }
+
+    static func formatName(_ f: HeifDecodeFormat) -> String {
+        switch f {
+        case .rgb8: return "rgb8"
+        case .rgbNative: return "rgbNative"
+        case .mono: return "mono"
+        case .firstPlane: return "firstPlane"
+        }
+    }
+
+    static func format(named s: String) -> HeifDecodeFormat? {
+        ["rgb8": .rgb8, "rgbNative": .rgbNative, "mono": .mono, "firstPlane": .firstPlane][s]
+    }
+}

@@ -1,0 +1,226 @@
+import CIsolation
+import Exiv2Bridge
+import Foundation
+import HeifCodec
+import JPEGCodec
+import RawDecoder
+
+/// The hidden worker mode: `readback __decode-worker PARENT-PID ADDRESS-SPACE`, started only by `WorkerPool`.
+/// It binds itself to its parent, locks itself down (docs/security.md), then answers requests on descriptor 3 until
+/// the parent closes it. It never opens a user's path: the bytes arrive in a sealed memfd.
+public enum WorkerMain {
+    /// The argument that selects worker mode (not in `--help`).
+    public static let argument = "__decode-worker"
+    /// Descriptors a worker may hold: its channel, a request's two memfds, what the libraries open read-only.
+    static let maxFiles: Int32 = 16
+    /// The exit status of a worker whose lockdown was refused (no seccomp in this kernel or container, say).
+    static let lockdownFailed: Int32 = 70
+
+    /// Runs the worker; returns its exit status (0 when the parent closed the channel).
+    public static func run(_ arguments: [String]) -> Int32 {
+        guard arguments.count >= 2, let parent = pid_t(arguments[0]), let cap = UInt64(arguments[1]) else { return 64 }
+        guard rb_worker_bind_parent(parent) == 0 else { return 0 }
+        var step: UnsafePointer<CChar>?
+        let rc = rb_worker_lockdown(RB_WORKER_CHANNEL_FD, cap, maxFiles, &step)
+        // No stderr any more: the parent sees the status. A worker that cannot lock itself down never decodes.
+        if rc != 0 { return lockdownFailed }
+        let channel = RB_WORKER_CHANNEL_FD
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            var fd: Int32 = -1
+            let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
+            if n <= 0 { return 0 }
+            guard let request = try? JSONDecoder().decode(WorkerMessage.self, from: Data(buffer[0..<n])),
+                request.kind == .request, let op = request.op
+            else { return 65 }
+            if let s = request.cpuSeconds { _ = rb_worker_cpu_budget(UInt32(clamping: s)) }
+            let bytes = fd >= 0 ? readInput(fd) : []
+            if fd >= 0 { close(fd) }
+            guard let bytes else { return 66 }
+            let session = Session(channel: channel)
+            let reply = session.answer(op, bytes: bytes, name: request.name ?? "file")
+            guard session.send(reply) else { return 0 }
+        }
+    }
+
+    /// The request's bytes, copied out of the parent's sealed memfd.
+    private static func readInput(_ fd: Int32) -> [UInt8]? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        let count = Int(st.st_size)
+        if count == 0 { return [] }
+        guard let m = try? SharedMapping.map(fd, count: count, writable: false) else { return nil }
+        return Array(UnsafeRawBufferPointer(start: m.base, count: count))
+    }
+}
+
+/// One request's conversation with the parent.
+private struct Session {
+    let channel: Int32
+
+    func send(_ m: WorkerMessage, fd: Int32 = -1) -> Bool {
+        guard let data = try? JSONEncoder().encode(m) else { return false }
+        return data.withUnsafeBytes { rb_send(channel, $0.baseAddress, $0.count, fd) } == 0
+    }
+
+    func stage(_ name: String, pixels: Int? = nil) {
+        var m = WorkerMessage(kind: .stage)
+        m.stage = name
+        m.pixels = pixels
+        _ = send(m)
+    }
+
+    /// Asks the parent for `bytes` of shared memory and maps it.
+    func grant(_ bytes: Int) -> SharedMapping? {
+        var m = WorkerMessage(kind: .need)
+        m.bytes = bytes
+        guard send(m) else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var fd: Int32 = -1
+        let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
+        guard n > 0, fd >= 0 else { return nil }
+        defer { close(fd) }
+        return try? SharedMapping.map(fd, count: bytes, writable: true)
+    }
+
+    func answer(_ op: Operation, bytes: [UInt8], name: String) -> WorkerMessage {
+        do {
+            switch op {
+            case .raw(let space, let half, let orient):
+                return try raw(
+                    bytes, name: name,
+                    options: RawDecodeOptions(
+                        halfSize: half, workingSpace: RawWorkingSpace(rawValue: space) ?? .proPhoto,
+                        applyOrientation: orient))
+            case .heifPrimary(let format, let item):
+                stage(Isolated.stageName(item: item))
+                let img = try HeifDecoder.decodePrimary(bytes, format: Isolated.format(named: format) ?? .rgb8)
+                return try image(img, full: nil)
+            case .heifReduced(let minSide, let item):
+                stage(Isolated.stageName(item: item))
+                let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
+                return try image(r.image, full: r.size)
+            case .heifSize(let item):
+                stage(Isolated.stageName(item: item))
+                let s = try HeifDecoder.decodePrimarySize(bytes)
+                var m = WorkerMessage(kind: .done)
+                m.heif = HeifInfo(
+                    width: s.width, height: s.height, bitDepth: 0, channels: 0, codedBitDepth: s.codedBitDepth,
+                    firstPlaneSpread: s.firstPlaneSpread, samples: 0)
+                return m
+            case .exiv2(let label, let previews, let max):
+                stage("exiv2 read")
+                return try exiv2(Exiv2.read(bytes: bytes, label: label, previews: previews, maxPreviewBytes: max))
+            case .exiv2Blob(let xmp):
+                stage(xmp ? "exiv2 XMP decode" : "exiv2 Exif decode")
+                return try exiv2(xmp ? Exiv2.decodeXMP(bytes) : Exiv2.decodeExif(bytes))
+            case .jpeg(let minSide):
+                stage("libjpeg-turbo decode")
+                let img = try JPEGDecoder.decode(bytes, minSide: minSide)
+                guard let out = grant(img.samples.count) else {
+                    throw IsolationError.protocolError("no shared memory granted")
+                }
+                img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                var m = WorkerMessage(kind: .done)
+                m.jpeg = JPEGInfo(width: img.width, height: img.height)
+                return m
+            case .forbidden(let what):
+                stage("the forbidden call (\(what))")
+                forbidden(what)
+                var m = WorkerMessage(kind: .done)
+                m.error = "not stopped"
+                return m
+            }
+        } catch let e as HeifError {
+            var m = WorkerMessage(kind: .failed)
+            m.heifError = HeifErrorInfo(operation: e.operation, code: e.code, subcode: e.subcode, message: e.message)
+            return m
+        } catch let e as Exiv2Error {
+            var m = WorkerMessage(kind: .failed)
+            m.exiv2Error = Exiv2ErrorInfo(operation: e.operation, path: e.path, message: e.message)
+            return m
+        } catch let e as JPEGError {
+            var m = WorkerMessage(kind: .failed)
+            m.jpegError = JPEGErrorInfo(operation: e.operation, message: e.message)
+            return m
+        } catch let e as RawDecodeError {
+            var m = WorkerMessage(kind: .failed)
+            m.error = String(e.description.dropFirst(e.file.count + 2))
+            return m
+        } catch {
+            var m = WorkerMessage(kind: .failed)
+            m.error = "\(error)"
+            return m
+        }
+    }
+
+    private func raw(_ bytes: [UInt8], name: String, options: RawDecodeOptions) throws -> WorkerMessage {
+        let d = LibRawDecoder()
+        d.stage = { s, pixels in stage(s, pixels: pixels) }
+        let meta = try d.open(bytes: bytes, name: name)
+        let frame = try d.renderInPlace(options)
+        let (w, h) = (frame.width, frame.height)
+        guard let out = grant(w * h * 6) else { throw IsolationError.protocolError("no shared memory granted") }
+        let rows = out.base.assumingMemoryBound(to: UInt16.self)
+        for y in 0..<h {
+            frame.copyRow(y, into: UnsafeMutableBufferPointer(start: rows + y * w * 3, count: w * 3))
+        }
+        var m = WorkerMessage(kind: .done)
+        m.raw = meta
+        m.frame = FrameInfo(width: w, height: h, workingSpace: frame.workingSpace.rawValue)
+        return m
+    }
+
+    /// exiv2's document: its JSON (previews without bytes), then the previews' bytes, in granted memory.
+    private func exiv2(_ doc: Exiv2Document) throws -> WorkerMessage {
+        let stripped = doc.with(
+            previews: doc.previews.map {
+                Exiv2Preview.fields(mimeType: $0.mimeType, width: $0.width, height: $0.height, data: [])
+            })
+        let json = [UInt8](try JSONEncoder().encode(stripped))
+        let sizes = doc.previews.map(\.data.count)
+        guard let out = grant(json.count + sizes.reduce(0, +)) else {
+            throw IsolationError.protocolError("no shared memory granted")
+        }
+        var at = 0
+        for part in [json] + doc.previews.map(\.data) {
+            part.withUnsafeBytes {
+                if let b = $0.baseAddress { (out.base + at).copyMemory(from: b, byteCount: $0.count) }
+            }
+            at += part.count
+        }
+        var m = WorkerMessage(kind: .done)
+        m.exiv2 = Exiv2Info(jsonBytes: json.count, previewBytes: sizes)
+        return m
+    }
+
+    private func image(_ img: HeifDecodedImage, full: HeifDecodedSize?) throws -> WorkerMessage {
+        // The samples, then the ICC profile (up to 16 MiB: too big for a message).
+        let n = img.samples.count
+        let icc = img.icc ?? []
+        guard let out = grant(n * 2 + icc.count) else { throw IsolationError.protocolError("no shared memory granted") }
+        img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        icc.withUnsafeBytes {
+            if let b = $0.baseAddress { (out.base + n * 2).copyMemory(from: b, byteCount: $0.count) }
+        }
+        var m = WorkerMessage(kind: .done)
+        m.heif = HeifInfo(
+            width: img.width, height: img.height, bitDepth: img.bitDepth, channels: img.channels,
+            codedBitDepth: img.codedBitDepth,
+            nclx: img.nclx.map {
+                NCLXInfo(
+                    primaries: $0.colourPrimaries, transfer: $0.transferCharacteristics, matrix: $0.matrixCoefficients,
+                    fullRange: $0.fullRange)
+            }, iccBytes: img.icc?.count, fullWidth: full?.width, fullHeight: full?.height, samples: n)
+        return m
+    }
+
+    /// Test only: what the sandbox must stop.
+    private func forbidden(_ what: String) {
+        if what == "socket" {
+            _ = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        } else if what.hasPrefix("write ") {
+            _ = open(String(what.dropFirst(6)), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
+    }
+}

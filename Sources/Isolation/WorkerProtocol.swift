@@ -1,0 +1,123 @@
+import Foundation
+import RawDecoder
+
+/// The messages between the parent and a worker, one JSON object per SOCK_SEQPACKET datagram. Bytes and pixels
+/// never travel in them: the file's bytes come with a request as a sealed memfd, the pixels go back in a memfd the
+/// parent creates at the size the worker asks for (a worker may not grow files: RLIMIT_FSIZE 0).
+///
+///     parent → worker   request + memfd(file bytes)
+///     worker → parent   stage … (0 or more: the library call about to run, the pixel count once known)
+///     worker → parent   need(bytes)            (when there are pixels)
+///     parent → worker   grant + memfd(bytes)
+///     worker → parent   done(result) | failed(error)
+///
+/// A worker that dies sends, from its fatal-signal handler, a 16-byte `rb_death_note` instead (not JSON).
+struct WorkerMessage: Codable, Sendable {
+    enum Kind: String, Codable, Sendable { case request, stage, need, grant, done, failed }
+    var kind: Kind
+
+    // request
+    var op: Operation?
+    var name: String?
+    var cpuSeconds: Int?
+    // stage
+    var stage: String?
+    var pixels: Int?
+    // need
+    var bytes: Int?
+    // done
+    var raw: RawMetadata?
+    var frame: FrameInfo?
+    var heif: HeifInfo?
+    var exiv2: Exiv2Info?
+    var jpeg: JPEGInfo?
+    // failed
+    var error: String?
+    var heifError: HeifErrorInfo?
+    var exiv2Error: Exiv2ErrorInfo?
+    var jpegError: JPEGErrorInfo?
+
+    init(kind: Kind) { self.kind = kind }
+}
+
+/// What a worker is asked to do.
+enum Operation: Codable, Sendable, Equatable {
+    /// LibRaw open + unpack + process (`LibRawDecoder.decodeInPlace`), working space by raw value.
+    case raw(workingSpace: Int32, halfSize: Bool, applyOrientation: Bool)
+    /// libheif's primary image: `format` one of rgb8, rgbNative, mono, firstPlane; `item` names it in stages.
+    case heifPrimary(format: String, item: UInt32?)
+    /// libheif's primary reduced on the way out (`decodePrimaryReduced`).
+    case heifReduced(minSide: Int, item: UInt32?)
+    /// libheif's primary decoded for its size and first-plane spread only (`decodePrimarySize`).
+    case heifSize(item: UInt32?)
+    /// exiv2's reading of a file in memory (`Exiv2.read(bytes:label:previews:maxPreviewBytes:)`).
+    case exiv2(label: String?, previews: Bool, maxPreviewBytes: Int)
+    /// exiv2's decoding of a bare Exif TIFF blob (`Exiv2.decodeExif`) or XMP packet (`Exiv2.decodeXMP`).
+    case exiv2Blob(xmp: Bool)
+    /// libjpeg-turbo's decode to 8-bit RGB (`JPEGDecoder.decode(_:minSide:)`).
+    case jpeg(minSide: Int?)
+    /// Test only: the worker does what the sandbox forbids (`socket`, `write`) to prove it is stopped.
+    case forbidden(what: String)
+}
+
+/// An upright packed RGB frame's shape.
+struct FrameInfo: Codable, Sendable {
+    var width: Int
+    var height: Int
+    var workingSpace: Int32
+}
+
+/// A decoded HEIF image without its samples (they are in the granted memfd), or a size-only decode.
+struct HeifInfo: Codable, Sendable {
+    var width: Int
+    var height: Int
+    var bitDepth: Int
+    var channels: Int
+    var codedBitDepth: Int
+    var nclx: NCLXInfo?
+    /// The ICC profile's size; its bytes follow the samples in the granted memory.
+    var iccBytes: Int?
+    /// For reduced and size-only decodes: the decoded full size.
+    var fullWidth: Int?
+    var fullHeight: Int?
+    var firstPlaneSpread: Double?
+    var samples: Int
+}
+
+struct NCLXInfo: Codable, Sendable {
+    var primaries: UInt16
+    var transfer: UInt16
+    var matrix: UInt16
+    var fullRange: Bool
+}
+
+struct HeifErrorInfo: Codable, Sendable {
+    var operation: String
+    var code: Int
+    var subcode: Int
+    var message: String
+}
+
+/// exiv2's document as JSON (previews without their bytes) at the start of the granted memory, then each preview's
+/// bytes in order.
+struct Exiv2Info: Codable, Sendable {
+    var jsonBytes: Int
+    var previewBytes: [Int]
+}
+
+struct Exiv2ErrorInfo: Codable, Sendable {
+    var operation: String
+    var path: String?
+    var message: String
+}
+
+/// A decoded JPEG's size (its RGB samples are in the granted memory).
+struct JPEGInfo: Codable, Sendable {
+    var width: Int
+    var height: Int
+}
+
+struct JPEGErrorInfo: Codable, Sendable {
+    var operation: String
+    var message: String
+}

@@ -1,0 +1,54 @@
+import Batch
+import Foundation
+import Isolation
+
+/// The decoder workers of a run: `convert` and `audit` install a `WorkerPool` of `--jobs` workers for their
+/// duration, so every LibRaw and libheif call on a file's bytes runs in a locked-down worker process
+/// (docs/security.md). Only the `readback` binary itself can start workers: `main.swift` names it in `executable`;
+/// the command line run in another process (the CLI tests) decodes in process.
+public enum DecoderWorkers {
+    /// The executable workers re-execute (`/proc/self/exe` from `main.swift`); nil: decode in process.
+    nonisolated(unsafe) public static var executable: String?
+
+    /// `--file-timeout SECONDS`, its help a sentence (convert's style) or not (audit's).
+    static func option(sentence: Bool) -> OptionSpec {
+        let text = "a decode running longer is killed: decode.timeout (default: 30 s + 1 s per million pixels)"
+        return .value("file-timeout", "SECONDS", sentence ? "A" + text.dropFirst() + "." : text)
+    }
+
+    /// Installs the pool for `jobs` workers, with `--file-timeout` from `args`; returns the function that removes it.
+    /// `READBACK_DECODERS=in-process` keeps the decoders in this process (`make bench` compares the two).
+    /// With `READBACK_WORKER_STATS=1` the function prints, on `console`'s error stream, the workers started and the
+    /// peak RSS of the parent and of the largest worker (`make bench`).
+    static func start(jobs: Int, args: ParsedArguments, console: Console) throws(UsageError) -> () -> Void {
+        let environment = console.environment
+        let timeout = try fileTimeout(args)
+        var pool: WorkerPool?
+        if let exe = executable, environment["READBACK_DECODERS"] != "in-process" {
+            pool = WorkerPool(
+                WorkerPool.Config(
+                    executable: exe, size: jobs,
+                    addressSpace: WorkerPool.addressSpace(perJob: BatchEngine.memoryPerJob),
+                    timeout: WorkerPool.Timeout(fixed: timeout)))
+            WorkerPool.shared = pool
+        }
+        let stats = environment["READBACK_WORKER_STATS"] == "1"
+        return { [pool] in
+            if pool != nil { WorkerPool.shared = nil }
+            guard stats else { return }
+            let rss = WorkerPool.peakRSS()
+            console.error(
+                String(
+                    format: "decoder workers: %d started; peak RSS: parent %.0f MB, largest worker %.0f MB",
+                    pool?.started ?? 0, rss.parentMB, rss.largestWorkerMB))
+        }
+    }
+
+    static func fileTimeout(_ args: ParsedArguments) throws(UsageError) -> Double? {
+        guard let raw = args.value("file-timeout") else { return nil }
+        guard let s = Double(raw), s > 0, s <= 86_400 else {
+            throw UsageError("--file-timeout takes seconds, more than 0 and at most 86400, not '\(raw)'")
+        }
+        return s
+    }
+}

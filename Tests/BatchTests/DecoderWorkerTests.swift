@@ -1,0 +1,249 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Decoders run in worker processes (docs/security.md). Faults are injected by a C shim this file compiles with `cc`
+/// and loads with LD_PRELOAD, which the workers inherit with the environment: it interposes the calls Readback hands
+/// a file's bytes to (`libraw_open_buffer`, `heif_context_read_from_memory`) and, when the bytes carry a marker,
+/// crashes, hangs, allocates without bound, opens a socket or opens a file for writing.
+@Suite(.serialized) struct DecoderWorkerTests {
+    static let shimSource = #"""
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <fcntl.h>
+        #include <stdlib.h>
+        #include <string.h>
+        #include <sys/socket.h>
+        #include <unistd.h>
+
+        static void fault(const void *buf, size_t size) {
+            if (!buf || size == 0) return;
+            if (memmem(buf, size, "READBACK-FAULT-CRASH", 20)) { volatile int *p = NULL; *p = 1; }
+            if (memmem(buf, size, "READBACK-FAULT-HANG", 19)) { for (;;) pause(); }
+            if (memmem(buf, size, "READBACK-FAULT-MEMORY", 21)) {
+                for (;;) { void *p = malloc(256u << 20); if (!p) abort(); }
+            }
+            if (memmem(buf, size, "READBACK-FAULT-SOCKET", 21)) socket(AF_INET, SOCK_STREAM, 0);
+            if (memmem(buf, size, "READBACK-FAULT-WRITE", 20)) {
+                int fd = open(getenv("READBACK_FAULT_WRITE_PATH"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                if (fd >= 0) close(fd);
+            }
+        }
+
+        int libraw_open_buffer(void *lr, const void *buffer, size_t size) {
+            fault(buffer, size);
+            int (*real)(void *, const void *, size_t) = dlsym(RTLD_NEXT, "libraw_open_buffer");
+            return real(lr, buffer, size);
+        }
+
+        struct heif_error { int code; int subcode; const char *message; };
+        struct heif_error heif_context_read_from_memory(void *ctx, const void *mem, size_t size, const void *o) {
+            fault(mem, size);
+            struct heif_error (*real)(void *, const void *, size_t, const void *) =
+                dlsym(RTLD_NEXT, "heif_context_read_from_memory");
+            return real(ctx, mem, size, o);
+        }
+        """#
+
+    let dir = Repo.temporaryDirectory("readback-workers")
+    let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
+
+    /// Compiles the shim into the test's folder.
+    func shim() throws -> String {
+        let c = dir.appendingPathComponent("shim.c")
+        let so = dir.appendingPathComponent("shim.so").path
+        try Self.shimSource.write(to: c, atomically: true, encoding: .utf8)
+        let cc = Process()
+        cc.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+        cc.arguments = ["-shared", "-fPIC", "-O1", "-o", so, c.path, "-ldl"]
+        try cc.run()
+        cc.waitUntilExit()
+        #expect(cc.terminationStatus == 0, "cc could not build the shim")
+        return so
+    }
+
+    /// A small valid DNG; with `marker`, the marker follows the TIFF data (no IFD points at it).
+    func dng(_ name: String, in folder: URL, seed: Int, marker: String? = nil) throws {
+        var o = TestDNG.Options()
+        o.width = 96 + 16 * seed
+        o.height = 64
+        var bytes = TestDNG.make(o) { x, y in (Double(x % 13) / 30 + Double(seed) / 20, Double(y % 7) / 20, 0.15) }
+        if let marker { bytes += Array(marker.utf8) }
+        try Data(bytes).write(to: folder.appendingPathComponent(name))
+    }
+
+    /// A HEIC with `marker` in a trailing `free` box: a valid file whose bytes carry the marker.
+    func markedHEIC(_ from: URL, marker: String, to: URL) throws {
+        var bytes = [UInt8](try Data(contentsOf: from))
+        let box = 8 + marker.utf8.count
+        bytes += [UInt8(box >> 24), UInt8((box >> 16) & 0xff), UInt8((box >> 8) & 0xff), UInt8(box & 0xff)]
+        bytes += Array("free".utf8) + Array(marker.utf8)
+        try Data(bytes).write(to: to)
+    }
+
+    func run(_ args: [String], env extra: [String: String] = [:]) throws -> (status: Int32, out: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.currentDirectoryURL = dir
+        p.environment =
+            ["PATH": "/usr/bin:/bin", "HOME": dir.path, "SWIFT_BACKTRACE": "enable=no"].merging(extra) { $1 }
+        let o = Pipe()
+        p.standardOutput = o
+        p.standardError = o
+        try p.run()
+        let out = o.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+    }
+
+    func items(_ jsonLines: String) -> [String: [String: Any]] {
+        var byName: [String: [String: Any]] = [:]
+        for line in jsonLines.split(separator: "\n") {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                o["event"] as? String == "item", let s = o["source"] as? String
+            else { continue }
+            byName[(s as NSString).lastPathComponent] = o
+        }
+        return byName
+    }
+
+    /// convert DIR and audit --outputs DIR over ordinary files plus a crashing, a hanging and an exhausting one: both
+    /// finish with exit 1, the ordinary files are clean, the three get decode.crashed (signal and stage named),
+    /// decode.timeout and decode.out-of-memory, the report lists every file, and a rerun leaves the three alone.
+    @Test func everyFileGetsAVerdictWhenItsDecoderDies() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = dir.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let preload = ["LD_PRELOAD": try shim()]
+        for i in 0..<3 { try dng("plain-\(i).dng", in: src, seed: i) }
+        try dng("crash.dng", in: src, seed: 3, marker: "READBACK-FAULT-CRASH")
+        try dng("hang.dng", in: src, seed: 4, marker: "READBACK-FAULT-HANG")
+        try dng("memory.dng", in: src, seed: 5, marker: "READBACK-FAULT-MEMORY")
+        let convert = ["convert", "src", "--out", "out", "--jobs", "2", "--json", "--file-timeout", "3"]
+
+        let first = try run(convert, env: preload)
+        #expect(first.status == 1, "\(first.out)")
+        let got = items(first.out)
+        #expect(got.count == 6, "\(first.out)")
+        for i in 0..<3 { #expect(got["plain-\(i).dng"]?["verdict"] as? String == "clean", "\(first.out)") }
+        let crash = got["crash.dng"]?["error"] as? String ?? ""
+        #expect(crash.contains("decode.crashed") && crash.contains("SIGSEGV"), "\(crash)")
+        #expect(crash.contains("during LibRaw open"), "the stage is named: \(crash)")
+        #expect((got["hang.dng"]?["error"] as? String ?? "").contains("decode.timeout: "), "\(first.out)")
+        #expect((got["memory.dng"]?["error"] as? String ?? "").contains("decode.out-of-memory: "), "\(first.out)")
+
+        // The rerun does not touch them and says why; the ordinary files are done already.
+        let second = try run(convert, env: preload)
+        #expect(second.status == 1)
+        let again = items(second.out)
+        #expect(again.count == 3, "\(second.out)")
+        #expect((again["crash.dng"]?["error"] as? String ?? "").contains("not tried again: "), "\(second.out)")
+        #expect((again["crash.dng"]?["error"] as? String ?? "").contains("decode.crashed"), "\(second.out)")
+
+        // The audit of the outputs plus three marked HEICs.
+        let outputs = dir.appendingPathComponent("out")
+        let good = outputs.appendingPathComponent("plain-0.heic")
+        for (name, marker) in [("crash", "CRASH"), ("hang", "HANG"), ("memory", "MEMORY")] {
+            try markedHEIC(
+                good, marker: "READBACK-FAULT-\(marker)", to: outputs.appendingPathComponent("\(name)-out.heic"))
+        }
+        let history = dir.appendingPathComponent("history.db").path
+        let audit = try run(
+            [
+                "audit", "--outputs", "out", "--report", "rep", "--jobs", "2", "--file-timeout", "3", "--history-db",
+                history,
+            ],
+            env: preload)
+        #expect(audit.status == 1, "\(audit.out)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("rep/report.json")))
+                as? [String: Any])
+        let files = try #require(report["files"] as? [[String: Any]])
+        #expect(files.count == 6, "every file is in the report")
+        func codes(_ name: String) -> [String] {
+            let f = files.first { ($0["output"] as? String).map { $0 == name || $0.hasSuffix("/" + name) } == true }
+            return (f?["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        }
+        #expect(codes("crash-out.heic").contains("decode.crashed"), "\(codes("crash-out.heic"))")
+        #expect(codes("hang-out.heic").contains("decode.timeout"), "\(codes("hang-out.heic"))")
+        #expect(codes("memory-out.heic").contains("decode.out-of-memory"), "\(codes("memory-out.heic"))")
+        for i in 0..<3 {
+            #expect(!codes("plain-\(i).heic").contains { $0.hasPrefix("decode.") }, "\(codes("plain-\(i).heic"))")
+        }
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("rep/junit.xml").path))
+        #expect(FileManager.default.fileExists(atPath: history), "the run is in the history")
+        #expect(audit.out.contains("libheif decode item"), "the stage is named: \(audit.out)")
+    }
+
+    /// The seccomp filter stops a worker that opens a network socket or a file for writing; the file is reported
+    /// (decode.crashed, stopped by its sandbox) and nothing is written.
+    @Test func theSandboxStopsSocketsAndWrites() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = dir.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let target = dir.appendingPathComponent("written-by-a-worker").path
+        try dng("plain.dng", in: src, seed: 0)
+        try dng("socket.dng", in: src, seed: 1, marker: "READBACK-FAULT-SOCKET")
+        try dng("write.dng", in: src, seed: 2, marker: "READBACK-FAULT-WRITE")
+        let r = try run(
+            ["convert", "src", "--out", "out", "--jobs", "2", "--json"],
+            env: ["LD_PRELOAD": try shim(), "READBACK_FAULT_WRITE_PATH": target])
+        #expect(r.status == 1, "\(r.out)")
+        let got = items(r.out)
+        #expect(got["plain.dng"]?["verdict"] as? String == "clean", "\(r.out)")
+        for name in ["socket.dng", "write.dng"] {
+            let e = got[name]?["error"] as? String ?? ""
+            #expect(e.contains("decode.crashed") && e.contains("stopped by its sandbox"), "\(e)")
+            #expect(e.contains("SIGSYS"), "\(e)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: target), "a worker wrote a file")
+    }
+
+    /// kill -9 of the parent mid-run leaves no worker behind (PR_SET_PDEATHSIG, and the parent's pid checked after).
+    @Test func killingTheParentLeavesNoWorkers() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = dir.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        try dng("hang-a.dng", in: src, seed: 0, marker: "READBACK-FAULT-HANG")
+        try dng("hang-b.dng", in: src, seed: 1, marker: "READBACK-FAULT-HANG")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["convert", "src", "--out", "out", "--jobs", "2", "--file-timeout", "600", "--quiet"]
+        p.currentDirectoryURL = dir
+        p.environment = [
+            "PATH": "/usr/bin:/bin", "HOME": dir.path, "SWIFT_BACKTRACE": "enable=no", "LD_PRELOAD": try shim(),
+        ]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let parent = p.processIdentifier
+        var waited = 0
+        while Self.workers(of: parent).count < 2 && waited < 300 {
+            usleep(100_000)
+            waited += 1
+        }
+        #expect(Self.workers(of: parent).count == 2, "both workers hang in their decode")
+        kill(parent, SIGKILL)
+        p.waitUntilExit()
+        waited = 0
+        while !Self.workers(of: parent).isEmpty && waited < 50 {
+            usleep(100_000)
+            waited += 1
+        }
+        #expect(Self.workers(of: parent).isEmpty, "workers left behind: \(Self.workers(of: parent))")
+    }
+
+    /// The pids of live `readback __decode-worker PARENT …` processes.
+    static func workers(of parent: Int32) -> [Int32] {
+        let procs = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return procs.compactMap { Int32($0) }.filter { pid in
+            guard let cmd = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                !stat.contains(") Z ")
+            else { return false }
+            let args = cmd.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return args.count >= 3 && args[1] == "__decode-worker" && args[2] == String(parent)
+        }
+    }
+}
