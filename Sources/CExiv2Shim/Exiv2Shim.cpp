@@ -37,11 +37,6 @@ struct rb_exiv2_doc {
     int byteOrder = 0;
 };
 
-struct rb_exiv2_blob {
-    std::string bytes;
-    std::string report;
-};
-
 namespace {
 
 // Value bytes in big-endian order; bounded so a hostile count cannot exhaust memory.
@@ -470,79 +465,6 @@ rb_exiv2_status buildHeicExif(const Source &source, uint32_t pixel_width, uint32
     });
 }
 
-rb_exiv2_status buildXmp(const Source &source, const char *sidecar_path, uint32_t pixel_width,
-                         uint32_t pixel_height, rb_exiv2_blob **out, char *message, size_t message_cap) {
-    *out = nullptr;
-    return guarded(message, message_cap, [&]() -> rb_exiv2_status {
-        LogCapture log;
-        std::lock_guard<std::recursive_mutex> g(xmpMutex());
-        Exiv2::XmpData xd;
-        {
-            Exiv2::Image::AutoPtr owned;
-            xd = source.image(owned).xmpData();
-        }
-        if (sidecar_path != nullptr) {
-            Exiv2::Image::AutoPtr side = openAndRead(sidecar_path);
-            const Exiv2::XmpData &sd = side->xmpData();
-            // What the sidecar says about the photo (rating, label, keywords, caption, title, creator, location, …)
-            // wins over the file's own XMP, property by property (an array or struct moves whole). Develop settings
-            // (crs:*, darktable:*) are edits to the RAW that are not rendered: they stay in the sidecar, beside the
-            // original, which is then never removed. The geometry the output has of its own is not taken.
-            auto property = [](const std::string &key) { return key.substr(0, key.find_first_of("[/")); };
-            auto wanted = [](const Exiv2::Xmpdatum &d) {
-                const std::string g = d.groupName();
-                // The sidecar's own document facts (its IDs and history, the tool and time that wrote it) describe
-                // the sidecar, not the photo.
-                if (g == "crs" || g == "darktable" || g == "xmpMM") return false;
-                static const char *own[] = {"Xmp.tiff.Orientation",     "Xmp.tiff.ImageWidth",
-                                            "Xmp.tiff.ImageLength",     "Xmp.exif.PixelXDimension",
-                                            "Xmp.exif.PixelYDimension", "Xmp.xmp.CreatorTool",
-                                            "Xmp.xmp.MetadataDate",     "Xmp.xmp.ModifyDate"};
-                for (const char *k : own)
-                    if (d.key() == k) return false;
-                return true;
-            };
-            std::set<std::string> replaced;
-            for (const auto &d : sd)
-                if (wanted(d)) replaced.insert(property(d.key()));
-            for (auto it = xd.begin(); it != xd.end();) {
-                if (replaced.count(property(it->key())) != 0) {
-                    it = xd.erase(it);
-                } else {
-                    ++it;
-                }
-            }
-            for (const auto &d : sd)
-                if (wanted(d)) xd.add(d);
-        }
-        auto oit = xd.findKey(Exiv2::XmpKey("Xmp.tiff.Orientation"));
-        if (oit != xd.end()) oit->setValue("1");
-        if (pixel_width > 0 && pixel_height > 0) {
-            auto setIfPresent = [&](const char *key, uint32_t v) {
-                auto it = xd.findKey(Exiv2::XmpKey(key));
-                if (it != xd.end()) it->setValue(std::to_string(v));
-            };
-            setIfPresent("Xmp.exif.PixelXDimension", pixel_width);
-            setIfPresent("Xmp.exif.PixelYDimension", pixel_height);
-            setIfPresent("Xmp.tiff.ImageWidth", pixel_width);
-            setIfPresent("Xmp.tiff.ImageLength", pixel_height);
-        }
-        std::unique_ptr<rb_exiv2_blob> result(new rb_exiv2_blob());
-        if (!xd.empty()) {
-            std::string packet;
-            int rc = Exiv2::XmpParser::encode(packet, xd, Exiv2::XmpParser::useCompactFormat |
-                                                              Exiv2::XmpParser::omitPacketWrapper);
-            if (rc != 0) {
-                setMessage(message, message_cap, "XMP encode failed (" + std::to_string(rc) + "): " + log.text);
-                return RB_EXIV2_ERROR;
-            }
-            result->bytes = packet;
-        }
-        *out = result.release();
-        return RB_EXIV2_OK;
-    });
-}
-
 }  // namespace
 
 extern "C" rb_exiv2_status rb_exiv2_build_heic_exif(const char *path, uint32_t pixel_width, uint32_t pixel_height,
@@ -560,12 +482,15 @@ extern "C" rb_exiv2_status rb_exiv2_build_xmp(const char *path, const char *side
     if (path == nullptr || out == nullptr) return RB_EXIV2_BAD_ARGUMENT;
     Source source;
     source.path = path;
-    return buildXmp(source, sidecar_path, pixel_width, pixel_height, out, message, message_cap);
+    SidecarSource sidecar;
+    sidecar.path = sidecar_path;
+    return buildXmp(source, sidecar, pixel_width, pixel_height, out, message, message_cap);
 }
 
 extern "C" rb_exiv2_status rb_exiv2_build_heic_metadata_memory(
     const uint8_t *bytes, size_t size, const char *label, uint32_t pixel_width, uint32_t pixel_height,
-    const char *software, int byte_order, const char *sidecar_path, rb_exiv2_blob **exif_out,
+    const char *software, int byte_order, const uint8_t *sidecar_bytes, size_t sidecar_size,
+    const char *sidecar_label, rb_exiv2_blob **exif_out,
     rb_exiv2_status *exif_status, rb_exiv2_blob **xmp_out, rb_exiv2_status *xmp_status, char *exif_message,
     char *xmp_message, size_t message_cap) {
     if (bytes == nullptr || exif_out == nullptr || xmp_out == nullptr || exif_status == nullptr ||
@@ -591,7 +516,11 @@ extern "C" rb_exiv2_status rb_exiv2_build_heic_metadata_memory(
     source.opened = image.get();
     *exif_status = buildHeicExif(source, pixel_width, pixel_height, software, byte_order, exif_out, exif_message,
                                  message_cap);
-    *xmp_status = buildXmp(source, sidecar_path, pixel_width, pixel_height, xmp_out, xmp_message, message_cap);
+    SidecarSource sidecar;
+    sidecar.path = sidecar_label;
+    sidecar.bytes = sidecar_bytes;
+    sidecar.size = sidecar_size;
+    *xmp_status = buildXmp(source, sidecar, pixel_width, pixel_height, xmp_out, xmp_message, message_cap);
     {
         std::lock_guard<std::recursive_mutex> g(xmpMutex());
         image.reset();

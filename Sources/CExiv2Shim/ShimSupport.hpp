@@ -1,5 +1,5 @@
 // Support shared by the shim's translation units (Exiv2Shim.cpp, Previews.cpp,
-// ExifEncoding.cpp): process-wide setup, the XMP lock,
+// ExifEncoding.cpp, XmpBuilding.cpp): process-wide setup, the XMP lock,
 // per-call log capture and the exception guard. Internal to CExiv2Shim: not part of the C header Swift sees.
 #ifndef CEXIV2SHIM_SUPPORT_HPP
 #define CEXIV2SHIM_SUPPORT_HPP
@@ -11,6 +11,12 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+
+// An encoded blob (Exif TIFF or XMP packet) and what encoding lost, one line each (opaque to C).
+struct rb_exiv2_blob {
+    std::string bytes;
+    std::string report;
+};
 
 namespace rbshim {
 
@@ -115,6 +121,21 @@ struct Source {
         return *owned;
     }
 };
+
+// The XMP sidecar merged into the output's XMP: a file by path (the by-path API), or its bytes already read (the
+// in-memory API, so that a worker process opens no file; `path` then only names it). XmpBuilding.cpp.
+struct SidecarSource {
+    const char *path = nullptr;
+    const uint8_t *bytes = nullptr;
+    size_t size = 0;
+    bool present() const { return path != nullptr || bytes != nullptr; }
+    Exiv2::Image::AutoPtr open() const;
+};
+
+// The output's XMP: the source's own merged with the sidecar's statements about the photo, tiff:Orientation 1, the
+// pixel dimensions updated. XmpBuilding.cpp.
+rb_exiv2_status buildXmp(const Source &source, const SidecarSource &sidecar, uint32_t pixel_width,
+                         uint32_t pixel_height, rb_exiv2_blob **out, char *message, size_t message_cap);
 
 // A MakerNote tag of the camera's embedded preview: its sub-IFD (NikonPreview.*, SamsungPreview.*), the pointer to it
 // (Nikon3.Preview), or a tag locating or holding the image (Pentax.PreviewOffset, Olympus.ThumbnailImage). The same

@@ -80,6 +80,7 @@ extension HEICConverter {
     ) {
         switch lookup {
         case .none(let why): return (nil, LookSummary(applied: false, reason: "neutral render: \(why)"))
+        case .died(let failure): return (nil, LookSummary(applied: false, reason: "neutral render: \(failure)"))
         case .found(let r): return cameraLook(reference: r, frame: frame, renderer: renderer)
         }
     }

@@ -24,7 +24,7 @@ extension HEICConverter {
         let (primary, layout) = try encodeRendered(decoded, nclx: nclx, options: options, file: name)
         parts.primary = primary
         clock.lap("encode")
-        let md = OutputMetadata.build(
+        let md = try OutputMetadata.build(
             for: source, bytes: inputBytes, width: decoded.width, height: decoded.height, options: options,
             losses: &losses)
         clock.lap("metadata")

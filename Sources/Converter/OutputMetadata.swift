@@ -1,6 +1,7 @@
 import Exiv2Bridge
 import FileFacts
 import Foundation
+import Isolation
 
 /// The output's metadata, written at encode time.
 enum OutputMetadata {
@@ -11,15 +12,30 @@ enum OutputMetadata {
 
     /// Exif (CIPA DC-008) rebuilt by exiv2 for the output: Orientation 1, new pixel dimensions, Software; and the
     /// file's XMP merged with its sidecar. What exiv2 could not re-encode (e.g. an oversized MakerNote) is a known loss.
-    /// - Parameter bytes: the source file, already in memory (exiv2 reads it from there; only the sidecar is opened).
+    /// exiv2 parses the source's and the sidecar's bytes in a decoder worker (the sidecar is read here).
+    /// - Parameter bytes: the source file, already in memory.
+    /// - Throws: `ConvertError` with a `decode.*` code when exiv2's worker died, hung or ran out of memory.
     static func build(
         for source: URL, bytes: [UInt8], width: Int, height: Int, options: ConvertOptions, losses: inout [String]
-    ) -> (exif: [UInt8]?, xmp: [UInt8]?, sidecar: [String]) {
-        // One parse of the source's bytes gives both (exiv2 opens nothing but the sidecar).
-        let side = sidecar(for: source, options: options)
-        let built = Exiv2.buildHEICMetadata(
+    ) throws -> (exif: [UInt8]?, xmp: [UInt8]?, sidecar: [String]) {
+        var side = sidecar(for: source, options: options)
+        var sidecarBytes: [UInt8]?
+        if let url = side {
+            switch Isolated.sidecarBytes(url) {
+            case .success(let b): sidecarBytes = b
+            case .failure(let e):
+                losses.append("XMP sidecar \(url.lastPathComponent) not carried: \(e.message)")
+                side = nil
+            }
+        }
+        let built = Isolated.buildHEICMetadata(
             bytes: bytes, label: source.path, pixelWidth: width, pixelHeight: height, software: options.software,
-            sidecar: side?.path)
+            sidecar: side.flatMap { url in sidecarBytes.map { ($0, url.path) } })
+        for case .failure(let e) in [built.exif.map { _ in () }, built.xmp.map { _ in () }] {
+            if let f = e.workerFailure as? WorkerFailure {
+                throw ConvertError(file: source.lastPathComponent, failure: f)
+            }
+        }
         var exif: [UInt8]?
         switch built.exif {
         case .success(let blob):
@@ -34,14 +50,18 @@ enum OutputMetadata {
         }
         // The XMP that Exif carried in tag 700 (XMLPacket) is written as the XMP item instead: not a loss.
         if xmp != nil { losses.removeAll { $0.contains("Exif.Image.XMLPacket") } }
-        return (exif, xmp, side.map { sidecarRoutes($0, output: xmp) } ?? [])
+        let routes = side.flatMap { url in sidecarBytes.map { sidecarRoutes(url, bytes: $0, output: xmp) } } ?? []
+        return (exif, xmp, routes)
     }
 
     /// Where the sidecar's properties went ("IMG_1.CR2.xmp → XMP: xmp:Rating, …"), one line per destination.
-    static func sidecarRoutes(_ sidecar: URL, output xmp: [UInt8]?) -> [String] {
+    /// - Parameter bytes: the sidecar, already read.
+    static func sidecarRoutes(_ sidecar: URL, bytes: [UInt8], output xmp: [UInt8]?) -> [String] {
         let name = sidecar.lastPathComponent
-        guard let doc = try? Exiv2.read(path: sidecar.path) else { return ["\(name): unreadable, nothing carried"] }
-        let outputKeys = xmp.flatMap { try? Exiv2.decodeXMP($0) }?.entries.map(\.key) ?? []
+        guard let doc = try? Isolated.exiv2(bytes: bytes, label: sidecar.path) else {
+            return ["\(name): unreadable, nothing carried"]
+        }
+        let outputKeys = xmp.flatMap { try? Isolated.exiv2XMP($0) }?.entries.map(\.key) ?? []
         let keys = doc.entries.filter { $0.family == .xmp }.map(\.key)
         return Sidecar.routes(sidecarKeys: keys, outputKeys: outputKeys).map { "\(name) \($0)" }
     }

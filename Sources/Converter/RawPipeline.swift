@@ -111,6 +111,8 @@ extension HEICConverter {
                 Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: source.path, previews: true)
                 },
                 path: source.path)
+            // exiv2 or libjpeg-turbo died on the RAW's previews: the file's verdict, as LibRaw's death would be.
+            if case .died(let failure) = found { throw ConvertError(file: source.lastPathComponent, failure: failure) }
             let (curve, summary) = cameraLook(found, frame: frame, renderer: r)
             r = r.with(tone: curve)
             look = summary
@@ -183,7 +185,7 @@ extension HEICConverter {
 
         // Optional DNG opcodes nobody applies (mandatory ones were refused by the decoder) are known losses.
         var losses = meta.dngOpcodesSkipped.map { "DNG \($0) not applied" }
-        let md = OutputMetadata.build(
+        let md = try OutputMetadata.build(
             for: source, bytes: bytes, width: width, height: height, options: options, losses: &losses)
         clock.lap("metadata")
         let output = try HEICAssembler.assemble(

@@ -9,11 +9,19 @@ public struct Exiv2Error: Error, Sendable, Equatable, CustomStringConvertible {
     public let path: String?
     /// exiv2's message (Exiv2::Error::what()) or the shim's description.
     public let message: String
+    /// Set when exiv2 gave no answer because its worker process died, hung or ran out of memory on the bytes (the
+    /// isolation layer's failure value): the file then gets a `decode.*` verdict, not a metadata one. Not compared.
+    public var workerFailure: (any Error & Sendable)?
 
-    public init(operation: String, path: String?, message: String) {
+    public init(operation: String, path: String?, message: String, workerFailure: (any Error & Sendable)? = nil) {
         self.operation = operation
         self.path = path
         self.message = message
+        self.workerFailure = workerFailure
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.operation == b.operation && a.path == b.path && a.message == b.message
     }
 
     public var description: String {
@@ -45,11 +53,16 @@ extension Exiv2Document {
 }
 
 /// A clean Exif TIFF blob for a HEIC and what encoding had to drop.
-public struct ExifBlob: Sendable {
+public struct ExifBlob: Sendable, Codable {
     /// The TIFF bytes, starting "II*\0" or "MM\0*".
     public let bytes: [UInt8]
     /// What ExifParser::encode dropped or shrank, one line each (empty when nothing was lost).
     public let encodingLosses: [String]
+
+    public init(bytes: [UInt8], encodingLosses: [String]) {
+        self.bytes = bytes
+        self.encodingLosses = encodingLosses
+    }
 }
 
 /// One embedded preview as exiv2's PreviewManager lists it.
@@ -268,13 +281,13 @@ public enum Exiv2 {
         return ExifBlob(bytes: blob.bytes, encodingLosses: blob.report)
     }
 
-    /// The output's Exif and XMP from one parse of the source's bytes, already in memory (exiv2 opens no file but the
-    /// sidecar): what `buildHEICExif(from:pixelWidth:pixelHeight:software:byteOrder:)` and
+    /// The output's Exif and XMP from one parse of the source's bytes, already in memory (exiv2 opens no file): what
+    /// `buildHEICExif(from:pixelWidth:pixelHeight:software:byteOrder:)` and
     /// `buildXMP(from:sidecar:pixelWidth:pixelHeight:)` give for the file, each with its own result; `label`, the
-    /// file's path, names it in errors.
+    /// file's path, names it in errors. `sidecar` is the XMP sidecar's bytes and path, already read.
     public static func buildHEICMetadata(
-        bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?, sidecar: String?,
-        byteOrder: ByteOrder = .keepSource
+        bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?,
+        sidecar: (bytes: [UInt8], label: String)?, byteOrder: ByteOrder = .keepSource
     ) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>) {
         var exif: OpaquePointer?
         var xmp: OpaquePointer?
@@ -282,13 +295,18 @@ public enum Exiv2 {
         var exifMessage = [CChar](repeating: 0, count: 1024)
         var xmpMessage = [CChar](repeating: 0, count: 1024)
         let (w, h) = (UInt32(clamping: pixelWidth), UInt32(clamping: pixelHeight))
+        let side = sidecar?.bytes ?? []
         _ = bytes.withUnsafeBufferPointer { b in
-            exifMessage.withUnsafeMutableBufferPointer { em in
-                xmpMessage.withUnsafeMutableBufferPointer { xm in
-                    rb_exiv2_build_heic_metadata_memory(
-                        b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, w, h, software,
-                        byteOrder.rawValue, sidecar, &exif, &exifStatus, &xmp, &xmpStatus, em.baseAddress!,
-                        xm.baseAddress!, min(em.count, xm.count))
+            side.withUnsafeBufferPointer { sb in
+                exifMessage.withUnsafeMutableBufferPointer { em in
+                    xmpMessage.withUnsafeMutableBufferPointer { xm in
+                        rb_exiv2_build_heic_metadata_memory(
+                            b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, w, h, software,
+                            byteOrder.rawValue,
+                            sidecar == nil ? nil : (sb.baseAddress ?? UnsafePointer(bitPattern: 1)!), sb.count,
+                            sidecar?.label, &exif, &exifStatus, &xmp, &xmpStatus, em.baseAddress!, xm.baseAddress!,
+                            min(em.count, xm.count))
+                    }
                 }
             }
         }

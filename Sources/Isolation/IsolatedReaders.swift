@@ -55,6 +55,8 @@ extension Isolated {
             return doc.with(previews: previews)
         } catch let e as Exiv2Error {
             throw e
+        } catch let f as WorkerFailure {
+            throw Exiv2Error(operation: "read", path: label, message: f.description, workerFailure: f)
         } catch {
             throw Exiv2Error(operation: "read", path: label, message: "\(error)")
         }
@@ -80,8 +82,90 @@ extension Isolated {
             return JPEGImage(width: info.width, height: info.height, samples: samples)
         } catch let e as JPEGError {
             throw e
+        } catch let f as WorkerFailure {
+            throw JPEGError(operation: "decode", message: f.description, workerFailure: f)
         } catch {
             throw JPEGError(operation: "decode", message: "\(error)")
         }
+    }
+}
+
+extension Isolated {
+    /// exiv2's building of the output's Exif and XMP from the source's bytes and its sidecar's
+    /// (`Exiv2.buildHEICMetadata`), in a worker when a pool is installed. A worker that died, hung or ran out of
+    /// memory fails both results with an `Exiv2Error` carrying the `WorkerFailure`.
+    public static func buildHEICMetadata(
+        bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?,
+        sidecar: (bytes: [UInt8], label: String)?, byteOrder: Exiv2.ByteOrder = .keepSource
+    ) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>) {
+        guard let pool = WorkerPool.shared else {
+            return Exiv2.buildHEICMetadata(
+                bytes: bytes, label: label, pixelWidth: pixelWidth, pixelHeight: pixelHeight, software: software,
+                sidecar: sidecar, byteOrder: byteOrder)
+        }
+        func error(_ e: Exiv2ErrorInfo) -> Exiv2Error {
+            Exiv2Error(operation: e.operation, path: e.path, message: e.message)
+        }
+        do {
+            var m = WorkerMessage(kind: .request)
+            m.op = .exiv2Build(
+                label: label, width: pixelWidth, height: pixelHeight, software: software, byteOrder: byteOrder.rawValue,
+                sidecarLabel: sidecar?.label, sidecarBytes: sidecar?.bytes.count)
+            m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
+            let request = sidecar.map { bytes + $0.bytes } ?? bytes
+            let a = try pool.withWorker { try $0.run(m, bytes: request, pixels: nil, stage: "exiv2 read") }
+            if let e = a.message.exiv2Error { throw error(e) }
+            try rethrowFailure(a.message)
+            guard let n = a.message.built, let px = a.pixels, px.count >= n else {
+                throw IsolationError.protocolError("an incomplete exiv2 answer")
+            }
+            let raw = UnsafeRawBufferPointer(start: px.base, count: n)
+            let b = try JSONDecoder().decode(BuiltMetadata.self, from: Data(raw))
+            let exif: Result<ExifBlob, Exiv2Error> =
+                b.exif.map { .success($0) }
+                ?? .failure(
+                    b.exifError.map(error)
+                        ?? Exiv2Error(
+                            operation: "build Exif", path: label, message: "no result"))
+            let xmp: Result<[UInt8], Exiv2Error> =
+                b.xmp.map { .success($0) }
+                ?? .failure(
+                    b.xmpError.map(error)
+                        ?? Exiv2Error(
+                            operation: "build XMP", path: label, message: "no result"))
+            return (exif, xmp)
+        } catch let e as Exiv2Error {
+            return (.failure(e), .failure(e))
+        } catch let f as WorkerFailure {
+            let e = Exiv2Error(operation: "read", path: label, message: f.description, workerFailure: f)
+            return (.failure(e), .failure(e))
+        } catch {
+            let e = Exiv2Error(operation: "read", path: label, message: "\(error)")
+            return (.failure(e), .failure(e))
+        }
+    }
+
+    /// The largest XMP sidecar read (a sidecar is a few kilobytes; anything larger is not one).
+    public static let maxSidecarBytes = 16 << 20
+
+    /// A sidecar's bytes, read here in the parent (a worker never opens a user path); nil with the reason when it
+    /// cannot be read or is larger than `maxSidecarBytes`.
+    public static func sidecarBytes(_ url: URL) -> Result<[UInt8], Exiv2Error> {
+        let fail = { (m: String) in
+            Result<[UInt8], Exiv2Error>.failure(Exiv2Error(operation: "read", path: url.path, message: m))
+        }
+        guard let h = FileHandle(forReadingAtPath: url.path) else { return fail("cannot open for reading") }
+        defer { try? h.close() }
+        guard let data = try? h.read(upToCount: maxSidecarBytes + 1) else { return fail("read failed") }
+        guard data.count <= maxSidecarBytes else {
+            return fail("larger than \(maxSidecarBytes >> 20) MiB: not a sidecar")
+        }
+        return .success([UInt8](data))
+    }
+
+    /// exiv2's reading of an XMP sidecar: its bytes read here, parsed in a worker when a pool is installed.
+    public static func exiv2Sidecar(_ url: URL) throws(Exiv2Error) -> Exiv2Document {
+        let bytes = try sidecarBytes(url).get()
+        return try exiv2(bytes: bytes, label: url.path)
     }
 }

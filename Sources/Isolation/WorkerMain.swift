@@ -114,6 +114,11 @@ private struct Session {
             case .exiv2Blob(let xmp):
                 stage(xmp ? "exiv2 XMP decode" : "exiv2 Exif decode")
                 return try exiv2(xmp ? Exiv2.decodeXMP(bytes) : Exiv2.decodeExif(bytes))
+            case .exiv2Build(let label, let w, let h, let software, let order, let sidecarLabel, let sidecarBytes):
+                stage("exiv2 read")
+                return try built(
+                    bytes, label: label, width: w, height: h, software: software, byteOrder: order,
+                    sidecarLabel: sidecarLabel, sidecarBytes: sidecarBytes)
             case .jpeg(let minSide):
                 stage("libjpeg-turbo decode")
                 let img = try JPEGDecoder.decode(bytes, minSide: minSide)
@@ -168,6 +173,38 @@ private struct Session {
         var m = WorkerMessage(kind: .done)
         m.raw = meta
         m.frame = FrameInfo(width: w, height: h, workingSpace: frame.workingSpace.rawValue)
+        return m
+    }
+
+    /// exiv2's building of an output's Exif and XMP: the request's bytes are the source's, then the sidecar's; the
+    /// answer is `BuiltMetadata` as JSON in granted memory.
+    private func built(
+        _ bytes: [UInt8], label: String, width: Int, height: Int, software: String?, byteOrder: Int32,
+        sidecarLabel: String?, sidecarBytes: Int?
+    ) throws -> WorkerMessage {
+        let split = bytes.count - (sidecarBytes ?? 0)
+        guard split >= 0 else { throw IsolationError.protocolError("a sidecar larger than the request") }
+        let built = Exiv2.buildHEICMetadata(
+            bytes: Array(bytes[..<split]), label: label, pixelWidth: width, pixelHeight: height, software: software,
+            sidecar: sidecarBytes.map { _ in (Array(bytes[split...]), sidecarLabel ?? "sidecar") },
+            byteOrder: Exiv2.ByteOrder(rawValue: byteOrder) ?? .keepSource)
+        func info(_ e: Exiv2Error) -> Exiv2ErrorInfo {
+            Exiv2ErrorInfo(operation: e.operation, path: e.path, message: e.message)
+        }
+        var answer = BuiltMetadata()
+        switch built.exif {
+        case .success(let blob): answer.exif = blob
+        case .failure(let e): answer.exifError = info(e)
+        }
+        switch built.xmp {
+        case .success(let packet): answer.xmp = packet
+        case .failure(let e): answer.xmpError = info(e)
+        }
+        let json = [UInt8](try JSONEncoder().encode(answer))
+        guard let out = grant(json.count) else { throw IsolationError.protocolError("no shared memory granted") }
+        json.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var m = WorkerMessage(kind: .done)
+        m.built = json.count
         return m
     }
 

@@ -1,3 +1,4 @@
+import Exiv2Bridge
 import Foundation
 import RawDecoder
 
@@ -31,6 +32,8 @@ struct WorkerMessage: Codable, Sendable {
     var heif: HeifInfo?
     var exiv2: Exiv2Info?
     var jpeg: JPEGInfo?
+    /// `exiv2Build`'s answer: the size of its JSON (`BuiltMetadata`) at the start of the granted memory.
+    var built: Int?
     // failed
     var error: String?
     var heifError: HeifErrorInfo?
@@ -54,6 +57,11 @@ enum Operation: Codable, Sendable, Equatable {
     case exiv2(label: String?, previews: Bool, maxPreviewBytes: Int)
     /// exiv2's decoding of a bare Exif TIFF blob (`Exiv2.decodeExif`) or XMP packet (`Exiv2.decodeXMP`).
     case exiv2Blob(xmp: Bool)
+    /// exiv2's building of the output's Exif and XMP (`Exiv2.buildHEICMetadata`): the request's bytes are the
+    /// source's, then the sidecar's last `sidecarBytes` (nil: no sidecar).
+    case exiv2Build(
+        label: String, width: Int, height: Int, software: String?, byteOrder: Int32, sidecarLabel: String?,
+        sidecarBytes: Int?)
     /// libjpeg-turbo's decode to 8-bit RGB (`JPEGDecoder.decode(_:minSide:)`).
     case jpeg(minSide: Int?)
     /// Test only: the worker does what the sandbox forbids (`socket`, `write`) to prove it is stopped.
@@ -120,4 +128,12 @@ struct JPEGInfo: Codable, Sendable {
 struct JPEGErrorInfo: Codable, Sendable {
     var operation: String
     var message: String
+}
+
+/// `exiv2Build`'s answer, as JSON in granted memory: each builder's result or error.
+struct BuiltMetadata: Codable, Sendable {
+    var exif: ExifBlob?
+    var exifError: Exiv2ErrorInfo?
+    var xmp: [UInt8]?
+    var xmpError: Exiv2ErrorInfo?
 }

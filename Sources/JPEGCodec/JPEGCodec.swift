@@ -10,11 +10,17 @@ internal import CTurboJPEG
 public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     public let operation: String
     public let message: String
+    /// Set when libjpeg-turbo gave no answer because its worker process died, hung or ran out of memory on the bytes
+    /// (the isolation layer's failure value): the file then gets a `decode.*` verdict. Not compared.
+    public var workerFailure: (any Error & Sendable)?
 
-    public init(operation: String, message: String) {
+    public init(operation: String, message: String, workerFailure: (any Error & Sendable)? = nil) {
         self.operation = operation
         self.message = message
+        self.workerFailure = workerFailure
     }
+
+    public static func == (a: Self, b: Self) -> Bool { a.operation == b.operation && a.message == b.message }
 
     public var description: String { "\(operation): \(message)" }
 }

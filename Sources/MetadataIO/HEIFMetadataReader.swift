@@ -38,6 +38,7 @@ enum HEIFMetadataReader {
                 fields += d.fields
                 if makerNote == nil { makerNote = d.makerNote }
             } catch {
+                if error.workerFailure != nil { throw error }  // a dead decoder is the file's verdict, not a note
                 notes.append("Exif item \(id): \(error.reason)")
             }
         }
@@ -49,6 +50,7 @@ enum HEIFMetadataReader {
             do {
                 fields += try MetadataReader.decodeXMP(packet, label: path).fields
             } catch {
+                if error.workerFailure != nil { throw error }
                 notes.append("XMP item \(id): \(error.reason)")
             }
         }

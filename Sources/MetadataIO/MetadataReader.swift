@@ -1,4 +1,5 @@
 import Exiv2Bridge
+import FileContent
 import FileFacts
 import Foundation
 import HEIF
@@ -9,8 +10,12 @@ import Metadata
 public struct MetadataReadError: Error, Sendable, Equatable, CustomStringConvertible {
     public let path: String
     public let reason: String
+    /// Set when a decoder's worker died, hung or ran out of memory reading the metadata (the isolation layer's
+    /// `WorkerFailure`): the file then gets that `decode.*` verdict. Not compared.
+    public var workerFailure: WorkerFailure?
 
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, workerFailure: WorkerFailure? = nil) {
+        self.workerFailure = workerFailure
         self.path = path
         var r = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
         // exiv2 sometimes names the file itself; name it once.
@@ -57,13 +62,15 @@ public enum MetadataReader {
         } else {
             switch file.exiv2 {
             case .success(let doc)?: set = fromExiv2(doc, path: path, bytes: bytes)
-            case .failure(let error)?: throw MetadataReadError(path: path, reason: error.message)
+            case .failure(let error)?:
+                throw MetadataReadError(
+                    path: path, reason: error.message, workerFailure: error.workerFailure as? WorkerFailure)
             case nil: throw MetadataReadError(path: path, reason: "not read")
             }
         }
         if sidecars, url.pathExtension.lowercased() != "xmp", let side = sidecar(for: url) {
             do {
-                let doc = try Exiv2.read(path: side.path)
+                let doc = try Isolated.exiv2Sidecar(side)
                 // Only what the sidecar says of the photo (the converter's rule, `Sidecar.route`): not the Exif and
                 // IPTC exiv2 derives from its XMP on reading, which no file holds, nor the sidecar's own record.
                 let decoded = EntryDecoder.decode(
@@ -92,7 +99,9 @@ public enum MetadataReader {
     /// A file's XMP entries (as `xmpEntries`) and its IFD0 Exif Orientation (`IFD0:Orientation`), from one exiv2
     /// read; nil when the file cannot be read.
     public static func xmpAndOrientation(_ url: URL) -> (xmp: [(key: String, text: String)], orientation: Int?)? {
-        guard let doc = try? Exiv2.read(path: url.path) else { return nil }
+        guard let bytes = try? FileContent.read(path: url.path),
+            let doc = try? Isolated.exiv2(bytes: bytes, label: url.path)
+        else { return nil }
         return xmpAndOrientation(doc)
     }
 
@@ -128,7 +137,8 @@ public enum MetadataReader {
             let doc = try Isolated.exiv2Exif(bytes)
             return EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         } catch {
-            throw MetadataReadError(path: label, reason: "Exif: \(error.message)")
+            throw MetadataReadError(
+                path: label, reason: "Exif: \(error.message)", workerFailure: error.workerFailure as? WorkerFailure)
         }
     }
 
@@ -141,7 +151,8 @@ public enum MetadataReader {
             let doc = try Isolated.exiv2XMP(bytes)
             return EntryDecoder.decode(doc.entries)
         } catch {
-            throw MetadataReadError(path: label, reason: "XMP: \(error.message)")
+            throw MetadataReadError(
+                path: label, reason: "XMP: \(error.message)", workerFailure: error.workerFailure as? WorkerFailure)
         }
     }
 

@@ -87,6 +87,7 @@ func reference(_ path: String, primary: Bool) throws -> ReferenceRender {
     switch ReferenceExtractor.reference(for: URL(fileURLWithPath: path)) {
     case .found(let r): return r
     case .none(let why): throw Failure(description: "no reference render: \(why)")
+    case .died(let failure): throw Failure(description: "no reference render: \(failure)")
     }
 }
 

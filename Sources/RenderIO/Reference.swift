@@ -29,6 +29,9 @@ public struct ReferenceRender: Sendable {
 public enum ReferenceLookup: Sendable {
     case found(ReferenceRender)
     case none(reason: String)
+    /// A decoder's worker died, hung or ran out of memory on the source's bytes (listing its previews, decoding one):
+    /// the file gets that `decode.*` verdict, not a missing reference.
+    case died(WorkerFailure)
 }
 
 /// Finds and decodes the reference rendering of a source file.
@@ -91,6 +94,7 @@ public enum ReferenceExtractor {
         switch read {
         case .success(let d): doc = d
         case .failure(let error):
+            if let f = error.workerFailure as? WorkerFailure { return .died(f) }
             // exiv2 prefixes some messages with the path; the report already names the file.
             let message =
                 error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message
@@ -116,8 +120,9 @@ public enum ReferenceExtractor {
             let decoded: Result<JPEGImage, TIFFImage.DecodeFailure>
             var icc: [UInt8]? = nil
             if p.mimeType == "image/jpeg" {
-                decoded = Result { try Isolated.jpeg(p.data, minSide: decodeSide) }
-                    .mapError { TIFFImage.DecodeFailure(String(describing: $0)) }
+                let jpeg = Result { () throws(JPEGError) in try Isolated.jpeg(p.data, minSide: decodeSide) }
+                if case .failure(let e) = jpeg, let f = e.workerFailure as? WorkerFailure { return .died(f) }
+                decoded = jpeg.mapError { TIFFImage.DecodeFailure(String(describing: $0)) }
                 icc = JPEGSegments(p.data).icc
             } else if p.mimeType == "image/tiff" {
                 decoded = TIFFImage.decode(p.data)
@@ -195,6 +200,7 @@ public enum ReferenceExtractor {
     public static func fromJPEG(_ bytes: [UInt8]) -> ReferenceLookup {
         let img: JPEGImage
         do { img = try Isolated.jpeg(bytes, minSide: decodeSide) } catch {
+            if let f = error.workerFailure as? WorkerFailure { return .died(f) }
             return .none(reason: "the JPEG source does not decode: \(error)")
         }
         if let problem = unusable(img) {

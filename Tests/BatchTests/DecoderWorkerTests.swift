@@ -11,6 +11,7 @@ import Testing
         #define _GNU_SOURCE
         #include <dlfcn.h>
         #include <fcntl.h>
+        #include <signal.h>
         #include <stdlib.h>
         #include <string.h>
         #include <sys/socket.h>
@@ -42,6 +43,25 @@ import Testing
             struct heif_error (*real)(void *, const void *, size_t, const void *) =
                 dlsym(RTLD_NEXT, "heif_context_read_from_memory");
             return real(ctx, mem, size, o);
+        }
+
+        // exiv2's ImageFactory::open(const byte *, long) (an auto_ptr returned through the hidden pointer) and
+        // TurboJPEG's header read: each crashes on its own marker only, so LibRaw and libheif pass the file first.
+        static void crashOn(const void *buf, size_t size, const char *marker) {
+            // raise, not a null store: the compiler drops a branch that ends in undefined behaviour.
+            if (buf && size > 0 && memmem(buf, size, marker, strlen(marker))) raise(SIGSEGV);
+        }
+        void *_ZN5Exiv212ImageFactory4openEPKhl(void *ret, const unsigned char *data, long size) {
+            crashOn(data, size > 0 ? (size_t)size : 0, "READBACK-EXIV2-CRASH");
+            void *(*real)(void *, const unsigned char *, long) = dlsym(RTLD_NEXT, "_ZN5Exiv212ImageFactory4openEPKhl");
+            return real(ret, data, size);
+        }
+        int tjDecompressHeader3(void *h, const unsigned char *buf, unsigned long size, int *w, int *ht, int *sub,
+                                int *cs) {
+            crashOn(buf, size, "READBACK-JPEG-CRASH");
+            int (*real)(void *, const unsigned char *, unsigned long, int *, int *, int *, int *) =
+                dlsym(RTLD_NEXT, "tjDecompressHeader3");
+            return real(h, buf, size, w, ht, sub, cs);
         }
         """#
 
@@ -174,6 +194,49 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("rep/junit.xml").path))
         #expect(FileManager.default.fileExists(atPath: history), "the run is in the history")
         #expect(audit.out.contains("libheif decode item"), "the stage is named: \(audit.out)")
+    }
+
+    /// exiv2 and libjpeg-turbo run in workers too: their deaths are `decode.crashed` verdicts naming the stage, in a
+    /// conversion (exiv2 reading the RAW's previews) and in a pair audit (exiv2 reading the source's metadata, and
+    /// libjpeg-turbo decoding a JPEG source for the render check), never a metadata note or a missing reference.
+    @Test func exiv2AndJPEGDeathsAreDecodeVerdicts() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = dir.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let preload = ["LD_PRELOAD": try shim()]
+        try dng("plain.dng", in: src, seed: 0)
+        try dng("exiv2.dng", in: src, seed: 1, marker: "READBACK-EXIV2-CRASH")
+        let r = try run(["convert", "src", "--out", "out", "--jobs", "2", "--json"], env: preload)
+        #expect(r.status == 1, "\(r.out)")
+        let got = items(r.out)
+        #expect(got["plain.dng"]?["verdict"] as? String == "clean", "\(r.out)")
+        let e = got["exiv2.dng"]?["error"] as? String ?? ""
+        #expect(e.contains("decode.crashed") && e.contains("SIGSEGV") && e.contains("exiv2 read"), "\(e)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/exiv2.heic").path))
+
+        func codes(_ report: String) throws -> [String] {
+            let json = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: dir.appendingPathComponent("\(report)/report.json"))) as? [String: Any])
+            let files = try #require(json["files"] as? [[String: Any]])
+            return files.flatMap { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
+        }
+        // The same RAW as the source of a pair: exiv2 dies reading its metadata.
+        let pair = try run(["audit", "src/exiv2.dng", "out/plain.heic", "--report", "rep-exiv2"], env: preload)
+        #expect(pair.status == 1, "\(pair.out)")
+        let exiv2Codes = try codes("rep-exiv2")
+        #expect(exiv2Codes.contains("decode.crashed"), "\(exiv2Codes)")
+        #expect(!exiv2Codes.contains("metadata.unreadable"), "\(exiv2Codes)")
+
+        // A JPEG source whose decode dies (the marker after its end of image: exiv2 reads it as usual).
+        var jpeg = [UInt8](try Data(contentsOf: Repo.root.appendingPathComponent("Corpus/jpeg/plain.jpg")))
+        jpeg += Array("READBACK-JPEG-CRASH".utf8)
+        try Data(jpeg).write(to: src.appendingPathComponent("crash.jpg"))
+        let audit = try run(["audit", "src/crash.jpg", "out/plain.heic", "--report", "rep-jpeg"], env: preload)
+        #expect(audit.status == 1, "\(audit.out)")
+        let jpegCodes = try codes("rep-jpeg")
+        #expect(jpegCodes.contains("decode.crashed"), "\(jpegCodes)")
+        #expect(audit.out.contains("libjpeg-turbo decode"), "the stage is named: \(audit.out)")
     }
 
     /// The seccomp filter stops a worker that opens a network socket or a file for writing; the file is reported

@@ -14,6 +14,10 @@ extension Checks {
         switch lookup {
         case .none(let why):
             ctx.add(RenderFindingCode.noReference, .info, "no reference render: \(why)")
+        case .died(let failure):
+            ctx.add(
+                FindingCode(failure), .error, "the source's reference render cannot be read: \(failure)",
+                Evidence(actual: failure.stage))
         case .found(let ref):
             if ctx.options.thumbnails { ctx.thumbnails.reference = thumbnail(ref.image) }
             // A primary that does not decode is `decode.primary-failed` already.

@@ -1,6 +1,7 @@
 import Findings
 import Foundation
 import HEIF
+import Isolation
 import Metadata
 import MetadataIO
 import ReportModel
@@ -73,9 +74,11 @@ public enum PairJudgement {
         let src: MetadataSet
         let out: MetadataSet
         do { src = try MetadataReader.read(s.file) } catch {
+            if let f = error.workerFailure { return died(f, "the source's metadata") }
             return unreadable(.warning, "the source's metadata cannot be read: \(error)")
         }
         do { out = try MetadataReader.read(o.file) } catch {
+            if let f = error.workerFailure { return died(f, "the output's metadata") }
             return unreadable(.error, "the output's metadata cannot be read: \(error)")
         }
         return compare(s, src, o, out, policy: policy, decode: decode)
@@ -88,6 +91,16 @@ public enum PairJudgement {
             source: s.heif, sourceBytes: s.bytes, output: o.heif, outputBytes: o.bytes, decode: decode)
         let diff = Diff.compare(source: src, output: out, policy: policy.metadataPolicy, evidence: evidence)
         return apply(policy, to: diff)
+    }
+
+    /// A decoder worker that died, hung or ran out of memory reading `what`: that `decode.*` verdict (error).
+    static func died(_ failure: WorkerFailure, _ what: String) -> Result {
+        Result(
+            diff: nil, rows: [],
+            findings: [
+                Finding(
+                    code: FindingCode(failure), severity: .error, message: "\(what) cannot be read: \(failure)")
+            ])
     }
 
     static func unreadable(_ severity: Severity, _ message: String) -> Result {

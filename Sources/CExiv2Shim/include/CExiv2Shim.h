@@ -141,10 +141,12 @@ rb_exiv2_status rb_exiv2_read_memory(const uint8_t *bytes, size_t size, const ch
 /// Both builders on one parse of a file's bytes: rb_exiv2_build_heic_exif into `exif_out` (its status in
 /// `exif_status`, its message in `exif_message`) and rb_exiv2_build_xmp into `xmp_out` (`xmp_status`,
 /// `xmp_message`), each as the single call would give it. Returns RB_EXIV2_OK when the bytes were opened and read,
-/// else that failure, which both statuses and messages then carry.
+/// else that failure, which both statuses and messages then carry. The sidecar comes as bytes too
+/// (`sidecar_bytes`, `sidecar_size`; NULL for none), `sidecar_label` naming it in messages: nothing is opened.
 rb_exiv2_status rb_exiv2_build_heic_metadata_memory(const uint8_t *bytes, size_t size, const char *label,
                                                     uint32_t pixel_width, uint32_t pixel_height, const char *software,
-                                                    int byte_order, const char *sidecar_path,
+                                                    int byte_order, const uint8_t *sidecar_bytes,
+                                                    size_t sidecar_size, const char *sidecar_label,
                                                     rb_exiv2_blob **exif_out, rb_exiv2_status *exif_status,
                                                     rb_exiv2_blob **xmp_out, rb_exiv2_status *xmp_status,
                                                     char *exif_message, char *xmp_message, size_t message_cap);
