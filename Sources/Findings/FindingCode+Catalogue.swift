@@ -456,6 +456,14 @@ extension FindingCode {
         Entry(
             .decodeOutOfMemory, .error, .decode, .failsConversion,
             "a decoder ran out of its worker's address-space cap (4 × the memory --jobs plans per job) on the file"),
+        Entry(
+            .conformanceHdlrFields, .warning, .conformance, .informationOnly,
+            "meta's hdlr has a non-zero pre_defined or reserved field, or a name without its terminating NUL (ISO/IEC 14496-12 §8.4.3.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceIpmaDuplicate, .warning, .conformance, .informationOnly,
+            "iprp holds two ipma boxes with the same version and flags (ISO/IEC 14496-12 §8.11.14.1); error when a conversion introduced it"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

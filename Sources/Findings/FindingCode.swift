@@ -165,6 +165,8 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case decodeCrashed = "decode.crashed"
     case decodeTimeout = "decode.timeout"
     case decodeOutOfMemory = "decode.out-of-memory"
+    case conformanceHdlrFields = "conformance.hdlr-fields"
+    case conformanceIpmaDuplicate = "conformance.ipma-duplicate"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

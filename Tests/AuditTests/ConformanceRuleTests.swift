@@ -195,6 +195,15 @@ private enum Build {
     }
 }
 
+@Test func aHandlerWithReservedBitsSetIsReported() throws {
+    var bytes = HEIFBuilder(brands: Build.brands).build()
+    let at = try #require((0..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("hdlr".utf8) })
+    // Body: version+flags (4), pre_defined (4), handler_type (4), reserved (12), name.
+    bytes[at + 4 + 12] = 1
+    let problems = Checks.conformanceProblems(HEIFFile(bytes: bytes)).filter { $0.code == .conformanceHdlrFields }
+    #expect(problems.count == 1 && problems.first?.message.contains("§8.4.3.1") == true, "\(problems)")
+}
+
 @Test func aToneMapIsTheLastStepOfTheDerivationOrder() {
     #expect(Checks.isInOrder(["grid", "tmap"]))
     #expect(Checks.isInOrder(["iden", "grid", "iden", "iovl", "iden", "tmap"]))
