@@ -45,7 +45,7 @@ CORPUS ?= ../shared/corpus
 # Shared test tools (GPAC's ComplianceWarden sources), built by `make test-real` into .build/, never written to.
 TOOLS ?= ../shared/tools
 
-.PHONY: all deps bench-deps dist-deps build release test test-real test-dist demo corpus corpus-large lint fuzz \
+.PHONY: all deps bench-deps dist-deps build stale-objects release test test-real test-dist demo corpus corpus-large lint fuzz \
         bench ladder clean help install uninstall deb deb-deps test-pkg test-container codes-doc
 
 all: build
@@ -89,10 +89,20 @@ bench-deps: deps
 dist-deps:
 	$(call apt_install,$(DIST_PACKAGES))
 
-build: deps
+build: deps stale-objects
 	$(SWIFT) build
 
-release: deps
+# Swift's incremental build does not recompile the other modules' files when FindingCode gains or loses a case, yet
+# the layout of every Optional holding one (FindingCode?, MetadataFindingCode?: nil is the first unused tag) changes
+# with the count; a stale test file then never sees an iterator's nil and records millions of issues. When the count
+# of cases changed since the last build, every Swift object file is dropped (one full rebuild).
+stale-objects:
+	@n=$$(grep -c '^    case .* = "' Sources/Findings/FindingCode.swift); \
+	if [ "$$(cat .build/findingcode-cases 2>/dev/null)" != "$$n" ]; then \
+		find .build/ -path '*.build/*.swift.o' -delete 2>/dev/null; mkdir -p .build; echo "$$n" > .build/findingcode-cases; \
+	fi
+
+release: deps stale-objects
 	$(SWIFT_RELEASE) --product readback
 
 test: build

@@ -456,6 +456,34 @@ extension FindingCode {
         Entry(
             .decodeOutOfMemory, .error, .decode, .failsConversion,
             "a decoder ran out of its worker's address-space cap (4 × the memory --jobs plans per job) on the file"),
+        Entry(
+            .conformanceHdlrFields, .warning, .conformance, .informationOnly,
+            "meta's hdlr has a non-zero pre_defined or reserved field, or a name without its terminating NUL (ISO/IEC 14496-12 §8.4.3.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceIpmaDuplicate, .warning, .conformance, .informationOnly,
+            "iprp holds two ipma boxes with the same version and flags (ISO/IEC 14496-12 §8.11.14.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceLselNotEssential, .warning, .conformance, .informationOnly,
+            "an item's lsel (layer selector) is not marked essential (HEIF ISO/IEC 23008-12 §6.5.11.1); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceClliInvalid, .warning, .conformance, .informationOnly,
+            "a clli box is not 12 bytes or not inside ipco (MIAF ISO/IEC 23000-22 §7.4.4.2.2); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceMdcvInvalid, .warning, .conformance, .informationOnly,
+            "an mdcv box is not 32 bytes or not inside ipco (MIAF ISO/IEC 23000-22 §7.4.4.3.2); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceGridLimit, .warning, .conformance, .informationOnly,
+            "in a file with a MIAF profile brand, a primary grid or overlay over 128 000 000 pixels has no alternative or thumbnail within that count, or one more than 200× smaller than the next larger (MIAF ISO/IEC 23000-22 §8.4); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceProfileMiAB, .warning, .conformance, .informationOnly,
+            "the file claims MiAB but an AVC item is above High profile or level 5.2 (MIAF ISO/IEC 23000-22 §A.6); error when a conversion introduced it"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

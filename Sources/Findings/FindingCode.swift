@@ -165,6 +165,13 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case decodeCrashed = "decode.crashed"
     case decodeTimeout = "decode.timeout"
     case decodeOutOfMemory = "decode.out-of-memory"
+    case conformanceHdlrFields = "conformance.hdlr-fields"
+    case conformanceIpmaDuplicate = "conformance.ipma-duplicate"
+    case conformanceLselNotEssential = "conformance.lsel-not-essential"
+    case conformanceClliInvalid = "conformance.clli-invalid"
+    case conformanceMdcvInvalid = "conformance.mdcv-invalid"
+    case conformanceGridLimit = "conformance.grid-limit"
+    case conformanceProfileMiAB = "conformance.profile-miab"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

@@ -195,6 +195,15 @@ private enum Build {
     }
 }
 
+@Test func aHandlerWithReservedBitsSetIsReported() throws {
+    var bytes = HEIFBuilder(brands: Build.brands).build()
+    let at = try #require((0..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("hdlr".utf8) })
+    // Body: version+flags (4), pre_defined (4), handler_type (4), reserved (12), name.
+    bytes[at + 4 + 12] = 1
+    let problems = Checks.conformanceProblems(HEIFFile(bytes: bytes)).filter { $0.code == .conformanceHdlrFields }
+    #expect(problems.count == 1 && problems.first?.message.contains("§8.4.3.1") == true, "\(problems)")
+}
+
 @Test func aToneMapIsTheLastStepOfTheDerivationOrder() {
     #expect(Checks.isInOrder(["grid", "tmap"]))
     #expect(Checks.isInOrder(["iden", "grid", "iden", "iovl", "iden", "tmap"]))
@@ -233,4 +242,91 @@ private enum Build {
     #expect(!Checks.allows("MiHA", mono8) && !Checks.allows("MiHA", rext444))
     #expect(Checks.allows("MiHE", mono8) && Checks.allows("MiHE", rext444) && Checks.allows("MiHE", main10))
     #expect(!Checks.allows("MiHE", config(4, 3, 12)))
+}
+
+@Test func aLayerSelectorMustBeEssential() {
+    let lsel = Property.unknown(type: "lsel", body: [0, 0])
+    for essential in [false, true] {
+        let f = Build.file { b, p in b.setProperties(of: p, Build.image(256, 256, [(lsel, essential)])) }
+        let problems = Checks.conformanceProblems(f)
+        #expect(problems.map(\.code) == (essential ? [] : [.conformanceLselNotEssential]), "\(problems)")
+        #expect(problems.allSatisfy { $0.message.hasSuffix("§6.5.11.1)") })
+    }
+}
+
+@Test func clliAndMdcvHaveTheirSizeAndLiveInIpco() {
+    let display = MasteringDisplay(
+        primaries: [1, 2, 3, 4, 5, 6], whitePointX: 7, whitePointY: 8, maxLuminance: 9, minLuminance: 1)
+    let cases: [(String, Property, [FindingCode])] = [
+        ("a clli of 12 bytes", .clli(maxCLL: 1000, maxPALL: 400), []),
+        ("an mdcv of 32 bytes", .mdcv(display), []),
+        ("a clli of 14 bytes", .unknown(type: "clli", body: [3, 232, 1, 144, 0, 0]), [.conformanceClliInvalid]),
+        (
+            "an mdcv of 30 bytes", .unknown(type: "mdcv", body: Array(repeating: 1, count: 22)),
+            [.conformanceMdcvInvalid]
+        ),
+    ]
+    for (name, property, codes) in cases {
+        let f = Build.file { b, p in b.setProperties(of: p, Build.image(256, 256, [(property, false)])) }
+        let problems = Checks.conformanceProblems(f)
+        #expect(problems.map(\.code) == codes, "\(name): \(problems.map(\.message))")
+        #expect(problems.allSatisfy { $0.message.contains("§7.4.4.") }, "\(name)")
+    }
+    // A well-formed clli at the top level of the file, outside ipco.
+    let bytes = HEIFBuilder(brands: Build.brands).build() + [0, 0, 0, 12] + Array("clli".utf8) + [3, 232, 1, 144]
+    let problems = Checks.conformanceProblems(HEIFFile(bytes: bytes))
+    #expect(problems.map(\.code) == [.conformanceClliInvalid], "\(problems.map(\.message))")
+    #expect(problems.first?.actual == "inside no box (top level)")
+}
+
+@Test func aPrimaryGridOverTheLimitNeedsASmallerAlternative() {
+    let profile = Brands(major: "heic", compatible: ["mif1", "miaf", "MiHB", "heic"])
+    // Two 8192×8192 tiles: 134 217 728 pixels, over MIAF §8.4's 128 000 000.
+    func file(brands: Brands = profile, _ extra: (inout HEIFBuilder, UInt32) -> Void = { _, _ in }) -> HEIFFile {
+        Build.file(
+            { b, _ in
+                let g = b.addGrid(
+                    columns: 2, rows: 1, outputWidth: 16384, outputHeight: 8192,
+                    tiles: [(Build.image(8192, 8192), [1]), (Build.image(8192, 8192), [2])],
+                    properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)])
+                b.setPrimary(g.grid)
+                extra(&b, g.grid)
+            }, brands: brands)
+    }
+    let alone = Checks.conformanceProblems(file())
+    #expect(alone.map(\.code) == [.conformanceGridLimit], "\(alone.map(\.message))")
+    #expect(alone.first?.message.hasSuffix("(MIAF ISO/IEC 23000-22 §8.4)") == true)
+    // Without a MIAF profile brand the constraint is not adopted.
+    #expect(Build.codes(file(brands: Build.brands)).isEmpty)
+    // A 1200×600 thumbnail (within the factor 200 of §7.3.3) is the smaller alternative.
+    let thumbnail = file { b, g in
+        let t = b.addCodedImage(properties: Build.image(1200, 600), data: [3])
+        b.addReference(type: "thmb", from: t, to: [g])
+    }
+    #expect(Build.codes(thumbnail).isEmpty, "\(Checks.conformanceProblems(thumbnail).map(\.message))")
+    // An alternative grid of one 512×256 tile is within the count but 1024× smaller.
+    let tooSmall = file { b, g in
+        let a = b.addGrid(
+            columns: 1, rows: 1, outputWidth: 512, outputHeight: 256, tiles: [(Build.image(512, 256), [4])],
+            properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)], hidden: true)
+        b.addEntityGroup(type: "altr", entities: [g, a.grid])
+    }
+    let ratio = Checks.conformanceProblems(tooSmall)
+    #expect(ratio.map(\.code) == [.conformanceGridLimit] && ratio.first?.actual == "1024×", "\(ratio.map(\.message))")
+}
+
+@Test func miabAllowsAVCHighProfileUpToLevel52() {
+    let miab = Brands(major: "avci", compatible: ["mif1", "miaf", "MiAB", "avci"])
+    for (profile, level, codes) in [
+        (100, 52, []), (110, 40, [FindingCode.conformanceProfileMiAB]), (100, 60, [.conformanceProfileMiAB]),
+    ] {
+        let f = Build.file(
+            { b, _ in
+                let avcC = Property.unknown(type: "avcC", body: [1, UInt8(profile), 0, UInt8(level), 0xFF, 0xE0, 0])
+                b.addCodedImage(type: "avc1", properties: [(avcC, true)] + Build.image(), data: [1], hidden: true)
+            }, brands: miab)
+        let problems = Checks.conformanceProblems(f)
+        #expect(problems.map(\.code) == codes, "\(profile) \(level): \(problems.map(\.message))")
+        #expect(problems.allSatisfy { $0.message.hasSuffix("§A.6)") })
+    }
 }

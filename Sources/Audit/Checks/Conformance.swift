@@ -45,10 +45,11 @@ extension Checks {
         }
     }
 
-    /// The conformance problems of `file`: the file's structure, its images' properties, its derivations and its
-    /// coded items, in that order.
+    /// The conformance problems of `file`: the file's structure, its images' properties, its derivations, its coded
+    /// items and the MIAF profiles' constraints, in that order.
     static func conformanceProblems(_ file: HEIFFile) -> [ConformanceProblem] {
         structureProblems(file) + imageProblems(file) + derivationProblems(file) + codedItemProblems(file)
+            + profileConstraintProblems(file)
     }
 
     /// The problems of every coded image item of `file`: `ispe` against the SPS, `clap` parity.

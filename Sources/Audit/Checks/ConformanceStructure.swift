@@ -47,6 +47,7 @@ extension Checks {
                     expected: "no xml or bxml", actual: x.type.description))
         }
         out += orderProblems(file)
+        out += boxFieldProblems(file, meta)
         out += protectionProblems(file, meta)
         out += bodyPlacementProblems(file)
         out += profileProblems(file)
@@ -99,6 +100,40 @@ extension Checks {
                         clause: "HEIF ISO/IEC 23008-12 §B.2.3.1, §E.2.3, §H.2.2", expected: "essential",
                         actual: "not essential"))
             }
+        }
+        return out
+    }
+
+    /// hdlr's fixed fields (ISO/IEC 14496-12 §8.4.3.1) and one ipma per version and flags (§8.11.14.1).
+    static func boxFieldProblems(_ file: HEIFFile, _ meta: Box) -> [ConformanceProblem] {
+        var out: [ConformanceProblem] = []
+        if let h = meta.child("hdlr"), h.bodyRange.upperBound <= file.bytes.count, h.bodyRange.count >= 24 {
+            let b = Array(file.bytes[h.bodyRange])
+            var wrong: [String] = []
+            if b[4..<8].contains(where: { $0 != 0 }) { wrong.append("pre_defined") }
+            if b[12..<24].contains(where: { $0 != 0 }) { wrong.append("reserved") }
+            if b.count == 24 || b.last != 0 { wrong.append("name without NUL") }
+            if !wrong.isEmpty {
+                out.append(
+                    problem(
+                        .conformanceHdlrFields, nil, "meta's hdlr has \(wrong.joined(separator: ", "))",
+                        clause: "ISO/IEC 14496-12 §8.4.3.1",
+                        expected: "zero pre_defined and reserved, a NUL-terminated name",
+                        actual: wrong.joined(separator: ", ")))
+            }
+        }
+        let ipmas = meta.child("iprp")?.children.filter { $0.type == "ipma" } ?? []
+        let keys = ipmas.compactMap { b -> [UInt8]? in
+            b.bodyRange.count >= 4 && b.bodyRange.upperBound <= file.bytes.count
+                ? Array(file.bytes[b.bodyRange.prefix(4)]) : nil
+        }
+        if Set(keys).count < keys.count {
+            out.append(
+                problem(
+                    .conformanceIpmaDuplicate, nil,
+                    "iprp holds \(keys.count) ipma boxes, two with one version and flags",
+                    clause: "ISO/IEC 14496-12 §8.11.14.1", expected: "one ipma per version and flags",
+                    actual: "\(keys.count) ipma boxes"))
         }
         return out
     }
