@@ -484,6 +484,18 @@ extension FindingCode {
             .conformanceProfileMiAB, .warning, .conformance, .informationOnly,
             "the file claims MiAB but an AVC item is above High profile or level 5.2 (MIAF ISO/IEC 23000-22 §A.6); error when a conversion introduced it"
         ),
+        Entry(
+            .conformanceMiPrBoxOrder, .warning, .conformance, .informationOnly,
+            "the file claims MiPr but its top-level boxes are not ftyp, [fidx,] meta, [one free,] mdat (MIAF ISO/IEC 23000-22 §10.2); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceMiPrThumbnail, .warning, .conformance, .informationOnly,
+            "the file claims MiPr but the primary has no thumbnail, or a thumbnail's coded data does not precede the primary's (MIAF ISO/IEC 23000-22 §10.2); error when a conversion introduced it"
+        ),
+        Entry(
+            .conformanceMiPrEarlyData, .warning, .conformance, .informationOnly,
+            "the file claims MiPr but neither a thumbnail nor the primary ends within the first 128 000 bytes (MIAF ISO/IEC 23000-22 §10.2); error when a conversion introduced it"
+        ),
     ]
 
     /// Old spellings of renamed codes (report schema 3 and earlier), accepted in policies and baselines for one

@@ -172,6 +172,9 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case conformanceMdcvInvalid = "conformance.mdcv-invalid"
     case conformanceGridLimit = "conformance.grid-limit"
     case conformanceProfileMiAB = "conformance.profile-miab"
+    case conformanceMiPrBoxOrder = "conformance.mipr-box-order"
+    case conformanceMiPrThumbnail = "conformance.mipr-thumbnail"
+    case conformanceMiPrEarlyData = "conformance.mipr-early-data"
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 

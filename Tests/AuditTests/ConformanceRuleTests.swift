@@ -330,3 +330,48 @@ private enum Build {
         #expect(problems.allSatisfy { $0.message.hasSuffix("§A.6)") })
     }
 }
+
+@Test func miprWantsMetaFirstAThumbnailBeforeThePrimaryAndEarlyData() {
+    let mipr = Brands(major: "heic", compatible: ["mif1", "miaf", "MiPr", "heic"])
+    /// A MiPr file: the thumbnail's data first unless `thumbnailLast`, the primary's `primaryBytes` long.
+    func file(thumbnail: Bool = true, thumbnailLast: Bool = false, primaryBytes: Int = 4, brands: Brands = mipr)
+        -> [UInt8]
+    {
+        var b = HEIFBuilder(brands: brands)
+        func addThumbnail(_ p: UInt32) {
+            let t = b.addCodedImage(properties: Build.image(128, 128), data: [9, 9], hidden: true)
+            b.addReference(type: "thmb", from: t, to: [p])
+        }
+        var p: UInt32 = 0
+        if thumbnail && !thumbnailLast {
+            // The thumbnail is added (and placed) first, its reference to the primary once that has an id.
+            let t = b.addCodedImage(properties: Build.image(128, 128), data: [9, 9], hidden: true)
+            p = b.addCodedImage(properties: Build.image(), data: [UInt8](repeating: 1, count: primaryBytes))
+            b.addReference(type: "thmb", from: t, to: [p])
+        } else {
+            p = b.addCodedImage(properties: Build.image(), data: [UInt8](repeating: 1, count: primaryBytes))
+            if thumbnail { addThumbnail(p) }
+        }
+        b.setPrimary(p)
+        return b.build()
+    }
+    func problems(_ bytes: [UInt8]) -> [Checks.ConformanceProblem] {
+        Checks.conformanceProblems(HEIFFile(bytes: bytes))
+    }
+    #expect(problems(file()).isEmpty, "\(problems(file()).map(\.message))")
+    // Without the brand none of this is asked.
+    #expect(problems(file(thumbnail: false, brands: Build.brands)).isEmpty)
+    #expect(problems(file(thumbnail: false)).map(\.code) == [.conformanceMiPrThumbnail])
+    #expect(problems(file(thumbnailLast: true)).map(\.code) == [.conformanceMiPrThumbnail])
+    // A 200 000-byte primary with its thumbnail after it: nothing ends within 128 000 bytes.
+    let late = problems(file(thumbnailLast: true, primaryBytes: 200_000))
+    #expect(late.map(\.code) == [.conformanceMiPrThumbnail, .conformanceMiPrEarlyData], "\(late.map(\.message))")
+    // The same primary with its thumbnail first: the thumbnail is the early data.
+    #expect(problems(file(primaryBytes: 200_000)).isEmpty)
+    // A free box after mdat, and a second one: the box order.
+    let free: [UInt8] = [0, 0, 0, 8] + Array("free".utf8)
+    let after = problems(file() + free)
+    #expect(after.map(\.code) == [.conformanceMiPrBoxOrder], "\(after.map(\.message))")
+    #expect(after.allSatisfy { $0.message.hasSuffix("(MIAF ISO/IEC 23000-22 §10.2)") })
+    #expect(problems(file() + free + free).first?.actual.contains("2 top-level free-space boxes") == true)
+}

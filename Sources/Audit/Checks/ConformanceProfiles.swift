@@ -11,7 +11,7 @@ extension Checks {
     static let gridLimitPixels: UInt64 = 128_000_000
 
     static func profileConstraintProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        singlePropertyProblems(file) + gridLimitProblems(file) + miabProblems(file)
+        singlePropertyProblems(file) + gridLimitProblems(file) + miabProblems(file) + miprProblems(file)
     }
 
     /// `lsel` marked essential (HEIF §6.5.11.1); `clli` of 12 bytes and `mdcv` of 32 (MIAF §7.4.4.2.2, §7.4.4.3.2)
