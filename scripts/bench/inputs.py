@@ -118,9 +118,9 @@ def generate_large(rb, work):
     return out, r
 
 
-def raw_inputs(rb, work):
-    """One DNG per BENCH_SIZES entry, from `readback corpus generate --large` (24 and 50 MP charts); BENCH_QUICK
-    takes the committed small chart instead. Returns [(megapixels, path, origin)]."""
+def raw_inputs(rb, work, sizes=None):
+    """One DNG per entry of `sizes` (default BENCH_SIZES), from `readback corpus generate --large` (24 and 50 MP
+    charts); BENCH_QUICK takes the committed small chart instead. Returns [(megapixels, path, origin)]."""
     if QUICK:
         w, h = tiff_dims(QUICK_RAW)
         return [(round(w * h / 1e6, 2), QUICK_RAW, f"Corpus/dng/{os.path.basename(QUICK_RAW)} (BENCH_QUICK)")]
@@ -135,7 +135,7 @@ def raw_inputs(rb, work):
                 w, h = tiff_dims(p)
                 found.append((w * h / 1e6, p))
     picked = []
-    for mp in SIZES:
+    for mp in (SIZES if sizes is None else sizes):
         best = min(found, key=lambda t: abs(t[0] - mp), default=None)
         if not best or abs(best[0] - mp) / mp >= 0.2:
             raise SystemExit(f"bench: no generated RAW of about {mp:g} MP (BENCH_SIZES takes 24 and 50; "

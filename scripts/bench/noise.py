@@ -12,19 +12,19 @@ size against the lossless-JPEG twin; and heif-enc at equal viewing fidelity on a
 2048x1536): heif-enc (its default preset slow) encodes the crop of Readback's own frame at rising qualities, and
 Readback's encoder encodes the same crop at its default settings, so both are judged on the same pixels. A whole
 24 MP frame at preset slow costs minutes per quality on this machine, hence the crop.
+
+BENCH_ISOS defaults to 800 and 3200 (ISO 3200 carries the bits-per-pixel goal), BENCH_NOISE_PAIRS to 2: docs/bench.md,
+"Cuts".
 """
 import json
 import os
 import shutil
 import statistics
 
-from harness import ENV, QUICK, ROOT, Side, first_line, interleave, log, run
+from harness import ISOS, MATCH_CROP, NOISE_PAIRS, QUICK, ROOT, Side, first_line, interleave, log, run
 from inputs import manifest, tiff_dims
 from peers import CONVERT_IM
 
-ISOS = [int(s) for s in ENV.get("BENCH_ISOS", "100,800,3200,12800").split(",") if s.strip()]
-NOISE_PAIRS = int(ENV.get("BENCH_NOISE_PAIRS", "2" if QUICK else "3"))
-MATCH_CROP = ENV.get("BENCH_MATCH_CROP", "1024x768" if QUICK else "2048x1536")
 VL_LOSS = (0.01, 0.03)  # Ladder.visuallyLossless at viewing size: mean, every block
 COARSE = (40, 60, 80)  # then 90, then every distinct CRF between the passing point and the one below
 

@@ -113,7 +113,7 @@ def exiftool_side(folder):
 def heif_info_side(files):
     return Side("heif-info", "heif-info FILE, one process per file (1.15 decodes each image)",
                 lambda d: ["sh", "-c", 'for f in "$@"; do heif-info "$f"; done >/dev/null 2>&1; exit 0', "sh"] + files,
-                unavailable=missing("heif-info"))
+                unavailable=missing("heif-info"), max_rounds=REF_ROUNDS)  # no goal: a reference point
 
 
 def libheif_side(floor, files):
@@ -204,7 +204,8 @@ def dcraw_fidelity(floor, dng, keep_dir):
 
 
 def other_sides(floor, dng, px, work):
-    """vips, ImageMagick, and the JPEG reference points RawTherapee and darktable."""
+    """vips, ImageMagick, and the JPEG reference points RawTherapee and darktable: no goal depends on them, so they
+    run BENCH_REF_ROUNDS rounds (default 1) beside the goal sides' BENCH_PAIRS."""
     im_why = None
     if not os.path.exists(CONVERT_IM):
         im_why = "ImageMagick is not installed"
@@ -218,10 +219,11 @@ def other_sides(floor, dng, px, work):
     os.makedirs(rt_home, exist_ok=True)
     return [
         Side("vips", "vips copy x.dng x.heic", lambda d: ["vips", "copy", dng, os.path.join(d, "x.heic")],
-             check=output_check(floor, expect_pixels=px), unavailable=missing("vips", "libvips-tools is not installed")),
+             check=output_check(floor, expect_pixels=px), unavailable=missing("vips", "libvips-tools is not installed"),
+             max_rounds=REF_ROUNDS),
         Side("imagemagick", "ImageMagick convert x.dng x.heic",
              lambda d: [CONVERT_IM, dng, os.path.join(d, "x.heic")], check=output_check(floor, expect_pixels=px),
-             unavailable=im_why),
+             unavailable=im_why, max_rounds=REF_ROUNDS),
         Side("rawtherapee", "rawtherapee-cli -j90 (JPEG; reference point, not HEIC)",
              lambda d: ["rawtherapee-cli", "-o", os.path.join(d, "x.jpg"), "-j90", "-Y", "-c", dng],
              env={"HOME": rt_home}, check=output_check(floor, ext=(".jpg",)), max_rounds=REF_ROUNDS,
