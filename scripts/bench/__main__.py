@@ -82,7 +82,7 @@ def main():
                 results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
                                              why="no real-world corpus (set BENCH_CORPUS)"))
         if only not in ("audit", "report", "noise", "workers"):
-            for comp, px in comparisons.convert_comparisons(rb, floor, work, floor_settings(defaults)):
+            for comp, px in comparisons.convert_comparisons(rb, floor, work, floor_settings(defaults), defaults):
                 results["comparisons"].append(comp)
                 results["goals"] += convert_goals(comp, px)
         if only not in ("audit", "report", "convert", "workers"):

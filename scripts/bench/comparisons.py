@@ -10,7 +10,7 @@ import zlib
 import cache
 import peers
 import reportcost
-from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, META_COPIES, PAIRS, SCALE, SCALE_ROUNDS, Side,
+from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, MATCH_CROP, META_COPIES, PAIRS, SCALE, SCALE_ROUNDS, Side,
                      first_line, interleave, log, ratio, run, stats, throughput)
 from inputs import manifest, raw_inputs, stage, tiff_dims
 
@@ -146,20 +146,22 @@ def readback_frame(rb, dng, mp, work):
     return frame, None
 
 
-def peer_quality(rb, dng, frame, work, q):
-    """Before the rounds, untimed: the quality at which the dcraw pipeline's encoder matches Readback's fidelity, so
-    the pipeline is timed at equal fidelity rather than at the same quality number (docs/bench.md).
-    Returns (match dict or None, quality as text)."""
+def peer_quality(rb, dng, frame, work, q, defaults):
+    """Before the rounds, untimed: the quality at which the dcraw pipeline's encoder matches Readback's fidelity on
+    the centred BENCH_MATCH_CROP crop, so the pipeline is timed at equal fidelity rather than at the same quality
+    number (docs/bench.md); from the cache when the DNG, Readback's frame, version and defaults, the crop and heif-enc
+    are those of an earlier run. Returns (match dict or None, quality as text)."""
     if not (frame and shutil.which("heif-enc") and os.path.exists(peers.CONVERT_IM)):
         return None, q
-    key = cache.match_key(rb, dng, frame)
+    key = cache.match_key(rb, dng, frame, defaults, MATCH_CROP)
     match = cache.load("match", key)
     if match is not None:
+        match["cached"] = True
         log(f"convert: heif-enc's quality at Readback's fidelity from the cache ({key[:12]})")
     else:
-        log("convert: finding heif-enc's quality at Readback's fidelity (untimed)")
-        match = peers.fidelity_match(rb, dng, frame, work)
-        if not match.get("error"):
+        log(f"convert: finding heif-enc's quality at Readback's fidelity on the {MATCH_CROP} crop (untimed)")
+        match = peers.fidelity_match(rb, dng, frame, work, MATCH_CROP)
+        if not match.get("error") and not (match.get("whole_frame") or {}).get("error"):
             cache.store("match", key, match)
     if match.get("match"):
         q = str(match["match"]["quality"])
@@ -241,7 +243,7 @@ def stage_budget(readback, rounds, floor_side):
                     "(moved out of its lap), so the shares add up to about the convert ratio"}
 
 
-def convert_comparisons(rb, floor, work, settings):
+def convert_comparisons(rb, floor, work, settings, defaults):
     """One comparison per RAW size; yields (comparison, pixels)."""
     for mp, dng, origin in raw_inputs(rb, work):
         log(f"convert: {os.path.basename(dng)} ({origin}), {PAIRS} interleaved rounds")
@@ -250,7 +252,7 @@ def convert_comparisons(rb, floor, work, settings):
         frame, frame_why = readback_frame(rb, dng, mp, work)
         if frame_why:
             log(frame_why)
-        match, q_peer = peer_quality(rb, dng, frame, work, settings["quality"][0])
+        match, q_peer = peer_quality(rb, dng, frame, work, settings["quality"][0], defaults)
         keep = os.path.join(work, "fid-dcraw")
         os.makedirs(keep, exist_ok=True)
         readback, stages = readback_convert_side(rb, work, dng, floor, px)

@@ -46,7 +46,8 @@ def fmt_db(x):
 
 
 def fmt_fid(m):
-    return (f"{fmt_mb(m['bytes'])}, SSIM-Y {m['ssim_y_mean']:.5f} / worst {m['ssim_y_worst_block']:.5f}, "
+    bpp = f" ({m['bpp']:.2f} bit/px)" if m.get("bpp") is not None else ""
+    return (f"{fmt_mb(m['bytes'])}{bpp}, SSIM-Y {m['ssim_y_mean']:.5f} / worst {m['ssim_y_worst_block']:.5f}, "
             f"PSNR-Y {m['psnr_y']:.2f} dB")
 
 
@@ -117,11 +118,25 @@ def fidelity_rows(c):
     fm = c.get("fidelity_match") or {}
     if fm.get("error"):
         rows.append(f"| {c['title']} | fidelity match | not measured: {fm['error']} | |")
+    # The search runs on the centred crop (peers.fidelity_match); older results have no "crop": the whole frame.
+    where = f"the {fm['crop']} crop of " if fm.get("crop") else ""
+    cached = " (from the cache)" if fm.get("cached") else ""
     if fm.get("readback"):
-        rows.append(f"| {c['title']} | fidelity: readback (as shipped) | {fmt_fid(fm['readback'])} | |")
+        rows.append(f"| {c['title']} | fidelity on {where or 'the whole frame of '}Readback's frame: readback (as "
+                    f"shipped; its whole file's size){cached} | {fmt_fid(fm['readback'])} | |")
     for m in fm.get("points", []):
         tag = " (the match)" if fm.get("match") and m["quality"] == fm["match"]["quality"] else ""
-        rows.append(f"| {c['title']} | fidelity: heif-enc q{m['quality']} on Readback's frame{tag} | {fmt_fid(m)} | |")
+        rows.append(f"| {c['title']} | fidelity: heif-enc q{m['quality']} on {where}Readback's frame{tag} | "
+                    f"{fmt_fid(m)} | |")
+    whole = fm.get("whole_frame") or {}
+    if whole.get("error"):
+        rows.append(f"| {c['title']} | fidelity over the whole frame | not measured: {whole['error']} | |")
+    elif whole:
+        rows.append(f"| {c['title']} | fidelity over the whole frame: readback (as shipped) | "
+                    f"{fmt_fid(whole['readback'])} | |")
+        rows.append(f"| {c['title']} | fidelity over the whole frame: heif-enc q{whole['quality']} on Readback's frame"
+                    f" ({'reaches' if whole.get('heif_enc_reaches') else 'does not reach'} Readback's) | "
+                    f"{fmt_fid(whole['heif_enc'])} | |")
     return rows
 
 
@@ -219,8 +234,15 @@ def stage_rows(c):
 def dcraw_detail(g):
     """The dcraw goal's sizes and fidelities, side by side."""
     sb, fd = g["size_bytes"], g.get("fidelity") or {}
-    how = "the lowest quality at Readback's fidelity" if fd.get("heif_enc_matches") else "below Readback's fidelity"
-    extra = (f"; on Readback's frame: size {fmt_mb(sb['readback'])} vs {fmt_mb(sb['heif_enc_on_readback_frame'])} "
+    crop = f" on the {fd['crop']} crop" if fd.get("crop") else ""
+    how = (f"the lowest quality at Readback's fidelity{crop}" if fd.get("heif_enc_matches") else
+           f"below Readback's fidelity{crop}")
+    if fd.get("heif_enc_reaches_on_whole_frame") is not None:
+        how += (", which also reaches it over the whole frame" if fd["heif_enc_reaches_on_whole_frame"] else
+                ", which does not reach it over the whole frame")
+    if fd.get("cached"):
+        how += "; quality from the cache"
+    extra = (f"; on Readback's whole frame: size {fmt_mb(sb['readback'])} vs {fmt_mb(sb['heif_enc_on_readback_frame'])} "
              f"(heif-enc q{fd.get('heif_enc_quality')}, {how})")
     if fd:
         a, b = fd["readback"], fd["heif_enc"]
@@ -231,7 +253,7 @@ def dcraw_detail(g):
         bits = [f"{n} q{one[k]['quality']} ({fmt_mb(one[k]['bytes'])})" for k, n in
                 (("ssim_y_mean", "mean"), ("ssim_y_worst_block", "worst block"), ("psnr_y", "PSNR-Y")) if one.get(k)]
         if bits:
-            extra += "; heif-enc reaches Readback on one measure alone at: " + ", ".join(bits)
+            extra += f"; heif-enc reaches Readback on one measure alone{crop} at: " + ", ".join(bits)
     return extra + f"; the pipeline's own file (its own, darker render) {fmt_mb(sb.get('dcraw_pipeline_own_render'))}"
 
 
