@@ -2,8 +2,9 @@
 the generated RAWs of `readback corpus generate --large`, keyed by the generator's source (the git tree of
 Sources/CorpusKit, or the binary's digest when that tree has local changes or there is no git), and heif-enc's
 quality at Readback's fidelity, keyed by the input: the DNG, Readback's pre-encode frame, version and default
-settings, the match crop and the encoder's version (match_key). BENCH_CACHE=0 ignores and writes no cache; deleting
-the folder is always safe."""
+settings, the match crop and the encoder's version (match_key), and in the noise part by the image, the crop,
+Readback's own encode of that crop and the encoder's version (noise_match_key). BENCH_CACHE=0 ignores and writes no
+cache; deleting the folder is always safe."""
 import hashlib
 import json
 import os
@@ -59,6 +60,19 @@ def match_key(rb, dng, frame, defaults, crop, encoder=None):
     "match2": the crop search's result, unlike the whole-frame search's that earlier runs cached."""
     return _key(("match2", file_digest(dng), file_digest(frame) if frame else "no frame", rb.version or "",
                  json.dumps(defaults, sort_keys=True), crop, encoder if encoder is not None else encoder_version()))
+
+
+# Timings vary between identical encodes: they are not part of what an encode is.
+_TIMINGS = ("encode_s",)
+
+
+def noise_match_key(dng, clean, crop, ours, encoder=None):
+    """The noise part's heif-enc match depends on the image (and its clean truth), the crop, Readback's own encode of
+    that crop (its measured bytes and fidelities stand for Readback's render, settings and encoder: any change to them
+    changes the figures) and heif-enc's version."""
+    figures = {k: v for k, v in ours.items() if k not in _TIMINGS}
+    return _key(("noise-match1", file_digest(dng), file_digest(clean) if clean else "no clean truth", crop,
+                 json.dumps(figures, sort_keys=True), encoder if encoder is not None else encoder_version()))
 
 
 def load(kind, key):

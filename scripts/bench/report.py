@@ -166,7 +166,8 @@ def noise_row(im, crop):
         cells.append(f"{ours['bpp']:.2f} bit/px, {ours['encode_s']:.2f} s, view loss {ours['loss_mean']:+.4f}")
         m = he.get("match")
         if m:
-            cells.append(f"q{m['quality']}: {m['bpp']:.2f} bit/px, {m['encode_s']:.2f} s ({m['bpp'] / ours['bpp']:.2f}x "
+            cells.append(f"q{m['quality']}: {m['bpp']:.2f} bit/px, {m['encode_s']:.2f} s"
+                         f"{' (an earlier run, cached)' if he.get('cached') else ''} ({m['bpp'] / ours['bpp']:.2f}x "
                          f"Readback's bits)")
         elif "error" in he:
             cells.append(he["error"])
