@@ -1,10 +1,11 @@
 """What does not change between runs, kept under Reports/bench-cache/ (git-ignored, like everything a run writes):
 the generated RAWs of `readback corpus generate --large`, keyed by the generator's source (the git tree of
-Sources/CorpusKit, or the binary's digest when that tree has local changes or there is no git), and heif-enc's
-quality at Readback's fidelity, keyed by the input: the DNG, Readback's pre-encode frame, version and default
-settings, the match crop and the encoder's version (match_key), and in the noise part by the image, the crop,
-Readback's own encode of that crop and the encoder's version (noise_match_key). BENCH_CACHE=0 ignores and writes no
-cache; deleting the folder is always safe."""
+Sources/CorpusKit, or the binary's digest when that tree has local changes or there is no git); heif-enc's quality at
+Readback's fidelity, keyed by the input: the DNG, Readback's pre-encode frame, version and default settings, the
+match crop and the encoder's version (match_key), and in the noise part by the image, the crop, Readback's own encode of that
+crop and the encoder's version (noise_match_key); and each part's last elapsed time under the same configuration,
+which the budget uses to skip a part that cannot finish before the deadline (parts.py). BENCH_CACHE=0 ignores and
+writes no cache; deleting the folder is always safe."""
 import hashlib
 import json
 import os
@@ -73,6 +74,11 @@ def noise_match_key(dng, clean, crop, ours, encoder=None):
     figures = {k: v for k, v in ours.items() if k not in _TIMINGS}
     return _key(("noise-match1", file_digest(dng), file_digest(clean) if clean else "no clean truth", crop,
                  json.dumps(figures, sort_keys=True), encoder if encoder is not None else encoder_version()))
+
+
+def config_key(config):
+    """The key of the part times: the run's configuration (harness.config) and the machine's core count."""
+    return _key(("parts1", json.dumps(config, sort_keys=True), os.cpu_count()))
 
 
 def load(kind, key):
