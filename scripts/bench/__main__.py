@@ -61,7 +61,9 @@ def parse_only(text):
 
 
 def plan(rb, defaults, floor, corpus, work, only):
-    """The parts of this run, in order, each with the stubs of the comparisons that decide its goals."""
+    """The parts of this run, in order, each with the stubs of the comparisons that decide its goals. Issue 33's
+    goals first (workers, --report, convert at each size), then the audit's and the sensor noise's: on a loaded
+    machine the parts at the end are the ones the budget skips."""
     def want(name):
         return not only or name in only
 
@@ -80,12 +82,6 @@ def plan(rb, defaults, floor, corpus, work, only):
         out.append(Part("workers", "decoder workers against in-process decoding",
                         lambda: workers.worker_comparisons(rb, work),
                         expects=[{"id": k, "title": t} for k, t in workers.titles().items()], needs=needs))
-    if want("audit"):
-        base = [{"name": "baseline"}] if ENV.get("BENCH_BASELINE") or ENV.get("BENCH_BASELINE_REV") else []
-        out.append(Part("audit", "audit against exiftool, heif-info and libheif; per-file cost by folder size",
-                        lambda: comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work)),
-                        expects=[{"id": "audit_nodecode", "sides": base}, {"id": "audit_decode", "sides": base}],
-                        unavailable=no_corpus))
     if want("report"):
         out.append(Part("report", "--report's cost, Chromium's load of the reports, a 100,000-file audit's peak RSS",
                         lambda: comparisons.report_comparisons(rb, corpus, work),
@@ -96,6 +92,12 @@ def plan(rb, defaults, floor, corpus, work, only):
             out.append(Part(f"convert_{mp:g}mp", f"convert one {mp:g} MP RAW against the floor and the peers",
                             lambda mp=mp: [comparisons.convert_comparison(rb, floor, work, settings, defaults, mp)],
                             expects=[{"id": f"convert_{mp:g}mp", "megapixels": mp}], needs=needs))
+    if want("audit"):
+        base = [{"name": "baseline"}] if ENV.get("BENCH_BASELINE") or ENV.get("BENCH_BASELINE_REV") else []
+        out.append(Part("audit", "audit against exiftool, heif-info and libheif; per-file cost by folder size",
+                        lambda: comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work)),
+                        expects=[{"id": "audit_nodecode", "sides": base}, {"id": "audit_decode", "sides": base}],
+                        unavailable=no_corpus))
     if want("noise"):
         out.append(Part("noise", "sensor noise: the 24 MP chart per ISO, the real camera DNGs",
                         lambda: [noise.noise_comparison(rb, work, None if QUICK else generate_large(rb, work)[0],
