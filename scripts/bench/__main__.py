@@ -132,7 +132,8 @@ def main():
         report.write(snapshot(results, todo, budget), out_json, previous)
 
     guard = Guard()
-    guard.install(budget.deadline())  # Ctrl-C, SIGTERM and the deadline: parts.Guard
+    # Ctrl-C, SIGTERM and the deadline (parts.Guard), counted from the budget's start, not from here.
+    guard.install(budget.deadline() - budget.elapsed() if budget.limited else None)
     log(f"budget {budget.minutes:g} min (BENCH_BUDGET_MIN), deadline {budget.minutes + budget.grace:g} min"
         if budget.limited else "no budget (BENCH_BUDGET_MIN=0)")
     work = tempfile.mkdtemp(prefix="readback-bench-")
