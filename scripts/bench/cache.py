@@ -2,10 +2,10 @@
 the generated RAWs of `readback corpus generate --large`, keyed by the generator's source (the git tree of
 Sources/CorpusKit, or the binary's digest when that tree has local changes or there is no git); heif-enc's quality at
 Readback's fidelity, keyed by the input: the DNG, Readback's pre-encode frame, version and default settings, the
-match crop and the encoder's version (match_key), and in the noise part by the image, the crop, Readback's own encode of that
-crop and the encoder's version (noise_match_key); and each part's last elapsed time under the same configuration,
-which the budget uses to skip a part that cannot finish before the deadline (parts.py). BENCH_CACHE=0 ignores and
-writes no cache; deleting the folder is always safe."""
+match crop and the encoder's version (match_key), and in the noise part by the image, the crop, Readback's own
+encode of that crop and the encoder's version (noise_match_key); and each part's last elapsed time under the same
+configuration, which the budget uses to skip a part that cannot finish before the deadline (parts.py).
+BENCH_CACHE=0 ignores and writes no cache; deleting the folder is always safe."""
 import hashlib
 import json
 import os

@@ -265,7 +265,8 @@ def one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side=None)
         res["noise_sigma"], res["quality"] = sigma, quality
         ours = readback_on_crop(rb, work, source, defaults, quality)
         ours.update(verdict(ours))
-        res["crop"] = {"size": MATCH_CROP, "readback": ours, "heif_enc": cached_match(rb, work, dng, clean, source, ours)}
+        res["crop"] = {"size": MATCH_CROP, "readback": ours,
+                       "heif_enc": cached_match(rb, work, dng, clean, source, ours)}
     except (RuntimeError, OSError, KeyError, ValueError, IndexError) as e:
         res["error"] = str(e)[:300]
     return res

@@ -1,9 +1,9 @@
 """A run of `make bench` as parts, each timed against a budget, with the results on disk after every one.
 
 The parts run in order: inputs (the generated RAWs, from the cache when unchanged), workers, report, one convert part
-per RAW size, audit, noise (__main__.plan). The results (bench.json and bench.md, report.write: a temporary file and a rename)
-are written before the first part, after every comparison and after every part, so a run killed at any moment
-(SIGKILL included) leaves every finished row on disk, and the parts it had not finished marked "pending" or
+per RAW size, audit, noise (__main__.plan). The results (bench.json and bench.md, report.write: a temporary file and
+a rename) are written before the first part, after every comparison and after every part, so a run killed at any
+moment (SIGKILL included) leaves every finished row on disk, and the parts it had not finished marked "pending" or
 "running".
 
 A part ends as one of:
@@ -72,8 +72,9 @@ class Budget:
         if spent >= self.minutes * 60:
             return f"over budget: {spent / 60:.1f} of {self.minutes:g} min spent"
         if expected and spent + expected > self.deadline():
-            return (f"over budget: it took {expected / 60:.1f} min in the last run, and {(self.deadline() - spent) / 60:.1f}"
-                    f" min remain before the deadline ({self.minutes:g} + {self.grace:g} min)")
+            left = (self.deadline() - spent) / 60
+            return (f"over budget: it took {expected / 60:.1f} min in the last run, and {left:.1f} min remain before "
+                    f"the deadline ({self.minutes:g} + {self.grace:g} min)")
         return None
 
     def describe(self):
