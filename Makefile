@@ -107,6 +107,7 @@ release: deps stale-objects
 
 test: build
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --skip RealWorld
+	python3 -B -m unittest discover -s scripts/bench -p 'test_bench.py'
 
 test-real: build
 	$(call apt_install,$(REAL_PACKAGES))

@@ -2,16 +2,18 @@
 
     python3 scripts/bench [READBACK_BIN]      (scripts/bench.sh builds readback-ladder and calls this)
 
-Stdlib-only benchmark tooling, not product code. Modules: harness (timing, interleaved rounds, peak RSS), inputs
-(generated RAWs, the real-world corpus), readback (the binary under test and its defaults), peers (the other tools
-and the floor), comparisons (what runs against what), noise (the sensor-noise comparison: per ISO and on the real
-camera DNGs), goals (the bounds and goal lines), report (JSON, tables).
-Knobs are environment variables (docs/bench.md has the list): BENCH_QUICK=1 (the committed small chart and small
-folders, 3 rounds: a smoke test, not a measurement), BENCH_PAIRS, BENCH_SIZES (24 and/or 50 MP), BENCH_SCALE,
-BENCH_META_COPIES, BENCH_INFO_FILES, BENCH_DECODE_FILES, BENCH_DECODE_ALL, BENCH_REF_ROUNDS, BENCH_SCALE_ROUNDS,
-BENCH_CORPUS, BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY,
-BENCH_ISOS, BENCH_NOISE_PAIRS, BENCH_MATCH_CROP (the sensor-noise comparison, noise.py), BENCH_WORKER_COPIES (the
-decoder workers' cost, workers.py).
+Stdlib-only benchmark tooling, not product code. Modules: harness (timing, interleaved rounds, peak RSS, the knobs),
+parts (the run as timed parts against BENCH_BUDGET_MIN, results written after each), inputs (generated RAWs, the
+real-world corpus), readback (the binary under test and its defaults), peers (the other tools and the floor),
+comparisons (what runs against what), reportcost (--report's cost), workers (the decoder workers' cost), noise (the
+sensor-noise comparison), cache (what does not change between runs), goals (the bounds and goal lines), report (JSON,
+tables). test_bench.py tests the budget, the incremental writes and the cache keys without any binary.
+Knobs are environment variables (docs/bench.md has the list): BENCH_BUDGET_MIN (default 17; 0: none),
+BENCH_GRACE_MIN (3), BENCH_QUICK=1 (the committed small chart and small folders, 3 rounds: a smoke test, not a
+measurement), BENCH_PAIRS, BENCH_SIZES (24 and/or 50 MP), BENCH_SCALE, BENCH_META_COPIES, BENCH_INFO_FILES,
+BENCH_DECODE_FILES, BENCH_DECODE_ALL, BENCH_REF_ROUNDS, BENCH_SCALE_ROUNDS, BENCH_CORPUS, BENCH_QUALITY /
+BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY, BENCH_ISOS, BENCH_NOISE_PAIRS,
+BENCH_MATCH_CROP (heif-enc's fidelity match, convert and noise), BENCH_WORKER_SIZES, BENCH_WORKER_COPIES.
 """
 import os
 import shutil
@@ -21,15 +23,18 @@ import sys
 import tempfile
 import time
 
+import cache
 import comparisons
 import noise
 import peers
 import report
 import workers
-from goals import audit_goals, baseline_goals, report_goals, convert_goals, goal, noise_goals, worker_goals
-from harness import ENV, PAIRS, QUICK, ROOT, config
-from inputs import find_corpus, generate_large
+from harness import ENV, ISOS, QUICK, REPORT_FILES, ROOT, RSS_FILES, config, log
+from inputs import convert_sizes, find_corpus, generate_large, generated_ok
+from parts import Budget, Deadline, Guard, Part, run_parts, snapshot
 from readback import Readback, converter_defaults, floor_settings
+
+PART_NAMES = ("workers", "audit", "report", "convert", "noise")
 
 
 def baseline(work):
@@ -46,64 +51,125 @@ def baseline(work):
     return Readback(path, needs_ladder=False) if path else None
 
 
+def parse_only(text):
+    """BENCH_ONLY: one part name or several, comma separated; empty: every part."""
+    only = {t.strip() for t in text.split(",") if t.strip()}
+    bad = only - set(PART_NAMES)
+    if bad:
+        raise SystemExit(f"bench: BENCH_ONLY takes {', '.join(PART_NAMES)} (comma separated), not {sorted(bad)}")
+    return only
+
+
+def plan(rb, defaults, floor, corpus, work, only):
+    """The parts of this run, in order, each with the stubs of the comparisons that decide its goals. Issue 33's
+    goals first (workers, --report, convert at each size), then the audit's and the sensor noise's: on a loaded
+    machine the parts at the end are the ones the budget skips."""
+    def want(name):
+        return not only or name in only
+
+    def inputs():
+        generated_ok(rb, work)  # raises when the generator failed: the parts that need its RAWs are then skipped
+        return []
+
+    settings = floor_settings(defaults)
+    no_corpus = None if corpus else "no real-world corpus (set BENCH_CORPUS)"
+    needs = () if QUICK else ("inputs",)  # BENCH_QUICK uses committed files, nothing generated
+    out = []
+    if needs and any(want(n) for n in ("workers", "convert", "noise")):
+        out.append(Part("inputs", "the generated RAWs (readback corpus generate --large, from the cache when unchanged)",
+                        inputs))
+    if want("workers"):
+        out.append(Part("workers", "decoder workers against in-process decoding",
+                        lambda: workers.worker_comparisons(rb, work),
+                        expects=[{"id": k, "title": t} for k, t in workers.titles().items()], needs=needs))
+    if want("report"):
+        out.append(Part("report", "--report's cost, Chromium's load of the reports, a 100,000-file audit's peak RSS",
+                        lambda: comparisons.report_comparisons(rb, corpus, work),
+                        expects=[{"id": "audit_report", "files": REPORT_FILES},
+                                 {"id": "audit_report_rss", "files": RSS_FILES}], unavailable=no_corpus))
+    if want("convert"):
+        for mp in convert_sizes():
+            out.append(Part(f"convert_{mp:g}mp", f"convert one {mp:g} MP RAW against the floor and the peers",
+                            lambda mp=mp: [comparisons.convert_comparison(rb, floor, work, settings, defaults, mp)],
+                            expects=[{"id": f"convert_{mp:g}mp", "megapixels": mp}], needs=needs))
+    if want("audit"):
+        base = [{"name": "baseline"}] if ENV.get("BENCH_BASELINE") or ENV.get("BENCH_BASELINE_REV") else []
+        out.append(Part("audit", "audit against exiftool, heif-info and libheif; per-file cost by folder size",
+                        lambda: comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work)),
+                        expects=[{"id": "audit_nodecode", "sides": base}, {"id": "audit_decode", "sides": base}],
+                        unavailable=no_corpus))
+    if want("noise"):
+        out.append(Part("noise", "sensor noise: the 24 MP chart per ISO, the real camera DNGs",
+                        lambda: [noise.noise_comparison(rb, work, None if QUICK else generate_large(rb, work)[0],
+                                                        corpus)],
+                        expects=[{"id": "noise", "images": [{"iso": i, "convert": {}} for i in ISOS]}], needs=needs))
+    return out
+
+
 def main():
-    t0 = time.time()
+    budget = Budget()
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "readback"))
     out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
-    only = ENV.get("BENCH_ONLY", "")
-    if only not in ("", "audit", "report", "convert", "noise", "workers"):
-        raise SystemExit(f"bench: BENCH_ONLY takes audit, report, convert, noise or workers, not {only!r}")
-    rb = Readback(binary, needs_ladder=only not in ("audit", "report", "workers"))
+    only = parse_only(ENV.get("BENCH_ONLY", ""))
+    rb = Readback(binary, needs_ladder=not only or bool(only & {"convert", "noise"}))
     defaults = converter_defaults(rb)
-    results = {"schemaVersion": 1, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "quick": QUICK, "pairs": PAIRS, "config": config(), "machine": report.machine(),
-               "tools": peers.tool_versions(rb), "converter_defaults": defaults, "comparisons": [], "goals": []}
+    previous = report.load_previous(out_json)  # before this run's first write replaces it
+    results = report.skeleton(config=config(), machine=report.machine(), tools=peers.tool_versions(rb),
+                              converter_defaults=defaults, budget_min=budget.minutes if budget.limited else None,
+                              grace_min=budget.grace if budget.limited else None, only=sorted(only))
+    # The last run's time per part under the same configuration: a part that cannot finish before the deadline is
+    # skipped rather than started and stopped.
+    times_key = cache.config_key(config())
+    times = cache.load("parts", times_key) or {}
+
+    def remember(pid, seconds):
+        times[pid] = seconds
+        cache.store("parts", times_key, times)
+
+    todo = []
+
+    def write():
+        report.write(snapshot(results, todo, budget), out_json, previous)
+
+    guard = Guard()
+    # Ctrl-C, SIGTERM and the deadline (parts.Guard), counted from the budget's start, not from here.
+    guard.install(budget.deadline() - budget.elapsed() if budget.limited else None)
+    log(f"budget {budget.minutes:g} min (BENCH_BUDGET_MIN), deadline {budget.minutes + budget.grace:g} min"
+        if budget.limited else "no budget (BENCH_BUDGET_MIN=0)")
     work = tempfile.mkdtemp(prefix="readback-bench-")
-    # A stopped run (Ctrl-C, or SIGTERM from a timeout) still writes the rows that finished, marked "stopped".
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    audit_ran = False
     try:
-        floor = peers.compile_floor(work)
-        corpus = find_corpus()
-        if only in ("", "workers"):
-            for comp in workers.worker_comparisons(rb, work):
-                results["comparisons"].append(comp)
-                results["goals"] += list(worker_goals(comp))
-        if only == "report" and corpus:
-            audit_ran = True
-            for comp in comparisons.report_comparisons(rb, corpus, work):
-                results["comparisons"].append(comp)
-        elif only not in ("convert", "noise", "report", "workers"):
-            if corpus:
-                audit_ran = True
-                for comp in comparisons.audit_comparisons(rb, floor, corpus, work, baseline(work)):
-                    results["comparisons"].append(comp)
-            else:
-                results["goals"].append(goal("audit comparisons", "audit", None, ">=", 0,
-                                             why="no real-world corpus (set BENCH_CORPUS)"))
-        if only not in ("audit", "report", "noise", "workers"):
-            for comp, px in comparisons.convert_comparisons(rb, floor, work, floor_settings(defaults)):
-                results["comparisons"].append(comp)
-                results["goals"] += convert_goals(comp, px)
-        if only not in ("audit", "report", "convert", "workers"):
-            generated = None if QUICK else generate_large(rb, work)[0]
-            comp = noise.noise_comparison(rb, work, generated, corpus)
-            results["comparisons"].append(comp)
-            results["goals"] += noise_goals(comp)
-    except KeyboardInterrupt:
-        results["stopped"] = "interrupted: the rows below are those that finished"
-        print("bench: stopped; writing the rows that finished", file=sys.stderr)
+        floor = None
+        try:
+            with guard.running():
+                floor = peers.compile_floor(work)
+        except (KeyboardInterrupt, Deadline):
+            pass  # guard.stop or guard.expired is set: every part is then skipped, and the results say why
+        todo += plan(rb, defaults, floor, find_corpus(), work, only)
+        log("parts: " + ", ".join(p.id + (f" (~{times[p.id] / 60:.1f} min last time)" if p.id in times else "")
+                                  for p in todo))
+        run_parts(todo, results, write, budget, guard, expected=times.get, done=remember)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         subprocess.run(["git", "-C", ROOT, "worktree", "prune"], capture_output=True)
-    if audit_ran:  # the audit goals read the audit comparisons, whichever finished
-        done = results["comparisons"]
-        first = [] if only == "report" else list(audit_goals(done))
-        results["goals"] = first + list(report_goals(done)) + list(baseline_goals(done)) + results["goals"]
-    results["elapsed_s"] = time.time() - t0
+    results["state"] = "stopped" if guard.stop else "finished"
+    if guard.stop:
+        results["stopped"] = f"interrupted ({guard.stop}): the rows below are those that finished"
     results["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    out_md = report.write(results, out_json)
+    out_md = report.write(snapshot(results, todo, budget), out_json, previous, echo=True)
+    guard.uninstall()
+    counts = {}
+    for p in results["parts"]:
+        counts[p["status"]] = counts.get(p["status"], 0) + 1
+    log(f"total {budget.elapsed() / 60:.1f} min"
+        + (f" (budget {budget.minutes:g} min)" if budget.limited else "") + ": "
+        + ", ".join(f"{n} {s}" for s, n in counts.items()))
     print(f"bench: wrote {out_json} and {out_md}", file=sys.stderr)
+    # Stopped by a signal: 128 + its number, as a shell reports it; a part that failed (an error, not a measurement
+    # that missed its goal): 1, so a BENCH_QUICK smoke run in CI notices a broken harness. Over budget is no error.
+    if guard.stop:
+        sys.exit(128 + signal.Signals[guard.stop].value)
+    if counts.get("failed"):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """What does not change between runs, kept under Reports/bench-cache/ (git-ignored, like everything a run writes):
 the generated RAWs of `readback corpus generate --large`, keyed by the generator's source (the git tree of
-Sources/CorpusKit, or the binary's digest when that tree has local changes or there is no git), and heif-enc's
-quality at Readback's fidelity, keyed by the input: the DNG, Readback's pre-encode frame and default settings, and the
-encoder's version. BENCH_CACHE=0 ignores and writes no cache; deleting the folder is always safe."""
+Sources/CorpusKit, or the binary's digest when that tree has local changes or there is no git); heif-enc's quality at
+Readback's fidelity, keyed by the input: the DNG, Readback's pre-encode frame, version and default settings, the
+match crop and the encoder's version (match_key), and in the noise part by the image, the crop, Readback's own
+encode of that crop and the encoder's version (noise_match_key); and each part's last elapsed time under the same
+configuration, which the budget uses to skip a part that cannot finish before the deadline (parts.py).
+BENCH_CACHE=0 ignores and writes no cache; deleting the folder is always safe."""
 import hashlib
 import json
 import os
@@ -45,14 +48,37 @@ def encoder_version():
         return "none"
 
 
-def match_key(rb, dng, frame):
-    """The fidelity match depends on the RAW, Readback's render of it (its frame), Readback's settings (its shipped
-    file is the target) and heif-enc's version."""
+def _key(parts):
     h = hashlib.sha256()
-    for part in (file_digest(dng), file_digest(frame) if frame else "no frame", rb.version or "",
-                 ENV.get("BENCH_MATCH_CROP", ""), encoder_version()):
-        h.update(part.encode() + b"\n")
+    for part in parts:
+        h.update(str(part).encode() + b"\n")
     return h.hexdigest()
+
+
+def match_key(rb, dng, frame, defaults, crop, encoder=None):
+    """The convert parts' fidelity match depends on the RAW, Readback's render of it (its frame), Readback's version
+    and default settings (its shipped file is the target), the crop the search runs on and heif-enc's version.
+    "match2": the crop search's result, unlike the whole-frame search's that earlier runs cached."""
+    return _key(("match2", file_digest(dng), file_digest(frame) if frame else "no frame", rb.version or "",
+                 json.dumps(defaults, sort_keys=True), crop, encoder if encoder is not None else encoder_version()))
+
+
+# Timings vary between identical encodes: they are not part of what an encode is.
+_TIMINGS = ("encode_s",)
+
+
+def noise_match_key(dng, clean, crop, ours, encoder=None):
+    """The noise part's heif-enc match depends on the image (and its clean truth), the crop, Readback's own encode of
+    that crop (its measured bytes and fidelities stand for Readback's render, settings and encoder: any change to them
+    changes the figures) and heif-enc's version."""
+    figures = {k: v for k, v in ours.items() if k not in _TIMINGS}
+    return _key(("noise-match1", file_digest(dng), file_digest(clean) if clean else "no clean truth", crop,
+                 json.dumps(figures, sort_keys=True), encoder if encoder is not None else encoder_version()))
+
+
+def config_key(config):
+    """The key of the part times: the run's configuration (harness.config) and the machine's core count."""
+    return _key(("parts1", json.dumps(config, sort_keys=True), os.cpu_count()))
 
 
 def load(kind, key):

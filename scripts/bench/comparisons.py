@@ -10,7 +10,7 @@ import zlib
 import cache
 import peers
 import reportcost
-from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, META_COPIES, PAIRS, SCALE, SCALE_ROUNDS, Side,
+from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, MATCH_CROP, META_COPIES, PAIRS, SCALE, SCALE_ROUNDS, Side,
                      first_line, interleave, log, ratio, run, stats, throughput)
 from inputs import manifest, raw_inputs, stage, tiff_dims
 
@@ -92,12 +92,10 @@ def audit_comparisons(rb, floor, corpus, work, baseline=None):
     few = sorted((p for p in heics if decodes(p)), key=os.path.getsize)[:4] or heics[:4]
     yield audit_scaling(rb, work, few)
 
-    # 4. what --report costs at 10,000 files, and the peak RSS of a 100,000-file audit with --report.
-    yield from report_comparisons(rb, corpus, work)
-
 
 def report_comparisons(rb, corpus, work):
-    """--report's cost and the big audit's peak RSS (reportcost.py); alone with BENCH_ONLY=report."""
+    """What --report costs at 10,000 files, and the peak RSS of a 100,000-file audit with --report (reportcost.py):
+    the report part, after the audit part (BENCH_ONLY=report alone)."""
     heic_dir = os.path.join(corpus, "heic")
     heics = sorted(os.path.join(heic_dir, n) for n in os.listdir(heic_dir)
                    if n.lower().endswith((".heic", ".heif", ".hif")))
@@ -146,20 +144,22 @@ def readback_frame(rb, dng, mp, work):
     return frame, None
 
 
-def peer_quality(rb, dng, frame, work, q):
-    """Before the rounds, untimed: the quality at which the dcraw pipeline's encoder matches Readback's fidelity, so
-    the pipeline is timed at equal fidelity rather than at the same quality number (docs/bench.md).
-    Returns (match dict or None, quality as text)."""
+def peer_quality(rb, dng, frame, work, q, defaults):
+    """Before the rounds, untimed: the quality at which the dcraw pipeline's encoder matches Readback's fidelity on
+    the centred BENCH_MATCH_CROP crop, so the pipeline is timed at equal fidelity rather than at the same quality
+    number (docs/bench.md); from the cache when the DNG, Readback's frame, version and defaults, the crop and heif-enc
+    are those of an earlier run. Returns (match dict or None, quality as text)."""
     if not (frame and shutil.which("heif-enc") and os.path.exists(peers.CONVERT_IM)):
         return None, q
-    key = cache.match_key(rb, dng, frame)
+    key = cache.match_key(rb, dng, frame, defaults, MATCH_CROP)
     match = cache.load("match", key)
     if match is not None:
+        match["cached"] = True
         log(f"convert: heif-enc's quality at Readback's fidelity from the cache ({key[:12]})")
     else:
-        log("convert: finding heif-enc's quality at Readback's fidelity (untimed)")
-        match = peers.fidelity_match(rb, dng, frame, work)
-        if not match.get("error"):
+        log(f"convert: finding heif-enc's quality at Readback's fidelity on the {MATCH_CROP} crop (untimed)")
+        match = peers.fidelity_match(rb, dng, frame, work, MATCH_CROP)
+        if not match.get("error") and not (match.get("whole_frame") or {}).get("error"):
             cache.store("match", key, match)
     if match.get("match"):
         q = str(match["match"]["quality"])
@@ -241,50 +241,50 @@ def stage_budget(readback, rounds, floor_side):
                     "(moved out of its lap), so the shares add up to about the convert ratio"}
 
 
-def convert_comparisons(rb, floor, work, settings):
-    """One comparison per RAW size; yields (comparison, pixels)."""
-    for mp, dng, origin in raw_inputs(rb, work):
-        log(f"convert: {os.path.basename(dng)} ({origin}), {PAIRS} interleaved rounds")
-        dims = tiff_dims(dng)
-        px = dims[0] * dims[1]
-        frame, frame_why = readback_frame(rb, dng, mp, work)
-        if frame_why:
-            log(frame_why)
-        match, q_peer = peer_quality(rb, dng, frame, work, settings["quality"][0])
-        keep = os.path.join(work, "fid-dcraw")
-        os.makedirs(keep, exist_ok=True)
-        readback, stages = readback_convert_side(rb, work, dng, floor, px)
-        floor_side = peers.floor_side(floor, dng, frame, settings)
-        sides = [readback, floor_side,
-                 peers.dcraw_side(floor, dng, px, q_peer, match, keep)] + peers.other_sides(floor, dng, px, work)
-        interleave(sides, PAIRS, os.path.join(work, "rounds"))
-        comp = {"id": f"convert_{mp:g}mp", "megapixels": mp, "title": f"convert one {mp:g} MP RAW to HEIC",
-                "input": {"file": os.path.basename(dng), "origin": origin, "bytes": os.path.getsize(dng),
-                          "dimensions": dims},
-                "floor_settings": {k: {"value": v[0], "source": v[1]} for k, v in settings.items()},
-                "sides": [s.summary() for s in sides]}
-        for s in sides[1:]:
-            r = ratio(sides[0], s)
-            if r:
-                comp.setdefault("ratios", {})[s.name] = r
-        comp["stage_budget"] = stage_budget(readback, stages, floor_side)
-        # Fidelity, untimed: PSNR/SSIM of each encode against the frame its encoder was given.
-        fid = {}
-        if floor and frame:
-            fid["floor_at_readback_settings"] = peers.floor_fidelity(floor, dng, frame, settings, work)
-        dc = peers.dcraw_fidelity(floor, dng, keep) if floor else None
-        if dc:
-            fid["dcraw_pipeline"] = dc
-        shutil.rmtree(keep, ignore_errors=True)
-        comp["fidelity"] = fid
-        comp["fidelity_note"] = ("fidelity: PSNR (RGB) and SSIM (luma, 8x8) of an encoder's output against the 8-bit "
-                                 "frame it was given (the floor: Readback's frame; the dcraw pipeline: dcraw_emu's PPM, "
-                                 "a different picture). fidelity_match: the comparison on the same pixels, against "
-                                 "Readback's float render (see fidelity_match.note).")
-        comp["floor_frame"] = "readback" if frame else f"none ({frame_why})"
-        if match is not None:
-            comp["fidelity_match"] = match
-        if frame:
-            os.remove(frame)
-        comp["lossless_raw_standin_bytes"], comp["lossless_raw"] = lossless_reference(dng)
-        yield comp, px
+def convert_comparison(rb, floor, work, settings, defaults, mp):
+    """The comparison of one RAW size (one part of the run: convert_24mp, convert_50mp)."""
+    (mp, dng, origin), = raw_inputs(rb, work, [mp])
+    log(f"convert: {os.path.basename(dng)} ({origin}), {PAIRS} interleaved rounds")
+    dims = tiff_dims(dng)
+    px = dims[0] * dims[1]
+    frame, frame_why = readback_frame(rb, dng, mp, work)
+    if frame_why:
+        log(frame_why)
+    match, q_peer = peer_quality(rb, dng, frame, work, settings["quality"][0], defaults)
+    keep = os.path.join(work, "fid-dcraw")
+    os.makedirs(keep, exist_ok=True)
+    readback, stages = readback_convert_side(rb, work, dng, floor, px)
+    floor_side = peers.floor_side(floor, dng, frame, settings)
+    sides = [readback, floor_side,
+             peers.dcraw_side(floor, dng, px, q_peer, match, keep)] + peers.other_sides(floor, dng, px, work)
+    interleave(sides, PAIRS, os.path.join(work, "rounds"))
+    comp = {"id": f"convert_{mp:g}mp", "megapixels": mp, "title": f"convert one {mp:g} MP RAW to HEIC",
+            "input": {"file": os.path.basename(dng), "origin": origin, "bytes": os.path.getsize(dng),
+                      "dimensions": dims}, "pixels": px,
+            "floor_settings": {k: {"value": v[0], "source": v[1]} for k, v in settings.items()},
+            "sides": [s.summary() for s in sides]}
+    for s in sides[1:]:
+        r = ratio(sides[0], s)
+        if r:
+            comp.setdefault("ratios", {})[s.name] = r
+    comp["stage_budget"] = stage_budget(readback, stages, floor_side)
+    # Fidelity, untimed: PSNR/SSIM of each encode against the frame its encoder was given.
+    fid = {}
+    if floor and frame:
+        fid["floor_at_readback_settings"] = peers.floor_fidelity(floor, dng, frame, settings, work)
+    dc = peers.dcraw_fidelity(floor, dng, keep) if floor else None
+    if dc:
+        fid["dcraw_pipeline"] = dc
+    shutil.rmtree(keep, ignore_errors=True)
+    comp["fidelity"] = fid
+    comp["fidelity_note"] = ("fidelity: PSNR (RGB) and SSIM (luma, 8x8) of an encoder's output against the 8-bit "
+                             "frame it was given (the floor: Readback's frame; the dcraw pipeline: dcraw_emu's PPM, "
+                             "a different picture). fidelity_match: the comparison on the same pixels, against "
+                             "Readback's float render (see fidelity_match.note).")
+    comp["floor_frame"] = "readback" if frame else f"none ({frame_why})"
+    if match is not None:
+        comp["fidelity_match"] = match
+    if frame:
+        os.remove(frame)
+    comp["lossless_raw_standin_bytes"], comp["lossless_raw"] = lossless_reference(dng)
+    return comp

@@ -25,16 +25,33 @@ META_COPIES = int(ENV.get("BENCH_META_COPIES", "2" if QUICK else "10"))
 INFO_FILES = int(ENV.get("BENCH_INFO_FILES", "6" if QUICK else "20"))
 DECODE_FILES = int(ENV.get("BENCH_DECODE_FILES", "4" if QUICK else "12"))
 DECODE_ALL = ENV.get("BENCH_DECODE_ALL") == "1"
-REF_ROUNDS = int(ENV.get("BENCH_REF_ROUNDS", "1" if QUICK else "2"))
+# Peers and sides that decide no goal (RawTherapee, darktable, vips, heif-info, the hash-cost side of the report
+# comparison) run this many rounds: their rows are reference points (docs/bench.md, "Cuts").
+REF_ROUNDS = int(ENV.get("BENCH_REF_ROUNDS", "1"))
 SCALE_ROUNDS = int(ENV.get("BENCH_SCALE_ROUNDS", "2" if QUICK else "3"))
 TIMEOUT = float(ENV.get("BENCH_TIMEOUT", "900"))
+# The sensor-noise part (noise.py): the noisy charts' ISOs and the rounds per image.
+ISOS = [int(s) for s in ENV.get("BENCH_ISOS", "800,3200").split(",") if s.strip()]
+NOISE_PAIRS = int(ENV.get("BENCH_NOISE_PAIRS", "2"))
+# The centred crop on which heif-enc is matched to Readback's fidelity, in the convert parts (peers.fidelity_match)
+# and in the noise part (noise.heif_enc_match): a whole 24 or 50 MP frame at heif-enc's preset slow costs about a
+# minute per quality on 2 cores.
+MATCH_CROP = ENV.get("BENCH_MATCH_CROP", "1024x768" if QUICK else "2048x1536")
+# The decoder workers' part (workers.py): which generated RAWs, and how many copies of each (--jobs 2).
+WORKER_SIZES = [float(s) for s in ENV.get("BENCH_WORKER_SIZES", "24").split(",") if s.strip()]
+WORKER_COPIES = int(ENV.get("BENCH_WORKER_COPIES", "2"))
+# The --report part (reportcost.py).
+REPORT_FILES = int(ENV.get("BENCH_REPORT_FILES", "350" if QUICK else "10000"))
+RSS_FILES = int(ENV.get("BENCH_RSS_FILES", "1000" if QUICK else "100000"))
 
 
 def config():
     """The knobs a run's ratios depend on; two runs are compared only when these are equal."""
     return {"quick": QUICK, "pairs": PAIRS, "sizes": "committed chart" if QUICK else SIZES, "scale": SCALE,
             "meta_copies": META_COPIES, "info_files": INFO_FILES, "decode_files": DECODE_FILES,
-            "decode_all": DECODE_ALL}
+            "decode_all": DECODE_ALL, "ref_rounds": REF_ROUNDS, "isos": ISOS, "noise_pairs": NOISE_PAIRS,
+            "match_crop": MATCH_CROP, "worker_sizes": "committed chart" if QUICK else WORKER_SIZES,
+            "worker_copies": WORKER_COPIES, "report_files": REPORT_FILES, "rss_files": RSS_FILES}
 
 
 def log(msg):

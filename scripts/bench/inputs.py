@@ -118,12 +118,30 @@ def generate_large(rb, work):
     return out, r
 
 
-def raw_inputs(rb, work):
-    """One DNG per BENCH_SIZES entry, from `readback corpus generate --large` (24 and 50 MP charts); BENCH_QUICK
-    takes the committed small chart instead. Returns [(megapixels, path, origin)]."""
+def quick_megapixels():
+    w, h = tiff_dims(QUICK_RAW)
+    return round(w * h / 1e6, 2)
+
+
+def convert_sizes():
+    """The megapixels of the convert parts, one part each: BENCH_SIZES, or the committed chart's (BENCH_QUICK)."""
+    return [quick_megapixels()] if QUICK else list(SIZES)
+
+
+def generated_ok(rb, work):
+    """Generates (or finds in the cache) the RAWs of `corpus generate --large`; raises when the generator failed."""
+    out, r = generate_large(rb, work)
+    if not os.path.isdir(os.path.join(out, "large")):
+        raise RuntimeError("`readback corpus generate --large` wrote no large/ folder"
+                           + (f": exit {r.rc}: {first_line(r.err)}" if r else ""))
+    return out
+
+
+def raw_inputs(rb, work, sizes=None):
+    """One DNG per entry of `sizes` (default BENCH_SIZES), from `readback corpus generate --large` (24 and 50 MP
+    charts); BENCH_QUICK takes the committed small chart instead. Returns [(megapixels, path, origin)]."""
     if QUICK:
-        w, h = tiff_dims(QUICK_RAW)
-        return [(round(w * h / 1e6, 2), QUICK_RAW, f"Corpus/dng/{os.path.basename(QUICK_RAW)} (BENCH_QUICK)")]
+        return [(quick_megapixels(), QUICK_RAW, f"Corpus/dng/{os.path.basename(QUICK_RAW)} (BENCH_QUICK)")]
     out, r = generate_large(rb, work)
     found = []
     for dirpath, _, names in os.walk(os.path.join(out, "large")):
@@ -135,11 +153,11 @@ def raw_inputs(rb, work):
                 w, h = tiff_dims(p)
                 found.append((w * h / 1e6, p))
     picked = []
-    for mp in SIZES:
+    for mp in (SIZES if sizes is None else sizes):
         best = min(found, key=lambda t: abs(t[0] - mp), default=None)
         if not best or abs(best[0] - mp) / mp >= 0.2:
-            raise SystemExit(f"bench: no generated RAW of about {mp:g} MP (BENCH_SIZES takes 24 and 50; "
-                             + (f"`readback corpus generate --large` exit {r.rc}: {first_line(r.err)})" if r else
-                                "the cached corpus has none)"))
+            raise RuntimeError(f"no generated RAW of about {mp:g} MP (BENCH_SIZES takes 24 and 50; "
+                               + (f"`readback corpus generate --large` exit {r.rc}: {first_line(r.err)})" if r else
+                                  "the cached corpus has none)"))
         picked.append((mp, best[1], f"readback corpus generate --large ({best[0]:.1f} MP)"))
     return picked

@@ -11,20 +11,22 @@ the reference of the "no slower than on a clean chart" goal); the shipped file m
 size against the lossless-JPEG twin; and heif-enc at equal viewing fidelity on a centred crop (BENCH_MATCH_CROP,
 2048x1536): heif-enc (its default preset slow) encodes the crop of Readback's own frame at rising qualities, and
 Readback's encoder encodes the same crop at its default settings, so both are judged on the same pixels. A whole
-24 MP frame at preset slow costs minutes per quality on this machine, hence the crop.
+24 MP frame at preset slow costs minutes per quality on this machine, hence the crop. heif-enc's match is cached
+(cache.noise_match_key: the image, the crop, Readback's own encode of it, heif-enc's version).
+
+BENCH_ISOS defaults to 800 and 3200 (ISO 3200 carries the bits-per-pixel goal), BENCH_NOISE_PAIRS to 2: docs/bench.md,
+"Cuts".
 """
 import json
 import os
 import shutil
 import statistics
 
-from harness import ENV, QUICK, ROOT, Side, first_line, interleave, log, run
+import cache
+from harness import ISOS, MATCH_CROP, NOISE_PAIRS, QUICK, ROOT, Side, first_line, interleave, log, run
 from inputs import manifest, tiff_dims
 from peers import CONVERT_IM
 
-ISOS = [int(s) for s in ENV.get("BENCH_ISOS", "100,800,3200,12800").split(",") if s.strip()]
-NOISE_PAIRS = int(ENV.get("BENCH_NOISE_PAIRS", "2" if QUICK else "3"))
-MATCH_CROP = ENV.get("BENCH_MATCH_CROP", "1024x768" if QUICK else "2048x1536")
 VL_LOSS = (0.01, 0.03)  # Ladder.visuallyLossless at viewing size: mean, every block
 COARSE = (40, 60, 80)  # then 90, then every distinct CRF between the passing point and the one below
 
@@ -63,8 +65,9 @@ def real_inputs(corpus):
             if rel.startswith("raw/") and row.get("has_pixels") == "yes" and os.path.exists(os.path.join(corpus, rel))]
 
 
-def convert_side(rb, work, dng, name, label):
-    """`readback convert --json`; keeps the output size and the encode stage of every round."""
+def convert_side(rb, work, dng, name, label, keep=None):
+    """`readback convert --json`; keeps the output size and the encode stage of every round, and with `keep` (a
+    path) the last round's output file there, so the untimed measures need no conversion of their own."""
     encode_s = []
 
     def check(r, d):
@@ -75,7 +78,14 @@ def convert_side(rb, work, dng, name, label):
         encode_s.append(line.get("stages", {}).get("encode"))
         return True, {"output_bytes": line.get("outputBytes"), "verdict": line.get("verdict")}
 
-    side = Side(name, label, lambda d: [rb.bin, "convert", dng, "--out", d, "--json"], env=rb.env(work), check=check)
+    def keep_last(d):
+        outs = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".heic")] if os.path.isdir(d) else []
+        if outs:
+            os.replace(outs[0], keep)
+        shutil.rmtree(d, ignore_errors=True)
+
+    side = Side(name, label, lambda d: [rb.bin, "convert", dng, "--out", d, "--json"], env=rb.env(work), check=check,
+                cleanup=keep_last if keep else None)
     side.encode_s = encode_s
     return side
 
@@ -102,16 +112,14 @@ def verdict(m):
     return {"loss_mean": lm, "loss_worst_block": lw, "visually_lossless": lm <= VL_LOSS[0] and lw <= VL_LOSS[1]}
 
 
-def shipped_file(rb, work, dng, source):
-    """Converts once (untimed) and measures the whole file's primary over the whole frame."""
-    d = os.path.join(work, "noise-shipped")
-    shutil.rmtree(d, ignore_errors=True)
-    r = run([rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work))
-    outs = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".heic")] if os.path.isdir(d) else []
-    if r.rc not in (0, 1) or not outs:
-        return {"error": "readback convert failed: " + first_line(r.err)}
-    m = measure(rb, work, source, outs[:1], "full")[os.path.basename(outs[0])]
-    shutil.rmtree(d, ignore_errors=True)
+def shipped_file(rb, work, source, kept):
+    """Measures the shipped file's primary over the whole frame: the output of the last timed round (`kept`)."""
+    if not os.path.exists(kept):
+        return {"error": "no timed round left an output to measure"}
+    try:
+        m = measure(rb, work, source, [kept], "full")[os.path.basename(kept)]
+    finally:
+        os.remove(kept)
     return dict(m, **verdict(m))
 
 
@@ -225,7 +233,8 @@ def one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side=None)
     """Times, sizes and both measures of one image; `clean_side` (the clean chart) is interleaved for the time goal."""
     source = f"{dng}={clean}" if clean else dng
     w, h = tiff_dims(dng)
-    side = convert_side(rb, work, dng, "readback", f"readback convert ({label})")
+    kept = os.path.join(work, "noise-shipped.heic")
+    side = convert_side(rb, work, dng, "readback", f"readback convert ({label})", keep=kept)
     sides = [side] + ([clean_side] if clean_side else [])
     n0 = len(clean_side.encode_s) if clean_side else 0
     log(f"noise: {label}: {NOISE_PAIRS} interleaved rounds" + (" with the clean chart" if clean_side else ""))
@@ -249,18 +258,33 @@ def one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side=None)
     if twin and ob:
         res["lossless"] = {"file": os.path.basename(twin), "bytes": os.path.getsize(twin),
                            "ratio": os.path.getsize(twin) / ob}
-    log(f"noise: {label}: measuring the shipped file over the whole frame (untimed)")
+    log(f"noise: {label}: measuring the shipped file (the last round's) over the whole frame (untimed)")
     try:
-        res["shipped"] = shipped_file(rb, work, dng, source)
-        log(f"noise: {label}: heif-enc at equal fidelity (viewing size and 1:1) on the {MATCH_CROP} crop (untimed)")
+        res["shipped"] = shipped_file(rb, work, source, kept)
         quality, sigma = converter_quality(rb, work, dng, defaults)
         res["noise_sigma"], res["quality"] = sigma, quality
         ours = readback_on_crop(rb, work, source, defaults, quality)
         ours.update(verdict(ours))
-        res["crop"] = {"size": MATCH_CROP, "readback": ours, "heif_enc": heif_enc_match(rb, work, dng, source, ours)}
+        res["crop"] = {"size": MATCH_CROP, "readback": ours,
+                       "heif_enc": cached_match(rb, work, dng, clean, source, ours)}
     except (RuntimeError, OSError, KeyError, ValueError, IndexError) as e:
         res["error"] = str(e)[:300]
     return res
+
+
+def cached_match(rb, work, dng, clean, source, ours):
+    """heif_enc_match, from the cache when the image, the crop, Readback's encode of it and heif-enc are unchanged
+    (its heif-enc encode times are then an earlier run's: marked "cached")."""
+    key = cache.noise_match_key(dng, clean, MATCH_CROP, ours)
+    he = cache.load("noise-match", key)
+    if he is not None:
+        log(f"noise: heif-enc at equal fidelity from the cache ({key[:12]})")
+        return dict(he, cached=True)
+    log(f"noise: heif-enc at equal fidelity (viewing size and 1:1) on the {MATCH_CROP} crop (untimed)")
+    he = heif_enc_match(rb, work, dng, source, ours)
+    if not he.get("error"):
+        cache.store("noise-match", key, he)
+    return he
 
 
 def noise_comparison(rb, work, generated, corpus):

@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 
-from harness import ENV, REF_ROUNDS, ROOT, Side, first_line, log, run
+from harness import ENV, MATCH_CROP, REF_ROUNDS, ROOT, Side, first_line, log, run
 
 CONVERT_IM = shutil.which("convert-im6.q16") or "/usr/bin/convert"  # never /usr/local/bin/convert
 
@@ -113,7 +113,7 @@ def exiftool_side(folder):
 def heif_info_side(files):
     return Side("heif-info", "heif-info FILE, one process per file (1.15 decodes each image)",
                 lambda d: ["sh", "-c", 'for f in "$@"; do heif-info "$f"; done >/dev/null 2>&1; exit 0', "sh"] + files,
-                unavailable=missing("heif-info"))
+                unavailable=missing("heif-info"), max_rounds=REF_ROUNDS)  # no goal: a reference point
 
 
 def libheif_side(floor, files):
@@ -183,7 +183,8 @@ def dcraw_side(floor, dng, px, q_peer, match, keep_dir):
             os.replace(os.path.join(d, "x.heic"), os.path.join(keep_dir, "x.heic"))
         shutil.rmtree(d, ignore_errors=True)
 
-    at = (" (preset slow; the lowest quality at Readback's fidelity)" if match and match.get("match") else
+    on = f" on the {match['crop']} crop" if match and match.get("crop") else ""
+    at = (f" (preset slow; the lowest quality at Readback's fidelity{on})" if match and match.get("match") else
           " (preset slow; its best scanned quality, still below Readback's fidelity)" if match and
           match.get("points") else " (preset slow; Readback's quality number: the fidelity match did not run)")
     return Side("dcraw-pipeline", f"dcraw_emu -w → PNG → heif-enc -q {q_peer}{at} + exiftool -tagsFromFile",
@@ -204,7 +205,8 @@ def dcraw_fidelity(floor, dng, keep_dir):
 
 
 def other_sides(floor, dng, px, work):
-    """vips, ImageMagick, and the JPEG reference points RawTherapee and darktable."""
+    """vips, ImageMagick, and the JPEG reference points RawTherapee and darktable: no goal depends on them, so they
+    run BENCH_REF_ROUNDS rounds (default 1) beside the goal sides' BENCH_PAIRS."""
     im_why = None
     if not os.path.exists(CONVERT_IM):
         im_why = "ImageMagick is not installed"
@@ -218,10 +220,11 @@ def other_sides(floor, dng, px, work):
     os.makedirs(rt_home, exist_ok=True)
     return [
         Side("vips", "vips copy x.dng x.heic", lambda d: ["vips", "copy", dng, os.path.join(d, "x.heic")],
-             check=output_check(floor, expect_pixels=px), unavailable=missing("vips", "libvips-tools is not installed")),
+             check=output_check(floor, expect_pixels=px), unavailable=missing("vips", "libvips-tools is not installed"),
+             max_rounds=REF_ROUNDS),
         Side("imagemagick", "ImageMagick convert x.dng x.heic",
              lambda d: [CONVERT_IM, dng, os.path.join(d, "x.heic")], check=output_check(floor, expect_pixels=px),
-             unavailable=im_why),
+             unavailable=im_why, max_rounds=REF_ROUNDS),
         Side("rawtherapee", "rawtherapee-cli -j90 (JPEG; reference point, not HEIC)",
              lambda d: ["rawtherapee-cli", "-o", os.path.join(d, "x.jpg"), "-j90", "-Y", "-c", dng],
              env={"HOME": rt_home}, check=output_check(floor, ext=(".jpg",)), max_rounds=REF_ROUNDS,
@@ -241,14 +244,31 @@ def other_sides(floor, dng, px, work):
 MATCH_STAGES = ([40, 50, 55, 60], [65, 70], [80, 90])
 
 
-def fidelity_match(rb, dng, frame, work):
+def to_png(ppm, png):
+    """heif-enc 1.15 reads no PPM: ImageMagick writes the PNG, at compression level 1 (the pixels are what count)."""
+    return run([CONVERT_IM, ppm, "-define", "png:compression-level=1", png]).rc == 0
+
+
+def reaches(m, target):
+    """A heif-enc file is at least as faithful as Readback's when its SSIM-Y mean and its worst 64x64 block are both
+    >= Readback's (the ladder's visually-lossless rule with Readback's own figures as the thresholds)."""
+    return m["ssim_y_mean"] >= target["ssim_y_mean"] and m["ssim_y_worst_block"] >= target["ssim_y_worst_block"]
+
+
+def fidelity_match(rb, dng, frame, work, crop=MATCH_CROP):
     """Untimed. Finds the lowest quality at which the dcraw pipeline's encoder (heif-enc, its default preset slow) is
-    at least as faithful as Readback on the same pixels: heif-enc encodes Readback's own frame at rising qualities,
-    and `readback-ladder compare` measures each file and Readback's shipped file with the quality ladder's measure
-    (SSIM-Y against the float render over the whole frame: mean and worst 64x64 block; PSNR-Y reported). A setting
-    matches when both its mean and its worst block are >= Readback's (the ladder's visually-lossless rule with
-    Readback's own figures as the thresholds). Coarse qualities first (MATCH_STAGES), then every quality between the
-    last one short of Readback and the first that reaches it. Returns a dict for the JSON (with "error" on failure)."""
+    at least as faithful as Readback on the same pixels, searched on the centred `crop` of Readback's own frame
+    (BENCH_MATCH_CROP, default 2048x1536; a whole 24 or 50 MP frame at preset slow costs about a minute per quality
+    here, and the search took 9.5 minutes at 50 MP): heif-enc encodes the crop (`readback-ladder frame --crop`) at
+    rising qualities, and `readback-ladder compare --crop` measures each file, and the same region of Readback's
+    shipped file, with the quality ladder's measure (SSIM-Y against the float render: mean and worst 64x64 block;
+    PSNR-Y reported). A setting matches when both its mean and its worst block are >= Readback's (`reaches`). Coarse
+    qualities first (MATCH_STAGES), then every quality between the last one short of Readback and the first that
+    reaches it.
+    Then one whole-frame check at the matched quality (the highest scanned one when none matched): heif-enc encodes
+    Readback's whole frame once and both files are measured over the whole frame, so the size goal still compares
+    Readback's whole file with heif-enc's bare primary of the same whole frame, and says whether the crop's quality
+    also reaches Readback over the whole frame. Returns a dict for the JSON (with "error" on failure)."""
     d = os.path.join(work, "match")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -258,13 +278,16 @@ def fidelity_match(rb, dng, frame, work):
             if os.path.isdir(os.path.join(d, "rb")) else []
         if rc.rc not in (0, 1) or not ours:
             return {"error": "readback convert failed: " + first_line(rc.err)}
-        png = os.path.join(d, "f.png")
-        if run([CONVERT_IM, frame, "-define", "png:compression-level=1", png]).rc != 0:
-            return {"error": "could not write the frame as PNG for heif-enc"}
+        ppm, png = os.path.join(d, "crop.ppm"), os.path.join(d, "crop.png")
+        if run([rb.ladder, "frame", dng, ppm, "--crop", crop], env=rb.env(work)).rc != 0:
+            return {"error": "readback-ladder frame --crop failed"}
+        if not to_png(ppm, png):
+            return {"error": "could not write the crop as PNG for heif-enc"}
+        os.remove(ppm)
         measured, by_digest = {}, {}
 
-        def measure(paths):
-            r = run([rb.ladder, "compare", dng] + paths + ["--crop", "full"], env=rb.env(work))
+        def measure(paths, region):
+            r = run([rb.ladder, "compare", dng] + paths + ["--crop", region], env=rb.env(work))
             if r.rc != 0:
                 raise RuntimeError("readback-ladder compare failed: " + first_line(r.err))
             return {j["file"]: j for j in (json.loads(x) for x in r.out.splitlines() if x.startswith("{"))}
@@ -282,10 +305,13 @@ def fidelity_match(rb, dng, frame, work):
                 if digest not in by_digest and out not in fresh:
                     fresh.append(out)
                     by_digest[digest] = os.path.basename(out)
-            got = measure(list(extra) + fresh)
+            got = measure(list(extra) + fresh, crop)
             for q, (out, digest) in files.items():
                 m = dict(got.get(by_digest[digest]) or measured[by_digest[digest]])
                 m["quality"], m["file"] = q, os.path.basename(out)
+                w, h = (m.get("crop") or [0, 0, 0, 0])[2:4]
+                if w * h:
+                    m["bpp"] = m["bytes"] * 8 / (w * h)
                 measured[os.path.basename(out)] = m
                 os.remove(out)
             return got
@@ -295,30 +321,53 @@ def fidelity_match(rb, dng, frame, work):
             return {"error": "readback-ladder compare did not measure Readback's file"}
         rb_m = got[os.path.basename(ours[0])]
 
-        def reaches(m):
-            return m["ssim_y_mean"] >= rb_m["ssim_y_mean"] and m["ssim_y_worst_block"] >= rb_m["ssim_y_worst_block"]
-
         def points():
             return sorted(measured.values(), key=lambda m: m["quality"])
 
         for qs in MATCH_STAGES[1:]:
-            if not any(reaches(m) for m in points()):
+            if not any(reaches(m, rb_m) for m in points()):
                 scan(qs)
-        hit = next((m for m in points() if reaches(m)), None)
+        hit = next((m for m in points() if reaches(m, rb_m)), None)
         if hit:
             below = [m["quality"] for m in points() if m["quality"] < hit["quality"]]
             lo = max(below) if below else max(0, hit["quality"] - 10)
             scan(list(range(lo + 1, hit["quality"])))
-            hit = next(m for m in points() if reaches(m))
+            hit = next(m for m in points() if reaches(m, rb_m))
         lowest = {}
         for key in ("ssim_y_mean", "ssim_y_worst_block", "psnr_y"):
             m = next((m for m in points() if m[key] >= rb_m[key]), None)
-            lowest[key] = {"quality": m["quality"], "bytes": m["bytes"]} if m else None
-        return {"readback": rb_m, "points": points(), "match": hit, "by_one_measure": lowest,
-                "note": "heif-enc (preset slow) on Readback's own frame; SSIM-Y and PSNR-Y against Readback's float "
-                        "render over the whole frame (readback-ladder compare); a setting matches when its mean and "
-                        "worst 64x64 block are both >= Readback's"}
+            lowest[key] = {"quality": m["quality"], "bytes": m["bytes"], "bpp": m.get("bpp")} if m else None
+        q = hit["quality"] if hit else max(m["quality"] for m in points())
+        log(f"convert: heif-enc q{q} on the {crop} crop; checking it once over the whole frame (untimed)")
+        return {"crop": crop, "readback": rb_m, "points": points(), "match": hit, "by_one_measure": lowest,
+                "whole_frame": whole_frame_check(rb, dng, frame, ours[0], q, d, work, measure),
+                "note": f"heif-enc (preset slow) on the centred {crop} crop of Readback's own frame; SSIM-Y and PSNR-Y "
+                        "against Readback's float render on that crop (readback-ladder compare --crop), Readback's "
+                        "shipped file measured on the same region; a setting matches when its mean and worst 64x64 "
+                        "block are both >= Readback's. whole_frame: heif-enc at that quality on the whole frame, "
+                        "both files measured over the whole frame"}
     except (RuntimeError, OSError, KeyError, ValueError) as e:
         return {"error": str(e)[:300]}
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def whole_frame_check(rb, dng, frame, shipped, q, d, work, measure):
+    """heif-enc -q `q` on Readback's whole frame, once, and both files measured over the whole frame: the bytes the
+    size goal compares (Readback's whole file against heif-enc's bare primary of the same frame) and whether the
+    crop's quality reaches Readback over the whole frame too."""
+    if not frame:
+        return {"error": "readback-ladder wrote no whole frame"}
+    png, out = os.path.join(d, "frame.png"), os.path.join(d, f"whole-q{q}.heic")
+    if not to_png(frame, png):
+        return {"error": "could not write the whole frame as PNG for heif-enc"}
+    r = run(["heif-enc", "-q", str(q), png, "-o", out])
+    os.remove(png)
+    if r.rc != 0:
+        return {"error": f"heif-enc -q {q} on the whole frame failed: {first_line(r.err)}"[:300]}
+    got = measure([shipped, out], "full")
+    a, b = got.get(os.path.basename(shipped)), got.get(os.path.basename(out))
+    if not a or not b:
+        return {"error": "readback-ladder compare did not measure both whole files"}
+    return {"quality": q, "readback": a, "heif_enc": dict(b, quality=q, encode_s=r.wall),
+            "heif_enc_reaches": reaches(b, a)}

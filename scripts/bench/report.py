@@ -1,11 +1,33 @@
-"""What a run writes: Reports/bench.json (everything), Reports/bench.md (the goal and comparison tables) and the same
-tables on stdout. Nothing outside Reports/ is written; docs/bench.md quotes a recorded run by hand."""
+"""What a run writes: Reports/bench.json (everything), Reports/bench.md (the parts, goal and comparison tables) and,
+at the end, the same tables on stdout. Both files are written after every comparison and every part (parts.py),
+each through a temporary file and a rename, so a killed run leaves the last complete pair. Nothing outside Reports/
+is written; docs/bench.md quotes a recorded run by hand."""
 import json
 import os
 import platform
+import time
 
 from goals import agreement, fmt_mb
 from harness import PAIRS, QUICK
+
+
+def skeleton(**fields):
+    """A run's results before its first part; `fields` fill in or override (config, machine, tools, ...)."""
+    r = {"schemaVersion": 1, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": QUICK,
+         "pairs": PAIRS, "config": {}, "machine": {}, "tools": {}, "converter_defaults": {}, "state": "running",
+         "budget_min": None, "grace_min": None, "parts": [], "comparisons": [], "goals": [], "elapsed_s": 0.0}
+    r.update(fields)
+    return r
+
+
+def load_previous(out_json):
+    """The previous run's bench.json, read before this run overwrites it (for agreement_with_previous_run)."""
+    try:
+        with open(out_json) as f:
+            prev = json.load(f)
+        return prev if isinstance(prev, dict) else None
+    except (OSError, ValueError):
+        return None
 
 
 def machine():
@@ -46,7 +68,8 @@ def fmt_db(x):
 
 
 def fmt_fid(m):
-    return (f"{fmt_mb(m['bytes'])}, SSIM-Y {m['ssim_y_mean']:.5f} / worst {m['ssim_y_worst_block']:.5f}, "
+    bpp = f" ({m['bpp']:.2f} bit/px)" if m.get("bpp") is not None else ""
+    return (f"{fmt_mb(m['bytes'])}{bpp}, SSIM-Y {m['ssim_y_mean']:.5f} / worst {m['ssim_y_worst_block']:.5f}, "
             f"PSNR-Y {m['psnr_y']:.2f} dB")
 
 
@@ -117,11 +140,25 @@ def fidelity_rows(c):
     fm = c.get("fidelity_match") or {}
     if fm.get("error"):
         rows.append(f"| {c['title']} | fidelity match | not measured: {fm['error']} | |")
+    # The search runs on the centred crop (peers.fidelity_match); older results have no "crop": the whole frame.
+    where = f"the {fm['crop']} crop of " if fm.get("crop") else ""
+    cached = " (from the cache)" if fm.get("cached") else ""
     if fm.get("readback"):
-        rows.append(f"| {c['title']} | fidelity: readback (as shipped) | {fmt_fid(fm['readback'])} | |")
+        rows.append(f"| {c['title']} | fidelity on {where or 'the whole frame of '}Readback's frame: readback (as "
+                    f"shipped; its whole file's size){cached} | {fmt_fid(fm['readback'])} | |")
     for m in fm.get("points", []):
         tag = " (the match)" if fm.get("match") and m["quality"] == fm["match"]["quality"] else ""
-        rows.append(f"| {c['title']} | fidelity: heif-enc q{m['quality']} on Readback's frame{tag} | {fmt_fid(m)} | |")
+        rows.append(f"| {c['title']} | fidelity: heif-enc q{m['quality']} on {where}Readback's frame{tag} | "
+                    f"{fmt_fid(m)} | |")
+    whole = fm.get("whole_frame") or {}
+    if whole.get("error"):
+        rows.append(f"| {c['title']} | fidelity over the whole frame | not measured: {whole['error']} | |")
+    elif whole:
+        rows.append(f"| {c['title']} | fidelity over the whole frame: readback (as shipped) | "
+                    f"{fmt_fid(whole['readback'])} | |")
+        rows.append(f"| {c['title']} | fidelity over the whole frame: heif-enc q{whole['quality']} on Readback's frame"
+                    f" ({'reaches' if whole.get('heif_enc_reaches') else 'does not reach'} Readback's) | "
+                    f"{fmt_fid(whole['heif_enc'])} | |")
     return rows
 
 
@@ -151,7 +188,8 @@ def noise_row(im, crop):
         cells.append(f"{ours['bpp']:.2f} bit/px, {ours['encode_s']:.2f} s, view loss {ours['loss_mean']:+.4f}")
         m = he.get("match")
         if m:
-            cells.append(f"q{m['quality']}: {m['bpp']:.2f} bit/px, {m['encode_s']:.2f} s ({m['bpp'] / ours['bpp']:.2f}x "
+            cells.append(f"q{m['quality']}: {m['bpp']:.2f} bit/px, {m['encode_s']:.2f} s"
+                         f"{' (an earlier run, cached)' if he.get('cached') else ''} ({m['bpp'] / ours['bpp']:.2f}x "
                          f"Readback's bits)")
         elif "error" in he:
             cells.append(he["error"])
@@ -219,8 +257,15 @@ def stage_rows(c):
 def dcraw_detail(g):
     """The dcraw goal's sizes and fidelities, side by side."""
     sb, fd = g["size_bytes"], g.get("fidelity") or {}
-    how = "the lowest quality at Readback's fidelity" if fd.get("heif_enc_matches") else "below Readback's fidelity"
-    extra = (f"; on Readback's frame: size {fmt_mb(sb['readback'])} vs {fmt_mb(sb['heif_enc_on_readback_frame'])} "
+    crop = f" on the {fd['crop']} crop" if fd.get("crop") else ""
+    how = (f"the lowest quality at Readback's fidelity{crop}" if fd.get("heif_enc_matches") else
+           f"below Readback's fidelity{crop}")
+    if fd.get("heif_enc_reaches_on_whole_frame") is not None:
+        how += (", which also reaches it over the whole frame" if fd["heif_enc_reaches_on_whole_frame"] else
+                ", which does not reach it over the whole frame")
+    if fd.get("cached"):
+        how += "; quality from the cache"
+    extra = (f"; on Readback's whole frame: size {fmt_mb(sb['readback'])} vs {fmt_mb(sb['heif_enc_on_readback_frame'])} "
              f"(heif-enc q{fd.get('heif_enc_quality')}, {how})")
     if fd:
         a, b = fd["readback"], fd["heif_enc"]
@@ -231,7 +276,7 @@ def dcraw_detail(g):
         bits = [f"{n} q{one[k]['quality']} ({fmt_mb(one[k]['bytes'])})" for k, n in
                 (("ssim_y_mean", "mean"), ("ssim_y_worst_block", "worst block"), ("psnr_y", "PSNR-Y")) if one.get(k)]
         if bits:
-            extra += "; heif-enc reaches Readback on one measure alone at: " + ", ".join(bits)
+            extra += f"; heif-enc reaches Readback on one measure alone{crop} at: " + ", ".join(bits)
     return extra + f"; the pipeline's own file (its own, darker render) {fmt_mb(sb.get('dcraw_pipeline_own_render'))}"
 
 
@@ -246,15 +291,34 @@ def goal_table(results):
     return "\n".join(rows)
 
 
+def parts_table(results):
+    """Each part's status and elapsed seconds; a part that is not done says why, and its goals are NOT MEASURED."""
+    rows = ["| part | status | elapsed | note |", "|---|---|---|---|"]
+    for p in results.get("parts", []):
+        el = f"{p['elapsed_s']:.0f} s" if p.get("elapsed_s") is not None else "-"
+        note = p.get("reason", "")
+        if p["status"] != "done":
+            note = "NOT MEASURED" + (f": {note}" if note else "")
+        rows.append(f"| {p['title']} (`{p['id']}`) | **{p['status']}** | {el} | {note} |")
+    b = results.get("budget_min")
+    budget = (f"budget {b:g} min, deadline {b + (results.get('grace_min') or 0):g} min" if b else "no budget")
+    rows.append(f"| total | {results.get('state', '')} | {results.get('elapsed_s', 0):.0f} s | {budget} |")
+    return "\n".join(rows)
+
+
 def markdown(results):
     m = results["machine"]
     head = (f"Machine: {m.get('cpu')}, {m.get('nproc')} cores, {m.get('MemTotal', '?')} RAM, load at start "
             f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison; "
             f"{results['tools'].get('readback') or 'readback'}; run {results['started_utc']}, "
             f"{results['elapsed_s'] / 60:.1f} min{' (BENCH_QUICK: smoke test, not a measurement)' if QUICK else ''}.")
+    if results.get("state") == "running":
+        head += (f" **Incomplete**: written at {results.get('written_utc', '?')} while the run went on; a part still "
+                 "pending or running had not finished (the run was killed, or is still running).")
     if results.get("stopped"):
         head += f" **Stopped** ({results['stopped']})."
-    text = head + "\n\n" + goal_table(results) + "\n\n" + noise_table(results) + "\n\n" + comparison_table(results) + "\n"
+    text = (head + "\n\n" + parts_table(results) + "\n\n" + goal_table(results) + "\n\n" + noise_table(results)
+            + "\n\n" + comparison_table(results) + "\n")
     agree = results.get("agreement_with_previous_run")
     if agree:
         text += "\nAgreement with the previous run (per-round ranges overlap): " + ", ".join(
@@ -263,20 +327,26 @@ def markdown(results):
     return text
 
 
-def write(results, out_json):
-    """Writes bench.json and bench.md (comparing with the previous bench.json first) and prints the tables."""
-    if os.path.exists(out_json):
-        try:
-            with open(out_json) as f:
-                results["agreement_with_previous_run"] = agreement(json.load(f), results)
-        except (OSError, ValueError):
-            pass
-    os.makedirs(os.path.dirname(out_json), exist_ok=True)
-    with open(out_json, "w") as f:
-        json.dump(results, f, indent=2)
-    text = markdown(results)
-    out_md = os.path.join(os.path.dirname(out_json), "bench.md")
-    with open(out_md, "w") as f:
+def replace_file(path, text):
+    """Writes `path` whole or not at all: a temporary file beside it, then a rename (a kill mid-write leaves the
+    previous file)."""
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.part")
+    with open(tmp, "w") as f:
         f.write(text)
-    print(text)
+    os.replace(tmp, path)
+
+
+def write(results, out_json, previous=None, echo=False):
+    """Writes bench.json and bench.md (bench.md beside it), comparing with `previous` (the last run's bench.json, read
+    before this run began); `echo` also prints the tables (at the end of the run)."""
+    results["written_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    if previous:
+        results["agreement_with_previous_run"] = agreement(previous, results)
+    os.makedirs(os.path.dirname(os.path.abspath(out_json)), exist_ok=True)
+    replace_file(out_json, json.dumps(results, indent=2))
+    text = markdown(results)
+    out_md = os.path.join(os.path.dirname(os.path.abspath(out_json)), "bench.md")
+    replace_file(out_md, text)
+    if echo:
+        print(text)
     return out_md

@@ -1,11 +1,15 @@
 """The decoder workers' cost (docs/security.md): the same convert (LibRaw in workers, and its read-back audit's libheif
 decodes) and the same audit, with the decoders in worker processes (the default) and in the parent process
 (READBACK_DECODERS=in-process), interleaved; the peak RSS of the parent and of the largest worker, from the run's
-own report (READBACK_WORKER_STATS=1)."""
+own report (READBACK_WORKER_STATS=1).
+
+The inputs are BENCH_WORKER_SIZES (default: the 24 MP chart only) times BENCH_WORKER_COPIES (default 2, one file per
+job of --jobs 2): what a worker costs is per file, and the 50 MP chart in 4 copies made this part 5 to 10 minutes of
+a 20-minute run (docs/bench.md, "Cuts")."""
 import os
 import re
 
-from harness import PAIRS, Side, interleave, log, ratio
+from harness import PAIRS, QUICK, WORKER_COPIES, WORKER_SIZES, Side, interleave, log, ratio, run
 from inputs import raw_inputs, stage
 
 STATS = re.compile(r"decoder workers: (\d+) started; peak RSS: parent (\d+) MB, largest worker (\d+) MB")
@@ -18,21 +22,25 @@ def _check(r, d):
     return r.rc in (0, 1), info
 
 
+def titles(files=None):
+    """{comparison id: title} for `files` inputs (default: as configured), also the NOT MEASURED goals' names."""
+    n = files if files is not None else (1 if QUICK else len(WORKER_SIZES)) * WORKER_COPIES
+    return {"workers_convert": f"convert {n} RAWs (--jobs 2): decoders in workers vs in process",
+            "workers_audit": f"audit {n} HEICs (--jobs 2): decoders in workers vs in process"}
+
+
 def worker_comparisons(rb, work):
     """Yields the convert and the audit comparison, workers against in process."""
-    files = [p for _, p, _ in raw_inputs(rb, work)]
-    copies = int(os.environ.get("BENCH_WORKER_COPIES", "4"))
+    files = [p for _, p, _ in raw_inputs(rb, work, WORKER_SIZES)]
     src = os.path.join(work, "workers-src")
-    stage(files, src, copies)
+    stage(files, src, WORKER_COPIES)
     heics = os.path.join(work, "workers-heic")
-    for cid, title, make in [
-        ("workers_convert", f"convert {len(files) * copies} RAWs (--jobs 2): decoders in workers vs in process",
-         lambda d: [rb.bin, "convert", src, "--out", d, "--jobs", "2", "--quiet"]),
-        ("workers_audit", f"audit {len(files) * copies} HEICs (--jobs 2): decoders in workers vs in process",
-         lambda d: [rb.bin, "audit", "--outputs", heics, "--jobs", "2", "--no-history", "--quiet"]),
+    names = titles(len(files) * WORKER_COPIES)
+    for cid, make in [
+        ("workers_convert", lambda d: [rb.bin, "convert", src, "--out", d, "--jobs", "2", "--quiet"]),
+        ("workers_audit", lambda d: [rb.bin, "audit", "--outputs", heics, "--jobs", "2", "--no-history", "--quiet"]),
     ]:
         if cid == "workers_audit" and not os.path.isdir(heics):
-            from harness import run
             run([rb.bin, "convert", src, "--out", heics, "--jobs", "2", "--quiet"], env=rb.env(work))
         log(f"{cid}: {PAIRS} interleaved rounds")
         stats_env = dict(rb.env(work), READBACK_WORKER_STATS="1")
@@ -40,7 +48,7 @@ def worker_comparisons(rb, work):
                  Side("in-process", "decoders in the parent (READBACK_DECODERS=in-process)", make,
                       env=dict(stats_env, READBACK_DECODERS="in-process"), check=_check)]
         interleave(sides, PAIRS, os.path.join(work, "rounds"))
-        comp = {"id": cid, "title": title, "sides": [s.summary() for s in sides]}
+        comp = {"id": cid, "title": names[cid], "sides": [s.summary() for s in sides]}
         r = ratio(sides[0], sides[1])
         if r:
             comp["ratios"] = {"in-process": r}

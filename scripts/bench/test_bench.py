@@ -1,0 +1,434 @@
+"""Tests of the bench harness's own logic, with no binary and no peer tool (a few seconds): the budget, the results
+written after every part (a part that raises, one interrupted, one killed with SIGKILL), the part statuses and the
+NOT MEASURED goal lines of parts that did not finish, and the cache keys.
+
+    python3 -B -m unittest discover -s scripts/bench -p 'test_bench.py' -v      (make test runs it)
+"""
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import cache  # noqa: E402
+import goals  # noqa: E402
+import parts  # noqa: E402
+import report  # noqa: E402
+from parts import Budget, Guard, Part, run_parts, snapshot  # noqa: E402
+
+parts.log = lambda msg: None  # the runner's progress lines would only clutter the test output
+
+
+class FakeClock:
+    """A clock the tests move by hand, in minutes."""
+
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+    def advance(self, minutes):
+        self.t += minutes * 60
+
+
+def ratio(r):
+    return {"ratio": r, "rounds": 5, "per_round_min": r - 0.01, "per_round_max": r + 0.01}
+
+
+def workers_comp(cid, r=1.01):
+    return {"id": cid, "title": f"{cid} title", "sides": [], "ratios": {"in-process": ratio(r)}}
+
+
+def nodecode_comp():
+    return {"id": "audit_nodecode", "title": "audit", "sides": [],
+            "vs_exiftool": {"throughput_ratio": 40.0, "per_round_min": 38.0, "per_round_max": 45.0}}
+
+
+# The stubs __main__.plan gives its parts (the goals' names need these fields).
+WORKERS = [{"id": "workers_convert", "title": "convert 2 RAWs"}, {"id": "workers_audit", "title": "audit 2 HEICs"}]
+AUDIT = [{"id": "audit_nodecode", "sides": []}, {"id": "audit_decode", "sides": []}]
+REPORT = [{"id": "audit_report", "files": 10000}, {"id": "audit_report_rss", "files": 100000}]
+CONVERT24 = [{"id": "convert_24mp", "megapixels": 24}]
+NOISE = [{"id": "noise", "images": [{"iso": 800, "convert": {}}, {"iso": 3200, "convert": {}}]}]
+
+
+class Run:
+    """A run of `plan` into a temporary Reports folder: the results, and each bench.json as written, parsed."""
+
+    def __init__(self, test, plan, budget=None, guard=None, expected=None, on_write=None):
+        self.dir = tempfile.mkdtemp(prefix="bench-test-")
+        test.addCleanup(lambda: subprocess.run(["rm", "-rf", self.dir]))
+        self.out = os.path.join(self.dir, "bench.json")
+        self.plan, self.budget = plan, budget or Budget(17, 3, clock=FakeClock())
+        self.results = report.skeleton(machine={"cpu": "test"}, tools={"readback": "readback test"},
+                                       budget_min=self.budget.minutes, grace_min=self.budget.grace)
+        self.written = []  # every bench.json as it was on disk after each write
+        self.on_write = on_write
+        self.guard, self.expected = guard, expected
+
+    def write(self):
+        if self.on_write:
+            self.on_write(len(self.written))
+        report.write(snapshot(self.results, self.plan, self.budget), self.out)
+        with open(self.out) as f:
+            self.written.append(json.load(f))  # raises if the file is not valid JSON
+
+    def on_disk(self):
+        with open(self.out) as f:
+            return json.load(f)
+
+    def __call__(self):
+        with contextlib.redirect_stderr(io.StringIO()):  # a failed part's traceback
+            run_parts(self.plan, self.results, self.write, self.budget, self.guard, self.expected)
+        return {p["id"]: p for p in self.on_disk()["parts"]}
+
+    def goal(self, gid):
+        return next(g for g in self.on_disk()["goals"] if g["id"] == gid)
+
+
+class BudgetTests(unittest.TestCase):
+    def test_a_part_starts_while_budget_is_left(self):
+        clock = FakeClock()
+        b = Budget(17, 3, clock=clock)
+        clock.advance(16.9)
+        self.assertIsNone(b.verdict())
+        self.assertIsNone(b.verdict(expected=2 * 60))  # 16.9 + 2 is before the 20-minute deadline
+
+    def test_no_part_starts_once_the_budget_is_spent(self):
+        clock = FakeClock()
+        b = Budget(17, 3, clock=clock)
+        clock.advance(17)
+        self.assertRegex(b.verdict(), r"^over budget: 17\.0 of 17 min spent")
+
+    def test_a_part_that_cannot_finish_before_the_deadline_is_skipped(self):
+        clock = FakeClock()
+        b = Budget(17, 3, clock=clock)
+        clock.advance(15)
+        why = b.verdict(expected=6 * 60)  # 15 + 6 > 17 + 3
+        self.assertTrue(why.startswith("over budget: it took 6.0 min in the last run"), why)
+        self.assertIsNone(b.verdict(expected=4.9 * 60))
+
+    def test_budget_zero_means_no_budget(self):
+        clock = FakeClock()
+        b = Budget(0, 3, clock=clock)
+        clock.advance(600)
+        self.assertIsNone(b.verdict(expected=3600))
+        self.assertIsNone(b.deadline())
+
+    def test_runner_skips_parts_over_budget_and_goes_on(self):
+        clock = FakeClock()
+        budget = Budget(17, 3, clock=clock)
+
+        def slow():
+            clock.advance(18)
+            yield workers_comp("workers_convert")
+            yield workers_comp("workers_audit")
+
+        plan = [Part("workers", "w", slow, expects=WORKERS), Part("convert_24mp", "c", lambda: [], expects=CONVERT24),
+                Part("noise", "n", lambda: [], expects=NOISE)]
+        run = Run(self, plan, budget)
+        st = run()
+        self.assertEqual(st["workers"]["status"], "done")
+        self.assertEqual(st["workers"]["elapsed_s"], 18 * 60)
+        for pid in ("convert_24mp", "noise"):
+            self.assertEqual(st[pid]["status"], "skipped")
+            self.assertTrue(st[pid]["reason"].startswith("over budget"), st[pid]["reason"])
+        g = run.goal("convert_vs_floor_24mp")
+        self.assertEqual(g["status"], "NOT MEASURED")
+        self.assertTrue(g["reason"].startswith("skipped: over budget"), g["reason"])
+        self.assertEqual(run.goal("noise_bpp_iso3200")["status"], "NOT MEASURED")
+        self.assertEqual(run.goal("workers_convert_ratio")["status"], "MET")
+
+    def test_runner_uses_the_last_runs_time(self):
+        plan = [Part("report", "r", lambda: [], expects=REPORT), Part("noise", "n", lambda: [], expects=NOISE)]
+        st = Run(self, plan, expected={"report": 25 * 60}.get)()
+        self.assertEqual(st["report"]["status"], "skipped")
+        self.assertIn("in the last run", st["report"]["reason"])
+        self.assertEqual(st["noise"]["status"], "done")
+
+    def test_a_part_whose_needs_failed_is_skipped(self):
+        def broken():
+            raise RuntimeError("`readback corpus generate --large` wrote no large/ folder")
+
+        plan = [Part("inputs", "i", broken), Part("workers", "w", lambda: [], expects=WORKERS, needs=("inputs",))]
+        st = Run(self, plan)()
+        self.assertEqual(st["inputs"]["status"], "failed")
+        self.assertEqual(st["workers"]["status"], "skipped")
+        self.assertIn("needs the inputs part, which is failed", st["workers"]["reason"])
+
+    def test_an_unavailable_part_is_skipped_with_its_reason(self):
+        plan = [Part("audit", "a", lambda: [], expects=AUDIT, unavailable="no real-world corpus (set BENCH_CORPUS)")]
+        run = Run(self, plan)
+        st = run()
+        self.assertEqual(st["audit"]["status"], "skipped")
+        self.assertEqual(run.goal("audit_decode_vs_libheif")["reason"],
+                         "skipped: no real-world corpus (set BENCH_CORPUS)")
+
+
+class IncrementalWriteTests(unittest.TestCase):
+    def test_results_on_disk_after_every_part_with_failed_stopped_and_skipped(self):
+        holder = {}
+
+        def workers():
+            yield workers_comp("workers_convert")
+            yield workers_comp("workers_audit")
+
+        def audit():
+            disk = holder["run"].on_disk()  # what a kill now would leave
+            self.assertEqual({p["id"]: p["status"] for p in disk["parts"]}["workers"], "done")
+            self.assertEqual([c["id"] for c in disk["comparisons"]], ["workers_convert", "workers_audit"])
+            yield nodecode_comp()
+            raise ValueError("boom")
+
+        def report_part():
+            disk = holder["run"].on_disk()
+            audit_rec = next(p for p in disk["parts"] if p["id"] == "audit")
+            self.assertEqual((audit_rec["status"], audit_rec["reason"]), ("failed", "ValueError: boom"))
+            raise KeyboardInterrupt
+
+        plan = [Part("workers", "w", workers, expects=WORKERS), Part("audit", "a", audit, expects=AUDIT),
+                Part("report", "r", report_part, expects=REPORT),
+                Part("convert_24mp", "c", lambda: [], expects=CONVERT24)]
+        run = holder["run"] = Run(self, plan)
+        st = run()
+        self.assertEqual([st[p.id]["status"] for p in plan], ["done", "failed", "stopped", "skipped"])
+        self.assertEqual(st["report"]["reason"], "interrupted (KeyboardInterrupt)")
+        self.assertEqual(st["convert_24mp"]["reason"], "the run was stopped before this part")
+        # Once before the first part, after each of the 3 comparisons and after each of the 4 parts; all valid JSON.
+        self.assertEqual(len(run.written), 1 + 3 + 4)
+        self.assertEqual([p["status"] for p in run.written[0]["parts"]], ["pending"] * 4)
+        # The failed part keeps the comparison it finished; its other goal says why it is missing.
+        self.assertEqual(run.goal("audit_nodecode_vs_exiftool")["status"], "MET")
+        g = run.goal("audit_decode_vs_libheif")
+        self.assertEqual((g["status"], g["reason"]), ("NOT MEASURED", "failed: ValueError: boom"))
+        for gid in ("audit_report_vs_none", "audit_fast_report_vs_fast", "html_load_10k_s", "html_load_100k_s",
+                    "audit_report_rss"):
+            g = run.goal(gid)
+            self.assertEqual((g["status"], g["reason"]), ("NOT MEASURED", "stopped: interrupted (KeyboardInterrupt)"))
+        self.assertEqual(run.goal("size_vs_lossless_24mp")["reason"], "skipped: the run was stopped before this part")
+        # bench.md lists each part's status and elapsed seconds.
+        with open(os.path.join(run.dir, "bench.md")) as f:
+            md = f.read()
+        for line in ("| w (`workers`) | **done** | 0 s |",
+                     "| a (`audit`) | **failed** | 0 s | NOT MEASURED: ValueError: boom |",
+                     "| r (`report`) | **stopped** |",
+                     "| c (`convert_24mp`) | **skipped** | - | NOT MEASURED: the run was stopped"):
+            self.assertIn(line, md)
+        self.assertFalse([n for n in os.listdir(run.dir) if n.endswith(".part")])  # no half-written file left
+
+    def test_sigterm_stops_the_running_part(self):
+        def stopped():
+            yield workers_comp("workers_convert")
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # interrupted at once
+            yield workers_comp("workers_audit")
+
+        guard = Guard()
+        guard.install()
+        self.addCleanup(guard.uninstall)
+        plan = [Part("workers", "w", stopped, expects=WORKERS), Part("noise", "n", lambda: [], expects=NOISE)]
+        run = Run(self, plan, guard=guard)
+        t0 = time.monotonic()
+        st = run()
+        self.assertLess(time.monotonic() - t0, 3)
+        self.assertEqual((st["workers"]["status"], st["workers"]["reason"]), ("stopped", "interrupted (SIGTERM)"))
+        self.assertEqual(st["noise"]["status"], "skipped")
+        self.assertEqual(run.goal("workers_convert_ratio")["status"], "MET")  # finished before the signal: kept
+        self.assertEqual(run.goal("workers_audit_ratio")["reason"], "stopped: interrupted (SIGTERM)")
+
+    def test_a_signal_during_a_write_waits_for_the_write(self):
+        def part():
+            yield workers_comp("workers_convert")
+            yield workers_comp("workers_audit")
+
+        def on_write(n):  # the write after the first comparison
+            if n == 1:
+                os.kill(os.getpid(), signal.SIGINT)
+
+        guard = Guard()
+        guard.install()
+        self.addCleanup(guard.uninstall)
+        run = Run(self, [Part("workers", "w", part, expects=WORKERS)], guard=guard, on_write=on_write)
+        st = run()
+        self.assertEqual((st["workers"]["status"], st["workers"]["reason"]), ("stopped", "interrupted (SIGINT)"))
+        # Three whole writes: before the part, the one the signal came in (finished, then the part stopped), after it.
+        self.assertEqual(len(run.written), 3)
+        self.assertEqual([c["id"] for c in run.written[1]["comparisons"]], ["workers_convert"])
+        self.assertEqual(run.written[1]["parts"][0]["status"], "running")
+        self.assertEqual([c["id"] for c in run.on_disk()["comparisons"]], ["workers_convert"])
+
+    def test_the_deadline_stops_the_running_part(self):
+        budget = Budget(0.001, 0.002)  # a deadline 0.18 s away, on the real clock
+        guard = Guard()
+        guard.install(budget.deadline())
+        self.addCleanup(guard.uninstall)
+
+        def forever():
+            time.sleep(5)
+            return []
+
+        plan = [Part("report", "r", forever, expects=REPORT), Part("noise", "n", lambda: [], expects=NOISE)]
+        run = Run(self, plan, budget=budget, guard=guard)
+        st = run()
+        self.assertEqual(st["report"]["status"], "stopped")
+        self.assertTrue(st["report"]["reason"].startswith("over budget: the deadline"), st["report"]["reason"])
+        self.assertEqual(st["noise"]["status"], "skipped")
+        self.assertTrue(st["noise"]["reason"].startswith("over budget"), st["noise"]["reason"])
+        self.assertLess(st["report"]["elapsed_s"], 3)
+
+    def test_a_run_killed_with_sigkill_leaves_the_finished_rows(self):
+        code = f"""
+import os, signal, sys
+sys.path.insert(0, {HERE!r})
+import parts, report
+from parts import Budget, Part, run_parts, snapshot
+parts.log = lambda msg: None
+out = sys.argv[1]
+results = report.skeleton(machine={{}}, tools={{}})
+budget = Budget(17, 3)
+
+def first():
+    yield {{"id": "workers_convert", "title": "t", "sides": [], "ratios": {{"in-process": {{"ratio": 1.01,
+           "rounds": 5, "per_round_min": 1.0, "per_round_max": 1.02}}}}}}
+
+def killed():
+    yield {{"id": "audit_nodecode", "title": "a", "sides": [], "vs_exiftool": {{"throughput_ratio": 40.0,
+           "per_round_min": 38.0, "per_round_max": 45.0}}}}
+    os.kill(os.getpid(), signal.SIGKILL)
+
+plan = [Part("workers", "w", first, expects={WORKERS[:1]!r}), Part("audit", "a", killed, expects={AUDIT!r}),
+        Part("convert_24mp", "c", lambda: [], expects={CONVERT24!r})]
+run_parts(plan, results, lambda: report.write(snapshot(results, plan, budget), out), budget)
+"""
+        d = tempfile.mkdtemp(prefix="bench-test-")
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", d]))
+        out = os.path.join(d, "bench.json")
+        p = subprocess.run([sys.executable, "-B", "-c", code, out], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
+        with open(out) as f:
+            disk = json.load(f)
+        self.assertEqual(disk["state"], "running")
+        self.assertEqual([(x["id"], x["status"]) for x in disk["parts"]],
+                         [("workers", "done"), ("audit", "running"), ("convert_24mp", "pending")])
+        self.assertEqual([c["id"] for c in disk["comparisons"]], ["workers_convert", "audit_nodecode"])
+        by = {g["id"]: g for g in disk["goals"]}
+        self.assertEqual(by["workers_convert_ratio"]["status"], "MET")
+        self.assertEqual(by["audit_nodecode_vs_exiftool"]["status"], "MET")
+        self.assertTrue(by["audit_decode_vs_libheif"]["reason"].startswith("running: not finished"))
+        self.assertTrue(by["convert_vs_floor_24mp"]["reason"].startswith("pending: not started"))
+        with open(os.path.join(d, "bench.md")) as f:
+            self.assertIn("**Incomplete**", f.read())
+
+
+class GoalTests(unittest.TestCase):
+    def test_every_stub_gives_not_measured_lines(self):
+        for stubs, n in ((WORKERS, 2), (AUDIT, 2), (REPORT, 5), (CONVERT24, 4), (NOISE, 5),
+                         ([{"id": "audit_nodecode", "sides": [{"name": "baseline"}]}], 2)):
+            lines = [g for s in stubs for g in goals.goals_for(s)]
+            self.assertEqual(len(lines), n, stubs)
+            self.assertTrue(all(g["status"] == "NOT MEASURED" for g in lines), lines)
+        names = [g["goal"] for g in goals.goals_for(REPORT[1])]
+        self.assertIn("peak RSS of a 100000-file no-decode audit with --report < 500 MB", names)
+
+    def convert(self, whole):
+        match = {"crop": "2048x1536", "readback": {"ssim_y_mean": 0.994, "ssim_y_worst_block": 0.98, "psnr_y": 51.0},
+                 "points": [{"quality": 59, "bytes": 300000, "ssim_y_mean": 0.995, "ssim_y_worst_block": 0.983,
+                             "psnr_y": 53.0}]}
+        match["match"] = match["points"][0]
+        match["whole_frame"] = whole
+        return {"id": "convert_24mp", "megapixels": 24, "pixels": 24_000_000,
+                "sides": [{"name": "readback", "output_bytes": 360000, "peak_rss_mb": 300.0},
+                          {"name": "floor"}, {"name": "dcraw-pipeline", "output_bytes": 140000}],
+                "ratios": {"floor": ratio(1.18), "dcraw-pipeline": ratio(0.37)}, "fidelity_match": match,
+                "lossless_raw": {"kind": "lossless-JPEG DNG of the same scene", "bytes": 16_000_000, "file": "x"},
+                "lossless_raw_standin_bytes": 18_000_000}
+
+    def test_dcraw_goal_sizes_come_from_the_whole_frame_check(self):
+        m = {"ssim_y_mean": 0.995, "ssim_y_worst_block": 0.983, "psnr_y": 53.0}
+        whole = {"quality": 59, "readback": {"ssim_y_mean": 0.994, "ssim_y_worst_block": 0.981, "psnr_y": 51.7},
+                 "heif_enc": dict(m, bytes=1_200_000), "heif_enc_reaches": True}
+        by = {g["id"]: g for g in goals.goals_for(self.convert(whole))}
+        g = by["convert_vs_dcraw_pipeline_24mp"]
+        self.assertEqual(g["status"], "MET")
+        self.assertEqual(g["size_bytes"]["heif_enc_on_readback_frame"], 1_200_000)
+        self.assertEqual(g["fidelity"]["crop"], "2048x1536")
+        self.assertIn("on the 2048x1536 crop", report.dcraw_detail(g))
+        self.assertEqual(by["convert_vs_floor_24mp"]["status"], "MET")
+
+    def test_dcraw_goal_without_the_whole_frame_is_not_measured(self):
+        g = next(g for g in goals.goals_for(self.convert({"error": "heif-enc failed"}))
+                 if g["id"] == "convert_vs_dcraw_pipeline_24mp")
+        self.assertEqual(g["status"], "NOT MEASURED")
+        self.assertIn("size not measured: heif-enc failed", g["why"])
+
+
+class CacheKeyTests(unittest.TestCase):
+    class Rb:
+        version = "readback 0.1.0"
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bench-test-")
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", self.dir]))
+        self.dng, self.frame = self.file("x.dng", b"raw"), self.file("x.ppm", b"P6 frame")
+
+    def file(self, name, data):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def key(self, rb=None, dng=None, frame=None, defaults=None, crop="2048x1536", encoder="heif-enc 1.15.1"):
+        return cache.match_key(rb or self.Rb(), dng or self.dng, frame or self.frame,
+                               defaults if defaults is not None else {"quality": 55, "speed": "ultrafast"}, crop,
+                               encoder)
+
+    def test_match_key_is_stable_and_follows_every_input(self):
+        k = self.key()
+        self.assertEqual(k, self.key())
+        self.assertEqual(k, self.key(defaults={"speed": "ultrafast", "quality": 55}))  # key order does not count
+        other = self.Rb()
+        other.version = "readback 0.2.0"
+        variants = [self.key(dng=self.file("y.dng", b"other raw")), self.key(frame=self.file("y.ppm", b"P6 other")),
+                    self.key(crop="1024x768"), self.key(encoder="heif-enc 1.16.0"), self.key(rb=other),
+                    self.key(defaults={"quality": 65, "speed": "ultrafast"})]
+        self.assertEqual(len(set(variants + [k])), len(variants) + 1)
+
+    def test_noise_match_key_ignores_timings(self):
+        ours = {"bytes": 1000, "ssim_y_mean": 0.99, "view_ssim_y_mean": 0.98, "encode_s": 0.6}
+        k = cache.noise_match_key(self.dng, None, "2048x1536", ours, encoder="heif-enc 1.15.1")
+        self.assertEqual(k, cache.noise_match_key(self.dng, None, "2048x1536", dict(ours, encode_s=0.9),
+                                                  encoder="heif-enc 1.15.1"))
+        self.assertNotEqual(k, cache.noise_match_key(self.dng, None, "2048x1536", dict(ours, ssim_y_mean=0.98),
+                                                     encoder="heif-enc 1.15.1"))
+        self.assertNotEqual(k, cache.noise_match_key(self.dng, self.frame, "2048x1536", ours, encoder="heif-enc 1.15.1"))
+        self.assertNotEqual(k, cache.noise_match_key(self.dng, None, "2048x1536", ours, encoder="heif-enc 1.16.0"))
+
+    def test_store_and_load(self):
+        old = cache.DIR, cache.ON
+        self.addCleanup(lambda: setattr(cache, "DIR", old[0]) or setattr(cache, "ON", old[1]))
+        cache.DIR, cache.ON = os.path.join(self.dir, "cache"), True
+        cache.store("match", "k1", {"match": {"quality": 59}})
+        self.assertEqual(cache.load("match", "k1"), {"match": {"quality": 59}})
+        self.assertIsNone(cache.load("match", "k2"))
+        cache.ON = False  # BENCH_CACHE=0: neither read nor written
+        self.assertIsNone(cache.load("match", "k1"))
+        cache.store("match", "k3", {})
+        self.assertFalse(os.path.exists(os.path.join(cache.DIR, "match-k3.json")))
+
+    def test_config_key_follows_the_configuration(self):
+        self.assertEqual(cache.config_key({"pairs": 5}), cache.config_key({"pairs": 5}))
+        self.assertNotEqual(cache.config_key({"pairs": 5}), cache.config_key({"pairs": 3}))
+
+
+if __name__ == "__main__":
+    unittest.main()
