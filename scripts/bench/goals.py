@@ -202,7 +202,8 @@ def agreement(prev, cur):
         p = pg.get(g["id"])
         if not p or "value" not in p or "value" not in g:
             continue
-        d, pd = g.get("detail") or {}, p.get("detail") or {}
+        # A goal's detail is the comparison's ratio record, or for some goals a line of text (no per-round range).
+        d, pd = (x if isinstance(x, dict) else {} for x in (g.get("detail"), p.get("detail")))
         lo, hi = d.get("per_round_min", g["value"]), d.get("per_round_max", g["value"])
         plo, phi = pd.get("per_round_min", p["value"]), pd.get("per_round_max", p["value"])
         out.append({"id": g["id"], "previous": p["value"], "now": g["value"],

@@ -372,6 +372,28 @@ class GoalTests(unittest.TestCase):
         self.assertIn("size not measured: heif-enc failed", g["why"])
 
 
+class AgreementTests(unittest.TestCase):
+    def test_goals_with_a_text_detail_or_none_are_compared_without_ranges(self):
+        """The comparison with the previous run read every goal's detail as a ratio record; a goal whose detail is a
+        line of text (the peak-RSS goals) stopped the whole run on its first write."""
+        cfg = {"pairs": 5}
+        ranged = goals.goal("convert", "convert_vs_floor_24mp", 1.5, "<=", 1.25,
+                            {"per_round_min": 1.4, "per_round_max": 1.6})
+        text = goals.goal("peak RSS", "audit_report_rss", 226.5, "<=", 500, "227 MB in 54.8 s")
+        prev = {"config": cfg, "goals": [ranged, text]}
+        now_ranged = goals.goal("convert", "convert_vs_floor_24mp", 1.7, "<=", 1.25,
+                                {"per_round_min": 1.65, "per_round_max": 1.8})
+        now_text = goals.goal("peak RSS", "audit_report_rss", 230.0, "<=", 500, "230 MB")
+        out = {a["id"]: a for a in goals.agreement(prev, {"config": cfg, "goals": [now_ranged, now_text]})}
+        self.assertFalse(out["convert_vs_floor_24mp"]["agree_within_noise"])  # 1.65-1.8 against 1.4-1.6: apart
+        self.assertFalse(out["audit_report_rss"]["agree_within_noise"])  # single values 226.5 and 230.0 differ
+        self.assertEqual(out["audit_report_rss"]["now"], 230.0)
+        near = goals.goal("convert", "convert_vs_floor_24mp", 1.55, "<=", 1.25,
+                          {"per_round_min": 1.5, "per_round_max": 1.7})
+        again = goals.agreement(prev, {"config": cfg, "goals": [near]})
+        self.assertTrue(again[0]["agree_within_noise"])  # 1.5-1.7 overlaps 1.4-1.6
+
+
 class CacheKeyTests(unittest.TestCase):
     class Rb:
         version = "readback 0.1.0"
