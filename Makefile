@@ -201,6 +201,15 @@ ladder: release
 	  --out-dir Corpus/large/real-noise > /dev/null
 	$(LADDER_BIN) steps $(LADDER_REAL) $$(ls Corpus/large/real-noise/*-iso*.dng | sort -V) \
 	  --out docs/quality-ladder-steps.tsv
+	@# Slower presets on the crops above the size bound (docs/quality-ladder-steps-presets.tsv).
+	@{ printf '# Slower x265 presets on the noisy real crops above the size bound (docs/quality-ladder.md).\n'; \
+	  printf 'preset\timage\tsigma\tquality\tbytes\tbpp\tview_arch_mean\tview_arch_worst64\n'; \
+	  for p in ultrafast medium slow veryslow; do $(LADDER_BIN) steps $(addprefix Corpus/large/real-noise/,\
+	    dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV-iso25600.dng hdrmerge_NikonD5000_sample2-iso12800.dng \
+	    tinydng_Canon550D_MagicLantern_colorchart-iso25600.dng) --qualities 35,38,41,44,47 --preset $$p \
+	    --out /tmp/readback-ladder-presets.tsv 2>/dev/null || exit 2; \
+	    grep -v -e '^#' -e '^image' /tmp/readback-ladder-presets.tsv | sed "s/^/$$p\t/"; done; \
+	} > docs/quality-ladder-steps-presets.tsv
 
 install: release
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./packaging/install.sh install $(RELEASE_BIN)

@@ -56,7 +56,7 @@ struct StepRow {
     var worst: Double
 }
 
-/// `readback-ladder steps RAW... [--qualities ..] [--crop WxH] [--variant V] [--out TSV]`: each RAW's frame (the crop `run`
+/// `readback-ladder steps RAW... [--qualities ..] [--crop WxH] [--preset P] [--variant V] [--out TSV]`: each RAW's frame (the crop `run`
 /// measures) encoded with the archival target's setting and with the default's at each quality; SSIM-Y after the 2×
 /// downscale of the default encode against the archival one (mean, worst 64×64 block), and bit/px. σ is the whole
 /// frame's, as `convert` measures it.
@@ -68,8 +68,14 @@ func steps(_ raws: [String], options: [String: String]) throws {
     let standard = EncodingTarget.visuallyLossless
     let archivalVariant = try Variant(archival.variant)
     let standardVariant = try Variant(options["variant"] ?? standard.variant)
+    // Another x265 preset than the default target's, to ask whether a slower encoder meets the rule where it does not.
+    let preset = options["preset"] ?? standard.preset
+    let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+    guard presets.contains(preset) else {
+        fail("--preset takes an x265 preset (ultrafast … veryslow), not '\(preset)'")
+    }
     var rows: [StepRow] = []
-    var notes: [String] = []
+    var notes: [String] = ["# default encodes: preset \(preset), \(options["variant"] ?? standard.variant)"]
     for raw in raws {
         let url = URL(fileURLWithPath: raw)
         let name = url.lastPathComponent
@@ -93,7 +99,7 @@ func steps(_ raws: [String], options: [String: String]) throws {
                 archBpp))
         for q in qualities {
             let file = try HeifEncoder.encode(
-                frame, settings: standardVariant.settings(preset: standard.preset, quality: q))
+                frame, settings: standardVariant.settings(preset: preset, quality: q))
             let s = try ViewingSize.compare(reference, try decodedLuma(file))
             let r = StepRow(
                 image: name, sigma: sigma, quality: q, bytes: file.count, bpp: Double(file.count * 8) / Double(w * h),

@@ -29,7 +29,7 @@ import HeifCodec
 //       Writes the centred crop (default 1024x768) of each real DNG's raw samples made noisy at each ISO by scaling
 //       its exposure (CorpusKit `NoisyCrop`: Poisson–Gaussian noise in electrons, known gain and read noise) as
 //       DIR/NAME-isoN.dng (default Corpus/large), the source's tags kept; one JSON line each with the recipe.
-//   readback-ladder steps RAW... [--qualities 35,38,..] [--crop WxH] [--out TSV]
+//   readback-ladder steps RAW... [--qualities 35,38,..] [--crop WxH] [--preset P] [--variant V] [--out TSV]
 //       Each RAW's frame crop encoded with the archival target's setting and with the default's at each quality:
 //       SSIM-Y at viewing size of the default encode against the archival one, bit/px, and the frame's noise σ
 //       (docs/quality-ladder-steps.tsv, checked by FidelityTests).

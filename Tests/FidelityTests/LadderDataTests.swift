@@ -278,3 +278,34 @@ func committedSteps() throws -> [(image: String, sigma: Double, quality: Int, bp
             }
         })
 }
+
+/// docs/quality-ladder-steps-presets.tsv: the noisy real crops above the size bound, encoded with slower x265 presets.
+/// Above σ 7 no preset keeps the fidelity within 2 bit/px (the bound is the data's, not the encoder setting's); just
+/// above the bound (the Nikon crop, σ 4.84) the slow presets do.
+@Test func noSlowerPresetKeepsFidelityWithinTheSizeBoundAboveSigmaSeven() throws {
+    typealias Rule = NoiseLevel.RealImageRule
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/quality-ladder-steps-presets.tsv")
+    let rows = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+        .filter { !$0.hasPrefix("#") && !$0.hasPrefix("preset\t") }
+        .map { line -> (preset: String, image: String, sigma: Double, bpp: Double, mean: Double, worst: Double) in
+            let f = line.split(separator: "\t").map(String.init)
+            try #require(f.count == 8, "\(line)")
+            return (
+                f[0], f[1], try #require(Double(f[2])), try #require(Double(f[5])), try #require(Double(f[6])),
+                try #require(Double(f[7]))
+            )
+        }
+    #expect(Set(rows.map(\.preset)) == ["ultrafast", "medium", "slow", "veryslow"])
+    #expect(Set(rows.map(\.image)).count == 3)
+    #expect(rows.allSatisfy { $0.sigma >= Rule.sizeHoldsBelowSigma })
+    func meets(_ r: (preset: String, image: String, sigma: Double, bpp: Double, mean: Double, worst: Double)) -> Bool {
+        r.mean >= Rule.minMean && r.worst >= Rule.minWorst && r.bpp <= Rule.maxBitsPerPixel
+    }
+    // Above σ 7 (the Sony and 550D crops) nothing meets the rule, whatever the preset.
+    #expect(!rows.contains { $0.sigma > 7 && meets($0) }, "\(rows.filter { $0.sigma > 7 && meets($0) })")
+    // The default preset meets it on none of the three; slow and veryslow on the one just above the bound.
+    #expect(!rows.contains { $0.preset == "ultrafast" && meets($0) })
+    #expect(Set(rows.filter(meets).map(\.preset)) == ["slow", "veryslow"])
+    #expect(rows.filter(meets).allSatisfy { $0.sigma < 5 })
+}
