@@ -74,6 +74,29 @@ public final class WorkerPool: @unchecked Sendable {
         return idle.map(\.pid)
     }
 
+    /// Starts up to `count` workers now (at most the pool's size), so that their start-up (the exec, the libraries'
+    /// loading, the lockdown) overlaps the parent's own work before its first decode; they wait idle in the pool.
+    /// A worker that cannot start is left to the first request, which reports it.
+    public func prewarm(_ count: Int) {
+        for _ in 0..<max(0, min(count, config.size)) {
+            lock.lock()
+            guard live < config.size else {
+                lock.unlock()
+                return
+            }
+            live += 1
+            spawned += 1
+            lock.unlock()
+            do { giveBack(try spawner.spawn(config)) } catch {
+                lock.lock()
+                live -= 1
+                lock.signal()
+                lock.unlock()
+                return
+            }
+        }
+    }
+
     /// Runs `body` with a worker of its own; a worker that died in it is not returned to the pool.
     /// A worker found gone before it got the request is replaced once.
     func withWorker<T>(_ body: (WorkerProcess) throws -> T) throws -> T {

@@ -20,7 +20,10 @@ public enum DecoderWorkers {
     /// `READBACK_DECODERS=in-process` keeps the decoders in this process (`make bench` compares the two).
     /// With `READBACK_WORKER_STATS=1` the function prints, on `console`'s error stream, the workers started and the
     /// peak RSS of the parent and of the largest worker (`make bench`).
-    static func start(jobs: Int, args: ParsedArguments, console: Console) throws(UsageError) -> () -> Void {
+    /// With `prewarm`, the workers are started at once rather than at the first decode (a run that will decode).
+    static func start(jobs: Int, args: ParsedArguments, console: Console, prewarm: Bool = false) throws(UsageError)
+        -> () -> Void
+    {
         let environment = console.environment
         let timeout = try fileTimeout(args)
         var pool: WorkerPool?
@@ -31,6 +34,7 @@ public enum DecoderWorkers {
                     addressSpace: WorkerPool.addressSpace(perJob: BatchEngine.memoryPerJob),
                     timeout: WorkerPool.Timeout(fixed: timeout)))
             WorkerPool.shared = pool
+            if prewarm { pool?.prewarm(jobs) }
         }
         let stats = environment["READBACK_WORKER_STATS"] == "1"
         return { [pool] in

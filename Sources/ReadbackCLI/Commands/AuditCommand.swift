@@ -115,7 +115,8 @@ struct AuditCommand: Subcommand {
             policy: policy, decode: !args.has("no-decode"), thumbnails: thumbnails, jobs: jobs, failOn: failOn,
             digest: hash == "sha256" && (reportDir != nil || !args.has("no-history")))
 
-        let stopWorkers = try DecoderWorkers.start(jobs: jobs, args: args, console: console)
+        let stopWorkers = try DecoderWorkers.start(
+            jobs: jobs, args: args, console: console, prewarm: options.decode)
         defer { stopWorkers() }
         let quiet = args.has("quiet")
         let progress = Progress(console: console, quiet: quiet, failOn: failOn)
