@@ -84,16 +84,8 @@ public final class WorkerPool: @unchecked Sendable {
                 lock.unlock()
                 return
             }
-            live += 1
-            spawned += 1
-            lock.unlock()
-            do { giveBack(try spawner.spawn(config)) } catch {
-                lock.lock()
-                live -= 1
-                lock.signal()
-                lock.unlock()
-                return
-            }
+            guard let w = try? spawnCounted() else { return }
+            giveBack(w)
         }
     }
 
@@ -116,6 +108,11 @@ public final class WorkerPool: @unchecked Sendable {
             lock.unlock()
             return w
         }
+        return try spawnCounted()
+    }
+
+    /// Starts one worker and counts it live; called with `lock` held and below the pool's size, returns unlocked.
+    private func spawnCounted() throws -> WorkerProcess {
         live += 1
         spawned += 1
         lock.unlock()

@@ -70,9 +70,8 @@ func steps(_ raws: [String], options: [String: String]) throws {
     let standardVariant = try Variant(options["variant"] ?? standard.variant)
     // Another x265 preset than the default target's, to ask whether a slower encoder meets the rule where it does not.
     let preset = options["preset"] ?? standard.preset
-    let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
-    guard presets.contains(preset) else {
-        fail("--preset takes an x265 preset (ultrafast … veryslow), not '\(preset)'")
+    guard HeifEncodeSettings.presets.contains(preset) else {
+        fail("--preset takes an x265 preset (\(HeifEncodeSettings.presets.joined(separator: ", "))), not '\(preset)'")
     }
     var rows: [StepRow] = []
     var notes: [String] = ["# default encodes: preset \(preset), \(options["variant"] ?? standard.variant)"]

@@ -38,7 +38,10 @@ extension Checks {
         }
         guard let primary = file.primaryItemID else { return out }
         let thumbnails = file.thumbnails(of: primary)
-        let primaryData = codedDataRanges(file, primary, depth: 0)
+        // Each image's coded data, read once: the primary's and every thumbnail's file ranges.
+        var data: [UInt32: [Range<Int>]] = [:]
+        for id in [primary] + thumbnails { data[id] = codedDataRanges(file, id, depth: 0) }
+        let primaryData = data[primary] ?? []
         if thumbnails.isEmpty {
             out.append(
                 problem(
@@ -46,7 +49,7 @@ extension Checks {
                     clause: clause, expected: "a thumbnail", actual: "none"))
         } else if let start = primaryData.map(\.lowerBound).min() {
             // Every thumbnail's coded data precedes the primary's in file order.
-            let late = thumbnails.filter { t in codedDataRanges(file, t, depth: 0).contains { $0.upperBound > start } }
+            let late = thumbnails.filter { t in (data[t] ?? []).contains { $0.upperBound > start } }
             if !late.isEmpty {
                 out.append(
                     problem(
@@ -59,10 +62,7 @@ extension Checks {
             }
         }
         // At least one thumbnail, or the primary itself, ends within the first 128 000 bytes.
-        let ends = ([primary] + thumbnails).compactMap { id -> Int? in
-            let r = codedDataRanges(file, id, depth: 0)
-            return r.isEmpty ? nil : r.map(\.upperBound).max()
-        }
+        let ends = data.values.compactMap { $0.map(\.upperBound).max() }
         if let earliest = ends.min(), earliest > miprEarlyBytes {
             out.append(
                 problem(
