@@ -144,8 +144,10 @@ struct ConvertCommand: Subcommand {
             options: conversion, jobs: jobs,
             dryRun: args.has("dry-run"), removal: permit, progress: style, environment: console.environment,
             shard: try ShardOption.parse(args, environment: console.environment), retryFailed: args.has("retry-failed"))
+        // The workers start now (not at the first decode), so that their exec and lockdown overlap the planning, and
+        // a single file's read-back audit finds its second worker ready for the gain map beside the primary.
         let stopWorkers = try DecoderWorkers.start(
-            jobs: jobs ?? BatchEngine.defaultJobs(), args: args, console: console)
+            jobs: jobs ?? BatchEngine.defaultJobs(), args: args, console: console, prewarm: !args.has("dry-run"))
         defer { stopWorkers() }
         let (converter, verifier) = ConvertAndAudit.make()
         let engine = BatchEngine(
