@@ -110,10 +110,11 @@ public struct FileAuditor: Sendable {
         return (rebuilt, ctx.thumbnails)
     }
 
+    /// The size of the regular file at `url`, through a symlink (the audit reads what a reader would open); nil for
+    /// anything else.
     static func fileSize(_ url: URL) -> UInt64? {
-        guard let a = try? FileManager.default.attributesOfItem(atPath: url.path),
-            (a[.type] as? FileAttributeType) == .typeRegular
-        else { return nil }
-        return (a[.size] as? NSNumber)?.uint64Value
+        var st = stat()
+        guard stat(url.path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return UInt64(st.st_size)
     }
 }

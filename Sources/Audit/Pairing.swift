@@ -151,30 +151,63 @@ public struct Pairing: Sendable, Equatable {
         return e.isEmpty ? rel : String(rel.dropLast(e.count + 1))
     }
 
-    static func ext(_ rel: String) -> String {
+    public static func ext(_ rel: String) -> String {
         let last = rel.split(separator: "/").last.map(String.init) ?? rel
         guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return "" }
         return String(last[last.index(after: dot)...])
     }
 
-    /// Regular, non-hidden files under `root`, as paths relative to it, sorted.
+    /// Regular, non-hidden files under `root`, as paths relative to it, sorted. A symlink to a regular file is listed
+    /// under the link's own path (the audit only reads, so a folder of links into an archive audits what they point
+    /// to); links to folders are not followed (no loops), and links to nothing are left out.
     static func listFiles(_ root: URL) throws(Failure) -> [String] {
+        try scan(root).files
+    }
+
+    /// What a folder holds for the audit: the files `listFiles` lists, and what it left out (non-hidden entries that
+    /// are neither regular files nor links to one: links to folders, broken links, devices, sockets, pipes).
+    public struct Scan: Sendable, Equatable {
+        public var files: [String]
+        public var skipped: [String]
+    }
+
+    /// Scans `root` (see `listFiles`).
+    /// - Throws: ``Failure`` when `root` is not a folder or cannot be listed.
+    public static func scan(_ root: URL) throws(Failure) -> Scan {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
             throw Failure(message: "\(root.path): not a folder")
         }
+        let keys: [URLResourceKey] = [.isRegularFileKey, .isDirectoryKey, .isSymbolicLinkKey]
         guard
             let e = FileManager.default.enumerator(
-                at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+                at: root, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles])
         else { throw Failure(message: "\(root.path): cannot list the folder") }
         let rootPath = root.standardizedFileURL.resolvingSymlinksInPath().path
-        var out: [String] = []
+        var out = Scan(files: [], skipped: [])
         while let u = e.nextObject() as? URL {
-            guard (try? u.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-            let p = u.standardizedFileURL.resolvingSymlinksInPath().path
+            // The entry's folder resolved (the enumerator only descends into real folders under the root), the
+            // entry's own name kept: a link is listed where it is, not where it points.
+            let parent = u.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
+            let p = parent + "/" + u.lastPathComponent
             guard p.hasPrefix(rootPath + "/") else { continue }
-            out.append(String(p.dropFirst(rootPath.count + 1)))
+            let rel = String(p.dropFirst(rootPath.count + 1))
+            guard let v = try? u.resourceValues(forKeys: Set(keys)) else { continue }
+            if v.isRegularFile == true {
+                out.files.append(rel)
+            } else if v.isSymbolicLink == true {
+                var st = stat()
+                if stat(u.path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
+                    out.files.append(rel)
+                } else {
+                    out.skipped.append(rel)
+                }
+            } else if v.isDirectory != true {
+                out.skipped.append(rel)
+            }
         }
-        return out.sorted()
+        out.files.sort()
+        out.skipped.sort()
+        return out
     }
 }

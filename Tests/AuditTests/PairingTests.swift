@@ -36,6 +36,27 @@ private func touch(_ root: URL, _ rel: String) throws {
     #expect(throws: Pairing.Failure.self) { try Pairing.outputsOnly(root.appendingPathComponent("nope")) }
 }
 
+@Test func linksToFilesAreListedWhereTheyAreAndLinksToFoldersOrNothingAreLeftOut() throws {
+    let root = Repo.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let fm = FileManager.default
+    try touch(root, "archive/deep/p.heic")
+    let sel = root.appendingPathComponent("sel")
+    try touch(sel, "own.heic")
+    try fm.createSymbolicLink(
+        atPath: sel.appendingPathComponent("link.heic").path,
+        withDestinationPath: root.appendingPathComponent("archive/deep/p.heic").path)
+    try fm.createSymbolicLink(atPath: sel.appendingPathComponent("relative.heic").path, withDestinationPath: "own.heic")
+    try fm.createSymbolicLink(atPath: sel.appendingPathComponent("broken.heic").path, withDestinationPath: "nope.heic")
+    try fm.createSymbolicLink(atPath: sel.appendingPathComponent("up").path, withDestinationPath: root.path)
+    let scan = try Pairing.scan(sel)
+    #expect(scan.files == ["link.heic", "own.heic", "relative.heic"])
+    #expect(scan.skipped == ["broken.heic", "up"])
+    let p = try Pairing.outputsOnly(sel)
+    #expect(p.jobs.map(\.name) == ["link.heic", "own.heic", "relative.heic"])
+    #expect(p.jobs[0].output?.lastPathComponent == "link.heic")
+}
+
 @Test func pairsFileParsesTabsCommentsAndNamesBadLines() throws {
     let root = Repo.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: root) }

@@ -49,6 +49,71 @@ func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -> URL {
     #expect(runCLI(["audit", "--outputs", good.path, "--no-history"]).code == .clean)
 }
 
+@Test func auditReadsLinksToFilesAndSaysWhyAFolderHadNothing() throws {
+    let dir = Repo.temporaryDirectory("cli-links")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let archive = dir.appendingPathComponent("archive")
+    let good = try writeHEIC(archive, "good.heic")
+    let cut = try writeHEIC(archive, "cut.heic", truncateBy: 100)
+    // A folder of links into the archive (a curated selection): each linked file is audited under the link's name.
+    let links = dir.appendingPathComponent("links")
+    try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+    let fm = FileManager.default
+    try fm.createSymbolicLink(atPath: links.appendingPathComponent("a.heic").path, withDestinationPath: good.path)
+    try fm.createSymbolicLink(atPath: links.appendingPathComponent("b.heic").path, withDestinationPath: cut.path)
+    try fm.createSymbolicLink(
+        atPath: links.appendingPathComponent("gone.heic").path, withDestinationPath: "/nonexistent")
+    try fm.createSymbolicLink(atPath: links.appendingPathComponent("loop").path, withDestinationPath: links.path)
+    let r = runCLI(["audit", "--outputs", links.path, "--no-history", "--no-decode"])
+    #expect(r.code == .findings)
+    #expect(r.out.contains("b.heic: FAIL"))
+    #expect(r.out.contains("audited 2 file(s): 1 passed, 1 failed"), "\(r.out)")
+    // A pair given through links is judged by the files they point to (not the links' own mode, owner or times).
+    let src = try writeHEIC(archive, "src.heic")
+    try fm.createSymbolicLink(atPath: links.appendingPathComponent("src-link.heic").path, withDestinationPath: src.path)
+    let pair = runCLI([
+        "audit", links.appendingPathComponent("src-link.heic").path, links.appendingPathComponent("a.heic").path,
+        "--no-history",
+    ])
+    #expect(pair.code == .clean, "\(pair.out)")
+    #expect(!pair.out.contains("file.mode"))
+    // A folder with nothing to audit says why on stderr, instead of passing "0 files" in silence.
+    let only = dir.appendingPathComponent("onlylinks")
+    try fm.createDirectory(at: only, withIntermediateDirectories: true)
+    try fm.createSymbolicLink(atPath: only.appendingPathComponent("sub").path, withDestinationPath: archive.path)
+    let e = runCLI(["audit", "--outputs", only.path, "--no-history"])
+    #expect(e.code == .clean)
+    #expect(e.err.contains("holds no output to audit"), "\(e.err)")
+    #expect(e.err.contains("1 entry left out (links to folders or to nothing"), "\(e.err)")
+    let jpegs = dir.appendingPathComponent("jpegs")
+    try fm.createDirectory(at: jpegs, withIntermediateDirectories: true)
+    try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: jpegs.appendingPathComponent("x.jpg"))
+    let j = runCLI(["audit", "--outputs", jpegs.path, "--no-history"])
+    #expect(j.err.contains("1 other file(s), e.g. x.jpg"), "\(j.err)")
+    #expect(j.err.contains("--formats chooses other outputs"), "\(j.err)")
+}
+
+@Test func auditOfOneOutputAloneJudgesItAsOutputsDoes() throws {
+    let dir = Repo.temporaryDirectory("cli-one")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let good = try writeHEIC(dir, "good.heic")
+    let cut = try writeHEIC(dir, "cut.heic", truncateBy: 100)
+    let g = runCLI(["audit", good.path, "--no-history"])
+    #expect(g.code == .clean, "\(g.out)\(g.err)")
+    #expect(g.out.contains("audited 1 file(s): 1 passed"))
+    let rep = dir.appendingPathComponent("rep")
+    let c = runCLI(["audit", cut.path, "--no-history", "--report", rep.path])
+    #expect(c.code == .findings)
+    #expect(c.out.contains("error container.truncated"))
+    let json = try String(contentsOf: rep.appendingPathComponent("report.json"), encoding: .utf8)
+    #expect(json.contains("\"mode\":\"output\"") || json.contains("\"mode\" : \"output\""))
+    // A RAW alone is a source: it needs its output.
+    let raw = runCLI(["audit", dir.appendingPathComponent("x.dng").path])
+    #expect(raw.code == .usageOrIO)
+    #expect(raw.err.contains("a source needs its output: SRC OUT"))
+    #expect(runCLI(["audit", dir.path + "/", "--no-history"]).code == .usageOrIO)
+}
+
 @Test func auditBaselineFailsOnlyOnRegressions() throws {
     let dir = Repo.temporaryDirectory("cli-baseline")
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -100,9 +165,11 @@ func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -> URL {
         ["audit"],
         "readback audit: nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR"
     ),
+    (["audit", "x.heic"], "readback audit: x.heic: no such file"),
     (
-        ["audit", "x.heic"],
-        "readback audit: a single file needs its pair: SRC OUT (or --outputs DIR to audit without sources)"
+        ["audit", "x.cr2"],
+        "readback audit: a single file is audited alone only when it is an output (avif, heic, heif, hif); a source"
+            + " needs its output: SRC OUT"
     ),
     (["audit", "--sources", "s"], "readback audit: --sources needs --outputs"),
     (

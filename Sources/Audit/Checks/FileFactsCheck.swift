@@ -32,10 +32,13 @@ public enum FileFactsCheck {
         ctx.findings += j.findings
     }
 
-    /// Compares the two files as library entries; nil when either cannot be `lstat`ed.
+    /// Compares the two files as library entries; nil when either cannot be `lstat`ed. A path that is a symlink is
+    /// judged by the file it points to (a folder of links audits the linked files, not the links' own 0777 mode).
     /// - Parameter sourceFile: the source already read (its own XMP is read from it, not from the file again).
     public static func judge(source src: URL, output out: URL, sourceFile: InputFile? = nil) -> Judgement? {
-        guard let s = try? FileFacts.read(path: src.path), let o = try? FileFacts.read(path: out.path) else {
+        guard let s = try? FileFacts.read(path: src.resolvingSymlinksInPath().path),
+            let o = try? FileFacts.read(path: out.resolvingSymlinksInPath().path)
+        else {
             return nil
         }
         var j = Judgement()

@@ -11,6 +11,7 @@ struct AuditCommand: Subcommand {
     let summary = "audit outputs of any converter against their sources; JSON, HTML, JUnit reports"
     let usage = """
         readback audit SRC OUT [options]
+               readback audit OUT [options]
                readback audit --sources DIR --outputs DIR [options]
                readback audit --pairs FILE [options]
                readback audit --outputs DIR [options]
@@ -33,10 +34,13 @@ struct AuditCommand: Subcommand {
         21496-1 APP2 blocks or Apple's XMP) part by part. A source's gain map in any container that the output
         lacks is gainmap.missing; one carried in another form is gainmap.form-changed (info).
 
-        Pairing: SRC OUT audits one pair. --sources DIR --outputs DIR pairs files by relative folder and stem
-        (extensions compared case-insensitively); a source without an output is a finding (output.missing), outputs
-        without a source are listed. --pairs FILE reads SOURCE<TAB>OUTPUT lines (relative to the file's folder).
-        --outputs DIR alone audits every .heic/.heif/.hif/.avif with no source (container, gain map, signalling);
+        Pairing: SRC OUT audits one pair; OUT alone (a .heic/.heif/.hif/.avif, or what --formats names) audits
+        one output without its source, as --outputs does each file. --sources DIR --outputs DIR pairs files by
+        relative folder and stem (extensions compared case-insensitively); a source without an output is a finding
+        (output.missing), outputs without a source are listed. --pairs FILE reads SOURCE<TAB>OUTPUT lines
+        (relative to the file's folder). --outputs DIR alone audits every .heic/.heif/.hif/.avif with no source
+        (container, gain map, signalling). A link to a file is audited where it is, as the file it points to;
+        links to folders are not followed, and a folder with nothing to audit says why on stderr.
         --formats heic,avif,jpeg chooses the outputs' formats (jpeg: .jpg/.jpeg, judged for gain-map completeness).
 
         Every finding has a stable code, a severity (error, warning, known-loss, info), one line of text and its
@@ -90,6 +94,9 @@ struct AuditCommand: Subcommand {
         if shard != nil, args.positionals.count == 2 {
             throw UsageError("--shard splits a folder or a pairs file, not one pair")
         }
+        if shard != nil, args.positionals.count == 1 {
+            throw UsageError("--shard splits a folder or a pairs file, not one file")
+        }
         var (pairing, mode, roots) = try Self.pairing(args)
         var shardRecords: (shard: ShardRecord, sourceList: SourceListRecord)?
         if let shard {
@@ -124,6 +131,8 @@ struct AuditCommand: Subcommand {
         let libraries = Readback.versionReport.filter { $0.0 != "readback" }.map {
             LibraryVersion(name: $0.0, version: $0.1)
         }
+        // Every option is valid by now: the warning never precedes a usage error.
+        if pairing.jobs.isEmpty, let why = Self.nothingFound(args) { console.error("readback audit: warning: \(why)") }
         var report = Auditor.run(
             pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries,
             thumbnails: thumbnails ? folder : nil, progress: { done, total, r in progress.update(done, total, r) })
@@ -250,8 +259,26 @@ struct AuditCommand: Subcommand {
             } catch { throw IOFailure(error.message) }
         case (let n, _, _, _) where n > 0 && (src != nil || out != nil || pairs != nil):
             throw UsageError("give either SRC OUT or --sources/--outputs/--pairs, not both")
-        case (1, _, _, _):
-            throw UsageError("a single file needs its pair: SRC OUT (or --outputs DIR to audit without sources)")
+        case (1, nil, nil, nil):
+            // One output alone: judged as `--outputs` judges each file (container, gain map, signalling, decode).
+            let path = pos[0]
+            let ext = try outputExtensions(args)
+            guard ext.contains(Pairing.ext(path).lowercased()) else {
+                throw UsageError(
+                    "a single file is audited alone only when it is an output (\(ext.sorted().joined(separator: ", "))"
+                        + "); a source needs its output: SRC OUT")
+            }
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+                throw IOFailure("\(path): no such file")
+            }
+            if isDir.boolValue { throw UsageError("\(path) is a folder: audit it with --outputs \(path)") }
+            mode = "output"
+            roots = ["output": path]
+            let name = (path as NSString).lastPathComponent
+            pairing = Pairing(
+                jobs: [AuditJob(name: name, source: nil, output: URL(fileURLWithPath: path), outputDisplay: path)],
+                unmatchedOutputs: [])
         case (let n, _, _, _) where n > 2:
             throw UsageError("expected SRC OUT, got \(n) files; use --pairs FILE or --sources/--outputs for many")
         case (0, _?, nil, _):
@@ -263,6 +290,26 @@ struct AuditCommand: Subcommand {
                 "nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR")
         }
         return (pairing, mode, roots)
+    }
+
+    /// Why a folder run found nothing to audit, for a warning (nil when it is not a folder run): the folder's other
+    /// files and what the scan left out, so an empty folder, a wrong `--formats` and a folder of links to folders
+    /// are told apart instead of "0 files" passing in silence.
+    static func nothingFound(_ args: ParsedArguments) -> String? {
+        guard let o = args.value("outputs"), let scan = try? Pairing.scan(URL(fileURLWithPath: o)) else { return nil }
+        let ext = (try? outputExtensions(args)) ?? Pairing.outputExtensions
+        var why = "\(o) holds no output to audit (.\(ext.sorted().joined(separator: ", .")))"
+        var parts: [String] = []
+        if !scan.files.isEmpty { parts.append("\(scan.files.count) other file(s), e.g. \(scan.files[0])") }
+        if !scan.skipped.isEmpty {
+            parts.append(
+                "\(scan.skipped.count) entr\(scan.skipped.count == 1 ? "y" : "ies") left out (links to folders or to"
+                    + " nothing, devices, sockets), e.g. \(scan.skipped[0])")
+        }
+        if parts.isEmpty { parts.append("the folder is empty") }
+        why += ": " + parts.joined(separator: "; ")
+        if !scan.files.isEmpty && args.value("formats") == nil { why += "; --formats chooses other outputs" }
+        return why
     }
 
     /// The output extensions `--formats` asks for (default: the HEIF family and AVIF).
