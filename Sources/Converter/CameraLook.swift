@@ -24,16 +24,20 @@ public struct LookSummary: Sendable, Codable, Equatable {
     /// Stops the curve moves 18 % grey, and its slope there (1 = neutral contrast); nil when not applied.
     public var midGreyStops: Double?
     public var contrast: Double?
+    /// The camera's saturation the render takes (`Renderer.saturation`, 0.5…1); nil when it keeps its own.
+    public var saturation: Double?
     /// One line: what was applied, or why not.
     public var reason: String
 
     public init(
-        applied: Bool, reference: String? = nil, midGreyStops: Double? = nil, contrast: Double? = nil, reason: String
+        applied: Bool, reference: String? = nil, midGreyStops: Double? = nil, contrast: Double? = nil,
+        saturation: Double? = nil, reason: String
     ) {
         self.applied = applied
         self.reference = reference
         self.midGreyStops = midGreyStops
         self.contrast = contrast
+        self.saturation = saturation
         self.reason = reason
     }
 }
@@ -75,19 +79,43 @@ extension HEICConverter {
     /// against the neutral render's, box-averaged to the preview's size.
     /// The lookup is made once per conversion (the preview decoded once), and handed on to the read-back's render
     /// check.
-    static func cameraLook(_ lookup: ReferenceLookup, frame: any LinearFrame, renderer: Renderer) -> (
-        ToneMatch?, LookSummary
-    ) {
+    static func cameraLook(
+        _ lookup: ReferenceLookup, frame: any LinearFrame, renderer: Renderer, space: ColorSpace.Output
+    ) -> (Renderer, LookSummary) {
         switch lookup {
-        case .none(let why): return (nil, LookSummary(applied: false, reason: "neutral render: \(why)"))
-        case .died(let failure): return (nil, LookSummary(applied: false, reason: "neutral render: \(failure)"))
-        case .found(let r): return cameraLook(reference: r, frame: frame, renderer: renderer)
+        case .none(let why): return (renderer, LookSummary(applied: false, reason: "neutral render: \(why)"))
+        case .died(let failure): return (renderer, LookSummary(applied: false, reason: "neutral render: \(failure)"))
+        case .found(let r): return cameraLook(reference: r, frame: frame, renderer: renderer, space: space)
         }
     }
 
-    /// The camera look fitted on `reference` (see `cameraLook(_:frame:renderer:)`).
-    static func cameraLook(reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer) -> (
-        ToneMatch?, LookSummary
+    /// The camera look fitted on `reference` (see `cameraLook(_:frame:renderer:space:)`): `renderer` with the
+    /// camera's tone curve and saturation, and what was done.
+    static func cameraLook(
+        reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer, space: ColorSpace.Output
+    ) -> (Renderer, LookSummary) {
+        let (curve, summary, cells, lab) = toneLook(reference: reference, frame: frame, renderer: renderer)
+        guard let cells, let lab else { return (renderer, summary) }
+        let toned = renderer.with(tone: curve)
+        let fit = SaturationFit(cells: cells, reference: lab, renderer: toned, space: space)
+        guard let sat = fit.saturation() else { return (toned, summary) }
+        var s = summary
+        let shown = (Double(sat) * 100).rounded() / 100
+        s.saturation = shown
+        s.reason =
+            s.applied
+            ? s.reason + String(format: ", saturation ×%.2f", shown)
+            : String(
+                format: "camera saturation from the %@: ×%.2f (its tones match the neutral render)",
+                reference.description, shown)
+        s.applied = true
+        return (toned.with(saturation: sat), s)
+    }
+
+    /// The tone curve fitted on `reference`, what was done, and (when the preview shows this frame) the neutral
+    /// render's linear RGB at the preview's size with the preview's CIELAB planes, for the saturation fit.
+    static func toneLook(reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer) -> (
+        ToneMatch?, LookSummary, [Float]?, CIELAB.Planes?
     ) {
         // Letterbox bars around a preview (`RenderImage.letterbox`, as the render check trims them) are no part of the
         // scene: cut them when what is left has the frame's shape.
@@ -99,9 +127,12 @@ extension HEICConverter {
             if abs(log(cut.aspect / frameAspect)) < abs(log(img.aspect / frameAspect)) { img = cut }
         }
         // The reference's display-linear luminance, read through its own space, against ours at its size.
-        let r = CIELAB.planes(img).y.map { Float(max(0, $0)) }
+        let lab = CIELAB.planes(img)
+        let r = lab.y.map { Float(max(0, $0)) }
         let (gw, gh) = (img.width, img.height)
-        let o = boxLuminance(frame, renderer: renderer, width: gw, height: gh)
+        let cells = boxRGB(frame, renderer: renderer, width: gw, height: gh)
+        let l = renderer.lum
+        let o = (0..<(gw * gh)).map { l.0 * cells[3 * $0] + l.1 * cells[3 * $0 + 1] + l.2 * cells[3 * $0 + 2] }
         let what = reference.description
         // A placeholder ("no preview") or another picture is no rendering of this frame: its tones are not the look.
         let similar = ToneMatch.similarity(o, r, width: gw, height: gh)
@@ -112,19 +143,22 @@ extension HEICConverter {
                     applied: false, reference: what,
                     reason: String(
                         format: "neutral render: the %@ does not show this frame (similarity %.2f < %.2f)", what,
-                        similar, ToneMatch.minimumSimilarity))
+                        similar, ToneMatch.minimumSimilarity)), nil, nil
             )
         }
         switch ToneMatch.fit(ours: o, reference: r) {
         case .unusable(let why):
-            return (nil, LookSummary(applied: false, reference: what, reason: "neutral render: \(what): \(why)"))
+            return (
+                nil, LookSummary(applied: false, reference: what, reason: "neutral render: \(what): \(why)"), nil, nil
+            )
         case .neutral(let shift):
             return (
                 nil,
                 LookSummary(
                     applied: false, reference: what,
                     reason: String(
-                        format: "neutral render: the camera's tones match it (%.2f stop apart on average)", shift))
+                        format: "neutral render: the camera's tones match it (%.2f stop apart on average)", shift)),
+                cells, lab
             )
         case .curve(let c):
             let (mid, contrast) = ((c.midGreyShift * 100).rounded() / 100, (c.midGreyContrast * 100).rounded() / 100)
@@ -133,25 +167,26 @@ extension HEICConverter {
                 LookSummary(
                     applied: true, reference: what, midGreyStops: mid, contrast: contrast,
                     reason: String(
-                        format: "camera tones from the %@: 18%% grey %+.2f stops, contrast ×%.2f", what, mid, contrast))
+                        format: "camera tones from the %@: 18%% grey %+.2f stops, contrast ×%.2f", what, mid, contrast)),
+                cells, lab
             )
         }
     }
 
-    /// The neutral render's linear luminance (before its roll-off and without a tone curve) box-averaged to
-    /// `width × height`, from about nine samples per cell, rows in parallel.
-    static func boxLuminance(_ frame: any LinearFrame, renderer: Renderer, width gw: Int, height gh: Int) -> [Float] {
+    /// The neutral render's linear output RGB (before its roll-off and without a tone curve or saturation)
+    /// box-averaged to `width × height` cells, interleaved, from about nine samples per cell, rows in parallel.
+    static func boxRGB(_ frame: any LinearFrame, renderer: Renderer, width gw: Int, height gh: Int) -> [Float] {
         let (w, h) = (frame.width, frame.height)
         let neutral = renderer.withoutTone()
         let step = max(1, min(w / max(1, gw), h / max(1, gh)) / 3)
-        let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: gw * gh)
+        let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: 3 * gw * gh)
         out.initialize(repeating: 0)
         defer { out.deallocate() }
         let slots = UnsafeSendable(out)
         DispatchQueue.concurrentPerform(iterations: gh) { cy in
             let y0 = cy * h / gh
             let y1 = max(y0 + 1, (cy + 1) * h / gh)
-            var sums = [Float](repeating: 0, count: gw)
+            var sums = [Float](repeating: 0, count: 3 * gw)
             var counts = [Int](repeating: 0, count: gw)
             var row = [UInt16](repeating: 0, count: 3 * w)
             for y in stride(from: y0, to: y1, by: step) {
@@ -159,12 +194,17 @@ extension HEICConverter {
                 row.withUnsafeBufferPointer { px in
                     for x in stride(from: 0, to: w, by: step) {
                         let c = x * gw / w
-                        sums[c] += neutral.pixel(px, x).y
+                        let p = neutral.pixel(px, x).rgb
+                        sums[3 * c] += p.0
+                        sums[3 * c + 1] += p.1
+                        sums[3 * c + 2] += p.2
                         counts[c] += 1
                     }
                 }
             }
-            for c in 0..<gw { slots.value[cy * gw + c] = counts[c] > 0 ? sums[c] / Float(counts[c]) : 0 }
+            for c in 0..<gw where counts[c] > 0 {
+                for k in 0..<3 { slots.value[3 * (cy * gw + c) + k] = sums[3 * c + k] / Float(counts[c]) }
+            }
         }
         return Array(out)
     }

@@ -113,9 +113,7 @@ extension HEICConverter {
                 path: source.path)
             // exiv2 or libjpeg-turbo died on the RAW's previews: the file's verdict, as LibRaw's death would be.
             if case .died(let failure) = found { throw ConvertError(file: source.lastPathComponent, failure: failure) }
-            let (curve, summary) = cameraLook(found, frame: frame, renderer: r)
-            r = r.with(tone: curve)
-            look = summary
+            (r, look) = cameraLook(found, frame: frame, renderer: r, space: options.colorSpace)
             reference = found
         }
         let decision = HDRPolicy.decide(

@@ -27,6 +27,9 @@ struct Renderer {
     /// The camera's tone curve (`LookMode.camera`), applied to each channel before the roll-off, as a camera applies
     /// its curve (which carries the saturation a contrast curve brings); nil = neutral.
     private(set) var tone: ToneTable?
+    /// The camera's saturation (`LookMode.camera`), 0.5…1: each channel moved toward the pixel's luminance after the
+    /// tone curve, r' = Y + s · (r − Y), so luminance and hue stay; 1 = as rendered.
+    private(set) var saturation: Float = 1
 
     init(meta: RawMetadata, space: ColorSpace.Output) {
         self.init(space: space, baselineExposure: meta.baselineExposure)
@@ -39,8 +42,15 @@ struct Renderer {
         return r
     }
 
-    /// This render without a tone curve.
-    func withoutTone() -> Renderer { with(tone: nil) }
+    /// This render with the camera's saturation `s` (1: as rendered).
+    func with(saturation s: Float) -> Renderer {
+        var r = self
+        r.saturation = s
+        return r
+    }
+
+    /// This render without a tone curve or a saturation: the neutral render.
+    func withoutTone() -> Renderer { with(tone: nil).with(saturation: 1) }
 
     init(space: ColorSpace.Output, baselineExposure: Double) {
         let a = space == .displayP3 ? Primaries.proPhotoToDisplayP3 : Primaries.proPhotoToSRGB
@@ -71,6 +81,12 @@ struct Renderer {
             g *= tone.gain(g)
             b *= tone.gain(b)
             y = lum.0 * r + lum.1 * g + lum.2 * b
+        }
+        if saturation != 1 {
+            // Toward the grey of the same luminance: s ≤ 1 keeps every channel ≥ 0 and Y as it is.
+            r = y + saturation * (r - y)
+            g = y + saturation * (g - y)
+            b = y + saturation * (b - y)
         }
         return ((r, g, b), y, Self.sdrScale(r, g, b, y))
     }

@@ -61,18 +61,7 @@ struct RowKernel {
             b[i] = bc
             y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
         }
-        // 1b. The camera's tone curve on each channel, then the luminance again.
-        if let tone = renderer.tone {
-            for i in 0..<w {
-                let rc = r[i] * tone.gain(r[i])
-                let gc = g[i] * tone.gain(g[i])
-                let bc = b[i] * tone.gain(b[i])
-                r[i] = rc
-                g[i] = gc
-                b[i] = bc
-                y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
-            }
-        }
+        applyLook(renderer)
         // 2. The shoulder above `shoulderStart` (exp only where a pixel is that bright).
         let k = HEICConverter.shoulderStart
         for i in 0..<w {
@@ -115,6 +104,37 @@ struct RowKernel {
             sum += y[i]
         }
         return (peak, sum)
+    }
+
+    /// Steps 1b and 1c of `render`: the camera's tone curve on each channel (then the luminance again) and its
+    /// saturation toward the luminance (which stays as it is), on the scratch rows; nothing for a neutral render.
+    @inline(__always)
+    private func applyLook(_ renderer: Renderer) {
+        let w = width
+        let (r, g, b, y) = (self.r, self.g, self.b, self.y)
+        let lum = renderer.lum
+        // 1b. The camera's tone curve on each channel, then the luminance again.
+        if let tone = renderer.tone {
+            for i in 0..<w {
+                let rc = r[i] * tone.gain(r[i])
+                let gc = g[i] * tone.gain(g[i])
+                let bc = b[i] * tone.gain(b[i])
+                r[i] = rc
+                g[i] = gc
+                b[i] = bc
+                y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
+            }
+        }
+        // 1c. The camera's saturation: each channel toward the luminance (which stays as it is).
+        let sat = renderer.saturation
+        if sat != 1 {
+            for i in 0..<w {
+                let yi = y[i]
+                r[i] = yi + sat * (r[i] - yi)
+                g[i] = yi + sat * (g[i] - yi)
+                b[i] = yi + sat * (b[i] - yi)
+            }
+        }
     }
 
     /// `Renderer.tableIndex` as a 32-bit lane.

@@ -29,6 +29,8 @@ import Testing
     #expect(abs(mid - -0.8) < 0.25, "18 % grey moved \(mid) stops")
     #expect(contrast > 1.05 && contrast < 1.6, "contrast \(contrast)")
     #expect(look.reason.hasPrefix("camera tones from the embedded preview"), "\(look.reason)")
+    // The preview's curve on each channel brings the saturation the render's own does: nothing more to take.
+    #expect(look.saturation == nil, "\(look.reason)")
 
     var options = ConvertOptions()
     options.look = .neutral
@@ -50,6 +52,37 @@ import Testing
     try Data(camera.bytes).write(to: out)
     let f = renderFindings(source: src, output: out)
     #expect(f.isEmpty, "\(f.map(\.description))")
+}
+
+/// A camera that renders paler than colorimetric (the preview at 0.6 of the chroma its curve gives, as the Nikon
+/// D5000's bright frame is at about half): the look takes the preview's saturation too, so the output's mean chroma
+/// lands on the preview's where the render alone is well over it; luminance (the exposure) does not move.
+@Test func theCameraLookTakesAPalePreviewsSaturation() throws {
+    let dir = Repo.temporaryDirectory("camera-look-pale")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    var spec = DNGSpec(layout: .bayer(.rggb), bitsPerSample: 14)
+    (spec.previewExposure, spec.previewContrast, spec.previewSaturation) = (-0.5, 1.2, 0.6)
+    let src = dir.appendingPathComponent("pale.dng")
+    try Data(DNGWriter.write(scene: Chart(width: 768, height: 512, highlightStops: nil), spec: spec)).write(to: src)
+    let converted = try HEICConverter.convert(source: src)
+    let look = try #require(converted.result.look)
+    let sat = try #require(look.saturation, "\(look.reason)")
+    #expect(sat > 0.5 && sat < 0.75, "\(look.reason)")
+    #expect(look.reason.hasSuffix(String(format: ", saturation ×%.2f", sat)), "\(look.reason)")
+
+    var options = ConvertOptions()
+    options.look = .neutral
+    let neutral = try HEICConverter.convert(source: src, options: options)
+    guard case .found(let reference) = ReferenceExtractor.fromRAW(src.path) else {
+        Issue.record("the generated DNG has no usable preview")
+        return
+    }
+    let c = RenderComparison.compare(reference: reference.image, output: try OutputImage.fromHEIF(converted.bytes))
+    let n = RenderComparison.compare(reference: reference.image, output: try OutputImage.fromHEIF(neutral.bytes))
+    let (cc, nc) = (try #require(c.chromaRatio), try #require(n.chromaRatio))
+    #expect(abs(cc - 1) < 0.1 && nc > 1.3, "chroma over the preview's: camera look ×\(cc), neutral ×\(nc)")
+    #expect(abs(try #require(c.exposureStops)) < 0.2)
+    #expect(c.deltaEMedian < n.deltaEMedian * 0.6, "ΔE00 median camera \(c.deltaEMedian) vs neutral \(n.deltaEMedian)")
 }
 
 /// Without a preview, or with one that shows the neutral render's tones, the render stays neutral and says why.
@@ -115,7 +148,7 @@ private final class MemoryFrame: LinearFrame, @unchecked Sendable {
     func look(_ codes: [UInt8]) -> LookSummary {
         let ref = ReferenceRender(
             image: RenderImage(width: pw, height: ph, codes: codes, space: .sRGB), description: "test preview")
-        return HEICConverter.cameraLook(reference: ref, frame: frame, renderer: renderer).1
+        return HEICConverter.cameraLook(reference: ref, frame: frame, renderer: renderer, space: .displayP3).1
     }
     let real = look(camera)
     #expect(real.applied, "\(real.reason)")

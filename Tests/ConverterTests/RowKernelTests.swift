@@ -31,8 +31,10 @@ func rowKernelEqualsThePerPixelDefinition(space: ColorSpace.Output, depth: Int, 
     let curve = ToneMatch(
         inputStops: stride(from: -6.0, through: -1.0, by: 0.5).map { $0 },
         outputStops: [-8.46, -7.88, -7.26, -6.53, -5.67, -4.81, -4.05, -3.38, -2.74, -2.11, -1.53])
-    let renderer = toned ? neutral.with(tone: curve) : neutral
+    // Toned: with the camera's saturation too (as fitted on the Nikon D5000 1/160 s frame's preview).
+    let renderer = toned ? neutral.with(tone: curve).with(saturation: 0.55) : neutral
     #expect((renderer.tone != nil) == toned)
+    #expect((renderer.saturation != 1) == toned)
     let maxCode = Float(depth == 10 ? 1023 : 255)
     let lut = (0..<65536).map { UInt16((SRGBTransfer.encode(Float($0) / 65535) * maxCode).rounded()) }
     let (ka, kb): (Float, Float) = (1.0 / 64, 1.0 / 64)

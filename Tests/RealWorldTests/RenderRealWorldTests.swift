@@ -205,14 +205,9 @@ private func codes(_ f: [Finding]) -> String {
             converted.result.look?.applied == true,
             "\(url.lastPathComponent): \(String(describing: converted.result.look))")
         let sha = try SHA256.hex(fileAt: url)
-        let known = knownRenderDeviations[sha]
+        let dcrawBound = knownDcrawDeviations[sha] ?? 10
         if let c = ours.chromaRatio {
-            if let k = known {
-                // Measured as it is today; when the converter is fixed this fails, and the entry goes.
-                #expect(abs(c - k.chroma) < 0.1, "\(url.lastPathComponent): chroma ×\(c), recorded ×\(k.chroma)")
-            } else {
-                #expect(abs(c - 1) < 0.15, "\(url.lastPathComponent): chroma ×\(c)")
-            }
+            #expect(abs(c - 1) < 0.15, "\(url.lastPathComponent): chroma ×\(c)")
         }
         let r = try TestSupport.Tool.run("dcraw_emu", ["-w", "-T", "-Z", "-", url.path])
         try #require(r.status == 0, "dcraw_emu \(url.lastPathComponent): \(String(decoding: r.err, as: UTF8.self))")
@@ -222,7 +217,7 @@ private func codes(_ f: [Finding]) -> String {
         let f = RenderVerdict.findings(m, thresholds: RenderThresholds(), reference: ref.description)
         #expect(!f.contains { $0.severity == .error }, "\(url.lastPathComponent): \(f.map(\.description))")
         #expect(
-            m.bestOrientation == 1 && m.deltaEMedian < (known?.dcrawDeltaE ?? 10),
+            m.bestOrientation == 1 && m.deltaEMedian < dcrawBound,
             "\(url.lastPathComponent): ΔE00 \(m.deltaEMedian)")
         #expect(
             ours.deltaEMedian < m.deltaEMedian,
@@ -234,12 +229,10 @@ private func codes(_ f: [Finding]) -> String {
         compared.contains("e5a7adfb8f7fbe43a31e637dab5bc161ed4af2c128f76bc1eb04162373893ecf"), "compared \(compared)")
 }
 
-/// Real RAWs on which Readback's rendering is known to stray from the camera's, by sha256, as measured: the mean
-/// chroma of Readback's output against the preview's, and the bound dcraw_emu's ΔE00 median stays under. The Nikon
-/// D5000 frame at 1/160 s: Readback's output is ×1.90 as saturated as the camera's preview (the camera maps its
-/// bright saturated colours into gamut; Readback does not yet), and dcraw_emu -w is 11.7 ΔE00 from the preview
-/// while the render check still raises no error on it. The darker frame of the same bracket (1/640 s) is within
-/// the general bounds.
-let knownRenderDeviations: [String: (chroma: Double, dcrawDeltaE: Double)] = [
-    "bf23aff5d67f0e0e40c009af82de35e9ad355e03d37ac1f400914729ac913250": (chroma: 1.90, dcrawDeltaE: 12.5)
+/// Real RAWs on which dcraw_emu's rendering strays from the camera's further than the general bound, by sha256: the
+/// bound its ΔE00 median stays under. The Nikon D5000 frame at 1/160 s: dcraw_emu -w is 11.7 ΔE00 from the preview
+/// (×1.61 its chroma). Readback was ×1.90 there until the camera look took the preview's saturation (×0.50; now
+/// ×1.04 and ΔE00 4.6, docs/render-fidelity.md), so this list no longer holds a deviation of Readback's own.
+let knownDcrawDeviations: [String: Double] = [
+    "bf23aff5d67f0e0e40c009af82de35e9ad355e03d37ac1f400914729ac913250": 12.5
 ]

@@ -91,11 +91,9 @@ struct AuditCommand: Subcommand {
             throw UsageError("--no-history and --history-db contradict each other")
         }
         let shard = try ShardOption.parse(args, environment: console.environment)
-        if shard != nil, args.positionals.count == 2 {
-            throw UsageError("--shard splits a folder or a pairs file, not one pair")
-        }
-        if shard != nil, args.positionals.count == 1 {
-            throw UsageError("--shard splits a folder or a pairs file, not one file")
+        if shard != nil, (1...2).contains(args.positionals.count) {
+            throw UsageError(
+                "--shard splits a folder or a pairs file, not one \(args.positionals.count == 2 ? "pair" : "file")")
         }
         var (pairing, mode, roots) = try Self.pairing(args)
         var shardRecords: (shard: ShardRecord, sourceList: SourceListRecord)?
@@ -260,25 +258,8 @@ struct AuditCommand: Subcommand {
         case (let n, _, _, _) where n > 0 && (src != nil || out != nil || pairs != nil):
             throw UsageError("give either SRC OUT or --sources/--outputs/--pairs, not both")
         case (1, nil, nil, nil):
-            // One output alone: judged as `--outputs` judges each file (container, gain map, signalling, decode).
-            let path = pos[0]
-            let ext = try outputExtensions(args)
-            guard ext.contains(Pairing.ext(path).lowercased()) else {
-                throw UsageError(
-                    "a single file is audited alone only when it is an output (\(ext.sorted().joined(separator: ", "))"
-                        + "); a source needs its output: SRC OUT")
-            }
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-                throw IOFailure("\(path): no such file")
-            }
-            if isDir.boolValue { throw UsageError("\(path) is a folder: audit it with --outputs \(path)") }
-            mode = "output"
-            roots = ["output": path]
-            let name = (path as NSString).lastPathComponent
-            pairing = Pairing(
-                jobs: [AuditJob(name: name, source: nil, output: URL(fileURLWithPath: path), outputDisplay: path)],
-                unmatchedOutputs: [])
+            (pairing, mode) = (try singleOutput(pos[0], args), "output")
+            roots = ["output": pos[0]]
         case (let n, _, _, _) where n > 2:
             throw UsageError("expected SRC OUT, got \(n) files; use --pairs FILE or --sources/--outputs for many")
         case (0, _?, nil, _):
@@ -290,6 +271,26 @@ struct AuditCommand: Subcommand {
                 "nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR")
         }
         return (pairing, mode, roots)
+    }
+
+    /// One output alone (`readback audit OUT`): judged as `--outputs` judges each file (container, gain map,
+    /// signalling, decode).
+    static func singleOutput(_ path: String, _ args: ParsedArguments) throws -> Pairing {
+        let ext = try outputExtensions(args)
+        guard ext.contains(Pairing.ext(path).lowercased()) else {
+            throw UsageError(
+                "a single file is audited alone only when it is an output (\(ext.sorted().joined(separator: ", "))"
+                    + "); a source needs its output: SRC OUT")
+        }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw IOFailure("\(path): no such file")
+        }
+        if isDir.boolValue { throw UsageError("\(path) is a folder: audit it with --outputs \(path)") }
+        let name = (path as NSString).lastPathComponent
+        return Pairing(
+            jobs: [AuditJob(name: name, source: nil, output: URL(fileURLWithPath: path), outputDisplay: path)],
+            unmatchedOutputs: [])
     }
 
     /// Why a folder run found nothing to audit, for a warning (nil when it is not a folder run): the folder's other
