@@ -212,8 +212,8 @@ let package = Package(
         .testTarget(
             name: "BatchTests",
             dependencies: [
-                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "FileFacts", "Findings", "RenderCheck",
-                "RenderIO", "ReportModel", "Sharding", "Store", "TestSupport",
+                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "FileFacts", "Findings", "Isolation",
+                "RenderCheck", "RenderIO", "ReportModel", "Sharding", "Store", "TestSupport",
             ]
         ),
         .testTarget(

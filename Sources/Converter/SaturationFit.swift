@@ -18,10 +18,11 @@ extension HEICConverter {
 
 /// The saturation `Renderer.saturation` takes from a reference rendering (see the file's header).
 struct SaturationFit {
-    /// The cells compared: about this many, strided over the preview's grid.
-    static let maxCells = 1 << 16
-    /// Bisection steps over `minimumSaturation…1` (2⁻¹² of the range: far below what the ratio can resolve).
-    static let steps = 12
+    /// The cells compared: about this many, strided over the preview's grid (a mean over 16,000 cells moves by well
+    /// under 1 % with the stride's phase).
+    static let maxCells = 1 << 14
+    /// Bisection steps over `minimumSaturation…1` (2⁻⁸ of the range, 0.002: below what the ratio can resolve).
+    static let steps = 8
 
     private var rgb: [Float] = []
     private var referenceChroma = 0.0

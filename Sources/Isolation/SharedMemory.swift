@@ -45,6 +45,69 @@ func sealedMemoryFile(_ bytes: [UInt8]) throws -> Int32 {
     return fd
 }
 
+/// A sealed memfd holding a request's bytes; closed when the last reference goes.
+final class SealedInput: @unchecked Sendable {
+    let fd: Int32
+
+    init(_ bytes: [UInt8]) throws { fd = try sealedMemoryFile(bytes) }
+
+    deinit { close(fd) }
+}
+
+/// The sealed inputs of the last few large byte arrays sent to workers, so the same file's bytes cross into shared
+/// memory once, not once per request: a RAW goes to LibRaw, to exiv2 for its previews, to exiv2 again for the
+/// output's metadata and for the read-back audit (four 48 MB copies and their page faults per 24 MP file, the most of
+/// what the workers cost a conversion beyond the in-process path, docs/bench.md). An entry is found by the array's
+/// storage (its base address and count) and keeps that array alive, so no other array can have the same storage
+/// while it is cached, and a caller that mutates its array gets new storage (copy on write) and a new entry. The
+/// memfd is sealed against writes, so a worker can read it but never change what the next one reads.
+final class SealedInputCache: @unchecked Sendable {
+    /// Arrays smaller than this are sealed per request (a copy of them costs nothing worth keeping memory for).
+    static let minimumBytes = 1 << 20
+
+    private let capacity: Int
+    private let lock = NSLock()
+    private var entries: [(bytes: [UInt8], input: SealedInput)] = []
+
+    /// - Parameter capacity: the inputs kept, most recently used last (a pool keeps one per worker: one file each).
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// The sealed input holding `bytes`: the cached one when these are the same array's bytes.
+    func input(for bytes: [UInt8]) throws -> SealedInput {
+        guard bytes.count >= Self.minimumBytes else { return try SealedInput(bytes) }
+        let key = Self.storage(bytes)
+        lock.lock()
+        if let i = entries.firstIndex(where: { $0.bytes.count == bytes.count && Self.storage($0.bytes) == key }) {
+            let e = entries.remove(at: i)
+            entries.append(e)
+            lock.unlock()
+            return e.input
+        }
+        lock.unlock()
+        let made = try SealedInput(bytes)
+        lock.lock()
+        entries.append((bytes, made))
+        let evicted = entries.count > capacity ? entries.removeFirst() : nil
+        lock.unlock()
+        _ = evicted  // released here, outside the lock
+        return made
+    }
+
+    /// Drops every cached input (the end of a run).
+    func removeAll() {
+        lock.lock()
+        let old = entries
+        entries = []
+        lock.unlock()
+        _ = old
+    }
+
+    /// The address of an array's contiguous storage.
+    private static func storage(_ a: [UInt8]) -> UnsafeRawPointer? {
+        a.withUnsafeBytes { $0.baseAddress }
+    }
+}
+
 /// A failure of the isolation machinery itself (not of a decoder).
 public enum IsolationError: Error, CustomStringConvertible, Sendable {
     case system(String, Int32)

@@ -54,10 +54,13 @@ public final class WorkerPool: @unchecked Sendable {
     private var live = 0
     private var spawned = 0
     private let spawner: Spawner
+    /// The sealed copies of the files' bytes the workers read, one per worker (`SealedInputCache`).
+    private let inputs: SealedInputCache
 
     public init(_ config: Config) {
         self.config = config
         spawner = Spawner()
+        inputs = SealedInputCache(capacity: config.size)
     }
 
     /// How many workers were started so far (replacements included).
@@ -116,7 +119,11 @@ public final class WorkerPool: @unchecked Sendable {
         live += 1
         spawned += 1
         lock.unlock()
-        do { return try spawner.spawn(config) } catch {
+        do {
+            let w = try spawner.spawn(config)
+            w.inputs = inputs
+            return w
+        } catch {
             lock.lock()
             live -= 1
             lock.signal()
@@ -146,6 +153,7 @@ public final class WorkerPool: @unchecked Sendable {
         live -= all.count
         lock.unlock()
         for w in all { w.retire() }
+        inputs.removeAll()
     }
 
     /// The pool decodes go through; nil: decoders run in this process (library use, tests of the cores).

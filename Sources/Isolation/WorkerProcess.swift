@@ -8,6 +8,8 @@ final class WorkerProcess: @unchecked Sendable {
     private let config: WorkerPool.Config
     /// False once the process died or was killed: the pool replaces it.
     private(set) var alive = true
+    /// The pool's sealed inputs, so a file's bytes are copied into shared memory once for all its requests.
+    var inputs: SealedInputCache?
 
     init(pid: pid_t, channel: Int32, config: WorkerPool.Config) {
         self.pid = pid
@@ -38,8 +40,9 @@ final class WorkerProcess: @unchecked Sendable {
     ///   - stage: the stage named before the worker reports one.
     /// - Throws: `WorkerFailure` when the worker died or was killed (it is then not alive), `IsolationError`.
     func run(_ request: WorkerMessage, bytes: [UInt8], pixels: Int?, stage firstStage: String) throws -> Answer {
-        let input = try sealedMemoryFile(bytes)
-        defer { close(input) }
+        let sealed = try inputs?.input(for: bytes) ?? SealedInput(bytes)
+        let input = sealed.fd
+        defer { withExtendedLifetime(sealed) {} }
         let start = Date()
         var allowed = config.timeout.seconds(pixels: pixels)
         var stage = firstStage

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+@testable import Isolation
+
+/// The bytes a sealed input holds, read back through its descriptor.
+private func contents(_ s: SealedInput) -> [UInt8] {
+    var st = stat()
+    guard fstat(s.fd, &st) == 0 else { return [] }
+    var out = [UInt8](repeating: 0, count: Int(st.st_size))
+    let n = out.withUnsafeMutableBytes { pread(s.fd, $0.baseAddress, $0.count, 0) }
+    return n == out.count ? out : []
+}
+
+/// A file's bytes cross into shared memory once for all of its requests (LibRaw, exiv2's previews, the output's
+/// metadata, the read-back audit): the same array gets the same sealed memfd; another array gets its own, even with
+/// equal bytes or after a copy-on-write mutation; small arrays are not kept; the oldest entry goes past capacity;
+/// and what is shared stays sealed against writes.
+@Test func aFilesBytesAreSealedOnceAndNeverShared() throws {
+    let cache = SealedInputCache(capacity: 2)
+    let a = (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    let first = try cache.input(for: a)
+    #expect(try cache.input(for: a) === first)
+    #expect(contents(first) == a)
+    // Equal bytes in other storage: not the same array, so not the same input.
+    let equal = a.map { $0 }  // new storage (Array(a) would share a's)
+    var mutated = a
+    mutated[0] ^= 0xFF
+    #expect(try cache.input(for: mutated) !== first)
+    #expect(try cache.input(for: equal) !== first)
+    #expect(contents(try cache.input(for: equal)) == a)
+    #expect(contents(try cache.input(for: mutated)) == mutated)
+    // Capacity 2: mutated and equal were used after a, so a was evicted: it is sealed again.
+    #expect(try cache.input(for: a) !== first)
+    // Small arrays are sealed per request.
+    let small = [UInt8](repeating: 1, count: 1000)
+    #expect(try cache.input(for: small) !== cache.input(for: small))
+    // Sealed: no write reaches the bytes the next worker reads.
+    let b: [UInt8] = [9]
+    let w = b.withUnsafeBytes { pwrite(first.fd, $0.baseAddress, 1, 0) }
+    #expect(w == -1)
+    #expect(contents(first) == a)
+}
