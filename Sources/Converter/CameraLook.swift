@@ -174,7 +174,9 @@ extension HEICConverter {
     }
 
     /// The neutral render's linear output RGB (before its roll-off and without a tone curve or saturation)
-    /// box-averaged to `width × height` cells, interleaved, from about nine samples per cell, rows in parallel.
+    /// box-averaged to `width × height` cells, interleaved, rows in parallel: a sample every third of a cell's side
+    /// (rounded down), so about nine per cell once cells are 6 pixels wide, and every pixel below that (a 24 MP frame
+    /// against a 1024-pixel preview: every pixel, about 0.17 s on 2 cores).
     static func boxRGB(_ frame: any LinearFrame, renderer: Renderer, width gw: Int, height gh: Int) -> [Float] {
         let (w, h) = (frame.width, frame.height)
         let neutral = renderer.withoutTone()
