@@ -178,6 +178,7 @@ public final class BatchEngine: Sendable {
         }
 
         try refuseUnusableSources(found, dbPath: dbPath)
+        warnSkippedSymlinks(found)
 
         if config.dryRun {
             try await dryRun(found: found, outRoot: outRoot, dbPath: dbPath, progress: progress, summary: &summary)
@@ -209,7 +210,9 @@ public final class BatchEngine: Sendable {
 
         if work.isEmpty && removalCandidates.isEmpty && alreadyGone.isEmpty {
             summary.nothingToDo = true
-            let text = Self.nothingToDo(files: found.files.count, plan: plan, notRetried: summary.notRetried.count)
+            let text = Self.nothingToDo(
+                files: found.files.count, plan: plan, notRetried: summary.notRetried.count,
+                sharded: config.shard != nil)
             await ledger.note(text + " (store \(dbPath))")
             try await ledger.finishBatch(status: "nothing-to-do", summary: "skipped \(summary.skipped)")
             return
@@ -255,6 +258,15 @@ public final class BatchEngine: Sendable {
             config.databasePath.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
             ?? Self.defaultDatabasePath(outputRoot: outRoot, shard: config.shard)
         return (outRoot, dbPath)
+    }
+
+    /// Names the symlinks discovery left alone: never silent, or a folder of links reads as "nothing to do".
+    private func warnSkippedSymlinks(_ found: Discovery.Result) {
+        guard let first = found.skippedSymlinks.first else { return }
+        let n = found.skippedSymlinks.count
+        err(
+            "readback convert: warning: \(n) symlink\(n == 1 ? "" : "s") to RAW files left alone, e.g. \(first):"
+                + " Readback never follows symlinks (it may remove originals); give the folder they point to")
     }
 
     /// An unusable SRC fails the run before anything is created. A missing one is accepted only when the store
@@ -333,7 +345,12 @@ public final class BatchEngine: Sendable {
 
     /// The line of a run with nothing to do: how many files stand, how many of them kept their original, and how
     /// many failed ones are held back.
-    static func nothingToDo(files: Int, plan: [Planner.Entry], notRetried: Int) -> String {
+    static func nothingToDo(files: Int, plan: [Planner.Entry], notRetried: Int, sharded: Bool = false) -> String {
+        if files == 0 {
+            return sharded
+                ? "nothing to do: no RAW file of the sources falls in this shard"
+                : "nothing to do: no RAW file was found in the sources"
+        }
         var text =
             notRetried == 0
             ? "nothing to do: all \(files) file(s) are already converted and unchanged"

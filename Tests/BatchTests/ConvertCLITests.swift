@@ -84,6 +84,24 @@ func runReadback(_ args: [String], cwd: URL? = nil) throws -> (status: Int32, ou
     #expect(again.out.hasPrefix("nothing to do: all 2 file(s) are already converted and unchanged"))
 }
 
+/// A folder whose RAWs are symlinks converts nothing (Readback never follows a symlink: it may remove originals),
+/// and says so instead of "all 0 file(s) are already converted".
+@Test func symlinkedRAWsAreNamedNotSilentlySkipped() throws {
+    let dir = Repo.temporaryDirectory("readback-links")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = dir.appendingPathComponent("src")
+    try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+        atPath: src.appendingPathComponent("link.dng").path,
+        withDestinationPath: Repo.root.appendingPathComponent("Corpus/dng/chart-rggb-12bit-o1.dng").path)
+    let r = try runReadback(["convert", "src", "--out", "out"], cwd: dir)
+    #expect(r.status == 0)
+    #expect(r.out.hasPrefix("nothing to do: no RAW file was found in the sources"), "\(r.out)")
+    #expect(r.err.contains("1 symlink to RAW files left alone, e.g. "), "\(r.err)")
+    #expect(r.err.contains("link.dng: Readback never follows symlinks"), "\(r.err)")
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/link.heic").path))
+}
+
 @Test func anInterruptedRunLeavesNoTempFileAndResumes() throws {
     let dir = Repo.temporaryDirectory("readback-batch")
     defer { try? FileManager.default.removeItem(at: dir) }
