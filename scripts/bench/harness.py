@@ -125,6 +125,7 @@ class Side:
         self.check = check  # optional fn(Run, round_dir) -> (ok, info dict)
         self.env, self.unavailable, self.cleanup, self.note = env, unavailable, cleanup, note
         self.times, self.walls, self.rss, self.failures, self.infos = [], [], [], [], []
+        self.cpus = []  # user + system seconds of the process tree (wait4), per successful round
         self.by_round = {}
         self.last = name
 
@@ -139,6 +140,7 @@ class Side:
             self.times.append(t)
             self.by_round[round_no] = t
             self.walls.append(r.wall)
+            self.cpus.append(r.cpu)
             self.rss.append(r.rss_mb)
             self.infos.append(info)
         self.last = f"{self.name} {r.wall:.2f}s" if ok else f"{self.name} FAILED"
@@ -159,6 +161,8 @@ class Side:
         if self.time_from:
             d["process_wall_seconds"] = stats(self.walls)
         d["peak_rss_mb"] = max(self.rss) if self.rss else None
+        if self.cpus:
+            d["cpu_seconds"] = stats(self.cpus)
         if self.failures:
             d["failures"] = self.failures
             if not self.times:
@@ -195,6 +199,15 @@ def ratio(a, b):
     per = [a.by_round[i] / b.by_round[i] for i in common]
     return {"ratio": statistics.median(a.by_round[i] for i in common) / statistics.median(b.by_round[i] for i in common),
             "rounds": len(common), "per_round_min": min(per), "per_round_max": max(per)}
+
+
+def cpu_ratio(a, b):
+    """Ratio of the two sides' median CPU time (user + system of the whole process tree): what one side costs the
+    machine over the other, far less moved by other load on a shared machine than the wall time; None when a side
+    did not run."""
+    if not a.cpus or not b.cpus or not statistics.median(b.cpus):
+        return None
+    return statistics.median(a.cpus) / statistics.median(b.cpus)
 
 
 def throughput(a, b):

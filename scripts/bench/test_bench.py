@@ -372,6 +372,25 @@ class GoalTests(unittest.TestCase):
         self.assertIn("size not measured: heif-enc failed", g["why"])
 
 
+class CPUTimeTests(unittest.TestCase):
+    def test_sides_keep_cpu_time_and_the_workers_goal_quotes_its_ratio(self):
+        import harness
+        a = harness.Side("workers", "w", lambda d: [])
+        b = harness.Side("in-process", "p", lambda d: [])
+        self.assertIsNone(harness.cpu_ratio(a, b))
+        a.cpus, b.cpus = [2.2, 2.0, 2.4], [2.0, 1.9, 2.1]
+        a.times, b.times = [1.0], [1.0]
+        self.assertAlmostEqual(harness.cpu_ratio(a, b), 1.1)
+        self.assertEqual(a.summary()["cpu_seconds"]["median"], 2.2)
+        comp = {"id": "workers_convert", "title": "convert", "sides": [{}, {}],
+                "ratios": {"in-process": ratio(1.02)}, "cpu_ratio": 1.031}
+        g = next(goals.goals_for(comp))
+        self.assertEqual(g["status"], "MET")
+        self.assertIn("CPU time (user + system, all processes) 1.031x", g["detail"])
+        del comp["cpu_ratio"]
+        self.assertNotIn("CPU time", next(goals.goals_for(comp))["detail"])
+
+
 class AgreementTests(unittest.TestCase):
     def test_goals_with_a_text_detail_or_none_are_compared_without_ranges(self):
         """The comparison with the previous run read every goal's detail as a ratio record; a goal whose detail is a

@@ -9,7 +9,7 @@ a 20-minute run (docs/bench.md, "Cuts")."""
 import os
 import re
 
-from harness import PAIRS, QUICK, WORKER_COPIES, WORKER_SIZES, Side, interleave, log, ratio, run
+from harness import PAIRS, QUICK, WORKER_COPIES, WORKER_SIZES, Side, cpu_ratio, interleave, log, ratio, run
 from inputs import raw_inputs, stage
 
 STATS = re.compile(r"decoder workers: (\d+) started; peak RSS: parent (\d+) MB, largest worker (\d+) MB")
@@ -52,4 +52,7 @@ def worker_comparisons(rb, work):
         r = ratio(sides[0], sides[1])
         if r:
             comp["ratios"] = {"in-process": r}
+        c = cpu_ratio(sides[0], sides[1])
+        if c:
+            comp["cpu_ratio"] = c
         yield comp
