@@ -73,8 +73,18 @@ struct Renderer {
         let r0 = Float(r16) * scale
         let g0 = Float(g16) * scale
         let b0 = Float(b16) * scale
-        var (r, g, b) = Self.gamutMap(
+        let (rm, gm, bm) = Self.gamutMap(
             m.0 * r0 + m.1 * g0 + m.2 * b0, m.3 * r0 + m.4 * g0 + m.5 * b0, m.6 * r0 + m.7 * g0 + m.8 * b0, lum: lum)
+        let p = look(rm, gm, bm)
+        return ((p.r, p.g, p.b), p.y, Self.sdrScale(p.r, p.g, p.b, p.y))
+    }
+
+    /// The camera's look on one gamut-mapped linear output pixel, with its luminance: the tone curve on each channel
+    /// (then the luminance again), and the saturation toward that luminance (s ≤ 1 keeps every channel ≥ 0 and Y as
+    /// it is). `RowKernel` applies the same operations row by row; the saturation fit reads pixels through it.
+    @inline(__always)
+    func look(_ r0: Float, _ g0: Float, _ b0: Float) -> (r: Float, g: Float, b: Float, y: Float) {
+        var (r, g, b) = (r0, g0, b0)
         var y = lum.0 * r + lum.1 * g + lum.2 * b
         if let tone {
             r *= tone.gain(r)
@@ -83,12 +93,11 @@ struct Renderer {
             y = lum.0 * r + lum.1 * g + lum.2 * b
         }
         if saturation != 1 {
-            // Toward the grey of the same luminance: s ≤ 1 keeps every channel ≥ 0 and Y as it is.
             r = y + saturation * (r - y)
             g = y + saturation * (g - y)
             b = y + saturation * (b - y)
         }
-        return ((r, g, b), y, Self.sdrScale(r, g, b, y))
+        return (r, g, b, y)
     }
 
     /// The SDR roll-off as one factor per pixel (hue kept): luminance above `shoulderStart` is compressed

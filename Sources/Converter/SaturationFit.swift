@@ -32,7 +32,7 @@ struct SaturationFit {
     /// - Parameters:
     ///   - cells: the neutral render's linear output RGB per preview cell, interleaved (`boxRGB`).
     ///   - reference: the preview's CIELAB planes, cell for cell.
-    ///   - renderer: the render with the camera's tone curve (its saturation is ignored).
+    ///   - renderer: the render with the camera's tone curve (its saturation is replaced by each one tried).
     ///   - space: the output's primaries, for CIELAB.
     init(cells: [Float], reference: CIELAB.Planes, renderer: Renderer, space: ColorSpace.Output) {
         self.renderer = renderer
@@ -49,20 +49,13 @@ struct SaturationFit {
     func ratio(_ s: Float) -> Double? {
         let n = rgb.count / 3
         guard n >= 256, referenceChroma > Double(n) * 0.5 else { return nil }
-        let lum = renderer.lum
+        let shown = renderer.with(saturation: s)
         let m = toXYZ
         var chroma = 0.0
         for i in 0..<n {
-            var (r, g, b) = (rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])
-            if let tone = renderer.tone {
-                r *= tone.gain(r)
-                g *= tone.gain(g)
-                b *= tone.gain(b)
-            }
-            let y = lum.0 * r + lum.1 * g + lum.2 * b
-            (r, g, b) = (y + s * (r - y), y + s * (g - y), y + s * (b - y))
-            let k = Renderer.sdrScale(r, g, b, y)
-            let (rd, gd, bd) = (Double(r * k), Double(g * k), Double(b * k))
+            let p = shown.look(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])
+            let k = Renderer.sdrScale(p.r, p.g, p.b, p.y)
+            let (rd, gd, bd) = (Double(p.r * k), Double(p.g * k), Double(p.b * k))
             let lab = CIELAB.lab(
                 x: m[0] * rd + m[1] * gd + m[2] * bd, y: m[3] * rd + m[4] * gd + m[5] * bd,
                 z: m[6] * rd + m[7] * gd + m[8] * bd)
