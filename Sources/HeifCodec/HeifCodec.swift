@@ -490,24 +490,9 @@ public enum HeifDecoder {
         }
         let f = max(1, max(w, h) / max(1, minSide))
         let (rw, rh) = (w / f, h / f)
-        var out = [UInt16](repeating: 0, count: rw * rh * 3)
-        var acc = [Int](repeating: 0, count: rw * 3)
-        let half = f * f / 2
-        for ry in 0..<rh {
-            for i in acc.indices { acc[i] = 0 }
-            for y in (ry * f)..<(ry * f + f) {
-                let row = plane + y * Int(stride)
-                for rx in 0..<rw {
-                    var p = row + 3 * rx * f
-                    for _ in 0..<f {
-                        acc[3 * rx] += Int(p[0])
-                        acc[3 * rx + 1] += Int(p[1])
-                        acc[3 * rx + 2] += Int(p[2])
-                        p += 3
-                    }
-                }
-            }
-            for i in acc.indices { out[ry * rw * 3 + i] = UInt16((acc[i] + half) / (f * f)) }
+        let out = [UInt16](unsafeUninitializedCapacity: rw * rh * 3) { buf, count in
+            reduce(Plane(base: plane, stride: Int(stride)), factor: f, width: rw, height: rh, into: Plane(buf))
+            count = rw * rh * 3
         }
         let image = HeifDecodedImage(
             width: rw, height: rh, bitDepth: 8, channels: 3, samples: out, nclx: nclx, icc: icc, codedBitDepth: coded)
