@@ -1,6 +1,8 @@
 import ColorScience
+import Exiv2Bridge
 import Fidelity
 import Foundation
+import Isolation
 import RenderIO
 
 // The camera's look: the RAW's own embedded rendering gives the tone curve (`ToneMatch`), applied to each channel
@@ -80,21 +82,24 @@ extension HEICConverter {
     /// The lookup is made once per conversion (the preview decoded once), and handed on to the read-back's render
     /// check.
     static func cameraLook(
-        _ lookup: ReferenceLookup, frame: any LinearFrame, renderer: Renderer, space: ColorSpace.Output
+        _ lookup: ReferenceLookup, frame: any LinearFrame, renderer: Renderer, space: ColorSpace.Output,
+        lab: CIELAB.Planes? = nil
     ) -> (Renderer, LookSummary) {
         switch lookup {
         case .none(let why): return (renderer, LookSummary(applied: false, reason: "neutral render: \(why)"))
         case .died(let failure): return (renderer, LookSummary(applied: false, reason: "neutral render: \(failure)"))
-        case .found(let r): return cameraLook(reference: r, frame: frame, renderer: renderer, space: space)
+        case .found(let r): return cameraLook(reference: r, frame: frame, renderer: renderer, space: space, lab: lab)
         }
     }
 
     /// The camera look fitted on `reference` (see `cameraLook(_:frame:renderer:space:)`): `renderer` with the
     /// camera's tone curve and saturation, and what was done.
     static func cameraLook(
-        reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer, space: ColorSpace.Output
+        reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer, space: ColorSpace.Output,
+        lab planes: CIELAB.Planes? = nil
     ) -> (Renderer, LookSummary) {
-        let (curve, summary, cells, lab) = toneLook(reference: reference, frame: frame, renderer: renderer)
+        let (curve, summary, cells, lab) = toneLook(
+            reference: reference, frame: frame, renderer: renderer, lab: planes)
         guard let cells, let lab else { return (renderer, summary) }
         let toned = renderer.with(tone: curve)
         let fit = SaturationFit(cells: cells, reference: lab, renderer: toned, space: space)
@@ -114,20 +119,26 @@ extension HEICConverter {
 
     /// The tone curve fitted on `reference`, what was done, and (when the preview shows this frame) the neutral
     /// render's linear RGB at the preview's size with the preview's CIELAB planes, for the saturation fit.
-    static func toneLook(reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer) -> (
-        ToneMatch?, LookSummary, [Float]?, CIELAB.Planes?
-    ) {
+    /// `lab`: the CIELAB planes of `reference.image` when they were computed already (`ReferencePrefetch`); used
+    /// only when the image is not cut.
+    static func toneLook(
+        reference: ReferenceRender, frame: any LinearFrame, renderer: Renderer, lab planes: CIELAB.Planes? = nil
+    ) -> (ToneMatch?, LookSummary, [Float]?, CIELAB.Planes?) {
         // Letterbox bars around a preview (`RenderImage.letterbox`, as the render check trims them) are no part of the
         // scene: cut them when what is left has the frame's shape.
         var img = reference.image
+        var cutting = false
         let bars = img.letterbox()
         if bars != (0, 0, 0, 0) {
             let cut = img.cropped(x0: bars.left, y0: bars.top, x1: img.width - bars.right, y1: img.height - bars.bottom)
             let frameAspect = Double(frame.width) / Double(frame.height)
-            if abs(log(cut.aspect / frameAspect)) < abs(log(img.aspect / frameAspect)) { img = cut }
+            if abs(log(cut.aspect / frameAspect)) < abs(log(img.aspect / frameAspect)) {
+                img = cut
+                cutting = true
+            }
         }
         // The reference's display-linear luminance, read through its own space, against ours at its size.
-        let lab = CIELAB.planes(img)
+        let lab = (cutting ? nil : planes) ?? CIELAB.planes(img)
         let r = lab.y.map { Float(max(0, $0)) }
         let (gw, gh) = (img.width, img.height)
         let cells = boxRGB(frame, renderer: renderer, width: gw, height: gh)
@@ -181,10 +192,19 @@ extension HEICConverter {
         let (w, h) = (frame.width, frame.height)
         let neutral = renderer.withoutTone()
         let step = max(1, min(w / max(1, gw), h / max(1, gh)) / 3)
-        let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: 3 * gw * gh)
-        out.initialize(repeating: 0)
-        defer { out.deallocate() }
-        let slots = UnsafeSendable(out)
+        // Written in place, every cell once (no zero fill and no copy: fresh pages are what costs here).
+        return [Float](unsafeUninitializedCapacity: 3 * gw * gh) { out, count in
+            boxRows(frame, neutral, step: step, width: gw, height: gh, into: UnsafeSendable(out))
+            count = 3 * gw * gh
+        }
+    }
+
+    /// `boxRGB`'s cell rows, in parallel, into `slots` (each cell written once; 0 where no sample fell).
+    private static func boxRows(
+        _ frame: any LinearFrame, _ neutral: Renderer, step: Int, width gw: Int, height gh: Int,
+        into slots: UnsafeSendable<UnsafeMutableBufferPointer<Float>>
+    ) {
+        let (w, h) = (frame.width, frame.height)
         DispatchQueue.concurrentPerform(iterations: gh) { cy in
             let y0 = cy * h / gh
             let y1 = max(y0 + 1, (cy + 1) * h / gh)
@@ -204,10 +224,40 @@ extension HEICConverter {
                     }
                 }
             }
-            for c in 0..<gw where counts[c] > 0 {
-                for k in 0..<3 { slots.value[3 * (cy * gw + c) + k] = sums[3 * c + k] / Float(counts[c]) }
+            for c in 0..<gw {
+                let n = Float(max(1, counts[c]))
+                for k in 0..<3 { slots.value[3 * (cy * gw + c) + k] = sums[3 * c + k] / n }
             }
         }
-        return Array(out)
+    }
+}
+
+/// The camera look's reference looked up on its own thread while LibRaw decodes: exiv2 lists the RAW's previews and
+/// libjpeg-turbo decodes the chosen one (in the pool's other worker, or here without a pool), then the preview's
+/// CIELAB planes are computed. LibRaw's unpack runs on one core, so the look's lookup costs the decode no wall time.
+/// The same lookup, and the same planes, as `toneLook` would make after the decode.
+final class ReferencePrefetch: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var lookup: ReferenceLookup = .none(reason: "not looked up")
+    private var planes: CIELAB.Planes?
+
+    /// Starts the lookup on `bytes`, the RAW's bytes (`path` names it in messages and the read-once tally).
+    init(bytes: [UInt8], path: String) {
+        let t = Thread { [self] in
+            let found = ReferenceExtractor.fromRAW(
+                Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: path, previews: true) },
+                path: path)
+            if case .found(let r) = found, r.image.letterbox() == (0, 0, 0, 0) { planes = CIELAB.planes(r.image) }
+            lookup = found
+            done.signal()
+        }
+        t.stackSize = 1 << 20
+        t.start()
+    }
+
+    /// Blocks until the lookup is done; call once. The planes are those of the uncut preview (nil when it has bars).
+    func wait() -> (ReferenceLookup, CIELAB.Planes?) {
+        done.wait()
+        return (lookup, planes)
     }
 }

@@ -1,3 +1,4 @@
+import ColorScience
 import Exiv2Bridge
 import Fidelity
 import FileContent
@@ -90,6 +91,10 @@ extension HEICConverter {
         _ source: URL, bytes: [UInt8], options: ConvertOptions, gainMap: (HDRDecision) -> Bool
     ) throws -> (HDRDecision, RenderPass, RawMetadata, ReferenceLookup?) {
         let (meta, frame): (RawMetadata, RawFrame)
+        // The camera look's preview is looked up beside LibRaw's decode; always waited for, even when LibRaw fails.
+        let prefetch = options.look == .camera ? ReferencePrefetch(bytes: bytes, path: source.path) : nil
+        var prefetched: (ReferenceLookup, CIELAB.Planes?)?
+        defer { if prefetched == nil { _ = prefetch?.wait() } }
         do {
             (meta, frame) = try Isolated.raw(
                 bytes: bytes, name: source.lastPathComponent, options: RawDecodeOptions(workingSpace: .proPhoto))
@@ -107,13 +112,12 @@ extension HEICConverter {
         switch options.look {
         case .neutral: look = LookSummary(applied: false, reason: "neutral render (--look neutral)")
         case .camera:
-            let found = ReferenceExtractor.fromRAW(
-                Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: source.path, previews: true)
-                },
-                path: source.path)
+            guard let prefetch else { preconditionFailure("the camera look's lookup was started with the decode") }
+            let (found, planes) = prefetch.wait()
+            prefetched = (found, planes)
             // exiv2 or libjpeg-turbo died on the RAW's previews: the file's verdict, as LibRaw's death would be.
             if case .died(let failure) = found { throw ConvertError(file: source.lastPathComponent, failure: failure) }
-            (r, look) = cameraLook(found, frame: frame, renderer: r, space: options.colorSpace)
+            (r, look) = cameraLook(found, frame: frame, renderer: r, space: options.colorSpace, lab: planes)
             reference = found
         }
         let decision = HDRPolicy.decide(
