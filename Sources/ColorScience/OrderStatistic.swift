@@ -6,7 +6,7 @@ public enum OrderStatistic {
     /// Rearranges `values` so that `values[k]` is the value `sorted()` puts at `k`, every value before it is ≤ it and
     /// every value after it ≥ it (a three-way quickselect, median-of-three pivots). Returns `values[k]`.
     /// - Precondition: `0 ≤ k < values.count`, and no NaN among the values (the caller sorts those).
-    @discardableResult
+    @inlinable @discardableResult
     public static func select<T: Comparable>(_ values: inout [T], _ k: Int) -> T {
         precondition(k >= 0 && k < values.count, "order statistic out of range")
         return values.withUnsafeMutableBufferPointer { p in
@@ -44,6 +44,7 @@ public enum OrderStatistic {
     }
 
     /// `sorted()[k]` and `sorted()[k + 1]` (the second nil when `k` is the last index), by selection.
+    @inlinable
     public static func pair<T: Comparable>(_ values: [T], _ k: Int) -> (T, T?) {
         var a = values
         let first = select(&a, k)

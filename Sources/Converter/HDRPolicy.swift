@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 
 /// The HDR policy: whether a capture gets a gain map, from its measured headroom (luminance above SDR white). A gain
@@ -23,8 +24,10 @@ public enum HDRPolicy {
                 if p.y > 2 { above += 1 }
             }
         }
-        ys.sort()
-        let p999 = ys.isEmpty ? 0 : ys[min(ys.count - 1, Int(Double(ys.count) * 0.999))]
+        // The 99.9th percentile: the order statistic a sort would put there, selected (a NaN has no order: sorted).
+        let at = min(ys.count - 1, Int(Double(ys.count) * 0.999))
+        let p999 =
+            ys.isEmpty ? 0 : ys.contains(where: \.isNaN) ? ys.sorted()[at] : OrderStatistic.select(&ys, at)
         let headroom = max(0, log2(Double(max(p999, 1e-6))))
         let frac = ys.isEmpty ? 0 : Double(above) / Double(ys.count)
         var d = HDRDecision(

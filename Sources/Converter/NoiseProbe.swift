@@ -5,9 +5,9 @@ import Foundation
 // The frame's visible noise, measured before it is encoded (`NoiseLevel`): the quality depends on it.
 
 extension RenderPass {
-    /// 8-bit sRGB-transfer codes of linear values, indexed by `Renderer.tableIndex`.
-    private static let codes8: [UInt8] = (0..<65536).map {
-        UInt8((SRGBTransfer.encode(Float($0) / 65535) * 255).rounded())
+    /// 8-bit sRGB-transfer codes of linear values, indexed by `Renderer.tableIndex` (the render's 8-bit table).
+    private static let codes8: [UInt16] = (0..<65536).map {
+        UInt16((SRGBTransfer.encode(Float($0) / 65535) * 255).rounded())
     }
 
     /// σ of the frame's noise (`NoiseLevel`, 8-bit code values) from up to 64 evenly spaced bands of 18 rows across
@@ -32,18 +32,24 @@ extension RenderPass {
             DispatchQueue.concurrentPerform(iterations: bands) { b in
                 let lut = shared.value
                 var row = [UInt16](repeating: 0, count: 3 * w)
+                var codes = [UInt8](repeating: 0, count: 3 * w)
                 var luma = [Float](repeating: 0, count: w * rows)
+                // The render's own vectorised row kernel (held equal to `Renderer.pixel`), into 8-bit codes.
+                let kernel = RowKernel(width: w)
+                defer { kernel.deallocate() }
                 let y0 = bands == 1 ? 0 : b * (h - rows) / (bands - 1)
                 for k in 0..<rows {
-                    row.withUnsafeMutableBufferPointer { frame.copyRow(y0 + k, into: $0) }
-                    row.withUnsafeBufferPointer { px in
-                        for x in 0..<w {
-                            let p = r.pixel(px, x)
-                            let cr = Float(lut[Renderer.tableIndex(p.rgb.0 * p.scale)])
-                            let cg = Float(lut[Renderer.tableIndex(p.rgb.1 * p.scale)])
-                            let cb = Float(lut[Renderer.tableIndex(p.rgb.2 * p.scale)])
-                            luma[k * w + x] = 0.2126 * cr + 0.7152 * cg + 0.0722 * cb
+                    row.withUnsafeMutableBufferPointer { px in
+                        frame.copyRow(y0 + k, into: px)
+                        codes.withUnsafeMutableBytes { out in
+                            _ = kernel.render(
+                                px.baseAddress!, renderer: r, lut: lut.baseAddress!, depth: 8, out: out.baseAddress!,
+                                cells: nil, ka: 0, kb: 0)
                         }
+                    }
+                    for x in 0..<w {
+                        let (cr, cg, cb) = (Float(codes[3 * x]), Float(codes[3 * x + 1]), Float(codes[3 * x + 2]))
+                        luma[k * w + x] = 0.2126 * cr + 0.7152 * cg + 0.0722 * cb
                     }
                 }
                 slots.value[b] = luma.withUnsafeBufferPointer { NoiseLevel.blockSigmas($0, width: w, height: rows) }
