@@ -148,7 +148,7 @@ public enum HeifDecodeFormat: Sendable {
 
 // MARK: - owned libheif handles
 
-private final class Context {
+final class Context {
     let ptr: OpaquePointer
     init() throws {
         guard let p = heif_context_alloc() else { throw HeifError(operation: "heif_context_alloc", message: "NULL") }
@@ -157,13 +157,13 @@ private final class Context {
     deinit { heif_context_free(ptr) }
 }
 
-private final class Image {
+final class Image {
     let ptr: OpaquePointer
     init(_ p: OpaquePointer) { ptr = p }
     deinit { heif_image_release(ptr) }
 }
 
-private final class ImageHandle {
+final class ImageHandle {
     let ptr: OpaquePointer
     init(_ p: OpaquePointer) { ptr = p }
     deinit { heif_image_handle_release(ptr) }
@@ -180,7 +180,7 @@ private final class ByteSink {
 }
 
 @inline(__always)
-private func check(_ e: heif_error, _ op: String) throws {
+func check(_ e: heif_error, _ op: String) throws {
     if e.code != heif_error_Ok {
         let msg = e.message.map { String(cString: $0) } ?? "unknown"
         throw HeifError(operation: op, code: Int(e.code.rawValue), subcode: Int(e.subcode.rawValue), message: msg)
@@ -386,7 +386,7 @@ public enum HeifDecoder {
     }
 
     /// Reads a HEIF file held in memory and opens its primary image (the context must outlive the handle).
-    private static func primaryHandle(_ bytes: [UInt8]) throws -> (Context, ImageHandle) {
+    static func primaryHandle(_ bytes: [UInt8]) throws -> (Context, ImageHandle) {
         let ctx = try Context()
         try bytes.withUnsafeBytes { b in
             try check(
@@ -461,44 +461,6 @@ public enum HeifDecoder {
             width: w, height: h, bitDepth: depth, channels: 1, samples: out, nclx: nclx, icc: icc, codedBitDepth: coded)
     }
 
-    /// Decodes the primary image to 8-bit RGB and reduces it on the way out of libheif's plane: each output pixel is
-    /// the mean of an f × f block, f = ⌊long side / `minSide`⌋ (at least 1), so the long side stays ≥ `minSide` and
-    /// no full-size sample array is made in Swift (the render check compares at 512 px).
-    /// - Parameters:
-    ///   - bytes: the whole file.
-    ///   - minSide: the smallest long side wanted.
-    /// - Returns: the reduced image (8-bit codes in `samples`, 3 channels, with the file's nclx and ICC) and the
-    ///   decoded full size.
-    /// - Throws: `HeifError` with libheif's message.
-    public static func decodePrimaryReduced(_ bytes: [UInt8], minSide: Int) throws -> (
-        image: HeifDecodedImage, size: HeifDecodedSize
-    ) {
-        let (ctx, handle) = try primaryHandle(bytes)
-        defer { withExtendedLifetime(ctx) {} }
-        let (nclx, icc) = colour(handle)
-        let coded = Int(heif_image_handle_get_luma_bits_per_pixel(handle.ptr))
-        var iPtr: OpaquePointer?
-        try check(
-            heif_decode_image(handle.ptr, &iPtr, heif_colorspace_RGB, heif_chroma_interleaved_RGB, nil),
-            "heif_decode_image")
-        let img = Image(iPtr!)
-        let w = Int(heif_image_get_width(img.ptr, heif_channel_interleaved))
-        let h = Int(heif_image_get_height(img.ptr, heif_channel_interleaved))
-        var stride: Int32 = 0
-        guard w > 0, h > 0, let plane = heif_image_get_plane_readonly(img.ptr, heif_channel_interleaved, &stride) else {
-            throw HeifError(operation: "heif_image_get_plane", message: "no plane in decoded image")
-        }
-        let f = max(1, max(w, h) / max(1, minSide))
-        let (rw, rh) = (w / f, h / f)
-        let out = [UInt16](unsafeUninitializedCapacity: rw * rh * 3) { buf, count in
-            reduce(Plane(base: plane, stride: Int(stride)), factor: f, width: rw, height: rh, into: Plane(buf))
-            count = rw * rh * 3
-        }
-        let image = HeifDecodedImage(
-            width: rw, height: rh, bitDepth: 8, channels: 3, samples: out, nclx: nclx, icc: icc, codedBitDepth: coded)
-        return (image, HeifDecodedSize(width: w, height: h, codedBitDepth: coded))
-    }
-
     /// Reads a HEIF file from disk and decodes its primary image (see `decodePrimary(_:format:)`).
     public static func decodePrimary(file url: URL, format: HeifDecodeFormat = .rgb8) throws -> HeifDecodedImage {
         let data: Data
@@ -509,7 +471,7 @@ public enum HeifDecoder {
     }
 
     /// The image's nclx signalling and raw ICC profile, each nil when absent.
-    private static func colour(_ handle: ImageHandle) -> (NCLX?, [UInt8]?) {
+    static func colour(_ handle: ImageHandle) -> (NCLX?, [UInt8]?) {
         var nclx: NCLX?
         var nPtr: UnsafeMutablePointer<heif_color_profile_nclx>?
         if heif_image_handle_get_nclx_color_profile(handle.ptr, &nPtr).code == heif_error_Ok, let n = nPtr {

@@ -168,3 +168,56 @@ private func codedWithWavefrontRows(_ heif: [UInt8]) throws -> Bool {
     #expect(try codedWithWavefrontRows(HeifEncoder.encode(px, settings: s, threads: nil)) == true)
     #expect(try codedWithWavefrontRows(HeifEncoder.encode(px, settings: s, threads: 2)) == true)
 }
+
+/// The block means of a full 8-bit RGB decode, as `decodePrimaryReduced` defines them.
+private func blockMeans(_ d: HeifDecodedImage, factor f: Int) -> [UInt16] {
+    let (rw, rh) = (d.width / f, d.height / f)
+    var out = [UInt16](repeating: 0, count: rw * rh * 3)
+    for ry in 0..<rh {
+        for rx in 0..<rw {
+            for c in 0..<3 {
+                var sum = 0
+                for y in (ry * f)..<(ry * f + f) {
+                    for x in (rx * f)..<(rx * f + f) { sum += Int(d.samples[(y * d.width + x) * 3 + c]) }
+                }
+                out[(ry * rw + rx) * 3 + c] = UInt16((sum + f * f / 2) / (f * f))
+            }
+        }
+    }
+    return out
+}
+
+/// The reduced decode takes libheif's native planar RGB for 8-bit colour and the interleaved conversion otherwise;
+/// either way it is the block means of the full RGB decode, sample for sample (odd sizes, several bands).
+@Test(arguments: ["8-bit 4:2:0", "10-bit 4:4:4", "8-bit monochrome"])
+func reducedDecodeIsTheBlockMeansOfTheFullDecode(_ kind: String) throws {
+    let (w, h) = (203, 131)
+    let bytes: [UInt8]
+    switch kind {
+    case "8-bit 4:2:0":
+        bytes = try HeifEncoder.encode(
+            .rgb8(width: w + 1, height: h + 1, samples: gradientRGB8(w + 1, h + 1)),
+            settings: HeifEncodeSettings(quality: 60))
+    case "10-bit 4:4:4":
+        var src = [UInt16](repeating: 0, count: w * h * 3)
+        for i in 0..<src.count { src[i] = UInt16((i * 37) % 1024) }
+        bytes = try HeifEncoder.encode(
+            .rgb16(width: w, height: h, bitDepth: 10, samples: src),
+            settings: HeifEncodeSettings(quality: 70, bitDepth: 10, chroma: .yuv444, nclx: .sRGB))
+    default:
+        var src = [UInt8](repeating: 0, count: 200 * 130)
+        for i in 0..<src.count { src[i] = UInt8((i * 13) % 251) }
+        bytes = try HeifEncoder.encode(
+            .mono8(width: 200, height: 130, samples: src), settings: HeifEncodeSettings(quality: 80, nclx: .gainMap))
+    }
+    let full = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
+    for minSide in [40, 64, 1000] {
+        let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
+        let f = max(1, max(full.width, full.height) / minSide)
+        #expect(r.size.width == full.width && r.size.height == full.height)
+        #expect(r.image.width == full.width / f && r.image.height == full.height / f)
+        let want = blockMeans(full, factor: f)
+        let differing = zip(r.image.samples, want).filter { $0 != $1 }.count
+        #expect(r.image.samples.count == want.count && differing == 0, "\(kind), factor \(f): \(differing) differ")
+    }
+}
