@@ -43,6 +43,12 @@ public enum OrderStatistic {
         }
     }
 
+    /// `sorted()[k]` of floating-point values: selected, or sorted when a NaN (which has no order) is among them.
+    @inlinable
+    public static func value<T: FloatingPoint>(_ values: inout [T], _ k: Int) -> T {
+        values.contains(where: \.isNaN) ? values.sorted()[k] : select(&values, k)
+    }
+
     /// `sorted()[k]` and `sorted()[k + 1]` (the second nil when `k` is the last index), by selection.
     @inlinable
     public static func pair<T: Comparable>(_ values: [T], _ k: Int) -> (T, T?) {

@@ -255,9 +255,11 @@ final class ReferencePrefetch: @unchecked Sendable {
         t.start()
     }
 
-    /// Blocks until the lookup is done; call once. The planes are those of the uncut preview (nil when it has bars).
+    /// Blocks until the lookup is done (at once on later calls). The planes are those of the uncut preview (nil when
+    /// it has bars).
     func wait() -> (ReferenceLookup, CIELAB.Planes?) {
         done.wait()
+        done.signal()
         return (lookup, planes)
     }
 }

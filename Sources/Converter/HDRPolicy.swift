@@ -24,10 +24,8 @@ public enum HDRPolicy {
                 if p.y > 2 { above += 1 }
             }
         }
-        // The 99.9th percentile: the order statistic a sort would put there, selected (a NaN has no order: sorted).
-        let at = min(ys.count - 1, Int(Double(ys.count) * 0.999))
-        let p999 =
-            ys.isEmpty ? 0 : ys.contains(where: \.isNaN) ? ys.sorted()[at] : OrderStatistic.select(&ys, at)
+        // The 99.9th percentile: the order statistic a sort would put there, selected.
+        let p999 = ys.isEmpty ? 0 : OrderStatistic.value(&ys, min(ys.count - 1, Int(Double(ys.count) * 0.999)))
         let headroom = max(0, log2(Double(max(p999, 1e-6))))
         let frac = ys.isEmpty ? 0 : Double(above) / Double(ys.count)
         var d = HDRDecision(

@@ -1,4 +1,3 @@
-import ColorScience
 import Exiv2Bridge
 import Fidelity
 import FileContent
@@ -93,8 +92,7 @@ extension HEICConverter {
         let (meta, frame): (RawMetadata, RawFrame)
         // The camera look's preview is looked up beside LibRaw's decode; always waited for, even when LibRaw fails.
         let prefetch = options.look == .camera ? ReferencePrefetch(bytes: bytes, path: source.path) : nil
-        var prefetched: (ReferenceLookup, CIELAB.Planes?)?
-        defer { if prefetched == nil { _ = prefetch?.wait() } }
+        defer { _ = prefetch?.wait() }
         do {
             (meta, frame) = try Isolated.raw(
                 bytes: bytes, name: source.lastPathComponent, options: RawDecodeOptions(workingSpace: .proPhoto))
@@ -114,7 +112,6 @@ extension HEICConverter {
         case .camera:
             guard let prefetch else { preconditionFailure("the camera look's lookup was started with the decode") }
             let (found, planes) = prefetch.wait()
-            prefetched = (found, planes)
             // exiv2 or libjpeg-turbo died on the RAW's previews: the file's verdict, as LibRaw's death would be.
             if case .died(let failure) = found { throw ConvertError(file: source.lastPathComponent, failure: failure) }
             (r, look) = cameraLook(found, frame: frame, renderer: r, space: options.colorSpace, lab: planes)

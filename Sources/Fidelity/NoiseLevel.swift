@@ -57,7 +57,7 @@ public enum NoiseLevel {
             edge = .infinity
         } else {
             let at = min(sample.count - 1, Int(Double(sample.count) * (1 - edgeFraction)))
-            edge = sample.contains(where: \.isNaN) ? sample.sorted()[at] : OrderStatistic.select(&sample, at)
+            edge = OrderStatistic.value(&sample, at)
         }
         let k = Float((Double.pi / 2).squareRoot() / 6)
         var out: [Float] = []
@@ -99,9 +99,8 @@ public enum NoiseLevel {
     public static func sigma(ofBlocks blocks: [Float]) -> Double? {
         guard blocks.count >= minimumBlocks else { return nil }
         let i = min(blocks.count - 1, Int((Double(blocks.count - 1) * percentile).rounded()))
-        if blocks.contains(where: \.isNaN) { return Double(blocks.sorted()[i]) }
         var values = blocks
-        return Double(OrderStatistic.select(&values, i))
+        return Double(OrderStatistic.value(&values, i))
     }
 
     /// One step of the default target's rule: from `minSigma` up, quality `quality`.
