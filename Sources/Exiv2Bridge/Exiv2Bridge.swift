@@ -226,15 +226,26 @@ public enum Exiv2 {
     public static func read(bytes: [UInt8], label: String?, previews: Bool = false, maxPreviewBytes: Int = 64 << 20)
         throws(Exiv2Error) -> Exiv2Document
     {
+        let r = bytes.withUnsafeBytes { b in
+            Result { () throws(Exiv2Error) in
+                try read(memory: b, label: label, previews: previews, maxPreviewBytes: maxPreviewBytes)
+            }
+        }
+        return try r.get()
+    }
+
+    /// `read(bytes:label:previews:maxPreviewBytes:)` of bytes the caller keeps in memory for the call (a worker's
+    /// read-only view of the parent's sealed bytes: no copy of the file).
+    public static func read(
+        memory: UnsafeRawBufferPointer, label: String?, previews: Bool = false, maxPreviewBytes: Int = 64 << 20
+    ) throws(Exiv2Error) -> Exiv2Document {
         var handle: OpaquePointer?
         var list: OpaquePointer?
         let cap = max(0, maxPreviewBytes)
+        let p = (memory.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!).assumingMemoryBound(to: UInt8.self)
         try call("read", path: label) { msg, n in
-            bytes.withUnsafeBufferPointer { b in
-                let p = b.baseAddress ?? UnsafePointer(bitPattern: 1)!
-                if previews { return rb_exiv2_read_memory(p, b.count, label, &handle, &list, cap, msg, n) }
-                return rb_exiv2_read_memory(p, b.count, label, &handle, nil, cap, msg, n)
-            }
+            if previews { return rb_exiv2_read_memory(p, memory.count, label, &handle, &list, cap, msg, n) }
+            return rb_exiv2_read_memory(p, memory.count, label, &handle, nil, cap, msg, n)
         }
         let found = list.map(Self.list) ?? []
         guard let handle else { throw Exiv2Error(operation: "read", path: label, message: "no result") }
@@ -289,25 +300,37 @@ public enum Exiv2 {
         bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?,
         sidecar: (bytes: [UInt8], label: String)?, byteOrder: ByteOrder = .keepSource
     ) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>) {
+        let side = sidecar?.bytes ?? []
+        return bytes.withUnsafeBytes { b in
+            side.withUnsafeBytes { sb in
+                buildHEICMetadata(
+                    memory: b, label: label, pixelWidth: pixelWidth, pixelHeight: pixelHeight, software: software,
+                    sidecar: sidecar.map { (sb, $0.label) }, byteOrder: byteOrder)
+            }
+        }
+    }
+
+    /// `buildHEICMetadata(bytes:label:pixelWidth:pixelHeight:software:sidecar:byteOrder:)` of bytes the caller keeps
+    /// in memory for the call (a worker's read-only view of the parent's sealed bytes: no copy of the file).
+    public static func buildHEICMetadata(
+        memory: UnsafeRawBufferPointer, label: String, pixelWidth: Int, pixelHeight: Int, software: String?,
+        sidecar: (memory: UnsafeRawBufferPointer, label: String)?, byteOrder: ByteOrder = .keepSource
+    ) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>) {
         var exif: OpaquePointer?
         var xmp: OpaquePointer?
         var (exifStatus, xmpStatus) = (RB_EXIV2_ERROR, RB_EXIV2_ERROR)
         var exifMessage = [CChar](repeating: 0, count: 1024)
         var xmpMessage = [CChar](repeating: 0, count: 1024)
         let (w, h) = (UInt32(clamping: pixelWidth), UInt32(clamping: pixelHeight))
-        let side = sidecar?.bytes ?? []
-        _ = bytes.withUnsafeBufferPointer { b in
-            side.withUnsafeBufferPointer { sb in
-                exifMessage.withUnsafeMutableBufferPointer { em in
-                    xmpMessage.withUnsafeMutableBufferPointer { xm in
-                        rb_exiv2_build_heic_metadata_memory(
-                            b.baseAddress ?? UnsafePointer(bitPattern: 1)!, b.count, label, w, h, software,
-                            byteOrder.rawValue,
-                            sidecar == nil ? nil : (sb.baseAddress ?? UnsafePointer(bitPattern: 1)!), sb.count,
-                            sidecar?.label, &exif, &exifStatus, &xmp, &xmpStatus, em.baseAddress!, xm.baseAddress!,
-                            min(em.count, xm.count))
-                    }
-                }
+        func bytes(_ m: UnsafeRawBufferPointer) -> UnsafePointer<UInt8> {
+            (m.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!).assumingMemoryBound(to: UInt8.self)
+        }
+        exifMessage.withUnsafeMutableBufferPointer { em in
+            xmpMessage.withUnsafeMutableBufferPointer { xm in
+                _ = rb_exiv2_build_heic_metadata_memory(
+                    bytes(memory), memory.count, label, w, h, software, byteOrder.rawValue,
+                    sidecar.map { bytes($0.memory) }, sidecar?.memory.count ?? 0, sidecar?.label, &exif, &exifStatus,
+                    &xmp, &xmpStatus, em.baseAddress!, xm.baseAddress!, min(em.count, xm.count))
             }
         }
         func failure(_ operation: String, _ status: rb_exiv2_status, _ buffer: [CChar]) -> Exiv2Error {

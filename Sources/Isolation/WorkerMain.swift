@@ -34,24 +34,40 @@ public enum WorkerMain {
                 request.kind == .request, let op = request.op
             else { return 65 }
             if let s = request.cpuSeconds { _ = rb_worker_cpu_budget(UInt32(clamping: s)) }
-            let bytes = fd >= 0 ? readInput(fd) : []
+            let input = fd >= 0 ? readInput(fd) : RequestInput(mapping: nil)
             if fd >= 0 { close(fd) }
-            guard let bytes else { return 66 }
+            guard let input else { return 66 }
             let session = Session(channel: channel)
-            let reply = session.answer(op, bytes: bytes, name: request.name ?? "file")
+            let reply = session.answer(op, input: input, name: request.name ?? "file")
             guard session.send(reply) else { return 0 }
         }
     }
 
-    /// The request's bytes, copied out of the parent's sealed memfd.
-    private static func readInput(_ fd: Int32) -> [UInt8]? {
+    /// The request's bytes: the parent's sealed memfd, mapped read-only.
+    private static func readInput(_ fd: Int32) -> RequestInput? {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return nil }
         let count = Int(st.st_size)
-        if count == 0 { return [] }
+        if count == 0 { return RequestInput(mapping: nil) }
         guard let m = try? SharedMapping.map(fd, count: count, writable: false) else { return nil }
-        return Array(UnsafeRawBufferPointer(start: m.base, count: count))
+        return RequestInput(mapping: m)
     }
+}
+
+/// A request's bytes. LibRaw and exiv2, which get a whole RAW, read them in place in the parent's sealed memfd,
+/// which no process can change any more; the other decoders get a copy (an output HEIC, a preview: a few MB).
+/// Not copying a 46 MB RAW saves its page faults before LibRaw starts (docs/bench.md).
+private struct RequestInput {
+    let mapping: SharedMapping?
+
+    /// The bytes in place; valid while `mapping` lives.
+    var memory: UnsafeRawBufferPointer {
+        guard let mapping else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: mapping.base, count: mapping.count)
+    }
+
+    /// A copy of the bytes.
+    var array: [UInt8] { Array(memory) }
 }
 
 /// One request's conversation with the parent.
@@ -83,12 +99,13 @@ private struct Session {
         return try? SharedMapping.map(fd, count: bytes, writable: true)
     }
 
-    func answer(_ op: Operation, bytes: [UInt8], name: String) -> WorkerMessage {
+    func answer(_ op: Operation, input: RequestInput, name: String) -> WorkerMessage {
+        var bytes: [UInt8] { input.array }
         do {
             switch op {
             case .raw(let space, let half, let orient):
                 return try raw(
-                    bytes, name: name,
+                    input, name: name,
                     options: RawDecodeOptions(
                         halfSize: half, workingSpace: RawWorkingSpace(rawValue: space) ?? .proPhoto,
                         applyOrientation: orient))
@@ -110,14 +127,16 @@ private struct Session {
                 return m
             case .exiv2(let label, let previews, let max):
                 stage("exiv2 read")
-                return try exiv2(Exiv2.read(bytes: bytes, label: label, previews: previews, maxPreviewBytes: max))
+                return try withExtendedLifetime(input) {
+                    try exiv2(Exiv2.read(memory: input.memory, label: label, previews: previews, maxPreviewBytes: max))
+                }
             case .exiv2Blob(let xmp):
                 stage(xmp ? "exiv2 XMP decode" : "exiv2 Exif decode")
                 return try exiv2(xmp ? Exiv2.decodeXMP(bytes) : Exiv2.decodeExif(bytes))
             case .exiv2Build(let label, let w, let h, let software, let order, let sidecarLabel, let sidecarBytes):
                 stage("exiv2 read")
                 return try built(
-                    bytes, label: label, width: w, height: h, software: software, byteOrder: order,
+                    input, label: label, width: w, height: h, software: software, byteOrder: order,
                     sidecarLabel: sidecarLabel, sidecarBytes: sidecarBytes)
             case .jpeg(let minSide):
                 stage("libjpeg-turbo decode")
@@ -159,10 +178,15 @@ private struct Session {
         }
     }
 
-    private func raw(_ bytes: [UInt8], name: String, options: RawDecodeOptions) throws -> WorkerMessage {
+    private func raw(_ input: RequestInput, name: String, options: RawDecodeOptions) throws -> WorkerMessage {
         let d = LibRawDecoder()
         d.stage = { s, pixels in stage(s, pixels: pixels) }
-        let meta = try d.open(bytes: bytes, name: name)
+        let meta =
+            if let mapping = input.mapping {
+                try d.open(memory: input.memory, owner: mapping, name: name)
+            } else {
+                try d.open(bytes: [], name: name)
+            }
         let frame = try d.renderInPlace(options)
         let (w, h) = (frame.width, frame.height)
         guard let out = grant(w * h * 6) else { throw IsolationError.protocolError("no shared memory granted") }
@@ -185,15 +209,20 @@ private struct Session {
     /// exiv2's building of an output's Exif and XMP: the request's bytes are the source's, then the sidecar's; the
     /// answer is `BuiltMetadata` as JSON in granted memory.
     private func built(
-        _ bytes: [UInt8], label: String, width: Int, height: Int, software: String?, byteOrder: Int32,
+        _ input: RequestInput, label: String, width: Int, height: Int, software: String?, byteOrder: Int32,
         sidecarLabel: String?, sidecarBytes: Int?
     ) throws -> WorkerMessage {
+        let bytes = input.memory
         let split = bytes.count - (sidecarBytes ?? 0)
         guard split >= 0 else { throw IsolationError.protocolError("a sidecar larger than the request") }
-        let built = Exiv2.buildHEICMetadata(
-            bytes: Array(bytes[..<split]), label: label, pixelWidth: width, pixelHeight: height, software: software,
-            sidecar: sidecarBytes.map { _ in (Array(bytes[split...]), sidecarLabel ?? "sidecar") },
-            byteOrder: Exiv2.ByteOrder(rawValue: byteOrder) ?? .keepSource)
+        let built = withExtendedLifetime(input) {
+            Exiv2.buildHEICMetadata(
+                memory: UnsafeRawBufferPointer(rebasing: bytes[..<split]), label: label, pixelWidth: width,
+                pixelHeight: height, software: software,
+                sidecar: sidecarBytes.map { _ in
+                    (UnsafeRawBufferPointer(rebasing: bytes[split...]), sidecarLabel ?? "sidecar")
+                }, byteOrder: Exiv2.ByteOrder(rawValue: byteOrder) ?? .keepSource)
+        }
         func info(_ e: Exiv2Error) -> Exiv2ErrorInfo {
             Exiv2ErrorInfo(operation: e.operation, path: e.path, message: e.message)
         }

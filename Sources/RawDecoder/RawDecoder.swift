@@ -170,6 +170,8 @@ public final class LibRawDecoder {
     private var unpacked = false
     /// The file's bytes when opened from memory (`open(bytes:name:)`): LibRaw's datastream points into them.
     private var input: [UInt8] = []
+    /// What keeps the bytes of `open(memory:owner:name:)` mapped.
+    private var inputOwner: AnyObject?
     /// Told the LibRaw call about to run ("LibRaw open", "LibRaw unpack", "LibRaw process") and, once known, the
     /// sensor's pixel count: a supervisor names the stage a decoder died in and scales its deadline.
     public var stage: ((String, Int?) -> Void)?
@@ -212,17 +214,26 @@ public final class LibRawDecoder {
     /// - Throws: `RawDecodeError` naming the file and the reason.
     public func open(bytes: [UInt8], name: String) throws -> RawMetadata {
         input = bytes
-        return try input.withUnsafeBytes { buf in
-            let base = buf.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
-            return try open(
-                name: name, fileSize: buf.count, function: "libraw_open_buffer",
-                opener: { libraw_open_buffer(handle, base, buf.count) },
-                opcodes: { () throws(DNGOpcodeReader.Unreadable) in
-                    guard let base else { return [] }
-                    // A view of the same bytes, not a copy.
-                    return try DNGOpcodeReader.opcodes(Data(bytesNoCopy: base, count: buf.count, deallocator: .none))
-                })
-        }
+        return try input.withUnsafeBytes { try open(memory: $0, name: name) }
+    }
+
+    /// Opens and unpacks a RAW in memory that `owner` keeps mapped and unchanged for as long as the decoder lives (a
+    /// worker's sealed, read-only view of the parent's bytes: no copy of the file).
+    public func open(memory: UnsafeRawBufferPointer, owner: AnyObject, name: String) throws -> RawMetadata {
+        inputOwner = owner
+        return try open(memory: memory, name: name)
+    }
+
+    private func open(memory buf: UnsafeRawBufferPointer, name: String) throws -> RawMetadata {
+        let base = buf.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
+        return try open(
+            name: name, fileSize: buf.count, function: "libraw_open_buffer",
+            opener: { libraw_open_buffer(handle, base, buf.count) },
+            opcodes: { () throws(DNGOpcodeReader.Unreadable) in
+                guard let base else { return [] }
+                // A view of the same bytes, not a copy.
+                return try DNGOpcodeReader.opcodes(Data(bytesNoCopy: base, count: buf.count, deallocator: .none))
+            })
     }
 
     /// The open, checks and unpack both entry points share.

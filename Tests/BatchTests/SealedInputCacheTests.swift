@@ -40,4 +40,7 @@ private func contents(_ s: SealedInput) -> [UInt8] {
     let w = b.withUnsafeBytes { pwrite(first.fd, $0.baseAddress, 1, 0) }
     #expect(w == -1)
     #expect(contents(first) == a)
+    // Larger than one write (16 MiB): every byte arrives, in order.
+    let large = (0..<((16 << 20) + 4099)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 13) }
+    #expect(contents(try SealedInput(large)) == large)
 }
