@@ -84,66 +84,101 @@ public enum RenderComparison {
         let best = scores.indices.max { scores[$0] < scores[$1] }!
         let runnerUp = scores.indices.filter { $0 != best }.map { scores[$0] }.max() ?? 0
 
-        let o = out.resized(width: ref.width, height: ref.height)
-        let labR = CIELAB.planes(ref)
-        let labO = CIELAB.planes(o)
+        // The two images' CIELAB planes at once (the output's resized first), then the per-pixel measures in two
+        // halves: an audit's last step, which would otherwise leave the second core idle.
+        let (labR, labO) = Concurrently.run(
+            { CIELAB.planes(ref) }, { CIELAB.planes(out.resized(width: ref.width, height: ref.height)) })
         var m = RenderMeasurement(
             width: ref.width, height: ref.height, trimmedBars: trimmed, exposureStops: nil, midtoneFraction: 0,
             castA: 0, castB: 0, neutralFraction: 0, castFromNeutrals: false, bestOrientation: best + 1,
             correlationIdentity: scores[0], correlationBest: scores[best], correlationRunnerUp: runnerUp,
-            outputSpread: spread(labO.l), referenceSpread: spread(labR.l), deltaEMedian: 0, deltaEP90: 0,
-            chromaRatio: nil, outputMedianL: percentile(labO.l, 50), referenceMedianL: percentile(labR.l, 50))
+            outputSpread: 0, referenceSpread: 0, deltaEMedian: 0, deltaEP90: 0, chromaRatio: nil, outputMedianL: 0,
+            referenceMedianL: 0)
         measureTone(&m, labR, labO)
         return m
     }
 
-    /// Exposure, cast, ΔE00 and chroma of two aligned CIELAB images.
-    static func measureTone(_ m: inout RenderMeasurement, _ r: CIELAB.Planes, _ o: CIELAB.Planes) {
-        let count = r.l.count
+    /// What `measureTone` sums over a range of pixels; two ranges' sums are added in a fixed order.
+    struct ToneSums {
         var logRatios: [Double] = []
         var neutral = 0
         var (nA, nB, fA, fB) = (0.0, 0.0, 0.0, 0.0)
         var (chromaR, chromaO, chromaN) = (0.0, 0.0, 0)
         var (hueSum, hueWeight, hueN) = (0.0, 0.0, 0)
+
+        static func + (x: ToneSums, y: ToneSums) -> ToneSums {
+            ToneSums(
+                logRatios: x.logRatios + y.logRatios, neutral: x.neutral + y.neutral, nA: x.nA + y.nA, nB: x.nB + y.nB,
+                fA: x.fA + y.fA, fB: x.fB + y.fB, chromaR: x.chromaR + y.chromaR, chromaO: x.chromaO + y.chromaO,
+                chromaN: x.chromaN + y.chromaN, hueSum: x.hueSum + y.hueSum, hueWeight: x.hueWeight + y.hueWeight,
+                hueN: x.hueN + y.hueN)
+        }
+    }
+
+    /// Exposure, cast, ΔE00, chroma, hue and the L* spreads and medians of two aligned CIELAB images. The pixels are
+    /// measured in two halves at once; the result does not depend on the number of cores.
+    static func measureTone(_ m: inout RenderMeasurement, _ r: CIELAB.Planes, _ o: CIELAB.Planes) {
+        let count = r.l.count
         var de = [Double](repeating: 0, count: count)
-        for i in 0..<count {
+        let s = de.withUnsafeMutableBufferPointer { de in
+            let (first, second) = Concurrently.run(
+                { toneSums(r, o, 0..<(count / 2), into: de) }, { toneSums(r, o, (count / 2)..<count, into: de) })
+            return first + second
+        }
+        let (toneStats, lStats) = Concurrently.run(
+            {
+                (
+                    percentile(de, 50), percentile(de, 90),
+                    s.logRatios.count >= minimumPixels ? percentile(s.logRatios, 50) : nil
+                )
+            },
+            { (spread(o.l), spread(r.l), percentile(o.l, 50), percentile(r.l, 50)) })
+        (m.deltaEMedian, m.deltaEP90, m.exposureStops) = toneStats
+        (m.outputSpread, m.referenceSpread, m.outputMedianL, m.referenceMedianL) = lStats
+        m.midtoneFraction = Double(s.logRatios.count) / Double(count)
+        m.neutralFraction = Double(s.neutral) / Double(count)
+        m.castFromNeutrals = s.neutral >= minimumPixels && m.neutralFraction >= minimumNeutralFraction
+        (m.castA, m.castB) =
+            m.castFromNeutrals
+            ? (s.nA / Double(s.neutral), s.nB / Double(s.neutral)) : (s.fA / Double(count), s.fB / Double(count))
+        if s.chromaN >= minimumPixels, s.chromaR > 1e-6 { m.chromaRatio = s.chromaO / s.chromaR }
+        if s.hueN >= minimumPixels, s.hueWeight > 0 { m.hueDifference = s.hueSum / s.hueWeight * 180 / .pi }
+    }
+
+    /// The sums of `measureTone` over `range`, and each pixel's ΔE00 written into `de`.
+    static func toneSums(
+        _ r: CIELAB.Planes, _ o: CIELAB.Planes, _ range: Range<Int>, into de: UnsafeMutableBufferPointer<Double>
+    ) -> ToneSums {
+        var s = ToneSums()
+        for i in range {
             let (l, cr) = (r.l[i], hypot(r.a[i], r.b[i]))
-            if l > 25 && l < 75 { logRatios.append(log2((o.y[i] + 1e-4) / (r.y[i] + 1e-4))) }
+            if l > 25 && l < 75 { s.logRatios.append(log2((o.y[i] + 1e-4) / (r.y[i] + 1e-4))) }
             let da = o.a[i] - r.a[i]
             let db = o.b[i] - r.b[i]
-            fA += da
-            fB += db
+            s.fA += da
+            s.fB += db
             if cr < 8 && l > 20 && l < 95 {
-                neutral += 1
-                nA += da
-                nB += db
+                s.neutral += 1
+                s.nA += da
+                s.nB += db
             }
             if l > 10 && l < 95 {
-                chromaR += cr
+                s.chromaR += cr
                 let co = hypot(o.a[i], o.b[i])
-                chromaO += co
-                chromaN += 1
+                s.chromaO += co
+                s.chromaN += 1
                 if cr >= minimumHueChroma && co >= minimumHueChroma {
                     // The angle between the two (a*, b*) vectors.
                     let w = min(cr, co)
                     let turn = atan2(r.a[i] * o.b[i] - r.b[i] * o.a[i], r.a[i] * o.a[i] + r.b[i] * o.b[i])
-                    hueSum += w * abs(turn)
-                    hueWeight += w
-                    hueN += 1
+                    s.hueSum += w * abs(turn)
+                    s.hueWeight += w
+                    s.hueN += 1
                 }
             }
             de[i] = CIEDE2000.difference(r.l[i], r.a[i], r.b[i], o.l[i], o.a[i], o.b[i])
         }
-        m.midtoneFraction = Double(logRatios.count) / Double(count)
-        if logRatios.count >= minimumPixels { m.exposureStops = percentile(logRatios, 50) }
-        m.neutralFraction = Double(neutral) / Double(count)
-        m.castFromNeutrals = neutral >= minimumPixels && m.neutralFraction >= minimumNeutralFraction
-        (m.castA, m.castB) =
-            m.castFromNeutrals ? (nA / Double(neutral), nB / Double(neutral)) : (fA / Double(count), fB / Double(count))
-        m.deltaEMedian = percentile(de, 50)
-        m.deltaEP90 = percentile(de, 90)
-        if chromaN >= minimumPixels, chromaR > 1e-6 { m.chromaRatio = chromaO / chromaR }
-        if hueN >= minimumPixels, hueWeight > 0 { m.hueDifference = hueSum / hueWeight * 180 / .pi }
+        return s
     }
 
     /// |log| distance between two aspect ratios, the second taken either way up.

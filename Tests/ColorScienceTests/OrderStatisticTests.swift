@@ -37,3 +37,11 @@ private struct SplitMix: RandomNumberGenerator {
         }
     }
 }
+
+/// Two computations run at once come back each in its own place, whatever they return.
+@Test func concurrentlyReturnsEachResultInItsPlace() {
+    let (a, b) = Concurrently.run({ (0..<1000).reduce(0, +) }, { "second" })
+    #expect(a == 499_500 && b == "second")
+    let (x, y) = Concurrently.run({ [1.5, 2.5] }, { Optional<Int>.none })
+    #expect(x == [1.5, 2.5] && y == nil)
+}

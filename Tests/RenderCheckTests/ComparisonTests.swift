@@ -1,8 +1,8 @@
-import ColorScience
 import Findings
 import Foundation
 import Testing
 
+@testable import ColorScience
 @testable import RenderCheck
 
 /// A test scene in linear sRGB: a grey wedge, six colour patches, a bright sky band and an off-centre dark disc (so
@@ -191,4 +191,28 @@ func verdict(_ ref: RenderImage, _ out: RenderImage) -> (RenderMeasurement, [Fin
         }
     }
     #expect(RenderComparison.percentile([], 50).isNaN)
+}
+
+/// The per-pixel measures run in two halves at once: both halves count. A grey reference whose output is shifted by
+/// Δa* +1 in the first half of the pixels and +3 in the second has a cast of exactly +2, a ΔE00 median between the
+/// two halves' and every pixel near-neutral; a dropped or doubled half moves the cast to 1 or 3.
+@Test func theToneMeasuresCountBothHalvesOfTheFrame() {
+    let n = 1001
+    let l = (0..<n).map { 30 + 40 * Double($0) / Double(n) }
+    let ref = CIELAB.Planes(l: l, a: [Double](repeating: 0, count: n), b: [Double](repeating: 0, count: n), y: l)
+    let shift = (0..<n).map { $0 < n / 2 ? 1.0 : 3.0 }
+    let out = CIELAB.Planes(l: l, a: shift, b: [Double](repeating: 0, count: n), y: l)
+    var m = RenderMeasurement(
+        width: n, height: 1, trimmedBars: [0, 0, 0, 0], exposureStops: nil, midtoneFraction: 0, castA: 0, castB: 0,
+        neutralFraction: 0, castFromNeutrals: false, bestOrientation: 1, correlationIdentity: 1, correlationBest: 1,
+        correlationRunnerUp: 0, outputSpread: 0, referenceSpread: 0, deltaEMedian: 0, deltaEP90: 0, chromaRatio: nil,
+        outputMedianL: 0, referenceMedianL: 0)
+    RenderComparison.measureTone(&m, ref, out)
+    #expect(m.castFromNeutrals && m.neutralFraction == 1)
+    #expect(abs(m.castA - (1.0 * 500 + 3.0 * 501) / 1001) < 1e-12 && m.castB == 0)
+    #expect(m.midtoneFraction == 1 && m.exposureStops == 0)
+    let deLow = CIEDE2000.difference(50, 0, 0, 50, 1, 0)
+    let deHigh = CIEDE2000.difference(50, 0, 0, 50, 3, 0)
+    #expect(m.deltaEP90 > deLow * 2 && m.deltaEMedian > deLow * 2 && m.deltaEMedian < deHigh * 1.1)
+    #expect(abs(m.outputMedianL - l[n / 2]) < 1e-12 && m.referenceMedianL == m.outputMedianL)
 }
