@@ -199,29 +199,33 @@ extension HEICConverter {
         }
     }
 
-    /// `boxRGB`'s cell rows, in parallel, into `slots` (each cell written once; 0 where no sample fell).
+    /// `boxRGB`'s cell rows, in parallel, into `slots` (each cell written once; 0 where no sample fell). Each sampled
+    /// row goes through the render's vectorised `RowKernel` (the values `Renderer.pixel` gives, bit for bit), and
+    /// each cell sums its samples left to right.
     private static func boxRows(
         _ frame: any LinearFrame, _ neutral: Renderer, step: Int, width gw: Int, height gh: Int,
         into slots: UnsafeSendable<UnsafeMutableBufferPointer<Float>>
     ) {
         let (w, h) = (frame.width, frame.height)
+        // The cell of each sampled pixel (pixel i is x = i · step).
+        let cellOf = stride(from: 0, to: w, by: step).map { $0 * gw / w }
         DispatchQueue.concurrentPerform(iterations: gh) { cy in
             let y0 = cy * h / gh
             let y1 = max(y0 + 1, (cy + 1) * h / gh)
             var sums = [Float](repeating: 0, count: 3 * gw)
             var counts = [Int](repeating: 0, count: gw)
             var row = [UInt16](repeating: 0, count: 3 * w)
+            let kernel = RowKernel(width: w)
+            defer { kernel.deallocate() }
             for y in stride(from: y0, to: y1, by: step) {
                 row.withUnsafeMutableBufferPointer { frame.copyRow(y, into: $0) }
-                row.withUnsafeBufferPointer { px in
-                    for x in stride(from: 0, to: w, by: step) {
-                        let c = x * gw / w
-                        let p = neutral.pixel(px, x).rgb
-                        sums[3 * c] += p.0
-                        sums[3 * c + 1] += p.1
-                        sums[3 * c + 2] += p.2
-                        counts[c] += 1
-                    }
+                let px = row.withUnsafeBufferPointer { kernel.linear($0.baseAddress!, renderer: neutral, step: step) }
+                for i in 0..<px.count {
+                    let c = cellOf[i]
+                    sums[3 * c] += px.r[i]
+                    sums[3 * c + 1] += px.g[i]
+                    sums[3 * c + 2] += px.b[i]
+                    counts[c] += 1
                 }
             }
             for c in 0..<gw {

@@ -44,24 +44,9 @@ struct RowKernel {
     ) -> (peak: Float, sum: Float) {
         let w = width
         let (r, g, b, y, s, idx) = (self.r, self.g, self.b, self.y, self.s, self.idx)
-        let sc = renderer.scale
-        let m = renderer.m
-        let lum = renderer.lum
-        // 1. Working space → output primaries, gamut mapped, luminance.
-        for i in 0..<w {
-            let r0 = Float(src[3 &* i]) * sc
-            let g0 = Float(src[3 &* i &+ 1]) * sc
-            let b0 = Float(src[3 &* i &+ 2]) * sc
-            let rr = m.0 * r0 + m.1 * g0 + m.2 * b0
-            let gg = m.3 * r0 + m.4 * g0 + m.5 * b0
-            let bb = m.6 * r0 + m.7 * g0 + m.8 * b0
-            let (rc, gc, bc) = Renderer.gamutMap(rr, gg, bb, lum: lum)
-            r[i] = rc
-            g[i] = gc
-            b[i] = bc
-            y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
-        }
-        applyLook(renderer)
+        // 1. Working space → output primaries, gamut mapped, luminance; the look.
+        mapToOutput(src, renderer: renderer, count: w, step: 1)
+        applyLook(renderer, count: w)
         // 2. The shoulder above `shoulderStart` (exp only where a pixel is that bright).
         let k = HEICConverter.shoulderStart
         for i in 0..<w {
@@ -106,11 +91,47 @@ struct RowKernel {
         return (peak, sum)
     }
 
-    /// Steps 1b and 1c of `render`: the camera's tone curve on each channel (then the luminance again) and its
-    /// saturation toward the luminance (which stays as it is), on the scratch rows; nothing for a neutral render.
+    /// Linear output RGB with the render's look, before the SDR roll-off: what `Renderer.pixel` gives as `rgb`, bit
+    /// for bit, for every `step`-th pixel of the row (scratch pixel i is source pixel i · step).
+    /// - Returns: the scratch rows' R, G and B, and how many pixels they hold.
+    func linear(_ src: UnsafePointer<UInt16>, renderer: Renderer, step: Int) -> (
+        r: UnsafePointer<Float>, g: UnsafePointer<Float>, b: UnsafePointer<Float>, count: Int
+    ) {
+        let n = (width + step - 1) / step
+        mapToOutput(src, renderer: renderer, count: n, step: step)
+        applyLook(renderer, count: n)
+        return (UnsafePointer(r), UnsafePointer(g), UnsafePointer(b), n)
+    }
+
+    /// Step 1a of `render`: working space → output primaries, gamut mapped, and the luminance, for `count` pixels
+    /// `step` apart, into the scratch rows.
     @inline(__always)
-    private func applyLook(_ renderer: Renderer) {
-        let w = width
+    private func mapToOutput(_ src: UnsafePointer<UInt16>, renderer: Renderer, count: Int, step: Int) {
+        let (r, g, b, y) = (self.r, self.g, self.b, self.y)
+        let sc = renderer.scale
+        let m = renderer.m
+        let lum = renderer.lum
+        for i in 0..<count {
+            let p = src + 3 &* (i &* step)
+            let r0 = Float(p[0]) * sc
+            let g0 = Float(p[1]) * sc
+            let b0 = Float(p[2]) * sc
+            let rr = m.0 * r0 + m.1 * g0 + m.2 * b0
+            let gg = m.3 * r0 + m.4 * g0 + m.5 * b0
+            let bb = m.6 * r0 + m.7 * g0 + m.8 * b0
+            let (rc, gc, bc) = Renderer.gamutMap(rr, gg, bb, lum: lum)
+            r[i] = rc
+            g[i] = gc
+            b[i] = bc
+            y[i] = lum.0 * rc + lum.1 * gc + lum.2 * bc
+        }
+    }
+
+    /// Steps 1b and 1c of `render`: the camera's tone curve on each channel (then the luminance again) and its
+    /// saturation toward the luminance (which stays as it is), on `count` pixels of the scratch rows; nothing for a
+    /// neutral render.
+    @inline(__always)
+    private func applyLook(_ renderer: Renderer, count w: Int) {
         let (r, g, b, y) = (self.r, self.g, self.b, self.y)
         let lum = renderer.lum
         // 1b. The camera's tone curve on each channel, then the luminance again.

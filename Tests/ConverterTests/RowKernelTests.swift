@@ -94,5 +94,18 @@ func rowKernelEqualsThePerPixelDefinition(space: ColorSpace.Output, depth: Int, 
         if w >= 64 {
             #expect(wantCodes.contains(UInt16(maxCode)) && wantCodes.contains { $0 > 0 && $0 < UInt16(maxCode) })
         }
+        // Linear output RGB alone (the camera look's box means), every pixel and every third one: bit for bit.
+        for step in [1, 3] {
+            let lin = src.withUnsafeBufferPointer { kernel.linear($0.baseAddress!, renderer: renderer, step: step) }
+            let xs = Array(stride(from: 0, to: w, by: step))
+            #expect(lin.count == xs.count)
+            let same = src.withUnsafeBufferPointer { px in
+                xs.enumerated().allSatisfy { i, x in
+                    let p = renderer.pixel(px, x).rgb
+                    return lin.r[i] == p.0 && lin.g[i] == p.1 && lin.b[i] == p.2
+                }
+            }
+            #expect(same, "width \(w), step \(step)")
+        }
     }
 }
