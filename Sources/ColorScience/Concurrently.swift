@@ -34,3 +34,9 @@ public enum Concurrently {
         }
     }
 }
+
+/// A pointer or buffer handed to `concurrentPerform` iterations, which read it or write disjoint parts of it.
+public struct UnsafeSendable<P>: @unchecked Sendable {
+    public let value: P
+    public init(_ v: P) { value = v }
+}

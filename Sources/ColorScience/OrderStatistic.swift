@@ -56,4 +56,12 @@ public enum OrderStatistic {
         let first = select(&a, k)
         return (first, k + 1 < a.count ? a[(k + 1)...].min() : nil)
     }
+
+    /// `pair` of floating-point values: selected, or sorted when a NaN (which has no order) is among them.
+    @inlinable
+    public static func pairValue<T: FloatingPoint>(_ values: [T], _ k: Int) -> (T, T?) {
+        guard values.contains(where: \.isNaN) else { return pair(values, k) }
+        let s = values.sorted()
+        return (s[k], k + 1 < s.count ? s[k + 1] : nil)
+    }
 }

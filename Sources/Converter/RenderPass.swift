@@ -212,9 +212,3 @@ final class RenderPass: @unchecked Sendable {
         return out
     }
 }
-
-/// A pointer or buffer handed to `concurrentPerform` iterations, which read it or write disjoint parts of it.
-struct UnsafeSendable<P>: @unchecked Sendable {
-    let value: P
-    init(_ v: P) { value = v }
-}

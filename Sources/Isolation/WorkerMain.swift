@@ -1,4 +1,5 @@
 import CIsolation
+import ColorScience
 import Exiv2Bridge
 import Foundation
 import HeifCodec
@@ -192,10 +193,10 @@ private struct Session {
         guard let out = grant(w * h * 6) else { throw IsolationError.protocolError("no shared memory granted") }
         // Two bands copied at once: the copy faults in the fresh shared memory page by page, and LibRaw's OpenMP
         // threads are idle by now, so the second core halves the transfer (about 0.15 s of a 24 MP frame).
-        let rows = Rows(out.base.assumingMemoryBound(to: UInt16.self))
+        let rows = UnsafeSendable(out.base.assumingMemoryBound(to: UInt16.self))
         let bands = h >= 64 ? 2 : 1
         DispatchQueue.concurrentPerform(iterations: bands) { b in
-            let rows = rows.base
+            let rows = rows.value
             for y in (b * h / bands)..<((b + 1) * h / bands) {
                 frame.copyRow(y, into: UnsafeMutableBufferPointer(start: rows + y * w * 3, count: w * 3))
             }
@@ -295,10 +296,4 @@ private struct Session {
             _ = open(String(what.dropFirst(6)), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
     }
-}
-
-/// The frame's shared memory handed to the copy's bands, which write disjoint rows of it.
-private struct Rows: @unchecked Sendable {
-    let base: UnsafeMutablePointer<UInt16>
-    init(_ base: UnsafeMutablePointer<UInt16>) { self.base = base }
 }

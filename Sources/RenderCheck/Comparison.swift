@@ -206,14 +206,8 @@ public enum RenderComparison {
         guard !v.isEmpty else { return .nan }
         let x = q / 100 * Double(v.count - 1)
         let i = Int(x)
-        // The two order statistics a sort would put at i and i + 1, by selection (a NaN has no order: sorted then).
-        let (lo, hi): (Double, Double?)
-        if v.contains(where: \.isNaN) {
-            let s = v.sorted()
-            (lo, hi) = (s[i], i + 1 < s.count ? s[i + 1] : nil)
-        } else {
-            (lo, hi) = OrderStatistic.pair(v, i)
-        }
+        // The two order statistics a sort would put at i and i + 1.
+        let (lo, hi) = OrderStatistic.pairValue(v, i)
         return hi.map { lo + ($0 - lo) * (x - Double(i)) } ?? lo
     }
 
