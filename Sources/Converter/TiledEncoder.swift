@@ -134,15 +134,17 @@ struct TileLayout: Equatable {
 
     /// The layout for `tileSize`, or nil when the image is coded untiled: `tileSize` 0, or the image fits in one tile.
     ///
-    /// Tiles are `tileSize` square, except that a side of the image shorter than one tile gets tiles of that side
-    /// rounded up to a multiple of 64 (x265's CTU), so a 4000×40 strip is not coded as 512-row tiles of padding.
+    /// Each side's tiles are `tileSize`, `tileSize` + 64 or `tileSize` − 64 px, whichever pads that side least (in
+    /// that order on a tie): padding is coded and decoded like picture, so a 5760-row frame takes 576-row tiles
+    /// (10 rows, no padding) rather than 512-row ones (12 rows, the last one three-quarters padding). A side of the
+    /// image shorter than one tile gets tiles of that side rounded up to a multiple of 64 (x265's CTU), so a 4000×40
+    /// strip is not coded as 512-row tiles of padding.
     /// - Throws: `ConvertError` when the grid would need more than 256 rows or columns (ImageGrid stores rows − 1
     ///   and columns − 1 in 8 bits).
     static func make(width: Int, height: Int, tileSize: Int, file: String) throws -> TileLayout? {
         guard tileSize > 0, width > tileSize || height > tileSize else { return nil }
-        func align(_ v: Int) -> Int { max(64, (v + 63) / 64 * 64) }
-        let tw = min(tileSize, align(width))
-        let th = min(tileSize, align(height))
+        let tw = side(for: width, tileSize: tileSize)
+        let th = side(for: height, tileSize: tileSize)
         let cols = (width + tw - 1) / tw
         let rows = (height + th - 1) / th
         guard cols <= 256, rows <= 256 else {
@@ -153,6 +155,19 @@ struct TileLayout: Equatable {
             )
         }
         return TileLayout(width: width, height: height, tileWidth: tw, tileHeight: th, columns: cols, rows: rows)
+    }
+
+    /// The tile side for an image side of `length` px: the side rounded up to a multiple of 64 when it fits in one
+    /// tile, else the candidate (`tileSize`, then ± 64, each 64…4096 and at most 256 tiles) whose whole tiles overrun
+    /// `length` least.
+    static func side(for length: Int, tileSize: Int) -> Int {
+        let aligned = max(64, (length + 63) / 64 * 64)
+        if aligned <= tileSize { return aligned }
+        var best = tileSize
+        for c in [tileSize + 64, tileSize - 64] where c >= 64 && c <= 4096 && (length + c - 1) / c <= 256 {
+            if (length + c - 1) / c * c < (length + best - 1) / best * best { best = c }
+        }
+        return best
     }
 
     /// How an image is coded: the tile layout of `make`, or, for an image coded untiled whose width or height is odd,

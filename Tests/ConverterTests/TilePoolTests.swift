@@ -48,13 +48,38 @@ private func fakeItem(_ px: HeifPixels) -> CodedItem {
 @Test func tileLayoutCoversTheImageWithEqualTiles() throws {
     #expect(try TileLayout.make(width: 6000, height: 4000, tileSize: 0, file: "x") == nil)
     #expect(try TileLayout.make(width: 512, height: 300, tileSize: 512, file: "x") == nil)
+    // 6000 px: 512-px tiles overrun by 144 (576: 336, 448: 272); 4000 px: 576 and 448 overrun by 32 (512: 96),
+    // and 576 comes first on a tie.
     let a = try #require(try TileLayout.make(width: 6000, height: 4000, tileSize: 512, file: "x"))
-    #expect(a.columns == 12 && a.rows == 8 && a.tileWidth == 512 && a.tileHeight == 512)
+    #expect(a.columns == 12 && a.rows == 7 && a.tileWidth == 512 && a.tileHeight == 576)
     let b = try #require(try TileLayout.make(width: 1030, height: 40, tileSize: 512, file: "x"))
-    #expect(b.columns == 3 && b.rows == 1 && b.tileWidth == 512 && b.tileHeight == 64)
+    #expect(b.columns == 2 && b.rows == 1 && b.tileWidth == 576 && b.tileHeight == 64)
     let c = try #require(try TileLayout.make(width: 513, height: 129, tileSize: 512, file: "x"))
-    #expect(c.columns == 2 && c.rows == 1 && c.tileHeight == 192)
+    #expect(c.columns == 1 && c.rows == 1 && c.tileWidth == 576 && c.tileHeight == 192)
     #expect(throws: ConvertError.self) { try TileLayout.make(width: 64 * 257, height: 64, tileSize: 64, file: "x") }
+}
+
+/// Each side's tiles are the nominal size or 64 px more or less, whichever pads least: a 50 MP frame (8640×5760)
+/// takes 576-px tiles and no padding where 512-px ones pad 6 % of its area, and a side never pads more than the
+/// nominal size would.
+@Test func tileSidesPadAsLittleAsTheNominalSizeOrLess() throws {
+    let f = try #require(try TileLayout.make(width: 8640, height: 5760, tileSize: 512, file: "x"))
+    #expect(f.tileWidth == 576 && f.tileHeight == 576 && f.columns == 15 && f.rows == 10)
+    #expect(TileLayout.side(for: 8192, tileSize: 512) == 512)
+    #expect(TileLayout.side(for: 6720, tileSize: 512) == 448)
+    #expect(TileLayout.side(for: 300, tileSize: 512) == 320)
+    #expect(TileLayout.side(for: 5000, tileSize: 64) == 64)
+    #expect(TileLayout.side(for: 9000, tileSize: 4096) == 4032)
+    // Never a side that needs more than 256 tiles when the nominal one does not.
+    #expect(TileLayout.side(for: 20_000, tileSize: 128) == 128)
+    for n in stride(from: 100, through: 12_000, by: 37) {
+        for t in [64, 256, 512, 1024, 4096] where n > t {
+            let s = TileLayout.side(for: n, tileSize: t)
+            #expect([t - 64, t, t + 64].contains(s) && s >= 64 && s <= 4096 && s % 64 == 0)
+            #expect((n + s - 1) / s * s <= (n + t - 1) / t * t, "\(n) px, nominal \(t): \(s)")
+            #expect((n + s - 1) / s <= max(256, (n + t - 1) / t))
+        }
+    }
 }
 
 /// Edge tiles repeat the last column and row into their padding.

@@ -65,10 +65,10 @@ struct TiledPair: Sendable {
     func cleanup() { try? FileManager.default.removeItem(at: dir) }
 }
 
-/// The shared 1100×700 pair with highlights: a 3×2 grid whose right and bottom tiles are partly padding, and a
-/// 550×350 gain map coded as a 2×1 grid.
+/// The shared 1300×700 pair with highlights: a 3×2 grid of 448-px tiles (the side that pads 1300 and 700 least)
+/// whose right and bottom tiles are partly padding, and a 650×350 gain map coded as a 2×1 grid.
 enum SharedPair {
-    static let main: Result<TiledPair, any Error> = Result { try TiledPair(width: 1100, height: 700, highlights: true) }
+    static let main: Result<TiledPair, any Error> = Result { try TiledPair(width: 1300, height: 700, highlights: true) }
 }
 
 /// Mean and maximum absolute difference of two sample arrays.
@@ -96,8 +96,8 @@ let tiledVsUntiledMaxBound = 12
     #expect(pair.untiled.result.primaryTiles == 0)
     let t = try HeifDecoder.decodePrimary(pair.tiled.bytes, format: .rgb8)
     let u = try HeifDecoder.decodePrimary(pair.untiled.bytes, format: .rgb8)
-    #expect(t.width == 1100 && t.height == 700)
-    #expect(u.width == 1100 && u.height == 700)
+    #expect(t.width == 1300 && t.height == 700)
+    #expect(u.width == 1300 && u.height == 700)
     let d = difference(t.samples, u.samples)
     #expect(d.mean < tiledVsUntiledMeanBound, "mean abs diff \(d.mean)")
     #expect(d.max <= tiledVsUntiledMaxBound, "max abs diff \(d.max)")
@@ -153,19 +153,19 @@ func assembleThroughOurReader(_ file: HEIFFile, grid id: UInt32, format: HeifDec
     let p = try #require(file.primaryItemID)
     #expect(file.item(p)?.type == "grid")
     #expect(file.item(p)?.hidden == false)
-    // ImageGrid payload: version 0, flags 0 (16-bit sizes), rows − 1 = 1, columns − 1 = 2, 1100 × 700.
-    #expect(file.payload(of: p) == [0, 0, 1, 2, 0x04, 0x4C, 0x02, 0xBC])
+    // ImageGrid payload: version 0, flags 0 (16-bit sizes), rows − 1 = 1, columns − 1 = 2, 1300 × 700.
+    #expect(file.payload(of: p) == [0, 0, 1, 2, 0x05, 0x14, 0x02, 0xBC])
     let g = try #require(file.grid(of: p))
-    #expect(g.rows == 2 && g.columns == 3 && g.outputWidth == 1100 && g.outputHeight == 700 && !g.largeFields)
-    #expect(file.imageSize(of: p).map { [$0.width, $0.height] } == [1100, 700])
+    #expect(g.rows == 2 && g.columns == 3 && g.outputWidth == 1300 && g.outputHeight == 700 && !g.largeFields)
+    #expect(file.imageSize(of: p).map { [$0.width, $0.height] } == [1300, 700])
     #expect(file.references(from: p, type: "dimg").count == 1)
-    // Tiles: hidden hvc1, 512×512, in raster order (ascending ids as written), one shared hvcC in ipco.
+    // Tiles: hidden hvc1, 448×448, in raster order (ascending ids as written), one shared hvcC in ipco.
     #expect(g.tiles == g.tiles.sorted())
     var hvcCIndices = Set<Int>()
     for t in g.tiles {
         #expect(file.item(t)?.type == "hvc1")
         #expect(file.item(t)?.hidden == true)
-        #expect(file.imageSize(of: t).map { [$0.width, $0.height] } == [512, 512])
+        #expect(file.imageSize(of: t).map { [$0.width, $0.height] } == [448, 448])
         let cfg = try #require(file.properties(of: t).first { $0.property.type == "hvcC" })
         #expect(cfg.essential)
         hvcCIndices.insert(cfg.index)
@@ -212,13 +212,13 @@ func assembleThroughOurReader(_ file: HEIFFile, grid id: UInt32, format: HeifDec
     #expect(file.property("hvcC", of: gm) == nil)
     let xmp = file.metadataItems(describing: gm)
     #expect(xmp.contains { String(decoding: file.payload(of: $0) ?? [], as: UTF8.self).contains("HDRGainMapHeadroom") })
-    // The map is 550×350 (half of 1100×700): 2×1 tiles of 512×384, monochrome.
+    // The map is 650×350 (half of 1300×700): 2×1 tiles of 448×384, monochrome.
     let g = try #require(file.grid(of: gm))
-    #expect(g.rows == 1 && g.columns == 2 && g.outputWidth == 550 && g.outputHeight == 350)
+    #expect(g.rows == 1 && g.columns == 2 && g.outputWidth == 650 && g.outputHeight == 350)
     for t in g.tiles {
         #expect(file.item(t)?.hidden == true)
         #expect(file.chromaFormat(of: t) == 0)
-        #expect(file.imageSize(of: t).map { [$0.width, $0.height] } == [512, 384])
+        #expect(file.imageSize(of: t).map { [$0.width, $0.height] } == [448, 384])
     }
     // Same metadata as the untiled run (the same render pass statistics), and the maps agree within the codec error.
     let ts = try #require(pair.tiled.result.gainMap)
@@ -229,13 +229,13 @@ func assembleThroughOurReader(_ file: HEIFFile, grid id: UInt32, format: HeifDec
     let utmap = try #require(uf.toneMapItems.first)
     let ugm = try #require(uf.toneMapInputs(of: utmap)?.gainMap)
     let single = try HeifDecoder.decodePrimary(try #require(uf.standaloneFile(for: ugm)), format: .rgb8)
-    #expect(single.width == 550 && single.height == 350)
-    #expect(ours.width == 550 && ours.height == 350)
+    #expect(single.width == 650 && single.height == 350)
+    #expect(ours.width == 650 && ours.height == 350)
     let d = difference(ours.samples, single.samples)
     #expect(d.mean < 1.0 && d.max <= 8, "gain map tiled vs untiled: \(d)")
 }
 
-/// The primary as a grid with the gain map as a grid (1100×700 → 550×350 map) and as one item (700×600 → 350×300).
+/// The primary as a grid with the gain map as a grid (1300×700 → 650×350 map) and as one item (700×600 → 350×300).
 @Test(arguments: [true, false])
 func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
     let pair = gainMapGrid ? try SharedPair.main.get() : try TiledPair(width: 700, height: 600, highlights: true)
@@ -270,7 +270,7 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
     try writeFile(pair.tiled.bytes, to: url)
     let (code, text) = run("heif-info", [url.path])
     #expect(code == 0, "\(text)")
-    #expect(text.contains("1100x700"), "\(text)")
+    #expect(text.contains("1300x700"), "\(text)")
     let png = pair.dir.appendingPathComponent("tools.png")
     let (c2, t2) = run("heif-convert", [url.path, png.path])
     #expect(c2 == 0, "\(t2)")
@@ -281,7 +281,7 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
 /// Sizes that are not multiples of the tile: odd sizes over one tile, a strip under 64 px high (tiles shrink to
 /// 64 rows), an even image that fits in one tile (coded untiled whatever the tile size) and an odd one (a 1×1 grid
 /// over a 64×64 tile, so no item is coded at an odd size).
-@Test(arguments: [(513, 515, 4), (1030, 40, 3), (300, 200, 0), (63, 47, 1)])
+@Test(arguments: [(1031, 579, 4), (1030, 40, 2), (300, 200, 0), (63, 47, 1)])
 func sizesThatAreNotTileMultiples(width: Int, height: Int, tiles: Int) throws {
     let pair = try TiledPair(width: width, height: height)
     defer { pair.cleanup() }
