@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // Readback: RAW → HEIC without silent losses, proven by reading every output back.
 // Layers (bottom to top; a layer never imports one above it):
-//   1. C system libraries          CHeif, CRaw, CSQLite, CCrypto, CTurboJPEG, CAVIF, CXattr, CExiv2Shim,
+//   1. C system libraries          CHeif, CDe265, CRaw, CSQLite, CCrypto, CTurboJPEG, CAVIF, CXattr, CExiv2Shim,
 //                                  CIsolation (spawn, descriptor passing, worker lockdown; libseccomp)
 //   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, AVIFCodec,
 //                                  FileFacts; then Isolation, over the decoder wrappers: their calls on a file's
@@ -28,6 +28,7 @@ let package = Package(
     targets: [
         // 1. C system libraries
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CDe265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"])]),
         .systemLibrary(name: "CRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -47,7 +48,7 @@ let package = Package(
             name: "CIsolation", linkerSettings: [.linkedLibrary("seccomp")]),
 
         // 2. Safe wrappers: the only targets that import a C module.
-        .target(name: "HeifCodec", dependencies: ["CHeif", "ColorScience"]),
+        .target(name: "HeifCodec", dependencies: ["CHeif", "CDe265", "ColorScience"]),
         .target(name: "RawDecoder", dependencies: ["CRaw"]),
         .target(name: "Exiv2Bridge", dependencies: ["CExiv2Shim", "MetadataEntries"]),
         .target(name: "Store", dependencies: ["CSQLite"]),

@@ -59,6 +59,27 @@ public enum Isolated {
         )
     }
 
+    /// The reduced decode of a grid primary tile by tile (`HeifDecoder.reducedGridOrWhole`): `bytes` are the file's
+    /// `fileBytes`, then each tile re-wrapped alone, `tileBytes` long each.
+    public static func heifGridReduced(
+        _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry: GridGeometry, minSide: Int, item: UInt32? = nil,
+        pixels: Int? = nil
+    ) throws -> (image: HeifDecodedImage, size: HeifDecodedSize) {
+        guard let pool = WorkerPool.shared else {
+            return try HeifDecoder.reducedGridOrWhole(
+                bytes, fileBytes: fileBytes, tileBytes: tileBytes, geometry: geometry, minSide: minSide)
+        }
+        let op = Operation.heifGridReduced(
+            minSide: minSide, item: item, geometry: geometry, fileBytes: fileBytes, tileBytes: tileBytes)
+        let (img, info) = try image(try heif(pool, op, bytes, pixels: pixels))
+        return (
+            img,
+            HeifDecodedSize(
+                width: info.fullWidth ?? img.width, height: info.fullHeight ?? img.height,
+                codedBitDepth: info.codedBitDepth)
+        )
+    }
+
     /// libheif's size-only decode of the primary (`HeifDecoder.decodePrimarySize(_:)`).
     public static func heifPrimarySize(_ bytes: [UInt8], item: UInt32? = nil, pixels: Int? = nil) throws
         -> HeifDecodedSize

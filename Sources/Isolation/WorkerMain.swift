@@ -117,22 +117,8 @@ private struct Session {
                     options: RawDecodeOptions(
                         halfSize: half, workingSpace: RawWorkingSpace(rawValue: space) ?? .proPhoto,
                         applyOrientation: orient))
-            case .heifPrimary(let format, let item):
-                stage(Isolated.stageName(item: item))
-                let img = try HeifDecoder.decodePrimary(bytes, format: Isolated.format(named: format) ?? .rgb8)
-                return try image(img, full: nil)
-            case .heifReduced(let minSide, let item):
-                stage(Isolated.stageName(item: item))
-                let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
-                return try image(r.image, full: r.size)
-            case .heifSize(let item):
-                stage(Isolated.stageName(item: item))
-                let s = try HeifDecoder.decodePrimarySize(bytes)
-                var m = WorkerMessage(kind: .done)
-                m.heif = HeifInfo(
-                    width: s.width, height: s.height, bitDepth: 0, channels: 0, codedBitDepth: s.codedBitDepth,
-                    firstPlaneSpread: s.firstPlaneSpread, samples: 0)
-                return m
+            case .heifPrimary, .heifReduced, .heifGridReduced, .heifSize:
+                return try heif(op, bytes)
             case .exiv2(let label, let previews, let max):
                 stage("exiv2 read")
                 return try withExtendedLifetime(input) {
@@ -183,6 +169,35 @@ private struct Session {
             var m = WorkerMessage(kind: .failed)
             m.error = "\(error)"
             return m
+        }
+    }
+
+    /// libheif's decodes of the primary (and libde265's of a grid's tiles for the reduced one).
+    private func heif(_ op: Operation, _ bytes: [UInt8]) throws -> WorkerMessage {
+        switch op {
+        case .heifPrimary(let format, let item):
+            stage(Isolated.stageName(item: item))
+            let img = try HeifDecoder.decodePrimary(bytes, format: Isolated.format(named: format) ?? .rgb8)
+            return try image(img, full: nil)
+        case .heifReduced(let minSide, let item):
+            stage(Isolated.stageName(item: item))
+            let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
+            return try image(r.image, full: r.size)
+        case .heifGridReduced(let minSide, let item, let geometry, let fileBytes, let tileBytes):
+            stage(Isolated.stageName(item: item))
+            let r = try HeifDecoder.reducedGridOrWhole(
+                bytes, fileBytes: fileBytes, tileBytes: tileBytes, geometry: geometry, minSide: minSide)
+            return try image(r.image, full: r.size)
+        case .heifSize(let item):
+            stage(Isolated.stageName(item: item))
+            let s = try HeifDecoder.decodePrimarySize(bytes)
+            var m = WorkerMessage(kind: .done)
+            m.heif = HeifInfo(
+                width: s.width, height: s.height, bitDepth: 0, channels: 0, codedBitDepth: s.codedBitDepth,
+                firstPlaneSpread: s.firstPlaneSpread, samples: 0)
+            return m
+        default:
+            throw IsolationError.protocolError("not a libheif request")
         }
     }
 

@@ -1,5 +1,6 @@
 import Exiv2Bridge
 import Foundation
+import HeifCodec
 import RawDecoder
 
 /// The messages between the parent and a worker, one JSON object per SOCK_SEQPACKET datagram. Bytes and pixels
@@ -51,6 +52,9 @@ enum Operation: Codable, Sendable, Equatable {
     case heifPrimary(format: String, item: UInt32?)
     /// libheif's primary reduced on the way out (`decodePrimaryReduced`).
     case heifReduced(minSide: Int, item: UInt32?)
+    /// A grid primary reduced tile by tile (`decodeGridReduced`; `decodePrimaryReduced` of the file when it does not
+    /// apply): the request's bytes are the file's `fileBytes`, then each tile re-wrapped alone, `tileBytes` each.
+    case heifGridReduced(minSide: Int, item: UInt32?, geometry: GridGeometry, fileBytes: Int, tileBytes: [Int])
     /// libheif's primary decoded for its size and first-plane spread only (`decodePrimarySize`).
     case heifSize(item: UInt32?)
     /// exiv2's reading of a file in memory (`Exiv2.read(bytes:label:previews:maxPreviewBytes:)`).

@@ -95,7 +95,7 @@ enum Checks {
                 },
                 avifOrientation: ctx.file.flatMap { f in isAVIF(f) ? f.primaryItemID.map(f.orientation(of:)) ?? 1 : nil
                 },
-                lookUp: lookUp) : nil
+                file: ctx.file, lookUp: lookUp) : nil
         gainMaps(&ctx)
         signalling(&ctx)
         metadata(&ctx)

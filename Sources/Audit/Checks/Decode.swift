@@ -134,9 +134,11 @@ extension Checks {
         ///   decodes it first, libheif only when libavif cannot. Nil for other brands.
         /// - Parameters: `item` and `pixels`: the primary's item id and pixel count from the container, which name the
         ///   stage a decoder's worker died in and scale its default deadline.
+        /// - Parameter file: the container as parsed; a grid primary of it is reduced tile by tile
+        ///   (`Rewrap.gridTiles`) when only the render check needs its pixels.
         init(
             _ bytes: [UInt8], thumbnails: Bool, item: UInt32? = nil, pixels: Int? = nil, avifOrientation: Int? = nil,
-            lookUp: (@Sendable () -> ReferenceLookup)? = nil
+            file: HEIFFile? = nil, lookUp: (@Sendable () -> ReferenceLookup)? = nil
         ) {
             let count = pixels
             let t = Thread { [self] in
@@ -157,8 +159,14 @@ extension Checks {
                         return .image(try Isolated.heifPrimary(bytes, format: .rgb8, item: item, pixels: count))
                     }
                     if pixels {
-                        let r = try Isolated.heifPrimaryReduced(
-                            bytes, minSide: 2 * RenderComparison.maxSide, item: item, pixels: count)
+                        let minSide = 2 * RenderComparison.maxSide
+                        if let file, let g = Rewrap.gridTiles(file, bytes: bytes) {
+                            let r = try Isolated.heifGridReduced(
+                                g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry,
+                                minSide: minSide, item: item, pixels: count)
+                            return .reduced(r.image, r.size)
+                        }
+                        let r = try Isolated.heifPrimaryReduced(bytes, minSide: minSide, item: item, pixels: count)
                         return .reduced(r.image, r.size)
                     }
                     return .size(try Isolated.heifPrimarySize(bytes, item: item, pixels: count))

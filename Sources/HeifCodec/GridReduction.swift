@@ -1,0 +1,281 @@
+internal import CDe265
+internal import CHeif
+import ColorScience
+import Foundation
+
+// The render check's reduced decode of a grid, tile by tile: libheif 1.15 assembles a grid in planar RGB, converting
+// every tile from YCbCr and pasting it into a full-size canvas, though the check only wants block means at about
+// 1024 px; asked for YCbCr it converts each tile to RGB and back. Here libheif still reads the whole file (its
+// primary's size and colour), and each tile's HEVC stream goes to libde265, the decoder libheif itself uses: its
+// YCbCr 4:2:0 planes are summed into the blocks they cover, and only the block means are converted to RGB.
+
+/// A grid primary as `decodeGridReduced` takes it: the tiles' size and count, raster order, and the output size.
+public struct GridGeometry: Codable, Sendable, Equatable {
+    public var columns: Int
+    public var rows: Int
+    public var tileWidth: Int
+    public var tileHeight: Int
+    public var width: Int
+    public var height: Int
+
+    public init(columns: Int, rows: Int, tileWidth: Int, tileHeight: Int, width: Int, height: Int) {
+        (self.columns, self.rows, self.tileWidth, self.tileHeight) = (columns, rows, tileWidth, tileHeight)
+        (self.width, self.height) = (width, height)
+    }
+
+    /// At most this many tiles take the tile-by-tile path (their sizes travel in a worker's request message).
+    public static let maxTiles = 1024
+
+    /// True when the tiles cover exactly the output size's tile grid (the last row and column may pad).
+    public var isConsistent: Bool {
+        columns > 0 && rows > 0 && columns * rows <= Self.maxTiles && tileWidth > 0 && tileHeight > 0
+            && tileWidth % 2 == 0 && tileHeight % 2 == 0 && width > 0 && height > 0
+            && (columns - 1) * tileWidth < width && columns * tileWidth >= width
+            && (rows - 1) * tileHeight < height && rows * tileHeight >= height
+    }
+}
+
+extension HeifDecoder {
+    /// The reduced decode of `decodePrimaryReduced(_:minSide:)` for a grid primary, tile by tile: the same reduction
+    /// factor and output size, each output pixel the block mean converted from YCbCr with the tiles' nclx matrix
+    /// (means of the converted pixels up to their rounding and clipping: a code at most, in practice).
+    /// - Parameters:
+    ///   - bytes: the whole file (its first `fileBytes`), then each tile's HEVC stream, `tileBytes` long each, in
+    ///     raster order: its `hvcC` parameter sets and then its NAL units, each after a 4-byte big-endian length.
+    ///   - geometry: the grid.
+    ///   - minSide: the smallest long side wanted.
+    /// - Returns: nil when the blocks are under 4 × 4 pixels, the primary's nclx is not full range with a BT.601,
+    ///   BT.709 or BT.2020 matrix, or a tile does not decode to 8-bit YCbCr 4:2:0 of the grid's tile size (the caller then decodes
+    ///   the whole file).
+    /// - Throws: `HeifError` when libheif refuses the file, or a tile's stream is malformed or decodes to no picture.
+    public static func decodeGridReduced(
+        _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry g: GridGeometry, minSide: Int
+    ) throws -> (image: HeifDecodedImage, size: HeifDecodedSize)? {
+        guard g.isConsistent, tileBytes.count == g.columns * g.rows, fileBytes >= 0,
+            tileBytes.allSatisfy({ $0 > 0 }), fileBytes + tileBytes.reduce(0, +) <= bytes.count
+        else { return nil }
+        // libheif reads the whole file as a reader does; its primary gives the colour and the size.
+        let (ctx, handle) = try primaryHandle(Array(bytes[0..<fileBytes]))
+        let (nclx, icc) = withExtendedLifetime(ctx) { colour(handle) }
+        // libheif converts a grid's tiles with the nclx it reads for them; ours repeat the grid's (docs/tiling.md).
+        guard let m = nclx.flatMap(GridSums.matrix) else { return nil }
+        let coded = Int(heif_image_handle_get_luma_bits_per_pixel(handle.ptr))
+        let (w, h) = (Int(heif_image_handle_get_width(handle.ptr)), Int(heif_image_handle_get_height(handle.ptr)))
+        guard w == g.width, h == g.height else { return nil }
+        let f = max(1, max(w, h) / max(1, minSide))
+        // Blocks of 4 × 4 and more: below that, how libheif upsamples chroma shows in single pixels.
+        guard f >= 4 else { return nil }
+        let (rw, rh) = (w / f, h / f)
+        var starts = [fileBytes]
+        for n in tileBytes { starts.append(starts[starts.count - 1] + n) }
+        let sums = try bytes.withUnsafeBytes { all in
+            try GridSums.sum(all, starts: starts, geometry: g, factor: f, width: rw, height: rh, matrix: m)
+        }
+        guard let sums else { return nil }
+        let image = HeifDecodedImage(
+            width: rw, height: rh, bitDepth: 8, channels: 3, samples: sums.rgb(), nclx: nclx, icc: icc,
+            codedBitDepth: coded)
+        return (image, HeifDecodedSize(width: w, height: h, codedBitDepth: coded))
+    }
+}
+
+extension HeifDecoder {
+    /// `decodeGridReduced`, or `decodePrimaryReduced` of the file (its first `fileBytes`) when that returns nil.
+    public static func reducedGridOrWhole(
+        _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry: GridGeometry, minSide: Int
+    ) throws -> (image: HeifDecodedImage, size: HeifDecodedSize) {
+        if let r = try decodeGridReduced(
+            bytes, fileBytes: fileBytes, tileBytes: tileBytes, geometry: geometry, minSide: minSide)
+        {
+            return r
+        }
+        return try decodePrimaryReduced(Array(bytes[0..<min(max(0, fileBytes), bytes.count)]), minSide: minSide)
+    }
+}
+
+/// Block sums of R, G and B over a grid's tiles, two tiles at a time: each pixel converted from YCbCr and clipped as a
+/// reader shows it (a block mean converted once would differ where highlights clip).
+private struct GridSums {
+    let width: Int
+    let height: Int
+    let factor: Int
+    var r: [Int]
+    var g: [Int]
+    var b: [Int]
+    /// The tiles' YCbCr → RGB: Kr, Kb and full range.
+    let matrix: (kr: Double, kb: Double, full: Bool)
+
+    init(width: Int, height: Int, factor: Int, matrix: (kr: Double, kb: Double, full: Bool)) {
+        (self.width, self.height, self.factor, self.matrix) = (width, height, factor, matrix)
+        r = [Int](repeating: 0, count: width * height)
+        g = r
+        b = r
+    }
+
+    /// Every tile decoded and summed, the even tiles on one thread and the odd ones on another; nil when a tile is
+    /// not 8-bit YCbCr 4:2:0 of the tile size.
+    static func sum(
+        _ all: UnsafeRawBufferPointer, starts: [Int], geometry g: GridGeometry, factor f: Int, width rw: Int,
+        height rh: Int, matrix: (kr: Double, kb: Double, full: Bool)
+    ) throws -> GridSums? {
+        let lanes = g.columns * g.rows > 1 ? 2 : 1
+        let results = UnsafeMutableBufferPointer<Result<GridSums?, Error>>.allocate(capacity: lanes)
+        results.initialize(repeating: .success(nil))
+        defer { results.deallocate() }
+        let (slots, memory) = (UnsafeSendable(results), UnsafeSendable(all))
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            slots.value[lane] = Result {
+                var s = GridSums(width: rw, height: rh, factor: f, matrix: matrix)
+                for t in stride(from: lane, to: g.columns * g.rows, by: lanes) {
+                    let tile = UnsafeRawBufferPointer(rebasing: memory.value[starts[t]..<starts[t + 1]])
+                    guard try s.add(tile, x0: (t % g.columns) * g.tileWidth, y0: (t / g.columns) * g.tileHeight, g)
+                    else { return nil }
+                }
+                return s
+            }
+        }
+        var total: GridSums?
+        for lane in 0..<lanes {
+            guard let s = try results[lane].get() else { return nil }
+            guard var t = total else {
+                total = s
+                continue
+            }
+            for i in t.r.indices {
+                t.r[i] += s.r[i]
+                t.g[i] += s.g[i]
+                t.b[i] += s.b[i]
+            }
+            total = t
+        }
+        return total
+    }
+
+    /// Decodes one tile's stream with libde265 and adds its pixels inside the reduced area to the blocks; false when
+    /// it is not 8-bit YCbCr 4:2:0 of the tile size.
+    mutating func add(_ stream: UnsafeRawBufferPointer, x0: Int, y0: Int, _ g: GridGeometry) throws -> Bool {
+        guard let ctx = de265_new_decoder() else {
+            throw HeifError(operation: "de265_new_decoder", message: "NULL")
+        }
+        defer { de265_free_decoder(ctx) }
+        func fail(_ what: String) -> HeifError {
+            HeifError(operation: "libde265 decode", message: "grid tile at \(x0),\(y0): \(what)")
+        }
+        // The NAL units, each after its 4-byte length, pushed as libheif's plugin pushes them.
+        var at = 0
+        while at < stream.count {
+            guard stream.count - at >= 4 else { throw fail("a truncated NAL length") }
+            let n = stream[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+            guard n > 0, n <= stream.count - at - 4 else { throw fail("a NAL length of \(n) past the stream") }
+            let e = de265_push_NAL(ctx, stream.baseAddress! + at + 4, Int32(n), 0, nil)
+            guard de265_isOK(e) != 0 else { throw fail(String(cString: de265_get_error_text(e))) }
+            at += 4 + n
+        }
+        _ = de265_flush_data(ctx)
+        // As libheif's plugin: decode until the picture is out (libde265 reports more work while a picture waits in
+        // its output queue), at most one step per NAL unit and a few more: never a loop without an end.
+        var more: Int32 = 1
+        var pic: OpaquePointer?
+        for _ in 0..<(stream.count / 4 + 16) where more != 0 && pic == nil {
+            let e = de265_decode(ctx, &more)
+            if e == DE265_ERROR_WAITING_FOR_INPUT_DATA { break }
+            guard de265_isOK(e) != 0 else { throw fail(String(cString: de265_get_error_text(e))) }
+            pic = de265_get_next_picture(ctx)
+        }
+        if pic == nil { pic = de265_get_next_picture(ctx) }
+        guard let pic else { throw fail("no picture") }
+        guard de265_get_chroma_format(pic) == de265_chroma_420,
+            Int(de265_get_image_width(pic, 0)) == g.tileWidth, Int(de265_get_image_height(pic, 0)) == g.tileHeight,
+            (0..<3).allSatisfy({ de265_get_bits_per_pixel(pic, $0) == 8 })
+        else { return false }
+        var planes: [(UnsafePointer<UInt8>, Int)] = []
+        for c: Int32 in 0..<3 {
+            var stride: Int32 = 0
+            guard let p = de265_get_image_plane(pic, c, &stride) else { return false }
+            planes.append((p, Int(stride)))
+        }
+        accumulate(planes, x0: x0, y0: y0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
+        return true
+    }
+
+    /// Adds the tile's pixels, converted to 8-bit RGB (chroma nearest-neighbour upsampled, as libheif 1.15 converts
+    /// 4:2:0; 8 fractional bits, rounded, clipped to 0…255), to the blocks they fall in.
+    private mutating func accumulate(
+        _ planes: [(UnsafePointer<UInt8>, Int)], x0: Int, y0: Int, tileWidth tw: Int, tileHeight th: Int
+    ) {
+        let f = factor
+        let xEnd = min(x0 + tw, width * f)
+        let yEnd = min(y0 + th, height * f)
+        guard xEnd > x0, yEnd > y0 else { return }
+        let ((py, sy), (pb, sb), (pr, sr)) = (planes[0], planes[1], planes[2])
+        // Y' = (Y − yOff) · yScale and each chroma pair's three terms, all × 256.
+        let (kr, kb, full) = matrix
+        let kg = 1 - kr - kb
+        precondition(full, "full-range YCbCr only (GridSums.matrix)")
+        let (yScale, yOff, cScale) = (256, 0, 1.0)
+        // The chroma terms' coefficients × 65 536: a term × 256 is (k · (C − 128) + 128) >> 8.
+        let k = { (c: Double) in Int((c * cScale * 65536).rounded()) }
+        let (kR, kB) = (k(2 * (1 - kr)), k(2 * (1 - kb)))
+        let (kGU, kGV) = (k(-2 * kb * (1 - kb) / kg), k(-2 * kr * (1 - kr) / kg))
+        let cw = (tw + 1) / 2
+        var dr = [Int](repeating: 0, count: cw)
+        var dg = dr
+        var db = dr
+        var chromaRow = -1
+        for gy in y0..<yEnd {
+            let (ty, row) = (gy - y0, (gy / f) * width)
+            if ty >> 1 != chromaRow {
+                chromaRow = ty >> 1
+                let (lb, lr) = (pb + chromaRow * sb, pr + chromaRow * sr)
+                for c in 0..<cw {
+                    let (u, v) = (Int(lb[c]) - 128, Int(lr[c]) - 128)
+                    dr[c] = (kR * v + 128) >> 8
+                    db[c] = (kB * u + 128) >> 8
+                    dg[c] = (kGU * u + kGV * v + 128) >> 8
+                }
+            }
+            let ly = py + ty * sy
+            var gx = x0
+            while gx < xEnd {
+                let rx = gx / f
+                let end = min(xEnd, (rx + 1) * f)
+                var (sr, sg, sb) = (0, 0, 0)
+                for x in (gx - x0)..<(end - x0) {
+                    let l = (Int(ly[x]) - yOff) * yScale + 128
+                    let c = x >> 1
+                    sr &+= min(255, max(0, (l + dr[c]) >> 8))
+                    sg &+= min(255, max(0, (l + dg[c]) >> 8))
+                    sb &+= min(255, max(0, (l + db[c]) >> 8))
+                }
+                r[row + rx] &+= sr
+                g[row + rx] &+= sg
+                b[row + rx] &+= sb
+                gx = end
+            }
+        }
+    }
+
+    /// Kr, Kb and the range of a full-range nclx: BT.601 (5, 6), BT.709 (1) or BT.2020 non-constant (9); nil
+    /// otherwise (a limited-range file decodes whole).
+    static func matrix(_ n: NCLX) -> (kr: Double, kb: Double, full: Bool)? {
+        guard n.fullRange else { return nil }
+        switch n.matrixCoefficients {
+        case 1: return (0.2126, 0.0722, n.fullRange)
+        case 5, 6: return (0.299, 0.114, n.fullRange)
+        case 9: return (0.2627, 0.0593, n.fullRange)
+        default: return nil
+        }
+    }
+
+    /// The block means as interleaved 8-bit RGB codes, rounded as `HeifDecoder.reduce` rounds them.
+    func rgb() -> [UInt16] {
+        let n = factor * factor
+        var out = [UInt16](repeating: 0, count: 3 * width * height)
+        for i in 0..<(width * height) {
+            out[3 * i] = UInt16((r[i] + n / 2) / n)
+            out[3 * i + 1] = UInt16((g[i] + n / 2) / n)
+            out[3 * i + 2] = UInt16((b[i] + n / 2) / n)
+        }
+        return out
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HEIF
+import HeifCodec
+import Testing
+
+@testable import Audit
+
+// The render check's reduced decode of a grid, tile by tile (`HeifDecoder.decodeGridReduced`), against libheif's
+// whole-picture decode reduced the same way (`decodePrimaryReduced`), on our own tiled outputs.
+
+/// Each tile's pixels converted and clipped as libheif converts them give the block means libheif's whole picture
+/// gives: the same size and colour, no code more than 1 apart (measured: one sample in 4,000, by the conversion's
+/// rounding), including the scene's clipped highlights. A tile placed at the wrong column or row is tens of codes
+/// off on this scene. Blocks of 20 and 5 pixels.
+@Test(arguments: [64, 256])
+func aGridReducedTileByTileMatchesTheWholeDecode(minSide: Int) throws {
+    let pair = try SharedPair.main.get()
+    let bytes = pair.tiled.bytes
+    let file = HEIFFile(bytes: bytes)
+    let g = try #require(Rewrap.gridTiles(file, bytes: bytes))
+    #expect(g.geometry == GridGeometry(columns: 3, rows: 2, tileWidth: 448, tileHeight: 448, width: 1300, height: 700))
+    #expect(g.bytes.count == bytes.count + g.tileBytes.reduce(0, +))
+    let whole = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
+    let tiled = try #require(
+        try HeifDecoder.decodeGridReduced(
+            g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry, minSide: minSide))
+    #expect(tiled.size == whole.size)
+    #expect(tiled.image.width == whole.image.width && tiled.image.height == whole.image.height)
+    #expect(tiled.image.nclx == whole.image.nclx && tiled.image.icc == whole.image.icc)
+    let d = difference(tiled.image.samples, whole.image.samples)
+    #expect(d.max <= 1 && d.mean < 0.01, "minSide \(minSide): \(d)")
+}
+
+/// What the tile-by-tile path does not take decodes whole: 4:4:4 tiles are not split, 10-bit ones fall back to the
+/// whole decode with its result, and so do blocks under 4 × 4 pixels and a geometry that does not match the file.
+@Test func gridsTheTilePathDoesNotTakeDecodeWhole() throws {
+    let chroma444 = try TiledPair(width: 700, height: 600, chroma: .yuv444)
+    defer { chroma444.cleanup() }
+    #expect(Rewrap.gridTiles(HEIFFile(bytes: chroma444.tiled.bytes), bytes: chroma444.tiled.bytes) == nil)
+    let tenBit = try TiledPair(width: 700, height: 600, depth: 10)
+    defer { tenBit.cleanup() }
+    let tb = tenBit.tiled.bytes
+    let tg = try #require(Rewrap.gridTiles(HEIFFile(bytes: tb), bytes: tb))
+    #expect(
+        try HeifDecoder.decodeGridReduced(
+            tg.bytes, fileBytes: tb.count, tileBytes: tg.tileBytes, geometry: tg.geometry, minSide: 256) == nil)
+    let r = try HeifDecoder.reducedGridOrWhole(
+        tg.bytes, fileBytes: tb.count, tileBytes: tg.tileBytes, geometry: tg.geometry, minSide: 256)
+    let whole = try HeifDecoder.decodePrimaryReduced(tb, minSide: 256)
+    #expect(r.image.samples == whole.image.samples && r.size == whole.size)
+    let pair = try SharedPair.main.get()
+    let bytes = pair.tiled.bytes
+    let g = try #require(Rewrap.gridTiles(HEIFFile(bytes: bytes), bytes: bytes))
+    // Blocks under 4 × 4 pixels (1300 px at 1024: every pixel) are left to libheif's own conversion.
+    #expect(
+        try HeifDecoder.decodeGridReduced(
+            g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry, minSide: 1024) == nil)
+    var wrong = g.geometry
+    wrong.width -= 448
+    #expect(
+        try HeifDecoder.decodeGridReduced(
+            g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: wrong, minSide: 256) == nil)
+    #expect(
+        try HeifDecoder.decodeGridReduced(
+            g.bytes, fileBytes: bytes.count, tileBytes: Array(g.tileBytes.dropLast()), geometry: g.geometry,
+            minSide: 256) == nil)
+}
+
+/// A tile whose bytes are damaged is libheif's error, as in the whole decode.
+@Test func aDamagedTileIsLibheifsError() throws {
+    let pair = try SharedPair.main.get()
+    let bytes = pair.tiled.bytes
+    let g = try #require(Rewrap.gridTiles(HEIFFile(bytes: bytes), bytes: bytes))
+    var damaged = g.bytes
+    let second = bytes.count + g.tileBytes[0]
+    for i in (second + 8)..<(second + g.tileBytes[1]) { damaged[i] = 0 }
+    #expect(throws: HeifError.self) {
+        try HeifDecoder.decodeGridReduced(
+            damaged, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry, minSide: 256)
+    }
+}
