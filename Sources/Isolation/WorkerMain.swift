@@ -41,6 +41,9 @@ public enum WorkerMain {
             let session = Session(channel: channel)
             let reply = session.answer(op, input: input, name: request.name ?? "file")
             guard session.send(reply) else { return 0 }
+            // Now, not whenever the session's storage goes: before the next request is read, whose bytes would
+            // otherwise be mapped beside LibRaw's buffers (+40–90 MB of peak at 24 MP, measured).
+            session.leftovers.objects.removeAll()
         }
     }
 
