@@ -6,8 +6,8 @@ import Foundation
 // The render check's reduced decode of a grid, tile by tile: libheif 1.15 assembles a grid in planar RGB, converting
 // every tile from YCbCr and pasting it into a full-size canvas, though the check only wants block means at about
 // 1024 px; asked for YCbCr it converts each tile to RGB and back. Here libheif still reads the whole file (its
-// primary's size and colour), and each tile's HEVC stream goes to libde265, the decoder libheif itself uses: its
-// YCbCr 4:2:0 planes are summed into the blocks they cover, and only the block means are converted to RGB.
+// primary's size and colour), and each tile's HEVC stream goes to libde265, the decoder libheif itself uses: each
+// pixel of its YCbCr 4:2:0 planes is converted as libheif converts it and summed straight into its block.
 
 /// A grid primary as `decodeGridReduced` takes it: the tiles' size and count, raster order, and the output size.
 public struct GridGeometry: Codable, Sendable, Equatable {
@@ -37,16 +37,16 @@ public struct GridGeometry: Codable, Sendable, Equatable {
 
 extension HeifDecoder {
     /// The reduced decode of `decodePrimaryReduced(_:minSide:)` for a grid primary, tile by tile: the same reduction
-    /// factor and output size, each output pixel the block mean converted from YCbCr with the tiles' nclx matrix
-    /// (means of the converted pixels up to their rounding and clipping: a code at most, in practice).
+    /// factor and output size, each output pixel the mean of its block's pixels converted to RGB with the primary's
+    /// nclx matrix (libheif's values within a code).
     /// - Parameters:
     ///   - bytes: the whole file (its first `fileBytes`), then each tile's HEVC stream, `tileBytes` long each, in
     ///     raster order: its `hvcC` parameter sets and then its NAL units, each after a 4-byte big-endian length.
     ///   - geometry: the grid.
     ///   - minSide: the smallest long side wanted.
     /// - Returns: nil when the blocks are under 4 × 4 pixels, the primary's nclx is not full range with a BT.601,
-    ///   BT.709 or BT.2020 matrix, or a tile does not decode to 8-bit YCbCr 4:2:0 of the grid's tile size (the caller then decodes
-    ///   the whole file).
+    ///   BT.709 or BT.2020 matrix, or a tile does not decode to 8-bit YCbCr 4:2:0 of the grid's tile size (the
+    ///   caller then decodes the whole file).
     /// - Throws: `HeifError` when libheif refuses the file, or a tile's stream is malformed or decodes to no picture.
     public static func decodeGridReduced(
         _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry g: GridGeometry, minSide: Int
@@ -102,10 +102,10 @@ private struct GridSums {
     var r: [Int]
     var g: [Int]
     var b: [Int]
-    /// The tiles' YCbCr → RGB: Kr, Kb and full range.
-    let matrix: (kr: Double, kb: Double, full: Bool)
+    /// The tiles' full-range YCbCr → RGB: Kr and Kb.
+    let matrix: (kr: Double, kb: Double)
 
-    init(width: Int, height: Int, factor: Int, matrix: (kr: Double, kb: Double, full: Bool)) {
+    init(width: Int, height: Int, factor: Int, matrix: (kr: Double, kb: Double)) {
         (self.width, self.height, self.factor, self.matrix) = (width, height, factor, matrix)
         r = [Int](repeating: 0, count: width * height)
         g = r
@@ -116,7 +116,7 @@ private struct GridSums {
     /// not 8-bit YCbCr 4:2:0 of the tile size.
     static func sum(
         _ all: UnsafeRawBufferPointer, starts: [Int], geometry g: GridGeometry, factor f: Int, width rw: Int,
-        height rh: Int, matrix: (kr: Double, kb: Double, full: Bool)
+        height rh: Int, matrix: (kr: Double, kb: Double)
     ) throws -> GridSums? {
         let lanes = g.columns * g.rows > 1 ? 2 : 1
         let results = UnsafeMutableBufferPointer<Result<GridSums?, Error>>.allocate(capacity: lanes)
@@ -208,13 +208,11 @@ private struct GridSums {
         let yEnd = min(y0 + th, height * f)
         guard xEnd > x0, yEnd > y0 else { return }
         let ((py, sy), (pb, sb), (pr, sr)) = (planes[0], planes[1], planes[2])
-        // Y' = (Y − yOff) · yScale and each chroma pair's three terms, all × 256.
-        let (kr, kb, full) = matrix
+        // Full range: R = Y + 2(1 − Kr)·Cr', B = Y + 2(1 − Kb)·Cb', G from the two, with Cb' = Cb − 128 and
+        // Cr' = Cr − 128. Each chroma sample's three terms × 256 are (k · C' + 128) >> 8, k the coefficient × 65 536.
+        let (kr, kb) = matrix
         let kg = 1 - kr - kb
-        precondition(full, "full-range YCbCr only (GridSums.matrix)")
-        let (yScale, yOff, cScale) = (256, 0, 1.0)
-        // The chroma terms' coefficients × 65 536: a term × 256 is (k · (C − 128) + 128) >> 8.
-        let k = { (c: Double) in Int((c * cScale * 65536).rounded()) }
+        let k = { (c: Double) in Int((c * 65536).rounded()) }
         let (kR, kB) = (k(2 * (1 - kr)), k(2 * (1 - kb)))
         let (kGU, kGV) = (k(-2 * kb * (1 - kb) / kg), k(-2 * kr * (1 - kr) / kg))
         let cw = (tw + 1) / 2
@@ -241,7 +239,7 @@ private struct GridSums {
                 let end = min(xEnd, (rx + 1) * f)
                 var (sr, sg, sb) = (0, 0, 0)
                 for x in (gx - x0)..<(end - x0) {
-                    let l = (Int(ly[x]) - yOff) * yScale + 128
+                    let l = Int(ly[x]) << 8 + 128
                     let c = x >> 1
                     sr &+= min(255, max(0, (l + dr[c]) >> 8))
                     sg &+= min(255, max(0, (l + dg[c]) >> 8))
@@ -255,14 +253,14 @@ private struct GridSums {
         }
     }
 
-    /// Kr, Kb and the range of a full-range nclx: BT.601 (5, 6), BT.709 (1) or BT.2020 non-constant (9); nil
-    /// otherwise (a limited-range file decodes whole).
-    static func matrix(_ n: NCLX) -> (kr: Double, kb: Double, full: Bool)? {
+    /// Kr and Kb of a full-range nclx: BT.601 (5, 6), BT.709 (1) or BT.2020 non-constant (9); nil otherwise (a
+    /// limited-range file decodes whole).
+    static func matrix(_ n: NCLX) -> (kr: Double, kb: Double)? {
         guard n.fullRange else { return nil }
         switch n.matrixCoefficients {
-        case 1: return (0.2126, 0.0722, n.fullRange)
-        case 5, 6: return (0.299, 0.114, n.fullRange)
-        case 9: return (0.2627, 0.0593, n.fullRange)
+        case 1: return (0.2126, 0.0722)
+        case 5, 6: return (0.299, 0.114)
+        case 9: return (0.2627, 0.0593)
         default: return nil
         }
     }

@@ -60,7 +60,7 @@ public enum Isolated {
     }
 
     /// The reduced decode of a grid primary tile by tile (`HeifDecoder.reducedGridOrWhole`): `bytes` are the file's
-    /// `fileBytes`, then each tile re-wrapped alone, `tileBytes` long each.
+    /// `fileBytes`, then each tile's NAL units (`Rewrap.gridTiles` in Audit), `tileBytes` long each.
     public static func heifGridReduced(
         _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry: GridGeometry, minSide: Int, item: UInt32? = nil,
         pixels: Int? = nil

@@ -77,8 +77,8 @@ private struct RequestInput {
 /// One request's conversation with the parent.
 private struct Session {
     let channel: Int32
-    /// What the answer leaves behind (LibRaw's buffers, a granted mapping): released with the session, after the
-    /// reply is sent, so unmapping half a gigabyte at 50 MP is not on the parent's wait.
+    /// What the answer leaves behind (LibRaw's buffers, a granted mapping): released by the request loop right after
+    /// the reply is sent, so unmapping half a gigabyte at 50 MP is not on the parent's wait.
     let leftovers = Leftovers()
 
     final class Leftovers {

@@ -53,7 +53,7 @@ enum Operation: Codable, Sendable, Equatable {
     /// libheif's primary reduced on the way out (`decodePrimaryReduced`).
     case heifReduced(minSide: Int, item: UInt32?)
     /// A grid primary reduced tile by tile (`decodeGridReduced`; `decodePrimaryReduced` of the file when it does not
-    /// apply): the request's bytes are the file's `fileBytes`, then each tile re-wrapped alone, `tileBytes` each.
+    /// apply): the request's bytes are the file's `fileBytes`, then each tile's NAL units, `tileBytes` each.
     case heifGridReduced(minSide: Int, item: UInt32?, geometry: GridGeometry, fileBytes: Int, tileBytes: [Int])
     /// libheif's primary decoded for its size and first-plane spread only (`decodePrimarySize`).
     case heifSize(item: UInt32?)

@@ -18,16 +18,10 @@ enum Rewrap {
         bytes: [UInt8], tileBytes: [Int], geometry: GridGeometry
     )? {
         let transforms: Set<FourCC> = ["irot", "imir", "clap"]
-        func nclx(_ id: UInt32) -> Property? {
-            file.colours(of: id).first {
-                if case .colrNCLX = $0 { return true }
-                return false
-            }
-        }
         guard let p = file.primaryItemID, file.item(p)?.type == "grid", let g = file.grid(of: p),
             g.tiles.count == g.rows * g.columns, g.tiles.count <= GridGeometry.maxTiles,
             !file.properties(of: p).contains(where: { transforms.contains($0.property.type) }),
-            let colour = nclx(p), let first = g.tiles.first, let size = file.imageSize(of: first)
+            let colour = Checks.nclx(file, p), let first = g.tiles.first, let size = file.imageSize(of: first)
         else { return nil }
         let geometry = GridGeometry(
             columns: g.columns, rows: g.rows, tileWidth: Int(size.width), tileHeight: Int(size.height),
@@ -39,7 +33,7 @@ enum Rewrap {
         for t in g.tiles {
             // 4:2:0 (hvcC chroma_format_idc 1), 8-bit: libde265's planes are what libheif would convert.
             guard file.item(t)?.type == "hvc1", let s = file.imageSize(of: t), s == size,
-                case .hvcC(let c)? = file.property("hvcC", of: t), c.chromaFormat == 1, nclx(t) == colour,
+                case .hvcC(let c)? = file.property("hvcC", of: t), c.chromaFormat == 1, Checks.nclx(file, t) == colour,
                 !file.properties(of: t).contains(where: { transforms.contains($0.property.type) }),
                 let data = file.payload(of: t), let stream = nalStream(c, data)
             else { return nil }
