@@ -78,29 +78,51 @@ final class SealedInputCache: @unchecked Sendable {
     private let capacity: Int
     private let lock = NSLock()
     private var entries: [(bytes: [UInt8], input: SealedInput)] = []
+    /// Inputs being sealed: a second request for the same array waits for the first's memfd. The camera look's
+    /// preview lookup and LibRaw's decode ask for a RAW's bytes at the same moment; each made its own 48 MB copy.
+    private var sealing: [(bytes: [UInt8], job: Sealing)] = []
+
+    /// One array's sealing in progress and its outcome, handed to every request that waited for it.
+    private final class Sealing: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var outcome: Result<SealedInput, Error> = .failure(IsolationError.protocolError("sealing did not finish"))
+    }
 
     /// - Parameter capacity: the inputs kept, most recently used last (a pool keeps one per worker: one file each).
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    /// The sealed input holding `bytes`: the cached one when these are the same array's bytes.
+    /// The sealed input holding `bytes`: the cached one when these are the same array's bytes, or the one another
+    /// thread is sealing for them.
     func input(for bytes: [UInt8]) throws -> SealedInput {
         guard bytes.count >= Self.minimumBytes else { return try SealedInput(bytes) }
         let key = Self.storage(bytes)
+        let same = { (other: [UInt8]) in other.count == bytes.count && Self.storage(other) == key }
         lock.lock()
-        if let i = entries.firstIndex(where: { $0.bytes.count == bytes.count && Self.storage($0.bytes) == key }) {
+        if let i = entries.firstIndex(where: { same($0.bytes) }) {
             let e = entries.remove(at: i)
             entries.append(e)
             lock.unlock()
             return e.input
         }
+        if let waiting = sealing.first(where: { same($0.bytes) })?.job {
+            lock.unlock()
+            waiting.done.wait()
+            waiting.done.signal()  // for the next one waiting
+            return try waiting.outcome.get()
+        }
+        let job = Sealing()
+        sealing.append((bytes, job))
         lock.unlock()
-        let made = try SealedInput(bytes)
+        let made = Result { try SealedInput(bytes) }
         lock.lock()
-        entries.append((bytes, made))
+        sealing.removeAll { $0.job === job }
+        if case .success(let input) = made { entries.append((bytes, input)) }
         let evicted = entries.count > capacity ? entries.removeFirst() : nil
+        job.outcome = made
         lock.unlock()
+        job.done.signal()
         _ = evicted  // released here, outside the lock
-        return made
+        return try made.get()
     }
 
     /// Drops every cached input (the end of a run).

@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import Testing
 
@@ -43,4 +44,22 @@ private func contents(_ s: SealedInput) -> [UInt8] {
     // Larger than one write (16 MiB): every byte arrives, in order.
     let large = (0..<((16 << 20) + 4099)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 13) }
     #expect(contents(try SealedInput(large)) == large)
+}
+
+/// Requests that arrive together for one array (the camera look's preview lookup and LibRaw's decode of a RAW) share
+/// one sealed memfd: one copy of the file, not one per request.
+@Test func requestsArrivingTogetherShareOneSealedInput() throws {
+    let cache = SealedInputCache(capacity: 4)
+    var bytes = [UInt8](repeating: 7, count: 8 << 20)
+    for i in stride(from: 0, to: bytes.count, by: 4093) { bytes[i] = UInt8(truncatingIfNeeded: i >> 12) }
+    let a = bytes
+    let n = 8
+    let got = UnsafeMutableBufferPointer<SealedInput?>.allocate(capacity: n)
+    got.initialize(repeating: nil)
+    defer { got.deallocate() }
+    let slots = UnsafeSendable(got)
+    DispatchQueue.concurrentPerform(iterations: n) { i in slots.value[i] = try? cache.input(for: a) }
+    let first = try #require(got[0])
+    for i in 0..<n { #expect(got[i] === first) }
+    #expect(contents(first) == a)
 }
