@@ -206,7 +206,14 @@ private struct Session {
 
     private func raw(_ input: RequestInput, name: String, options: RawDecodeOptions) throws -> WorkerMessage {
         let d = LibRawDecoder()
-        d.stage = { s, pixels in stage(s, pixels: pixels) }
+        // The frame's shared memory is asked for when the unpack starts (at the raw size, which holds the frame) and
+        // its pages are faulted in on another thread while LibRaw unpacks on one core: the copy below then writes
+        // into memory that is there (fresh pages were 0.11 s of the copy's 0.15 s of CPU at 24 MP).
+        let early = PrefaultedMapping()
+        d.stage = { s, pixels in
+            stage(s, pixels: pixels)
+            if s == "LibRaw unpack", !options.halfSize, let p = pixels, p > 0 { early.start(grant(p * 6)) }
+        }
         let meta =
             if let mapping = input.mapping {
                 try d.open(memory: input.memory, owner: mapping, name: name)
@@ -215,7 +222,10 @@ private struct Session {
             }
         let frame = try d.renderInPlace(options)
         let (w, h) = (frame.width, frame.height)
-        guard let out = grant(w * h * 6) else { throw IsolationError.protocolError("no shared memory granted") }
+        let prepared = early.finish().flatMap { $0.count >= w * h * 6 ? $0 : nil }
+        guard let out = prepared ?? grant(w * h * 6) else {
+            throw IsolationError.protocolError("no shared memory granted")
+        }
         // Two bands copied at once: the copy faults in the fresh shared memory page by page, and LibRaw's OpenMP
         // threads are idle by now, so the second core halves the transfer (about 0.15 s of a 24 MP frame).
         let rows = UnsafeSendable(out.base.assumingMemoryBound(to: UInt16.self))
@@ -321,5 +331,37 @@ private struct Session {
         } else if what.hasPrefix("write ") {
             _ = open(String(what.dropFirst(6)), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
+    }
+}
+
+/// A granted mapping whose pages are faulted in on a thread of their own (`MADV_POPULATE_WRITE`, or a write to each
+/// page where the kernel lacks it), while the requesting thread goes on.
+private final class PrefaultedMapping: @unchecked Sendable {
+    private var mapping: SharedMapping?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts faulting in `m`'s pages (once; nothing when `m` is nil).
+    func start(_ m: SharedMapping?) {
+        guard mapping == nil, let m else { return }
+        mapping = m
+        let t = Thread { [done] in
+            // MADV_POPULATE_WRITE (Linux 5.14): allocate and map every page as a write would.
+            if madvise(m.base, m.count, 23) != 0 {
+                for offset in stride(from: 0, to: m.count, by: 4096) {
+                    m.base.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
+                }
+            }
+            done.signal()
+        }
+        t.stackSize = 1 << 16
+        t.start()
+    }
+
+    /// The mapping once its pages are in, or nil when none was started.
+    func finish() -> SharedMapping? {
+        guard let mapping else { return nil }
+        done.wait()
+        done.signal()
+        return mapping
     }
 }
