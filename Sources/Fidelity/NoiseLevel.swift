@@ -38,16 +38,15 @@ public enum NoiseLevel {
         guard bw > 0, bh > 0, luma.count >= width * height else { return [] }
         // Sobel magnitudes of the interior, and the plane's edge threshold.
         var grad = [Float](repeating: 0, count: width * height)
-        for y in 1..<(height - 1) {
-            let (up, mid, dn) = ((y - 1) * width, y * width, (y + 1) * width)
-            for x in 1..<(width - 1) {
-                let gx =
-                    (luma[up + x + 1] + 2 * luma[mid + x + 1] + luma[dn + x + 1])
-                    - (luma[up + x - 1] + 2 * luma[mid + x - 1] + luma[dn + x - 1])
-                let gy =
-                    (luma[dn + x - 1] + 2 * luma[dn + x] + luma[dn + x + 1])
-                    - (luma[up + x - 1] + 2 * luma[up + x] + luma[up + x + 1])
-                grad[mid + x] = abs(gx) + abs(gy)
+        grad.withUnsafeMutableBufferPointer { g in
+            let (l, g) = (luma.baseAddress!, g.baseAddress!)
+            for y in 1..<(height - 1) {
+                let (up, mid, dn) = (l + (y - 1) * width, l + y * width, l + (y + 1) * width)
+                for x in 1..<(width - 1) {
+                    let gx = (up[x + 1] + 2 * mid[x + 1] + dn[x + 1]) - (up[x - 1] + 2 * mid[x - 1] + dn[x - 1])
+                    let gy = (dn[x - 1] + 2 * dn[x] + dn[x + 1]) - (up[x - 1] + 2 * up[x] + up[x + 1])
+                    g[y * width + x] = abs(gx) + abs(gy)
+                }
             }
         }
         // The edge threshold: the order statistic a sort of every 7th magnitude puts at 1 − edgeFraction, selected.
@@ -62,28 +61,32 @@ public enum NoiseLevel {
         let k = Float((Double.pi / 2).squareRoot() / 6)
         var out: [Float] = []
         out.reserveCapacity(bw * bh)
-        for by in 0..<bh {
-            for bx in 0..<bw {
-                var sum: Float = 0
-                var n = 0
-                var lo: Float = 255
-                var hi: Float = 0
-                for y in (1 + by * block)..<(1 + (by + 1) * block) {
-                    let (up, mid, dn) = ((y - 1) * width, y * width, (y + 1) * width)
-                    for x in (1 + bx * block)..<(1 + (bx + 1) * block) {
-                        let c = luma[mid + x]
-                        lo = c < lo ? c : lo
-                        hi = c > hi ? c : hi
-                        guard grad[mid + x] <= edge else { continue }
-                        let v =
-                            luma[up + x - 1] - 2 * luma[up + x] + luma[up + x + 1]
-                            - 2 * luma[mid + x - 1] + 4 * c - 2 * luma[mid + x + 1]
-                            + luma[dn + x - 1] - 2 * luma[dn + x] + luma[dn + x + 1]
-                        sum += abs(v)
-                        n += 1
+        grad.withUnsafeBufferPointer { g in
+            let (l, g) = (luma.baseAddress!, g.baseAddress!)
+            for by in 0..<bh {
+                for bx in 0..<bw {
+                    var sum: Float = 0
+                    var n = 0
+                    var lo: Float = 255
+                    var hi: Float = 0
+                    for y in (1 + by * block)..<(1 + (by + 1) * block) {
+                        let (up, mid, dn) = (l + (y - 1) * width, l + y * width, l + (y + 1) * width)
+                        for x in (1 + bx * block)..<(1 + (bx + 1) * block) {
+                            let c = mid[x]
+                            lo = c < lo ? c : lo
+                            hi = c > hi ? c : hi
+                            guard g[y * width + x] <= edge else { continue }
+                            let v =
+                                up[x - 1] - 2 * up[x] + up[x + 1] - 2 * mid[x - 1] + 4 * c - 2 * mid[x + 1]
+                                + dn[x - 1] - 2 * dn[x] + dn[x + 1]
+                            sum += abs(v)
+                            n += 1
+                        }
+                    }
+                    if lo > clippedBelow && hi < clippedAbove && 2 * n >= block * block {
+                        out.append(k * sum / Float(n))
                     }
                 }
-                if lo > clippedBelow && hi < clippedAbove && 2 * n >= block * block { out.append(k * sum / Float(n)) }
             }
         }
         return out
