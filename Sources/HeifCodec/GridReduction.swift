@@ -137,18 +137,27 @@ private struct GridSums {
         var total: GridSums?
         for lane in 0..<lanes {
             guard let s = try results[lane].get() else { return nil }
+            results[lane] = .success(nil)  // so the sums below are added to in place, not copied first
             guard var t = total else {
                 total = s
                 continue
             }
-            for i in t.r.indices {
-                t.r[i] += s.r[i]
-                t.g[i] += s.g[i]
-                t.b[i] += s.b[i]
-            }
+            total = nil
+            add(s.r, to: &t.r)
+            add(s.g, to: &t.g)
+            add(s.b, to: &t.b)
             total = t
         }
         return total
+    }
+
+    /// Adds `x` to `y` element by element (a loop the compiler vectorises).
+    private static func add(_ x: [Int], to y: inout [Int]) {
+        x.withUnsafeBufferPointer { x in
+            y.withUnsafeMutableBufferPointer { y in
+                for i in 0..<min(x.count, y.count) { y[i] &+= x[i] }
+            }
+        }
     }
 
     /// Decodes one tile's stream with libde265 and adds its pixels inside the reduced area to the blocks; false when
