@@ -82,27 +82,44 @@ public struct RenderImage: Sendable {
         if w == width && h == height { return self }
         let xs = Self.weights(from: width, to: w)
         let ys = Self.weights(from: height, to: h)
-        // Rows first (width → w), then columns (height → h).
+        // Rows first (width → w), then columns (height → h); each pass in two halves at once when the image is large
+        // (each output value is summed in the same order either way).
+        let halves = width * height >= 1 << 18 ? 2 : 1
         var rows = [Float](repeating: 0, count: w * height * 3)
-        for y in 0..<height {
-            for (x, span) in xs.enumerated() {
-                var acc: (Float, Float, Float) = (0, 0, 0)
-                for (i, wt) in span {
-                    let p = 3 * (y * width + i)
-                    acc.0 += samples[p] * wt
-                    acc.1 += samples[p + 1] * wt
-                    acc.2 += samples[p + 2] * wt
+        samples.withUnsafeBufferPointer { src in
+            rows.withUnsafeMutableBufferPointer { dst in
+                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                let (src, dst) = (UnsafeSendable(s), UnsafeSendable(d))
+                DispatchQueue.concurrentPerform(iterations: halves) { half in
+                    for y in (half * height / halves)..<((half + 1) * height / halves) {
+                        for (x, span) in xs.enumerated() {
+                            var acc: (Float, Float, Float) = (0, 0, 0)
+                            for (i, wt) in span {
+                                let p = src.value + 3 * (y * width + i)
+                                acc.0 += p[0] * wt
+                                acc.1 += p[1] * wt
+                                acc.2 += p[2] * wt
+                            }
+                            let o = dst.value + 3 * (y * w + x)
+                            (o[0], o[1], o[2]) = acc
+                        }
+                    }
                 }
-                let o = 3 * (y * w + x)
-                (rows[o], rows[o + 1], rows[o + 2]) = acc
             }
         }
         var out = [Float](repeating: 0, count: w * h * 3)
-        for (y, span) in ys.enumerated() {
-            for (j, wt) in span {
-                let src = 3 * j * w
-                let dst = 3 * y * w
-                for i in 0..<(3 * w) { out[dst + i] += rows[src + i] * wt }
+        rows.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                let (src, dst) = (UnsafeSendable(s), UnsafeSendable(d))
+                DispatchQueue.concurrentPerform(iterations: halves) { half in
+                    for y in (half * h / halves)..<((half + 1) * h / halves) {
+                        for (j, wt) in ys[y] {
+                            let (s, d) = (src.value + 3 * j * w, dst.value + 3 * y * w)
+                            for i in 0..<(3 * w) { d[i] += s[i] * wt }
+                        }
+                    }
+                }
             }
         }
         return RenderImage(width: w, height: h, samples: out, space: space)
