@@ -212,7 +212,9 @@ private struct Session {
         let early = PrefaultedMapping()
         d.stage = { s, pixels in
             stage(s, pixels: pixels)
-            if s == "LibRaw unpack", !options.halfSize, let p = pixels, p > 0 { early.start(grant(p * 6)) }
+            if s == "LibRaw unpack", !options.halfSize, let p = pixels, p > 0, p * 6 <= PrefaultedMapping.limit {
+                early.start(grant(p * 6))
+            }
         }
         let meta =
             if let mapping = input.mapping {
@@ -339,6 +341,16 @@ private struct Session {
 private final class PrefaultedMapping: @unchecked Sendable {
     private var mapping: SharedMapping?
     private let done = DispatchSemaphore(value: 0)
+
+    /// The largest mapping asked for early: a quarter of the worker's address-space cap (a frame that large could
+    /// not be decoded beside LibRaw's own buffers, and the parent refuses a grant past the cap).
+    static let limit: Int = {
+        var r = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &r) == 0, r.rlim_cur != rlim_t.max else {
+            return Int.max / 8
+        }
+        return Int(clamping: r.rlim_cur / 4)
+    }()
 
     /// Starts faulting in `m`'s pages (once; nothing when `m` is nil).
     func start(_ m: SharedMapping?) {
