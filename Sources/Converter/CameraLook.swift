@@ -219,8 +219,9 @@ extension HEICConverter {
             let kernel = RowKernel(width: w)
             defer { kernel.deallocate() }
             for y in stride(from: y0, to: y1, by: step) {
-                row.withUnsafeMutableBufferPointer { frame.copyRow(y, into: $0) }
-                let px = row.withUnsafeBufferPointer { kernel.linear($0.baseAddress!, renderer: neutral, step: step) }
+                let px = row.withUnsafeMutableBufferPointer {
+                    kernel.linear(frame.rgbRow(y, scratch: $0), renderer: neutral, step: step)
+                }
                 for i in 0..<px.count {
                     let c = cellOf[i]
                     sums[3 * c] += px.r[i]

@@ -40,10 +40,10 @@ extension RenderPass {
                 let y0 = bands == 1 ? 0 : b * (h - rows) / (bands - 1)
                 for k in 0..<rows {
                     row.withUnsafeMutableBufferPointer { px in
-                        frame.copyRow(y0 + k, into: px)
+                        let src = frame.rgbRow(y0 + k, scratch: px)
                         codes.withUnsafeMutableBytes { out in
                             _ = kernel.render(
-                                px.baseAddress!, renderer: r, lut: lut.baseAddress!, depth: 8, out: out.baseAddress!,
+                                src, renderer: r, lut: lut.baseAddress!, depth: 8, out: out.baseAddress!,
                                 cells: nil, ka: 0, kb: 0)
                         }
                     }

@@ -10,6 +10,20 @@ protocol LinearFrame: AnyObject, Sendable {
     var height: Int { get }
     func pixel(x: Int, y: Int) -> (UInt16, UInt16, UInt16)
     func copyRow(_ y: Int, into dst: UnsafeMutableBufferPointer<UInt16>)
+    /// Row `y` in place when the frame keeps it as `copyRow` would copy it, else nil.
+    func row(_ y: Int) -> UnsafePointer<UInt16>?
+}
+
+extension LinearFrame {
+    func row(_ y: Int) -> UnsafePointer<UInt16>? { nil }
+
+    /// Row `y` as interleaved RGB: in place when the frame keeps it so (a worker's packed frame), else copied into
+    /// `scratch` (3 × width samples).
+    func rgbRow(_ y: Int, scratch: UnsafeMutableBufferPointer<UInt16>) -> UnsafePointer<UInt16> {
+        if let p = row(y) { return p }
+        copyRow(y, into: scratch)
+        return UnsafePointer(scratch.baseAddress!)
+    }
 }
 
 extension RawFrame: LinearFrame {}
@@ -125,10 +139,10 @@ final class RenderPass: @unchecked Sendable {
                         let ye = min(y1, ys + chunk)
                         row.withUnsafeMutableBufferPointer { rb in
                             for y in ys..<ye {
-                                frame.copyRow(y, into: rb)
+                                let src = frame.rgbRow(y, scratch: rb)
                                 let o = (y - y0) * 3 * w * (depth == 8 ? 1 : 2)
                                 let (rowPeak, rowSum) = kernel.render(
-                                    rb.baseAddress!, renderer: r, lut: lut.baseAddress!, depth: depth,
+                                    src, renderer: r, lut: lut.baseAddress!, depth: depth,
                                     out: shared.out.value + o, cells: gm ? cellPtr.value + (y / 2) * cw : nil, ka: ka,
                                     kb: kb)
                                 peak = max(peak, rowPeak)

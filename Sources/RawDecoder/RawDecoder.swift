@@ -578,6 +578,14 @@ public final class RawFrame: @unchecked Sendable {
         }
     }
 
+    /// Upright row `y` in place, as `copyRow(_:into:)` would copy it (3 × width samples), when the frame keeps its
+    /// rows that way (the packed RGB a worker wrote); nil for LibRaw's 4-sample buffer. Valid while the frame lives.
+    public func row(_ y: Int) -> UnsafePointer<UInt16>? {
+        precondition(y >= 0 && y < height, "row outside the frame")
+        guard samples == 3, colStep == 1 else { return nil }
+        return base + 3 * (origin + y * rowStep)
+    }
+
     /// The whole frame copied into a `LinearImage16` (3 × width × height samples).
     public func copy() -> LinearImage16 {
         let n = 3 * width

@@ -39,3 +39,33 @@ func aRAWDecodedFromMemoryIsTheFileDecodedByPath(bayer: Bool) throws {
         return f == "libraw_open_buffer" && e.description.hasPrefix("text.nef: ") && !e.description.contains("\n")
     }
 }
+
+/// A packed frame (the rows a worker copies into shared memory) lends each row in place, the same samples
+/// `copyRow` copies, for a frame decoded with each of the orientations that turn or mirror it; LibRaw's own 4-sample
+/// buffer lends none.
+@Test(arguments: [1, 3, 6, 8] as [UInt16])
+func aPackedFrameLendsTheRowsCopyRowCopies(orientation: UInt16) throws {
+    var o = TestDNG.Options()
+    o.orientation = orientation
+    let dng = TestDNG.make(o) { x, y in (Double(x) / 512, Double(y) / 384, Double(x + y) / 900) }
+    let (_, frame) = try LibRawDecoder.decodeInPlace(bytes: dng, name: "chart.dng")
+    for y in [0, frame.height / 2, frame.height - 1] { #expect(frame.row(y) == nil) }
+    let n = 3 * frame.width
+    let packed = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: n * frame.height)
+    defer { packed.deallocate() }
+    for y in 0..<frame.height {
+        frame.copyRow(y, into: UnsafeMutableBufferPointer(rebasing: packed[(y * n)..<((y + 1) * n)]))
+    }
+    let view = RawFrame(
+        packedRGB: UnsafePointer(packed.baseAddress!), width: frame.width, height: frame.height,
+        workingSpace: frame.workingSpace, owner: frame)
+    var copied = [UInt16](repeating: 0, count: n)
+    var differing = 0
+    for y in 0..<frame.height {
+        copied.withUnsafeMutableBufferPointer { frame.copyRow(y, into: $0) }
+        let lent = try #require(view.row(y))
+        if Array(UnsafeBufferPointer(start: lent, count: n)) != copied { differing += 1 }
+    }
+    #expect(differing == 0, "\(differing) rows differ")
+    #expect(frame.width != frame.height)
+}
