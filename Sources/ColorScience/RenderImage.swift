@@ -85,44 +85,50 @@ public struct RenderImage: Sendable {
         // Rows first (width → w), then columns (height → h); each pass in two halves at once when the image is large
         // (each output value is summed in the same order either way).
         let halves = width * height >= 1 << 18 ? 2 : 1
+        let width = width
         var rows = [Float](repeating: 0, count: w * height * 3)
-        samples.withUnsafeBufferPointer { src in
-            rows.withUnsafeMutableBufferPointer { dst in
-                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                let (src, dst) = (UnsafeSendable(s), UnsafeSendable(d))
-                DispatchQueue.concurrentPerform(iterations: halves) { half in
-                    for y in (half * height / halves)..<((half + 1) * height / halves) {
-                        for (x, span) in xs.enumerated() {
-                            var acc: (Float, Float, Float) = (0, 0, 0)
-                            for (i, wt) in span {
-                                let p = src.value + 3 * (y * width + i)
-                                acc.0 += p[0] * wt
-                                acc.1 += p[1] * wt
-                                acc.2 += p[2] * wt
-                            }
-                            let o = dst.value + 3 * (y * w + x)
-                            (o[0], o[1], o[2]) = acc
-                        }
+        Self.inHalves(samples, into: &rows, rows: height, halves: halves) { src, dst, range in
+            for y in range {
+                for (x, span) in xs.enumerated() {
+                    var acc: (Float, Float, Float) = (0, 0, 0)
+                    for (i, wt) in span {
+                        let p = src + 3 * (y * width + i)
+                        acc.0 += p[0] * wt
+                        acc.1 += p[1] * wt
+                        acc.2 += p[2] * wt
                     }
+                    let o = dst + 3 * (y * w + x)
+                    (o[0], o[1], o[2]) = acc
                 }
             }
         }
         var out = [Float](repeating: 0, count: w * h * 3)
-        rows.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                let (src, dst) = (UnsafeSendable(s), UnsafeSendable(d))
-                DispatchQueue.concurrentPerform(iterations: halves) { half in
-                    for y in (half * h / halves)..<((half + 1) * h / halves) {
-                        for (j, wt) in ys[y] {
-                            let (s, d) = (src.value + 3 * j * w, dst.value + 3 * y * w)
-                            for i in 0..<(3 * w) { d[i] += s[i] * wt }
-                        }
-                    }
+        Self.inHalves(rows, into: &out, rows: h, halves: halves) { src, dst, range in
+            for y in range {
+                for (j, wt) in ys[y] {
+                    let (s, d) = (src + 3 * j * w, dst + 3 * y * w)
+                    for i in 0..<(3 * w) { d[i] += s[i] * wt }
                 }
             }
         }
         return RenderImage(width: w, height: h, samples: out, space: space)
+    }
+
+    /// Runs `body` on `halves` parts of `rows` rows at once, each with its range of rows, over `src`'s and `dst`'s
+    /// storage (each part writes only its own rows of `dst`).
+    private static func inHalves(
+        _ src: [Float], into dst: inout [Float], rows: Int, halves: Int,
+        _ body: @Sendable (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Range<Int>) -> Void
+    ) {
+        src.withUnsafeBufferPointer { s in
+            dst.withUnsafeMutableBufferPointer { d in
+                guard let s = s.baseAddress, let d = d.baseAddress else { return }
+                let (src, dst) = (UnsafeSendable(s), UnsafeSendable(d))
+                DispatchQueue.concurrentPerform(iterations: halves) { half in
+                    body(src.value, dst.value, (half * rows / halves)..<((half + 1) * rows / halves))
+                }
+            }
+        }
     }
 
     /// For each of `m` output cells, the input indices and weights (summing to 1) of an area average from `n`.
