@@ -47,14 +47,9 @@ extension RenderPass {
                                 cells: nil, ka: 0, kb: 0)
                         }
                     }
-                    codes.withUnsafeBufferPointer { c in
-                        luma.withUnsafeMutableBufferPointer { l in
-                            let (c, l) = (c.baseAddress!, l.baseAddress! + k * w)
-                            for x in 0..<w {
-                                let (cr, cg, cb) = (Float(c[3 * x]), Float(c[3 * x + 1]), Float(c[3 * x + 2]))
-                                l[x] = 0.2126 * cr + 0.7152 * cg + 0.0722 * cb
-                            }
-                        }
+                    for x in 0..<w {
+                        let (cr, cg, cb) = (Float(codes[3 * x]), Float(codes[3 * x + 1]), Float(codes[3 * x + 2]))
+                        luma[k * w + x] = 0.2126 * cr + 0.7152 * cg + 0.0722 * cb
                     }
                 }
                 slots.value[b] = luma.withUnsafeBufferPointer { NoiseLevel.blockSigmas($0, width: w, height: rows) }

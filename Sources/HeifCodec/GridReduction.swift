@@ -134,19 +134,14 @@ private struct GridSums {
                 return s
             }
         }
-        var total: GridSums?
-        for lane in 0..<lanes {
+        // The other lane's sums are added into the first's, in place (its slot no longer holds them).
+        guard var total = try results[0].get() else { return nil }
+        results[0] = .success(nil)
+        for lane in 1..<lanes {
             guard let s = try results[lane].get() else { return nil }
-            results[lane] = .success(nil)  // so the sums below are added to in place, not copied first
-            guard var t = total else {
-                total = s
-                continue
-            }
-            total = nil
-            add(s.r, to: &t.r)
-            add(s.g, to: &t.g)
-            add(s.b, to: &t.b)
-            total = t
+            add(s.r, to: &total.r)
+            add(s.g, to: &total.g)
+            add(s.b, to: &total.b)
         }
         return total
     }
