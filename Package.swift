@@ -213,8 +213,8 @@ let package = Package(
         .testTarget(
             name: "BatchTests",
             dependencies: [
-                "Audit", "Batch", "Converter", "CorpusKit", "Digest", "FileFacts", "Findings", "Isolation",
-                "RenderCheck", "RenderIO", "ReportModel", "Sharding", "Store", "TestSupport",
+                "Audit", "Batch", "CIsolation", "Converter", "CorpusKit", "Digest", "FileFacts", "Findings",
+                "Isolation", "RenderCheck", "RenderIO", "ReportModel", "Sharding", "Store", "TestSupport",
             ]
         ),
         .testTarget(

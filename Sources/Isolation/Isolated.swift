@@ -23,13 +23,26 @@ public enum Isolated {
             return try w.run(m, bytes: bytes, pixels: nil, stage: "LibRaw open")
         }
         try rethrow(a.message)
-        guard let meta = a.message.raw, let f = a.message.frame, let px = a.pixels,
-            px.count >= f.width * f.height * 6, let space = RawWorkingSpace(rawValue: f.workingSpace)
+        guard let meta = a.message.raw, let f = a.message.frame, let px = a.pixels, f.width > 0, f.height > 0,
+            let space = RawWorkingSpace(rawValue: f.workingSpace)
         else { throw IsolationError.protocolError("an incomplete RAW answer") }
         let base = UnsafePointer(px.base.assumingMemoryBound(to: UInt16.self))
-        return (
-            meta, RawFrame(packedRGB: base, width: f.width, height: f.height, workingSpace: space, owner: px)
-        )
+        // LibRaw's image where the worker's LibRaw left it (the frame arena), or packed upright rows.
+        if let layout = f.libRawImage {
+            guard
+                let frame = RawFrame(
+                    libRawImage: base, count: px.count / 2, layout: layout, width: f.width, height: f.height,
+                    workingSpace: space, owner: px)
+            else { throw IsolationError.protocolError("a RAW frame outside its memory") }
+            pool.countFrame(inPlace: true)
+            return (meta, frame)
+        }
+        let (pixels, overflow) = f.width.multipliedReportingOverflow(by: f.height)
+        guard !overflow, pixels <= px.count / 6 else {
+            throw IsolationError.protocolError("a RAW frame outside its memory")
+        }
+        pool.countFrame(inPlace: false)
+        return (meta, RawFrame(packedRGB: base, width: f.width, height: f.height, workingSpace: space, owner: px))
     }
 
     /// libheif's decode of the primary image (`HeifDecoder.decodePrimary(_:format:)`).

@@ -206,15 +206,23 @@ private struct Session {
 
     private func raw(_ input: RequestInput, name: String, options: RawDecodeOptions) throws -> WorkerMessage {
         let d = LibRawDecoder()
-        // The frame's shared memory is asked for when the unpack starts (at the raw size, which holds the frame) and
-        // its pages are faulted in on another thread while LibRaw unpacks on one core: the copy below then writes
-        // into memory that is there (fresh pages were 0.11 s of the copy's 0.15 s of CPU at 24 MP).
+        // LibRaw's decoded image is placed in shared memory the parent maps (the frame arena, docs/security.md):
+        // asked for when the unpack starts, at 8 bytes per sensor pixel, and faulted in on another thread while
+        // LibRaw unpacks on one core. The parent then reads the image where LibRaw left it, as in process.
         let early = PrefaultedMapping()
+        let arena = FrameArena()
+        d.releasedAfterClose = arena
+        leftovers.objects.append(d)
+        var imageBytes = 0
         d.stage = { s, pixels in
             stage(s, pixels: pixels)
-            if s == "LibRaw unpack", !options.halfSize, let p = pixels, p > 0, p * 6 <= PrefaultedMapping.limit {
-                early.start(grant(p * 6))
+            if s == "LibRaw unpack", !options.halfSize, let p = pixels, p > 0,
+                p * 8 + FrameArena.slack <= PrefaultedMapping.limit
+            {
+                early.start(grant(p * 8 + FrameArena.slack))
             }
+            // The next allocation of the image's size on this thread, LibRaw's calloc in raw2image_ex, gets it.
+            if s == "LibRaw process", imageBytes > 0, let m = early.finish() { arena.arm(m, minBytes: imageBytes) }
         }
         let meta =
             if let mapping = input.mapping {
@@ -222,14 +230,25 @@ private struct Session {
             } else {
                 try d.open(bytes: [], name: name)
             }
-        let frame = try d.renderInPlace(options)
+        imageBytes = meta.width * meta.height * 8
+        let frame = try withExtendedLifetime(arena) {
+            defer { arena.disarm() }
+            return try d.renderInPlace(options)
+        }
         let (w, h) = (frame.width, frame.height)
+        var m = WorkerMessage(kind: .done)
+        m.raw = meta
+        m.frame = FrameInfo(width: w, height: h, workingSpace: frame.workingSpace.rawValue)
+        if let image = frame.libRawImage, arena.holds(image.base) {
+            m.frame?.libRawImage = image.layout
+            return m
+        }
+        // LibRaw put the image elsewhere (a rotated Fuji frame, a half-size decode): copied, packed and upright.
         let prepared = early.finish().flatMap { $0.count >= w * h * 6 ? $0 : nil }
         guard let out = prepared ?? grant(w * h * 6) else {
             throw IsolationError.protocolError("no shared memory granted")
         }
-        // Two bands copied at once: the copy faults in the fresh shared memory page by page, and LibRaw's OpenMP
-        // threads are idle by now, so the second core halves the transfer (about 0.15 s of a 24 MP frame).
+        // Two bands copied at once: LibRaw's OpenMP threads are idle by now, so the second core halves the transfer.
         let rows = UnsafeSendable(out.base.assumingMemoryBound(to: UInt16.self))
         let bands = h >= 64 ? 2 : 1
         DispatchQueue.concurrentPerform(iterations: bands) { b in
@@ -238,10 +257,7 @@ private struct Session {
                 frame.copyRow(y, into: UnsafeMutableBufferPointer(start: rows + y * w * 3, count: w * 3))
             }
         }
-        leftovers.objects += [d, out]
-        var m = WorkerMessage(kind: .done)
-        m.raw = meta
-        m.frame = FrameInfo(width: w, height: h, workingSpace: frame.workingSpace.rawValue)
+        leftovers.objects.append(out)
         return m
     }
 
@@ -375,5 +391,37 @@ private final class PrefaultedMapping: @unchecked Sendable {
         done.wait()
         done.signal()
         return mapping
+    }
+}
+
+/// The frame arena's Swift side (frame_arena.c): arms a granted mapping for LibRaw's image allocation on the calling
+/// thread, and disarms it when LibRaw has freed it. It is the decoder's `releasedAfterClose`, so it goes only after
+/// `libraw_close`; the mapping goes after it.
+private final class FrameArena {
+    /// Room past 8 bytes per sensor pixel: LibRaw's memory manager adds 1024 bytes to each allocation.
+    static let slack = 1 << 16
+    private var mapping: SharedMapping?
+
+    func arm(_ m: SharedMapping, minBytes: Int) {
+        guard minBytes <= m.count, rb_arena_arm(m.base, m.count, minBytes) == 0 else { return }
+        mapping = m
+    }
+
+    /// Whether LibRaw holds the arena and `p` is its start.
+    func holds(_ p: UnsafePointer<UInt16>) -> Bool {
+        guard let mapping else { return false }
+        return rb_arena_state() == 2 && UnsafeRawPointer(p) == UnsafeRawPointer(mapping.base)
+    }
+
+    /// Disarms an arena nothing took, so no later allocation can: called when LibRaw's processing is over.
+    func disarm() {
+        if mapping != nil, rb_arena_state() == 1 { _ = rb_arena_reset() }
+    }
+
+    deinit {
+        guard mapping != nil else { return }
+        // Still held means LibRaw never freed its image: the mapping must then stay, or a later free would unmap
+        // memory glibc does not know. libraw_close frees it, so this does not happen.
+        if rb_arena_reset() < 0, let mapping { _ = Unmanaged.passRetained(mapping) }
     }
 }

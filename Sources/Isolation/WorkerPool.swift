@@ -53,6 +53,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var idle: [WorkerProcess] = []
     private var live = 0
     private var spawned = 0
+    private var framesInPlace = 0
+    private var framesCopied = 0
     private let spawner: Spawner
     /// The sealed copies of the files' bytes the workers read, one per worker (`SealedInputCache`).
     private let inputs: SealedInputCache
@@ -68,6 +70,19 @@ public final class WorkerPool: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return spawned
+    }
+
+    /// RAW frames read where the worker's LibRaw left them (the frame arena), and frames copied packed.
+    public var rawFrames: (inPlace: Int, copied: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (framesInPlace, framesCopied)
+    }
+
+    func countFrame(inPlace: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if inPlace { framesInPlace += 1 } else { framesCopied += 1 }
     }
 
     /// The live workers' process ids (the tests look for them after the parent is gone).

@@ -72,11 +72,14 @@ enum Operation: Codable, Sendable, Equatable {
     case forbidden(what: String)
 }
 
-/// An upright packed RGB frame's shape.
+/// A RAW frame's upright shape, and where its pixels are in the granted memory: packed upright RGB rows from offset
+/// 0, or LibRaw's own 4-sample image (`libRawImage`).
 struct FrameInfo: Codable, Sendable {
     var width: Int
     var height: Int
     var workingSpace: Int32
+    /// Set when the granted memory holds LibRaw's image from offset 0 (the frame arena), read as this says.
+    var libRawImage: RawFrame.Layout?
 }
 
 /// A decoded HEIF image without its samples (they are in the granted memfd), or a size-only decode.

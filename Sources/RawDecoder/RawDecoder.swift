@@ -189,7 +189,14 @@ public final class LibRawDecoder {
             }, ctx)
     }
 
-    deinit { libraw_close(handle) }
+    /// Released only after `libraw_close` has freed LibRaw's buffers: the memory LibRaw's image was placed in, when
+    /// that is not LibRaw's own (a RAW worker's frame arena, docs/security.md).
+    public var releasedAfterClose: AnyObject?
+
+    deinit {
+        libraw_close(handle)
+        releasedAfterClose = nil
+    }
 
     /// Opens and unpacks `url`, then checks that the raw data is real (stub ratio, data errors, sample sanity).
     /// - Parameter url: the RAW file.
@@ -508,91 +515,5 @@ public final class LibRawDecoder {
                 file: fileName, reason: .samplesOverWhite(fraction: white.overFraction, whiteLevel: whiteLevel))
         }
         return white.clippedFraction
-    }
-}
-
-/// A demosaiced linear 16-bit RGB frame read in place from LibRaw's processed buffer, upright. It owns the decoder:
-/// LibRaw's memory (raw buffer + 4 × 16-bit image) is freed when the last reference to the frame goes.
-/// Reads never modify the buffer, so any thread may read any rows concurrently.
-public final class RawFrame: @unchecked Sendable {
-    /// Upright width and height.
-    public let width: Int
-    public let height: Int
-    public let workingSpace: RawWorkingSpace
-    /// What keeps `base` valid: the decoder, or a mapping of pixels another process decoded.
-    private let owner: AnyObject
-    private let base: UnsafePointer<UInt16>
-    /// Samples per pixel in `base`: 4 in LibRaw's buffer, 3 in a packed RGB frame.
-    private let samples: Int
-    /// Pixel index (4 samples each) of output (0, 0), and the steps for one output column and one output row.
-    private let origin: Int
-    private let colStep: Int
-    private let rowStep: Int
-
-    fileprivate init(
-        owner: AnyObject, base: UnsafePointer<UInt16>, width: Int, height: Int, origin: Int, colStep: Int,
-        rowStep: Int, workingSpace: RawWorkingSpace, samples: Int = 4
-    ) {
-        self.owner = owner
-        self.samples = samples
-        self.base = base
-        self.width = width
-        self.height = height
-        self.origin = origin
-        self.colStep = colStep
-        self.rowStep = rowStep
-        self.workingSpace = workingSpace
-    }
-
-    /// A frame over packed, upright RGB rows (3 samples per pixel) that `owner` keeps valid: the pixels a decoder
-    /// in another process wrote into shared memory (`copyRow(_:into:)`'s layout, row after row).
-    public convenience init(
-        packedRGB base: UnsafePointer<UInt16>, width: Int, height: Int, workingSpace: RawWorkingSpace, owner: AnyObject
-    ) {
-        self.init(
-            owner: owner, base: base, width: width, height: height, origin: 0, colStep: 1, rowStep: width,
-            workingSpace: workingSpace, samples: 3)
-    }
-
-    /// The R, G, B samples at upright (x, y); 65535 = the sensor's white level.
-    @inline(__always)
-    public func pixel(x: Int, y: Int) -> (UInt16, UInt16, UInt16) {
-        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel outside the frame")
-        let p = base + samples * (origin + y * rowStep + x * colStep)
-        return (p[0], p[1], p[2])
-    }
-
-    /// Copies upright row `y` as interleaved RGB (3 × width samples) into `dst`.
-    /// - Parameters:
-    ///   - y: the row, 0 ..< height.
-    ///   - dst: room for at least 3 × width samples.
-    public func copyRow(_ y: Int, into dst: UnsafeMutableBufferPointer<UInt16>) {
-        precondition(y >= 0 && y < height && dst.count >= 3 * width, "row outside the frame or buffer too small")
-        var p = base + samples * (origin + y * rowStep)
-        let step = samples * colStep
-        for x in 0..<width {
-            dst[3 * x] = p[0]
-            dst[3 * x + 1] = p[1]
-            dst[3 * x + 2] = p[2]
-            p += step
-        }
-    }
-
-    /// Upright row `y` in place, as `copyRow(_:into:)` would copy it (3 × width samples), when the frame keeps its
-    /// rows that way (the packed RGB a worker wrote); nil for LibRaw's 4-sample buffer. Valid while the frame lives.
-    public func row(_ y: Int) -> UnsafePointer<UInt16>? {
-        precondition(y >= 0 && y < height, "row outside the frame")
-        guard samples == 3, colStep == 1 else { return nil }
-        return base + 3 * (origin + y * rowStep)
-    }
-
-    /// The whole frame copied into a `LinearImage16` (3 × width × height samples).
-    public func copy() -> LinearImage16 {
-        let n = 3 * width
-        let pixels = [UInt16](unsafeUninitializedCapacity: n * height) { buf, count in
-            for y in 0..<height { copyRow(y, into: UnsafeMutableBufferPointer(rebasing: buf[(y * n)..<((y + 1) * n)])) }
-            count = n * height
-        }
-        return LinearImage16(width: width, height: height, pixels: pixels, workingSpace: workingSpace)
     }
 }

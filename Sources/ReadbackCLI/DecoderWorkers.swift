@@ -41,10 +41,12 @@ public enum DecoderWorkers {
             if pool != nil { WorkerPool.shared = nil }
             guard stats else { return }
             let rss = WorkerPool.peakRSS()
+            let frames = pool?.rawFrames ?? (inPlace: 0, copied: 0)
             console.error(
                 String(
-                    format: "decoder workers: %d started; peak RSS: parent %.0f MB, largest worker %.0f MB",
-                    pool?.started ?? 0, rss.parentMB, rss.largestWorkerMB))
+                    format: "decoder workers: %d started; peak RSS: parent %.0f MB, largest worker %.0f MB; "
+                        + "RAW frames: %d in place, %d copied",
+                    pool?.started ?? 0, rss.parentMB, rss.largestWorkerMB, frames.inPlace, frames.copied))
         }
     }
 

@@ -297,6 +297,38 @@ import Testing
         #expect(Self.workers(of: parent).isEmpty, "workers left behind: \(Self.workers(of: parent))")
     }
 
+    /// A RAW decoded in a worker converts to the same bytes as in process, for each orientation that turns or
+    /// mirrors the frame: the parent reads LibRaw's image where the worker's LibRaw left it (the frame arena,
+    /// docs/security.md), as the run's statistics say, and reads it the same way as in process.
+    @Test func aRAWDecodedInAWorkerConvertsAsInProcess() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = dir.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let orientations: [UInt16] = [1, 3, 6, 8]
+        for (i, orientation) in orientations.enumerated() {
+            var o = TestDNG.Options()
+            o.width = 96 + 16 * i
+            o.height = 64
+            o.orientation = orientation
+            let bytes = TestDNG.make(o) { x, y in (Double(x % 13) / 30, Double(y % 7) / 20, Double(x + y) / 400) }
+            try Data(bytes).write(to: src.appendingPathComponent("o\(orientation).dng"))
+        }
+        let workers = try run(
+            ["convert", "src", "--out", "workers", "--jobs", "2", "--quiet"], env: ["READBACK_WORKER_STATS": "1"])
+        #expect(workers.status == 0, "\(workers.out)")
+        #expect(workers.out.contains("RAW frames: 4 in place, 0 copied"), "\(workers.out)")
+        let inProcess = try run(
+            ["convert", "src", "--out", "in-process", "--jobs", "2", "--quiet"],
+            env: ["READBACK_DECODERS": "in-process"])
+        #expect(inProcess.status == 0, "\(inProcess.out)")
+        for orientation in orientations {
+            let name = "o\(orientation).heic"
+            let a = try Data(contentsOf: dir.appendingPathComponent("workers/\(name)"))
+            let b = try Data(contentsOf: dir.appendingPathComponent("in-process/\(name)"))
+            #expect(a == b, "\(name) differs between a worker's decode and the in-process one")
+        }
+    }
+
     /// The pids of live `readback __decode-worker PARENT …` processes.
     static func workers(of parent: Int32) -> [Int32] {
         let procs = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -69,3 +69,49 @@ func aPackedFrameLendsTheRowsCopyRowCopies(orientation: UInt16) throws {
     #expect(differing == 0, "\(differing) rows differ")
     #expect(frame.width != frame.height)
 }
+
+/// A frame over LibRaw's image as another process would hand it over (`RawFrame(libRawImage:...)`, the RAW worker's
+/// frame arena) reads every row as the decoder's own frame does, for each orientation that turns or mirrors it.
+@Test(arguments: [1, 3, 6, 8] as [UInt16])
+func aFrameOverLibRawsImageReadsAsTheDecodersFrame(orientation: UInt16) throws {
+    var o = TestDNG.Options()
+    o.orientation = orientation
+    let dng = TestDNG.make(o) { x, y in (Double(x) / 512, Double(y) / 384, Double(x + y) / 900) }
+    let (_, frame) = try LibRawDecoder.decodeInPlace(bytes: dng, name: "chart.dng")
+    let image = try #require(frame.libRawImage)
+    let view = try #require(
+        RawFrame(
+            libRawImage: image.base, count: 4 * frame.width * frame.height, layout: image.layout,
+            width: frame.width, height: frame.height, workingSpace: frame.workingSpace, owner: frame))
+    #expect(view.libRawImage?.layout == image.layout)
+    var a = [UInt16](repeating: 0, count: 3 * frame.width)
+    var b = a
+    var differing = 0
+    for y in 0..<frame.height {
+        a.withUnsafeMutableBufferPointer { frame.copyRow(y, into: $0) }
+        b.withUnsafeMutableBufferPointer { view.copyRow(y, into: $0) }
+        if a != b { differing += 1 }
+    }
+    #expect(differing == 0, "\(differing) rows differ")
+    #expect(frame.width != frame.height)
+}
+
+/// A layout that would read outside the memory it came with (one sample short, a negative origin, steps whose
+/// products overflow) is refused: the layout comes from a worker, which is not trusted.
+@Test func aLibRawImageLayoutReachingOutsideItsMemoryIsRefused() throws {
+    let dng = TestDNG.make(TestDNG.Options()) { x, y in (Double(x) / 512, Double(y) / 384, 0.2) }
+    let (_, frame) = try LibRawDecoder.decodeInPlace(bytes: dng, name: "chart.dng")
+    let image = try #require(frame.libRawImage)
+    let (w, h) = (frame.width, frame.height)
+    func view(_ layout: RawFrame.Layout, count: Int) -> RawFrame? {
+        RawFrame(
+            libRawImage: image.base, count: count, layout: layout, width: w, height: h,
+            workingSpace: frame.workingSpace, owner: frame)
+    }
+    #expect(view(image.layout, count: 4 * w * h) != nil)
+    #expect(view(image.layout, count: 4 * w * h - 1) == nil)
+    #expect(view(RawFrame.Layout(origin: -1, colStep: 1, rowStep: w), count: 4 * w * h) == nil)
+    #expect(view(RawFrame.Layout(origin: w * h - 1, colStep: -1, rowStep: -w), count: 4 * w * h) != nil)
+    #expect(view(RawFrame.Layout(origin: 0, colStep: Int.max / 2, rowStep: w), count: 4 * w * h) == nil)
+    #expect(view(RawFrame.Layout(origin: 0, colStep: 1, rowStep: Int.min / 2), count: 4 * w * h) == nil)
+}

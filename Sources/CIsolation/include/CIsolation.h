@@ -65,4 +65,17 @@ int rb_kill(pid_t pid);
 /// Peak resident set size in KiB: this process's (`children` 0), or the largest of its reaped children's.
 long rb_peak_rss_kib(int children);
 
+/// The frame arena (frame_arena.c): arms `base` (`capacity` bytes of zeroed shared memory) for the calling thread, so
+/// its next calloc or realloc of `min_bytes` to `capacity` bytes returns `base`. Returns 0, or -1 when an arena is
+/// already armed or held, or the arguments are wrong.
+int rb_arena_arm(void *base, size_t capacity, size_t min_bytes);
+
+/// The arena's state: 0 idle, 1 armed (not handed out), 2 held (handed out, not yet freed), 3 released (freed, or
+/// moved out by a larger realloc).
+int rb_arena_state(void);
+
+/// Disarms the arena and returns the state it was in; refuses (-1, nothing changed) while it is held, so its free can
+/// still be recognised.
+int rb_arena_reset(void);
+
 #endif
