@@ -8,7 +8,7 @@ import platform
 import time
 
 from goals import agreement, fmt_mb
-from harness import PAIRS, QUICK
+from harness import PAIRS, QUICK, WORKER_ROUNDS
 
 
 def skeleton(**fields):
@@ -309,7 +309,8 @@ def parts_table(results):
 def markdown(results):
     m = results["machine"]
     head = (f"Machine: {m.get('cpu')}, {m.get('nproc')} cores, {m.get('MemTotal', '?')} RAM, load at start "
-            f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison; "
+            f"{' '.join(m.get('loadavg_at_start', []))}; {PAIRS} interleaved rounds per comparison "
+            f"({WORKER_ROUNDS} for the workers'); "
             f"{results['tools'].get('readback') or 'readback'}; run {results['started_utc']}, "
             f"{results['elapsed_s'] / 60:.1f} min{' (BENCH_QUICK: smoke test, not a measurement)' if QUICK else ''}.")
     if results.get("state") == "running":

@@ -5,11 +5,12 @@ own report (READBACK_WORKER_STATS=1).
 
 The inputs are BENCH_WORKER_SIZES (default: the 24 MP chart only) times BENCH_WORKER_COPIES (default 2, one file per
 job of --jobs 2): what a worker costs is per file, and the 50 MP chart in 4 copies made this part 5 to 10 minutes of
-a 20-minute run (docs/bench.md, "Cuts")."""
+a 20-minute run (docs/bench.md, "Cuts"). BENCH_WORKER_ROUNDS rounds (default 9; BENCH_PAIRS when that is set): the
+overhead measured is a few per cent, within one round's spread."""
 import os
 import re
 
-from harness import PAIRS, QUICK, WORKER_COPIES, WORKER_SIZES, Side, cpu_ratio, interleave, log, ratio, run
+from harness import QUICK, WORKER_COPIES, WORKER_ROUNDS, WORKER_SIZES, Side, cpu_ratio, interleave, log, ratio, run
 from inputs import raw_inputs, stage
 
 STATS = re.compile(r"decoder workers: (\d+) started; peak RSS: parent (\d+) MB, largest worker (\d+) MB")
@@ -42,12 +43,12 @@ def worker_comparisons(rb, work):
     ]:
         if cid == "workers_audit" and not os.path.isdir(heics):
             run([rb.bin, "convert", src, "--out", heics, "--jobs", "2", "--quiet"], env=rb.env(work))
-        log(f"{cid}: {PAIRS} interleaved rounds")
+        log(f"{cid}: {WORKER_ROUNDS} interleaved rounds")
         stats_env = dict(rb.env(work), READBACK_WORKER_STATS="1")
         sides = [Side("workers", "decoders in worker processes (default)", make, env=stats_env, check=_check),
                  Side("in-process", "decoders in the parent (READBACK_DECODERS=in-process)", make,
                       env=dict(stats_env, READBACK_DECODERS="in-process"), check=_check)]
-        interleave(sides, PAIRS, os.path.join(work, "rounds"))
+        interleave(sides, WORKER_ROUNDS, os.path.join(work, "rounds"))
         comp = {"id": cid, "title": names[cid], "sides": [s.summary() for s in sides]}
         r = ratio(sides[0], sides[1])
         if r:
