@@ -19,14 +19,7 @@ func aRAWDecodedFromMemoryIsTheFileDecodedByPath(bayer: Bool) throws {
     #expect(inMemory == byPath)
     #expect(inMemory.fileSize == dng.count)
     #expect(memoryFrame.width == pathFrame.width && memoryFrame.height == pathFrame.height)
-    var a = [UInt16](repeating: 0, count: 3 * pathFrame.width)
-    var b = a
-    var differing = 0
-    for y in 0..<pathFrame.height {
-        a.withUnsafeMutableBufferPointer { pathFrame.copyRow(y, into: $0) }
-        b.withUnsafeMutableBufferPointer { memoryFrame.copyRow(y, into: $0) }
-        if a != b { differing += 1 }
-    }
+    let differing = differingRows(pathFrame, memoryFrame)
     #expect(differing == 0, "\(differing) rows differ")
 }
 
@@ -84,14 +77,7 @@ func aFrameOverLibRawsImageReadsAsTheDecodersFrame(orientation: UInt16) throws {
             libRawImage: image.base, count: 4 * frame.width * frame.height, layout: image.layout,
             width: frame.width, height: frame.height, workingSpace: frame.workingSpace, owner: frame))
     #expect(view.libRawImage?.layout == image.layout)
-    var a = [UInt16](repeating: 0, count: 3 * frame.width)
-    var b = a
-    var differing = 0
-    for y in 0..<frame.height {
-        a.withUnsafeMutableBufferPointer { frame.copyRow(y, into: $0) }
-        b.withUnsafeMutableBufferPointer { view.copyRow(y, into: $0) }
-        if a != b { differing += 1 }
-    }
+    let differing = differingRows(frame, view)
     #expect(differing == 0, "\(differing) rows differ")
     #expect(frame.width != frame.height)
 }
@@ -114,4 +100,17 @@ func aFrameOverLibRawsImageReadsAsTheDecodersFrame(orientation: UInt16) throws {
     #expect(view(RawFrame.Layout(origin: w * h - 1, colStep: -1, rowStep: -w), count: 4 * w * h) != nil)
     #expect(view(RawFrame.Layout(origin: 0, colStep: Int.max / 2, rowStep: w), count: 4 * w * h) == nil)
     #expect(view(RawFrame.Layout(origin: 0, colStep: 1, rowStep: Int.min / 2), count: 4 * w * h) == nil)
+}
+
+/// How many rows `copyRow` copies differently from two frames of the same size.
+private func differingRows(_ x: RawFrame, _ y: RawFrame) -> Int {
+    var a = [UInt16](repeating: 0, count: 3 * x.width)
+    var b = a
+    var differing = 0
+    for row in 0..<x.height {
+        a.withUnsafeMutableBufferPointer { x.copyRow(row, into: $0) }
+        b.withUnsafeMutableBufferPointer { y.copyRow(row, into: $0) }
+        if a != b { differing += 1 }
+    }
+    return differing
 }
