@@ -38,10 +38,7 @@ func aRAWDecodedFromMemoryIsTheFileDecodedByPath(bayer: Bool) throws {
 /// buffer lends none.
 @Test(arguments: [1, 3, 6, 8] as [UInt16])
 func aPackedFrameLendsTheRowsCopyRowCopies(orientation: UInt16) throws {
-    var o = TestDNG.Options()
-    o.orientation = orientation
-    let dng = TestDNG.make(o) { x, y in (Double(x) / 512, Double(y) / 384, Double(x + y) / 900) }
-    let (_, frame) = try LibRawDecoder.decodeInPlace(bytes: dng, name: "chart.dng")
+    let frame = try chartFrame(orientation: orientation)
     for y in [0, frame.height / 2, frame.height - 1] { #expect(frame.row(y) == nil) }
     let n = 3 * frame.width
     let packed = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: n * frame.height)
@@ -67,10 +64,7 @@ func aPackedFrameLendsTheRowsCopyRowCopies(orientation: UInt16) throws {
 /// frame arena) reads every row as the decoder's own frame does, for each orientation that turns or mirrors it.
 @Test(arguments: [1, 3, 6, 8] as [UInt16])
 func aFrameOverLibRawsImageReadsAsTheDecodersFrame(orientation: UInt16) throws {
-    var o = TestDNG.Options()
-    o.orientation = orientation
-    let dng = TestDNG.make(o) { x, y in (Double(x) / 512, Double(y) / 384, Double(x + y) / 900) }
-    let (_, frame) = try LibRawDecoder.decodeInPlace(bytes: dng, name: "chart.dng")
+    let frame = try chartFrame(orientation: orientation)
     let image = try #require(frame.libRawImage)
     let view = try #require(
         RawFrame(
@@ -113,4 +107,12 @@ private func differingRows(_ x: RawFrame, _ y: RawFrame) -> Int {
         if a != b { differing += 1 }
     }
     return differing
+}
+
+/// The generated chart decoded in place with EXIF orientation `orientation`.
+private func chartFrame(orientation: UInt16) throws -> RawFrame {
+    var o = TestDNG.Options()
+    o.orientation = orientation
+    let dng = TestDNG.make(o) { x, y in (Double(x) / 512, Double(y) / 384, Double(x + y) / 900) }
+    return try LibRawDecoder.decodeInPlace(bytes: dng, name: "chart.dng").1
 }
