@@ -18,7 +18,7 @@ extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
 extern size_t malloc_usable_size(void *);
 
-enum { IDLE = 0, ARMED = 1, HELD = 2, RELEASED = 3 };
+enum { IDLE = RB_ARENA_IDLE, ARMED = RB_ARENA_ARMED, HELD = RB_ARENA_HELD, RELEASED = RB_ARENA_RELEASED };
 
 static _Atomic int arena_state = IDLE;
 static void *_Atomic arena_base = NULL;

@@ -410,12 +410,12 @@ private final class FrameArena {
     /// Whether LibRaw holds the arena and `p` is its start.
     func holds(_ p: UnsafePointer<UInt16>) -> Bool {
         guard let mapping else { return false }
-        return rb_arena_state() == 2 && UnsafeRawPointer(p) == UnsafeRawPointer(mapping.base)
+        return rb_arena_state() == RB_ARENA_HELD && UnsafeRawPointer(p) == UnsafeRawPointer(mapping.base)
     }
 
     /// Disarms an arena nothing took, so no later allocation can: called when LibRaw's processing is over.
     func disarm() {
-        if mapping != nil, rb_arena_state() == 1 { _ = rb_arena_reset() }
+        if mapping != nil, rb_arena_state() == RB_ARENA_ARMED { _ = rb_arena_reset() }
     }
 
     deinit {

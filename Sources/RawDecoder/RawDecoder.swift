@@ -367,7 +367,8 @@ public final class LibRawDecoder {
         let rowStep = oh > 1 ? index(1, 0) - origin : iw
         let base = UnsafeRawPointer(image).assumingMemoryBound(to: UInt16.self)
         return RawFrame(
-            owner: self, base: base, width: ow, height: oh, origin: origin, colStep: colStep, rowStep: rowStep,
+            owner: self, base: base, width: ow, height: oh,
+            layout: RawFrame.Layout(origin: origin, colStep: colStep, rowStep: rowStep),
             workingSpace: options.workingSpace)
     }
 

@@ -13,23 +13,19 @@ public final class RawFrame: @unchecked Sendable {
     private let base: UnsafePointer<UInt16>
     /// Samples per pixel in `base`: 4 in LibRaw's buffer, 3 in a packed RGB frame.
     private let samples: Int
-    /// Pixel index (4 samples each) of output (0, 0), and the steps for one output column and one output row.
-    private let origin: Int
-    private let colStep: Int
-    private let rowStep: Int
+    /// Where upright pixels are in `base`, in pixels of `samples` samples each.
+    private let layout: Layout
 
     init(
-        owner: AnyObject, base: UnsafePointer<UInt16>, width: Int, height: Int, origin: Int, colStep: Int,
-        rowStep: Int, workingSpace: RawWorkingSpace, samples: Int = 4
+        owner: AnyObject, base: UnsafePointer<UInt16>, width: Int, height: Int, layout: Layout,
+        workingSpace: RawWorkingSpace, samples: Int = 4
     ) {
         self.owner = owner
         self.samples = samples
         self.base = base
         self.width = width
         self.height = height
-        self.origin = origin
-        self.colStep = colStep
-        self.rowStep = rowStep
+        self.layout = layout
         self.workingSpace = workingSpace
     }
 
@@ -39,11 +35,11 @@ public final class RawFrame: @unchecked Sendable {
         packedRGB base: UnsafePointer<UInt16>, width: Int, height: Int, workingSpace: RawWorkingSpace, owner: AnyObject
     ) {
         self.init(
-            owner: owner, base: base, width: width, height: height, origin: 0, colStep: 1, rowStep: width,
-            workingSpace: workingSpace, samples: 3)
+            owner: owner, base: base, width: width, height: height,
+            layout: Layout(origin: 0, colStep: 1, rowStep: width), workingSpace: workingSpace, samples: 3)
     }
 
-    /// Where a frame over LibRaw's 4-sample image (`RawFrame.Layout`) reads its pixels, as offsets in pixels.
+    /// Where a frame reads its pixels, as indices of pixels in its buffer.
     public struct Layout: Codable, Sendable, Equatable {
         /// The pixel index of upright (0, 0), and the index steps for one upright column and one upright row.
         public var origin: Int
@@ -75,7 +71,7 @@ public final class RawFrame: @unchecked Sendable {
     /// LibRaw's image under this frame and how the frame reads it: nil for a packed RGB frame. `base` is valid while
     /// the frame lives.
     public var libRawImage: (base: UnsafePointer<UInt16>, layout: Layout)? {
-        samples == 4 ? (base, Layout(origin: origin, colStep: colStep, rowStep: rowStep)) : nil
+        samples == 4 ? (base, layout) : nil
     }
 
     /// A frame over LibRaw's 4-sample image that a decoder in another process left in shared memory (`libRawImage`),
@@ -89,15 +85,14 @@ public final class RawFrame: @unchecked Sendable {
             span.upperBound < count / 4
         else { return nil }
         self.init(
-            owner: owner, base: base, width: width, height: height, origin: layout.origin, colStep: layout.colStep,
-            rowStep: layout.rowStep, workingSpace: workingSpace)
+            owner: owner, base: base, width: width, height: height, layout: layout, workingSpace: workingSpace)
     }
 
     /// The R, G, B samples at upright (x, y); 65535 = the sensor's white level.
     @inline(__always)
     public func pixel(x: Int, y: Int) -> (UInt16, UInt16, UInt16) {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel outside the frame")
-        let p = base + samples * (origin + y * rowStep + x * colStep)
+        let p = base + samples * (layout.origin + y * layout.rowStep + x * layout.colStep)
         return (p[0], p[1], p[2])
     }
 
@@ -107,8 +102,8 @@ public final class RawFrame: @unchecked Sendable {
     ///   - dst: room for at least 3 × width samples.
     public func copyRow(_ y: Int, into dst: UnsafeMutableBufferPointer<UInt16>) {
         precondition(y >= 0 && y < height && dst.count >= 3 * width, "row outside the frame or buffer too small")
-        var p = base + samples * (origin + y * rowStep)
-        let step = samples * colStep
+        var p = base + samples * (layout.origin + y * layout.rowStep)
+        let step = samples * layout.colStep
         for x in 0..<width {
             dst[3 * x] = p[0]
             dst[3 * x + 1] = p[1]
@@ -121,8 +116,8 @@ public final class RawFrame: @unchecked Sendable {
     /// rows that way (the packed RGB a worker wrote); nil for LibRaw's 4-sample buffer. Valid while the frame lives.
     public func row(_ y: Int) -> UnsafePointer<UInt16>? {
         precondition(y >= 0 && y < height, "row outside the frame")
-        guard samples == 3, colStep == 1 else { return nil }
-        return base + 3 * (origin + y * rowStep)
+        guard samples == 3, layout.colStep == 1 else { return nil }
+        return base + 3 * (layout.origin + y * layout.rowStep)
     }
 
     /// The whole frame copied into a `LinearImage16` (3 × width × height samples).

@@ -70,8 +70,14 @@ long rb_peak_rss_kib(int children);
 /// already armed or held, or the arguments are wrong.
 int rb_arena_arm(void *base, size_t capacity, size_t min_bytes);
 
-/// The arena's state: 0 idle, 1 armed (not handed out), 2 held (handed out, not yet freed), 3 released (freed, or
-/// moved out by a larger realloc).
+/// The arena's states: idle, armed (not handed out), held (handed out, not yet freed), released (freed, or moved
+/// out by a larger realloc).
+#define RB_ARENA_IDLE 0
+#define RB_ARENA_ARMED 1
+#define RB_ARENA_HELD 2
+#define RB_ARENA_RELEASED 3
+
+/// The arena's state (RB_ARENA_*).
 int rb_arena_state(void);
 
 /// Disarms the arena and returns the state it was in; refuses (-1, nothing changed) while it is held, so its free can
