@@ -214,7 +214,7 @@ let package = Package(
             name: "BatchTests",
             dependencies: [
                 "Audit", "Batch", "CIsolation", "Converter", "CorpusKit", "Digest", "FileFacts", "Findings",
-                "Isolation", "RenderCheck", "RenderIO", "ReportModel", "Sharding", "Store", "TestSupport",
+                "Isolation", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "Sharding", "Store", "TestSupport",
             ]
         ),
         .testTarget(

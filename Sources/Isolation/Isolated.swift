@@ -7,10 +7,13 @@ import RawDecoder
 /// `WorkerPool` when one is installed (the CLI's runs), in this process otherwise. Same results either way; through
 /// a worker a crash, hang or exhaustion is a `WorkerFailure` instead of the end of the run.
 public enum Isolated {
-    /// LibRaw's decode of a RAW in memory (`LibRawDecoder.decodeInPlace(bytes:name:options:)`).
+    /// LibRaw's decode of a RAW in memory (`LibRawDecoder.decodeInPlace(bytes:name:options:)`), through `pool`'s
+    /// workers (by default the shared pool's) or, with none, in this process.
     /// - Throws: `RawDecodeError` in process; `WorkerDecodeError` (LibRaw's refusal), `WorkerFailure` in a worker.
-    public static func raw(bytes: [UInt8], name: String, options: RawDecodeOptions) throws -> (RawMetadata, RawFrame) {
-        guard let pool = WorkerPool.shared else {
+    public static func raw(
+        bytes: [UInt8], name: String, options: RawDecodeOptions, pool: WorkerPool? = WorkerPool.shared
+    ) throws -> (RawMetadata, RawFrame) {
+        guard let pool else {
             return try LibRawDecoder.decodeInPlace(bytes: bytes, name: name, options: options)
         }
         var m = WorkerMessage(kind: .request)

@@ -35,6 +35,8 @@ extension Isolated {
             m.op = op
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
             let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "exiv2 read") }
+            // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
+            defer { withExtendedLifetime(a) {} }
             if let e = a.message.exiv2Error {
                 throw Exiv2Error(operation: e.operation, path: e.path, message: e.message)
             }
@@ -71,6 +73,8 @@ extension Isolated {
             m.op = .jpeg(minSide: minSide)
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
             let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "libjpeg-turbo decode") }
+            // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
+            defer { withExtendedLifetime(a) {} }
             if let e = a.message.jpegError { throw JPEGError(operation: e.operation, message: e.message) }
             try rethrowFailure(a.message)
             guard let info = a.message.jpeg, let px = a.pixels, px.count >= info.width * info.height * 3 else {
@@ -114,6 +118,8 @@ extension Isolated {
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
             let request = sidecar.map { bytes + $0.bytes } ?? bytes
             let a = try pool.withWorker { try $0.run(m, bytes: request, pixels: nil, stage: "exiv2 read") }
+            // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
+            defer { withExtendedLifetime(a) {} }
             if let e = a.message.exiv2Error { throw error(e) }
             try rethrowFailure(a.message)
             guard let n = a.message.built, let px = a.pixels, px.count >= n else {

@@ -2,17 +2,32 @@ import CIsolation
 import Foundation
 
 /// A memory file (memfd) mapped into this process; unmapped when the last reference goes. The pixels a worker
-/// decoded are read through it in place.
+/// decoded are read through it in place. A lease (`lease(count:released:)`) is a view of another mapping that tells
+/// its owner when it goes: how a worker's kept grant is known to be free again (docs/security.md, "Kept grants").
 public final class SharedMapping: @unchecked Sendable {
     public let base: UnsafeMutableRawPointer
     public let count: Int
+    /// A lease's mapping, kept mapped while the lease lives.
+    private let leased: SharedMapping?
+    private let released: (@Sendable () -> Void)?
 
-    private init(base: UnsafeMutableRawPointer, count: Int) {
+    private init(
+        base: UnsafeMutableRawPointer, count: Int, leased: SharedMapping? = nil,
+        released: (@Sendable () -> Void)? = nil
+    ) {
         self.base = base
         self.count = count
+        self.leased = leased
+        self.released = released
     }
 
-    deinit { munmap(base, max(count, 1)) }
+    deinit {
+        if let released {
+            released()
+        } else if leased == nil {
+            munmap(base, max(count, 1))
+        }
+    }
 
     /// Maps `fd` (`count` bytes, at least 1 mapped), read-only or writable, shared.
     static func map(_ fd: Int32, count: Int, writable: Bool) throws -> SharedMapping {
@@ -21,6 +36,12 @@ public final class SharedMapping: @unchecked Sendable {
             throw IsolationError.system("mmap of \(count) bytes", errno)
         }
         return SharedMapping(base: p, count: count)
+    }
+
+    /// A view of this mapping's first `count` bytes (at most its size) that calls `released` when its last reference
+    /// goes; it keeps this mapping mapped until then.
+    func lease(count: Int, released: @escaping @Sendable () -> Void) -> SharedMapping {
+        SharedMapping(base: base, count: min(count, self.count), leased: self, released: released)
     }
 }
 

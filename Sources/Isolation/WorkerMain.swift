@@ -27,6 +27,7 @@ public enum WorkerMain {
         if rc != 0 { return lockdownFailed }
         let channel = RB_WORKER_CHANNEL_FD
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let kept = KeptGrant()
         while true {
             var fd: Int32 = -1
             let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
@@ -38,7 +39,7 @@ public enum WorkerMain {
             let input = fd >= 0 ? readInput(fd) : RequestInput(mapping: nil)
             if fd >= 0 { close(fd) }
             guard let input else { return 66 }
-            let session = Session(channel: channel)
+            let session = Session(channel: channel, kept: kept)
             let reply = session.answer(op, input: input, name: request.name ?? "file")
             guard session.send(reply) else { return 0 }
             // Now, not whenever the session's storage goes: before the next request is read, whose bytes would
@@ -74,9 +75,25 @@ private struct RequestInput {
     var array: [UInt8] { Array(memory) }
 }
 
+/// The memory last granted that the parent told this worker to keep mapped: the next request's pixels go there when
+/// the parent says it no longer reads it (docs/security.md, "Kept grants"), instead of into a new memfd whose every
+/// page is faulted in again, here and in the parent.
+private final class KeptGrant {
+    var mapping: SharedMapping?
+}
+
+/// Shared memory the parent granted: `bytes` of `mapping`, which is the kept grant reused when `reused` (its bytes
+/// are then what the last request left, not zeros).
+private struct Grant {
+    let mapping: SharedMapping
+    let bytes: Int
+    let reused: Bool
+}
+
 /// One request's conversation with the parent.
 private struct Session {
     let channel: Int32
+    let kept: KeptGrant
     /// What the answer leaves behind (LibRaw's buffers, a granted mapping): released by the request loop right after
     /// the reply is sent, so unmapping half a gigabyte at 50 MP is not on the parent's wait.
     let leftovers = Leftovers()
@@ -98,16 +115,29 @@ private struct Session {
     }
 
     /// Asks the parent for `bytes` of shared memory and maps it.
-    func grant(_ bytes: Int) -> SharedMapping? {
+    func grant(_ bytes: Int) -> SharedMapping? { granted(bytes)?.mapping }
+
+    /// Asks the parent for `bytes` of shared memory: the kept grant, or a new memfd mapped here (and kept when the
+    /// parent says so).
+    func granted(_ bytes: Int) -> Grant? {
         var m = WorkerMessage(kind: .need)
         m.bytes = bytes
+        m.kept = kept.mapping?.count
         guard send(m) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var fd: Int32 = -1
         let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
-        guard n > 0, fd >= 0 else { return nil }
-        defer { close(fd) }
-        return try? SharedMapping.map(fd, count: bytes, writable: true)
+        defer { if fd >= 0 { close(fd) } }
+        guard n > 0, let reply = try? JSONDecoder().decode(WorkerMessage.self, from: Data(buffer[0..<n])),
+            reply.kind == .grant
+        else { return nil }
+        if reply.reuse == true {
+            guard fd < 0, let k = kept.mapping, k.count >= bytes else { return nil }
+            return Grant(mapping: k, bytes: bytes, reused: true)
+        }
+        guard fd >= 0, let mapping = try? SharedMapping.map(fd, count: bytes, writable: true) else { return nil }
+        if reply.keep == true { kept.mapping = mapping }
+        return Grant(mapping: mapping, bytes: bytes, reused: false)
     }
 
     func answer(_ op: Operation, input: RequestInput, name: String) -> WorkerMessage {
@@ -210,7 +240,7 @@ private struct Session {
         // asked for when the unpack starts, at 8 bytes per sensor pixel, and faulted in on another thread while
         // LibRaw unpacks on one core. The parent then reads the image where LibRaw left it, as in process.
         let early = PrefaultedMapping()
-        let arena = FrameArena()
+        let arena = FrameArena(kept: kept)
         d.releasedAfterClose = arena
         leftovers.objects.append(d)
         var imageBytes = 0
@@ -219,10 +249,10 @@ private struct Session {
             if s == "LibRaw unpack", !options.halfSize, let p = pixels, p > 0,
                 p * 8 + FrameArena.slack <= PrefaultedMapping.limit
             {
-                early.start(grant(p * 8 + FrameArena.slack))
+                early.start(granted(p * 8 + FrameArena.slack))
             }
             // The next allocation of the image's size on this thread, LibRaw's calloc in raw2image_ex, gets it.
-            if s == "LibRaw process", imageBytes > 0, let m = early.finish() { arena.arm(m, minBytes: imageBytes) }
+            if s == "LibRaw process", imageBytes > 0, let g = early.finish() { arena.arm(g, minBytes: imageBytes) }
         }
         let meta =
             if let mapping = input.mapping {
@@ -243,8 +273,9 @@ private struct Session {
             m.frame?.libRawImage = image.layout
             return m
         }
-        // LibRaw put the image elsewhere (a rotated Fuji frame, a half-size decode): copied, packed and upright.
-        let prepared = early.finish().flatMap { $0.count >= w * h * 6 ? $0 : nil }
+        // LibRaw put the image elsewhere (a rotated Fuji frame, a half-size decode): copied, packed and upright, into
+        // the early grant unless an allocation of LibRaw's still holds it.
+        let prepared = early.finish().flatMap { $0.bytes >= w * h * 6 && !arena.isHeld ? $0.mapping : nil }
         guard let out = prepared ?? grant(w * h * 6) else {
             throw IsolationError.protocolError("no shared memory granted")
         }
@@ -353,9 +384,10 @@ private struct Session {
 }
 
 /// A granted mapping whose pages are faulted in on a thread of their own (`MADV_POPULATE_WRITE`, or a write to each
-/// page where the kernel lacks it), while the requesting thread goes on.
+/// page where the kernel lacks it), while the requesting thread goes on. A reused kept grant, whose pages are in
+/// already, is zeroed there instead: the arena is LibRaw's calloc.
 private final class PrefaultedMapping: @unchecked Sendable {
-    private var mapping: SharedMapping?
+    private var grant: Grant?
     private let done = DispatchSemaphore(value: 0)
 
     /// The largest mapping asked for early: a quarter of the worker's address-space cap (a frame that large could
@@ -368,14 +400,17 @@ private final class PrefaultedMapping: @unchecked Sendable {
         return Int(clamping: r.rlim_cur / 4)
     }()
 
-    /// Starts faulting in `m`'s pages (once; nothing when `m` is nil).
-    func start(_ m: SharedMapping?) {
-        guard mapping == nil, let m else { return }
-        mapping = m
+    /// Starts faulting in (or zeroing) `g`'s pages (once; nothing when `g` is nil).
+    func start(_ g: Grant?) {
+        guard grant == nil, let g else { return }
+        grant = g
         let t = Thread { [done] in
-            // MADV_POPULATE_WRITE (Linux 5.14): allocate and map every page as a write would.
-            if madvise(m.base, m.count, 23) != 0 {
-                for offset in stride(from: 0, to: m.count, by: 4096) {
+            let m = g.mapping
+            if g.reused {
+                m.base.initializeMemory(as: UInt8.self, repeating: 0, count: g.bytes)
+            } else if madvise(m.base, g.bytes, 23) != 0 {
+                // MADV_POPULATE_WRITE (Linux 5.14): allocate and map every page as a write would.
+                for offset in stride(from: 0, to: g.bytes, by: 4096) {
                     m.base.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
                 }
             }
@@ -385,12 +420,12 @@ private final class PrefaultedMapping: @unchecked Sendable {
         t.start()
     }
 
-    /// The mapping once its pages are in, or nil when none was started.
-    func finish() -> SharedMapping? {
-        guard let mapping else { return nil }
+    /// The grant once its pages are in, or nil when none was started.
+    func finish() -> Grant? {
+        guard let grant else { return nil }
         done.wait()
         done.signal()
-        return mapping
+        return grant
     }
 }
 
@@ -401,11 +436,18 @@ private final class FrameArena {
     /// Room past 8 bytes per sensor pixel: LibRaw's memory manager adds 1024 bytes to each allocation.
     static let slack = 1 << 16
     private var mapping: SharedMapping?
+    private let kept: KeptGrant
 
-    func arm(_ m: SharedMapping, minBytes: Int) {
-        guard minBytes <= m.count, rb_arena_arm(m.base, m.count, minBytes) == 0 else { return }
-        mapping = m
+    init(kept: KeptGrant) { self.kept = kept }
+
+    /// Arms the grant's `bytes` (not the whole kept mapping it may be: the window of sizes stays the image's).
+    func arm(_ g: Grant, minBytes: Int) {
+        guard minBytes <= g.bytes, rb_arena_arm(g.mapping.base, g.bytes, minBytes) == 0 else { return }
+        mapping = g.mapping
     }
+
+    /// Whether an allocation of LibRaw's holds the arena now.
+    var isHeld: Bool { mapping != nil && rb_arena_state() == RB_ARENA_HELD }
 
     /// Whether LibRaw holds the arena and `p` is its start.
     func holds(_ p: UnsafePointer<UInt16>) -> Bool {
@@ -421,7 +463,11 @@ private final class FrameArena {
     deinit {
         guard mapping != nil else { return }
         // Still held means LibRaw never freed its image: the mapping must then stay, or a later free would unmap
-        // memory glibc does not know. libraw_close frees it, so this does not happen.
-        if rb_arena_reset() < 0, let mapping { _ = Unmanaged.passRetained(mapping) }
+        // memory glibc does not know, and it is not kept for another request. libraw_close frees it, so this does
+        // not happen.
+        if rb_arena_reset() < 0, let mapping {
+            _ = Unmanaged.passRetained(mapping)
+            if kept.mapping === mapping { kept.mapping = nil }
+        }
     }
 }

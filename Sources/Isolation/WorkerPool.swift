@@ -55,6 +55,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var spawned = 0
     private var framesInPlace = 0
     private var framesCopied = 0
+    private var grantsReused = 0
+    private var grantsNew = 0
     private let spawner: Spawner
     /// The sealed copies of the files' bytes the workers read, one per worker (`SealedInputCache`).
     private let inputs: SealedInputCache
@@ -77,6 +79,13 @@ public final class WorkerPool: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return (framesInPlace, framesCopied)
+    }
+
+    /// Shared memory granted to workers: a worker's kept grant reused, and new memfds (docs/security.md).
+    public var grants: (reused: Int, new: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (grantsReused, grantsNew)
     }
 
     func countFrame(inPlace: Bool) {
@@ -122,7 +131,9 @@ public final class WorkerPool: @unchecked Sendable {
     private func borrow() throws -> WorkerProcess {
         lock.lock()
         while idle.isEmpty && live >= config.size { lock.wait() }
-        if let w = idle.popLast() {
+        // A worker whose kept grant is free first: its next pixels need no new shared memory.
+        if let i = idle.lastIndex(where: \.keptIsFree) ?? idle.indices.last {
+            let w = idle.remove(at: i)
             lock.unlock()
             return w
         }
@@ -137,6 +148,12 @@ public final class WorkerPool: @unchecked Sendable {
         do {
             let w = try spawner.spawn(config)
             w.inputs = inputs
+            w.countGrant = { [weak self] reused in
+                guard let self else { return }
+                lock.lock()
+                if reused { grantsReused += 1 } else { grantsNew += 1 }
+                lock.unlock()
+            }
             return w
         } catch {
             lock.lock()

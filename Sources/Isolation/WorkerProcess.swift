@@ -10,11 +10,26 @@ final class WorkerProcess: @unchecked Sendable {
     private(set) var alive = true
     /// The pool's sealed inputs, so a file's bytes are copied into shared memory once for all its requests.
     var inputs: SealedInputCache?
+    /// Told of each grant: true when the kept grant was reused (the pool's statistics).
+    var countGrant: (@Sendable (Bool) -> Void)?
+    /// The grant this worker keeps mapped between requests, mapped here too, and whether a lease of it is live: while
+    /// the parent reads it (a RAW frame in use), the worker gets a new memfd instead (docs/security.md, "Kept grants").
+    private var kept: SharedMapping?
+    private var keptLeased = false
+    private let keptLock = NSLock()
 
     init(pid: pid_t, channel: Int32, config: WorkerPool.Config) {
         self.pid = pid
         self.channel = channel
         self.config = config
+    }
+
+    /// Whether this worker's kept grant is there and free, so that its next request reuses it (the pool prefers
+    /// such a worker).
+    var keptIsFree: Bool {
+        keptLock.lock()
+        defer { keptLock.unlock() }
+        return kept != nil && !keptLeased
     }
 
     /// Ends the worker: closing the channel makes it exit; a worker that does not is killed.
@@ -47,6 +62,7 @@ final class WorkerProcess: @unchecked Sendable {
         var allowed = config.timeout.seconds(pixels: pixels)
         var stage = firstStage
         var pixelsMapping: SharedMapping?
+        var needs = 0
         var note: rb_death_note?
         do { try send(request, fd: input) } catch {
             // The worker went away while idle (killed from outside): the pool starts another for this request.
@@ -88,17 +104,67 @@ final class WorkerProcess: @unchecked Sendable {
                     retire()
                     throw IsolationError.protocolError("the worker asked for \(count) bytes")
                 }
-                let out = rb_memfd("readback-pixels", count)
-                guard out >= 0 else { throw IsolationError.system("memfd_create", -out) }
-                defer { close(out) }
-                pixelsMapping = try SharedMapping.map(out, count: count, writable: false)
-                try send(WorkerMessage(kind: .grant), fd: out)
+                needs += 1
+                pixelsMapping = try grant(count, workerKept: m.kept, firstInRequest: needs == 1)
             case .done, .failed:
                 return Answer(message: m, pixels: pixelsMapping)
             case .request, .grant:
                 retire()
                 throw IsolationError.protocolError("unexpected \(m.kind.rawValue) from the worker")
             }
+        }
+    }
+
+    /// Answers a worker's need of `count` bytes: with its kept grant when that is free, as large and the request's
+    /// first (a second need of one request may come while the worker still uses the first grant); else with a new
+    /// memfd, which becomes the kept grant when it is at least as large. Returns the parent's view, a lease.
+    private func grant(_ count: Int, workerKept: Int?, firstInRequest: Bool) throws -> SharedMapping {
+        keptLock.lock()
+        // A worker that no longer keeps its grant (LibRaw never gave it back) says so: it is forgotten here too.
+        if workerKept != kept?.count { kept = nil }
+        if let k = kept, !keptLeased, firstInRequest, count <= k.count {
+            keptLeased = true
+            keptLock.unlock()
+            var g = WorkerMessage(kind: .grant)
+            g.reuse = true
+            try sendGrant(g, fd: -1)
+            countGrant?(true)
+            return lease(k, count: count)
+        }
+        keptLock.unlock()
+        let out = rb_memfd("readback-pixels", count)
+        guard out >= 0 else { throw IsolationError.system("memfd_create", -out) }
+        defer { close(out) }
+        let mapping = try SharedMapping.map(out, count: count, writable: false)
+        keptLock.lock()
+        let keep = firstInRequest && count >= (kept?.count ?? 0)
+        if keep {
+            kept = mapping
+            keptLeased = true
+        }
+        keptLock.unlock()
+        var g = WorkerMessage(kind: .grant)
+        g.keep = keep
+        try sendGrant(g, fd: out)
+        countGrant?(false)
+        return keep ? lease(mapping, count: count) : mapping
+    }
+
+    /// Sends a grant; a worker that cannot be told is retired, so the two sides never disagree on the kept grant.
+    private func sendGrant(_ g: WorkerMessage, fd: Int32) throws {
+        do { try send(g, fd: fd) } catch {
+            retire()
+            throw error
+        }
+    }
+
+    /// A view of the kept grant `k` that frees it for reuse when it goes.
+    private func lease(_ k: SharedMapping, count: Int) -> SharedMapping {
+        k.lease(count: count) { [weak self] in
+            guard let self else { return }
+            keptLock.lock()
+            if kept === k { keptLeased = false }
+            keptLock.unlock()
         }
     }
 

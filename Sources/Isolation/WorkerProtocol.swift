@@ -9,8 +9,9 @@ import RawDecoder
 ///
 ///     parent → worker   request + memfd(file bytes)
 ///     worker → parent   stage … (0 or more: the library call about to run, the pixel count once known)
-///     worker → parent   need(bytes)            (when there are pixels)
-///     parent → worker   grant + memfd(bytes)
+///     worker → parent   need(bytes, kept)      (when there are pixels; kept: the size of the grant it keeps)
+///     parent → worker   grant + memfd(bytes)   (keep: the worker keeps this one mapped for later requests)
+///                     | grant(reuse)           (no memfd: write into the kept grant, which the parent no longer reads)
 ///     worker → parent   done(result) | failed(error)
 ///
 /// A worker that dies sends, from its fatal-signal handler, a 16-byte `rb_death_note` instead (not JSON).
@@ -27,6 +28,13 @@ struct WorkerMessage: Codable, Sendable {
     var pixels: Int?
     // need
     var bytes: Int?
+    /// The size of the grant the worker keeps mapped between requests (nil: none).
+    var kept: Int?
+    // grant
+    /// Write into the kept grant: no memfd comes with this grant.
+    var reuse: Bool?
+    /// Keep this grant's memfd mapped after the request, in place of the kept one.
+    var keep: Bool?
     // done
     var raw: RawMetadata?
     var frame: FrameInfo?

@@ -42,11 +42,13 @@ public enum DecoderWorkers {
             guard stats else { return }
             let rss = WorkerPool.peakRSS()
             let frames = pool?.rawFrames ?? (inPlace: 0, copied: 0)
+            let grants = pool?.grants ?? (reused: 0, new: 0)
             console.error(
                 String(
                     format: "decoder workers: %d started; peak RSS: parent %.0f MB, largest worker %.0f MB; "
-                        + "RAW frames: %d in place, %d copied",
-                    pool?.started ?? 0, rss.parentMB, rss.largestWorkerMB, frames.inPlace, frames.copied))
+                        + "RAW frames: %d in place, %d copied; shared memory: %d kept grants reused, %d new",
+                    pool?.started ?? 0, rss.parentMB, rss.largestWorkerMB, frames.inPlace, frames.copied,
+                    grants.reused, grants.new))
         }
     }
 

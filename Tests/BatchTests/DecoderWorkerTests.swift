@@ -1,4 +1,6 @@
 import Foundation
+import Isolation
+import RawDecoder
 import TestSupport
 import Testing
 
@@ -334,6 +336,9 @@ import Testing
             ["convert", "src", "--out", "workers", "--jobs", "2", "--quiet"], env: ["READBACK_WORKER_STATS": "1"])
         #expect(workers.status == 0, "\(workers.out)")
         #expect(workers.out.contains("RAW frames: 4 in place, 0 copied"), "\(workers.out)")
+        // Each worker's later pixels went into the shared memory it kept (docs/security.md, "Kept grants").
+        let reused = workers.out.firstMatch(of: /shared memory: (\d+) kept grants reused/).flatMap { Int($0.1) }
+        #expect((reused ?? 0) > 0, "\(workers.out)")
         let inProcess = try run(
             ["convert", "src", "--out", "in-process", "--jobs", "2", "--quiet"],
             env: ["READBACK_DECODERS": "in-process"])
@@ -352,6 +357,59 @@ import Testing
                 #expect(a == b, "\(folder)/\(name) differs from the in-process conversion")
             }
         }
+    }
+
+    /// A worker keeps the shared memory of its last pixels for its next request (docs/security.md, "Kept grants"),
+    /// but only writes into it again once the parent no longer reads it. Through one worker: the second RAW decodes
+    /// while the first one's frame is held, and the first frame must read as it did; the third, decoded after both
+    /// frames are gone, reuses the kept memory and reads as LibRaw's decode in process.
+    @Test func aWorkerReusesItsSharedMemoryOnlyOnceTheParentLetItGo() throws {
+        let pool = WorkerPool(
+            WorkerPool.Config(executable: binary, size: 1, addressSpace: 4 << 30, timeout: WorkerPool.Timeout()))
+        defer { pool.shutdown() }
+        // The third is a LinearRaw DNG, so the reused grant holds another kind of decode than the one before it.
+        func dng(_ seed: Int) -> [UInt8] {
+            var o = TestDNG.Options()
+            o.width = 160
+            o.height = 96
+            o.bayer = seed != 3
+            return TestDNG.make(o) { x, y in
+                (Double((x * seed) % 17) / 20, Double((y + seed) % 9) / 12, Double(x + y * seed) / 900)
+            }
+        }
+        func decode(_ seed: Int) throws -> RawFrame {
+            try Isolated.raw(bytes: dng(seed), name: "\(seed).dng", options: RawDecodeOptions(), pool: pool).1
+        }
+        func rows(_ f: RawFrame) -> [UInt16] {
+            var all = [UInt16](repeating: 0, count: 3 * f.width * f.height)
+            all.withUnsafeMutableBufferPointer { b in
+                for y in 0..<f.height {
+                    let row = (3 * f.width * y)..<(3 * f.width * (y + 1))
+                    f.copyRow(y, into: UnsafeMutableBufferPointer(rebasing: b[row]))
+                }
+            }
+            return all
+        }
+        /// Samples of `f` that differ from LibRaw's decode of the same RAW in process (or from `samples`).
+        func differing(_ f: RawFrame, from samples: [UInt16]? = nil, seed: Int) throws -> Int {
+            let a = rows(f)
+            let b = try samples ?? rows(try LibRawDecoder.decodeInPlace(bytes: dng(seed), name: "\(seed).dng").1)
+            return a.count == b.count ? zip(a, b).filter { $0 != $1 }.count : max(a.count, b.count)
+        }
+        var held = [try decode(1)]
+        let first = rows(held[0])
+        #expect(try differing(held[0], seed: 1) == 0)
+        held.append(try decode(2))
+        #expect(
+            try differing(held[0], from: first, seed: 1) == 0,
+            "the second decode wrote over the frame the parent still reads")
+        #expect(try differing(held[1], seed: 2) == 0)
+        #expect(pool.grants.reused == 0, "a kept grant was reused while its frame was held")
+        #expect(pool.rawFrames.inPlace == 2)
+        held.removeAll()
+        let third = try decode(3)
+        #expect(pool.grants.reused == 1, "the kept grant was not reused: \(pool.grants)")
+        #expect(try differing(third, seed: 3) == 0)
     }
 
     /// The pids of live `readback __decode-worker PARENT …` processes.
