@@ -37,12 +37,14 @@ NOISE_PAIRS = int(ENV.get("BENCH_NOISE_PAIRS", "2"))
 # and in the noise part (noise.heif_enc_match): a whole 24 or 50 MP frame at heif-enc's preset slow costs about a
 # minute per quality on 2 cores.
 MATCH_CROP = ENV.get("BENCH_MATCH_CROP", "1024x768" if QUICK else "2048x1536")
-# The decoder workers' part (workers.py): which generated RAWs, and how many copies of each (--jobs 2).
+# The decoder workers' part (workers.py): which generated RAWs, and how many copies of each (--jobs 2). Four copies:
+# two files per worker, so the run shows what a worker costs per file in a long run (its kept shared memory reused),
+# not only its start and its first file (docs/bench.md).
 WORKER_SIZES = [float(s) for s in ENV.get("BENCH_WORKER_SIZES", "24").split(",") if s.strip()]
-WORKER_COPIES = int(ENV.get("BENCH_WORKER_COPIES", "2"))
-# The workers part's rounds: its goal (<= 1.05) is within this machine's round-to-round spread (+-10 %), and the
-# overhead it measures is 2 to 4 %, so 5 rounds' medians fell on either side of the bound (docs/bench.md).
-WORKER_ROUNDS = int(ENV.get("BENCH_WORKER_ROUNDS", str(PAIRS) if QUICK or "BENCH_PAIRS" in ENV else "9"))
+WORKER_COPIES = int(ENV.get("BENCH_WORKER_COPIES", "4"))
+# The workers part's rounds: its goal (<= 1.05) is within this machine's round-to-round spread, and the overhead it
+# measures is a few per cent, so 5 two-file rounds' medians fell on either side of the bound (docs/bench.md).
+WORKER_ROUNDS = int(ENV.get("BENCH_WORKER_ROUNDS", str(PAIRS) if QUICK or "BENCH_PAIRS" in ENV else "6"))
 # The --report part (reportcost.py).
 REPORT_FILES = int(ENV.get("BENCH_REPORT_FILES", "350" if QUICK else "10000"))
 RSS_FILES = int(ENV.get("BENCH_RSS_FILES", "1000" if QUICK else "100000"))

@@ -3,10 +3,11 @@ decodes) and the same audit, with the decoders in worker processes (the default)
 (READBACK_DECODERS=in-process), interleaved; the peak RSS of the parent and of the largest worker, from the run's
 own report (READBACK_WORKER_STATS=1).
 
-The inputs are BENCH_WORKER_SIZES (default: the 24 MP chart only) times BENCH_WORKER_COPIES (default 2, one file per
-job of --jobs 2): what a worker costs is per file, and the 50 MP chart in 4 copies made this part 5 to 10 minutes of
-a 20-minute run (docs/bench.md, "Cuts"). BENCH_WORKER_ROUNDS rounds (default 9; BENCH_PAIRS when that is set): the
-overhead measured is a few per cent, within one round's spread."""
+The inputs are BENCH_WORKER_SIZES (default: the 24 MP chart only) times BENCH_WORKER_COPIES (default 4: two files
+per job of --jobs 2, so a worker's kept shared memory is reused as in a long run; docs/security.md, "Kept grants").
+The 50 MP chart in 4 copies made this part 5 to 10 minutes of a 20-minute run (docs/bench.md, "Cuts").
+BENCH_WORKER_ROUNDS rounds (default 6; BENCH_PAIRS when that is set): the overhead measured is a few per cent,
+within one round's spread."""
 import os
 import re
 
