@@ -47,9 +47,8 @@ def worker_comparisons(rb, work):
         ("workers_convert", lambda d: [rb.bin, "convert", src, "--out", d, "--jobs", "2", "--quiet"]),
         ("workers_audit", lambda d: [rb.bin, "audit", "--outputs", heics, "--jobs", "2", "--no-history", "--quiet"]),
     ]:
-        if cid == "workers_audit" and not os.path.isdir(heics):
-            if not os.path.isdir(converted):
-                run([rb.bin, "convert", src, "--out", converted, "--jobs", "2", "--quiet"], env=rb.env(work))
+        if cid == "workers_audit":
+            run([rb.bin, "convert", src, "--out", converted, "--jobs", "2", "--quiet"], env=rb.env(work))
             outputs = sorted(os.path.join(converted, f) for f in os.listdir(converted) if f.endswith(".heic"))
             stage(outputs, heics, AUDIT_COPIES)
         log(f"{cid}: {WORKER_ROUNDS} interleaved rounds")
