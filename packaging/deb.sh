@@ -36,7 +36,17 @@ sed "s|@MAINTAINER@|$maintainer|" "$here/packaging/debian/control" >"$work/debia
 } >"$work/debian/changelog"
 
 doc=$root/usr/share/doc/readback
-install -m 644 "$here/packaging/debian/copyright" "$doc/copyright"
+# LibRaw is linked in statically, under the CDDL-1.0 of its dual licence, whose text is not among Debian's
+# common-licenses: the copyright file carries it, from the pinned source make deps built (docs/install.md).
+cddl=${LIBRAW_PREFIX:-$here/.build/libraw}/share/doc/libraw/LICENSE.CDDL
+[ -f "$cddl" ] || { echo "deb: $cddl is missing (make deps builds LibRaw)" >&2; exit 1; }
+{
+  cat "$here/packaging/debian/copyright"
+  echo
+  echo "License: CDDL-1.0"
+  sed -e 's/[[:space:]]*$//' -e 's/^$/./' -e 's/^/ /' "$cddl"
+} >"$doc/copyright"
+chmod 644 "$doc/copyright"
 # A native package (no Debian revision in the version): the changelog is changelog.gz.
 gzip -9n <"$work/debian/changelog" >"$doc/changelog.gz" && chmod 644 "$doc/changelog.gz"
 

@@ -31,6 +31,12 @@ if grep -E -i 'swift|Foundation|dispatch|BlocksRuntime|icu' <<<"$needed"; then f
 if readelf -d /usr/bin/readback | grep -E 'RPATH|RUNPATH'; then fail "carries a run path"; fi
 if ldd /usr/bin/readback | grep -E 'not found|/opt/|swift'; then fail "ldd finds toolchain or missing libraries"; fi
 pass "NEEDED: $(tr '\n' ' ' <<<"$needed")"
+# LibRaw is linked in statically (0.22, built from a pinned source): neither the binary nor the package names
+# Debian's libraw.
+if ldd /usr/bin/readback | grep -i libraw; then fail "links a shared libraw"; fi
+if dpkg-query -W -f='${Depends}' readback | grep -i libraw; then fail "Depends names libraw"; fi
+grep -q "LibRaw *0\.2[2-9]" <("${clean_env[@]}" /usr/bin/readback --version) || fail "--version names no LibRaw >= 0.22"
+pass "LibRaw linked statically: $("${clean_env[@]}" /usr/bin/readback --version | grep LibRaw)"
 
 version=$(dpkg-query -W -f='${Version}' readback)
 "${clean_env[@]}" /usr/bin/readback --version >"$tmp/version" || fail "readback --version"

@@ -71,6 +71,7 @@ struct ItemWorker: Sendable {
             if !result.sidecar.isEmpty { o.sidecar = result.sidecar }
             o.look = result.look?.reason
             o.clippedFraction = result.clippedFraction
+            o.clippedByChannel = result.clippedByChannel
             try await ledger.finish(id: item.id, outcome: o, auditSummary: summaryText)
             return (item, o, false)
         } catch {

@@ -143,6 +143,8 @@ public struct ItemOutcome: Sendable, Equatable, Codable {
     public var look: String?
     /// Share of the RAW's samples at or above its white level: an overexposed frame's clipped highlights.
     public var clippedFraction: Double?
+    /// That share per CFA channel ("R", "G", "B", "G2"): which channels the camera clipped.
+    public var clippedByChannel: [String: Double]?
 
     public init(
         source: String, relativeSource: String?, output: String?, relativeOutput: String?, verdict: Verdict,

@@ -1,2 +1,8 @@
-// CRaw: LibRaw 0.20 thread-safe build (libraw_r). Only RawDecoder imports this module.
+// CRaw: LibRaw 0.22 thread-safe build (libraw_r), built statically from a pinned source by `make deps`
+// (scripts/libraw/build.sh) and found through its pkg-config file. Only RawDecoder imports this module.
 #include <libraw/libraw.h>
+#if LIBRAW_MAJOR_VERSION == 0 && LIBRAW_MINOR_VERSION < 22
+#error "LibRaw 0.22 or later is needed: build through make (make deps builds it into .build/libraw)"
+#endif
+// The camera list LibRaw was built with: `readback cameras` and `readback --version`.
+static inline int readback_libraw_camera_count(void) { return libraw_cameraCount(); }

@@ -167,6 +167,8 @@ public struct ConversionResult: Sendable, Codable, Equatable {
     public var look: LookSummary?
     /// Share of the RAW's samples at or above its white level (clipped highlights), to 4 decimals; nil for non-RAW.
     public var clippedFraction: Double?
+    /// The same share per CFA channel ("R", "G", "B", "G2"), to 4 decimals; nil for non-RAW.
+    public var clippedByChannel: [String: Double]?
 
     /// output ÷ input bytes.
     public var sizeRatio: Double { inputBytes > 0 ? Double(outputBytes) / Double(inputBytes) : 0 }

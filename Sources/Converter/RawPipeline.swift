@@ -97,7 +97,7 @@ extension HEICConverter {
             (meta, frame) = try Isolated.raw(
                 bytes: bytes, name: source.lastPathComponent, options: RawDecodeOptions(workingSpace: .proPhoto))
         } catch let e as RawDecodeError {
-            throw ConvertError(file: e.file, reason: "\(e.description.dropFirst(e.file.count + 2))")
+            throw ConvertError(file: e.file, reason: RawRefusal.reason(e, bytes: bytes))
         } catch let e as WorkerDecodeError {
             throw ConvertError(file: source.lastPathComponent, reason: e.message)
         } catch let e as WorkerFailure {
@@ -202,6 +202,7 @@ extension HEICConverter {
         result.qualityUsed = quality
         result.look = pass.look
         result.clippedFraction = (meta.clippedFraction * 10_000).rounded() / 10_000
+        result.clippedByChannel = meta.clippedByChannel.mapValues { ($0 * 10_000).rounded() / 10_000 }
         return ConvertedImage(bytes: output, result: result, reference: reference)
     }
 

@@ -9,7 +9,7 @@ import RawDecoder
 public enum Isolated {
     /// LibRaw's decode of a RAW in memory (`LibRawDecoder.decodeInPlace(bytes:name:options:)`), through `pool`'s
     /// workers (by default the shared pool's) or, with none, in this process.
-    /// - Throws: `RawDecodeError` in process; `WorkerDecodeError` (LibRaw's refusal), `WorkerFailure` in a worker.
+    /// - Throws: `RawDecodeError` (LibRaw's refusal, in process or from a worker), `WorkerFailure` in a worker.
     public static func raw(
         bytes: [UInt8], name: String, options: RawDecodeOptions, pool: WorkerPool? = WorkerPool.shared
     ) throws -> (RawMetadata, RawFrame) {
@@ -158,6 +158,7 @@ public enum Isolated {
         if let h = m.heifError {
             throw HeifError(operation: h.operation, code: h.code, subcode: h.subcode, message: h.message)
         }
+        if let r = m.rawError { throw r }
         throw WorkerDecodeError(message: m.error ?? "the decoder failed")
     }
 

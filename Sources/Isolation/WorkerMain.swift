@@ -197,6 +197,7 @@ private struct Session {
         } catch let e as RawDecodeError {
             var m = WorkerMessage(kind: .failed)
             m.error = String(e.description.dropFirst(e.file.count + 2))
+            m.rawError = e
             return m
         } catch {
             var m = WorkerMessage(kind: .failed)

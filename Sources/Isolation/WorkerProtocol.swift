@@ -45,6 +45,8 @@ struct WorkerMessage: Codable, Sendable {
     var built: Int?
     // failed
     var error: String?
+    /// LibRaw's refusal, whole, so that the parent can name the camera of a file without raw data.
+    var rawError: RawDecodeError?
     var heifError: HeifErrorInfo?
     var exiv2Error: Exiv2ErrorInfo?
     var jpegError: JPEGErrorInfo?

@@ -5,6 +5,25 @@ import Foundation
 public enum LibRaw {
     /// LibRaw's version, read from the library at run time (`libraw_version()`).
     public static var version: String { String(cString: libraw_version()) }
+
+    /// LibRaw's version without its "-Release" suffix ("0.22.2"): what messages name.
+    public static var shortVersion: String {
+        version.split(separator: "-").first.map(String.init) ?? version
+    }
+
+    /// The makes and models LibRaw decodes (`libraw_cameraList()`), as LibRaw names them ("Canon EOS R6"), in its
+    /// order. A build without Adobe's DNG SDK and GoPro's SDK: the DNG-compatible cameras of those SDKs are absent.
+    public static var cameras: [String] {
+        let count = Int(readback_libraw_camera_count())
+        guard count > 0, let list = libraw_cameraList() else { return [] }
+        var names: [String] = []
+        names.reserveCapacity(count)
+        for i in 0..<count {
+            guard let p = list[i] else { break }
+            names.append(String(cString: p))
+        }
+        return names
+    }
 }
 
 /// The linear RGB working space LibRaw renders into (`params.output_color`).
@@ -73,6 +92,9 @@ public struct RawMetadata: Sendable, Equatable, Codable {
     public var dngOpcodesSkipped: [String] = []
     /// Share of the raw samples at or above the white level (sampled on a grid): the frame's clipped highlights.
     public var clippedFraction: Double = 0
+    /// The same share per CFA channel ("R", "G", "B", "G2"; "R", "G", "B" for a LinearRaw frame): a camera may pin
+    /// some channels at the white level and let the others run on to the ADC's maximum.
+    public var clippedByChannel: [String: Double] = [:]
 
     public var isDNG: Bool { dngVersion != 0 }
 }
@@ -94,8 +116,8 @@ public struct LinearImage16: Sendable {
 }
 
 /// Why a RAW could not be decoded. `description` is one line naming the file and the reason.
-public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendable {
-    public enum Reason: Equatable, Sendable {
+public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendable, Codable {
+    public enum Reason: Equatable, Sendable, Codable {
         /// A LibRaw call failed: the function, its code and `libraw_strerror`.
         case libraw(function: String, code: Int32, message: String)
         /// LibRaw found no raw pixel buffer after unpacking.
@@ -122,10 +144,14 @@ public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendabl
 
     public var file: String
     public var reason: Reason
+    /// The make and model LibRaw identified before it refused the file (nil when it identified none): names the
+    /// camera of a file exiv2 cannot read either (a truncated CR3).
+    public var identified: [String]?
 
-    public init(file: String, reason: Reason) {
+    public init(file: String, reason: Reason, identified: [String]? = nil) {
         self.file = file
         self.reason = reason
+        self.identified = identified
     }
 
     public var description: String {
@@ -235,7 +261,10 @@ public final class LibRawDecoder {
         let base = buf.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
         return try open(
             name: name, fileSize: buf.count, function: "libraw_open_buffer",
-            opener: { libraw_open_buffer(handle, base, buf.count) },
+            opener: {
+                LibRawTestHooks.willOpen(base, buf.count)
+                return libraw_open_buffer(handle, base, buf.count)
+            },
             opcodes: { () throws(DNGOpcodeReader.Unreadable) in
                 guard let base else { return [] }
                 // A view of the same bytes, not a copy.
@@ -250,9 +279,21 @@ public final class LibRawDecoder {
     ) throws -> RawMetadata {
         fileName = name
         stage?("LibRaw open", nil)
-        var rc = opener()
+        let rc = opener()
         if rc != 0 { throw libraw(function, rc) }
         let meta = metadata(fileSize: fileSize)
+        do {
+            return try check(meta, fileSize: fileSize, opcodes: opcodes)
+        } catch var e as RawDecodeError {
+            if !meta.make.isEmpty || !meta.model.isEmpty { e.identified = [meta.make, meta.model] }
+            throw e
+        }
+    }
+
+    /// The checks and the unpack after LibRaw opened the file.
+    private func check(
+        _ meta: RawMetadata, fileSize: Int, opcodes: () throws(DNGOpcodeReader.Unreadable) -> [DNGOpcode]
+    ) throws -> RawMetadata {
         let (rw, rh) = (meta.rawWidth, meta.rawHeight)
         if rw <= 0 || rh <= 0 || meta.width <= 0 || meta.height <= 0 || rw * rh > Self.maxPixels {
             throw RawDecodeError(file: fileName, reason: .impossibleDimensions(width: rw, height: rh))
@@ -262,15 +303,16 @@ public final class LibRawDecoder {
             throw RawDecodeError(file: fileName, reason: .stub(bytesPerPixel: ratio))
         }
         stage?("LibRaw unpack", rw * rh)
-        rc = libraw_unpack(handle)
+        let rc = libraw_unpack(handle)
         if rc != 0 { throw libraw("libraw_unpack", rc) }
         unpacked = true
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
-        let clipped = try checkRawSamples(whiteLevel: meta.whiteLevel)
+        let (clipped, byChannel) = try checkRawSamples(whiteLevel: meta.whiteLevel)
         let applied = meta.isDNG ? try applyDNGOpcodes(opcodes) : ([], [])
         var m = metadata(fileSize: fileSize)
         (m.dngOpcodesApplied, m.dngOpcodesSkipped) = applied
         m.clippedFraction = clipped
+        m.clippedByChannel = byChannel
         return m
     }
 
@@ -293,6 +335,7 @@ public final class LibRawDecoder {
         stage?("LibRaw process", nil)
         let rc = libraw_dcraw_process(handle)
         if rc != 0 { throw libraw("libraw_dcraw_process", rc) }
+        LibRawTestHooks.didProcess(handle)
         if let off = sink.offsets.first { throw RawDecodeError(file: fileName, reason: .dataError(offset: off)) }
     }
 
@@ -456,65 +499,5 @@ public final class LibRawDecoder {
             let bytes = raw.prefix { $0 != 0 }
             return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
         }
-    }
-
-    /// Samples the unpacked raw buffer (Bayer `raw_image`, or `color4_image`/`color3_image` for linear DNGs)
-    /// and rejects frames LibRaw "decoded" from absent data: constant, mostly zero, or above white without the
-    /// structure of clipped highlights (`WhiteLevelSamples`).
-    /// Returns the share of sampled values at or above the white level (clipped highlights).
-    private func checkRawSamples(whiteLevel: Int) throws -> Double {
-        let d = handle.pointee
-        let rw = Int(d.sizes.raw_width)
-        let rh = Int(d.sizes.raw_height)
-        let pitchSamples: Int
-        let channels: Int
-        let base: UnsafePointer<UInt16>
-        if let raw = d.rawdata.raw_image {
-            base = UnsafePointer(raw)
-            channels = 1
-            pitchSamples = d.sizes.raw_pitch > 0 ? Int(d.sizes.raw_pitch) / 2 : rw
-        } else if let c4 = d.rawdata.color4_image {
-            base = UnsafeRawPointer(c4).assumingMemoryBound(to: UInt16.self)
-            channels = 4
-            pitchSamples = d.sizes.raw_pitch > 0 ? Int(d.sizes.raw_pitch) / 2 : rw * 4
-        } else if let c3 = d.rawdata.color3_image {
-            base = UnsafeRawPointer(c3).assumingMemoryBound(to: UInt16.self)
-            channels = 3
-            pitchSamples = d.sizes.raw_pitch > 0 ? Int(d.sizes.raw_pitch) / 2 : rw * 3
-        } else {
-            throw RawDecodeError(file: fileName, reason: .noRawData)
-        }
-        // An evenly spread grid of up to 256×256 positions over the whole buffer.
-        let steps = 256
-        var n = 0
-        var zeros = 0
-        var white = WhiteLevelSamples(whiteLevel: whiteLevel, columns: steps, rows: steps)
-        var lo = Int.max
-        var hi = Int.min
-        let usedChannels = channels == 4 ? 3 : channels
-        for sy in 0..<steps {
-            let y = min(rh - 1, sy * rh / steps + rh / (2 * steps))
-            for sx in 0..<steps {
-                let x = min(rw - 1, sx * rw / steps + rw / (2 * steps))
-                for c in 0..<usedChannels {
-                    let v = Int(base[y * pitchSamples + x * channels + c])
-                    n += 1
-                    if v == 0 { zeros += 1 }
-                    white.add(v, column: sx, row: sy)
-                    lo = min(lo, v)
-                    hi = max(hi, v)
-                }
-            }
-        }
-        if n == 0 { throw RawDecodeError(file: fileName, reason: .noRawData) }
-        if lo == hi { throw RawDecodeError(file: fileName, reason: .constantFrame(value: lo)) }
-        let zf = Double(zeros) / Double(n)
-        if zf > 0.95 { throw RawDecodeError(file: fileName, reason: .mostlyZero(fraction: zf)) }
-        // Over white on more than 1 %: an overexposed frame converts, garbage does not.
-        if white.overFraction > 0.01 && !white.looksClipped {
-            throw RawDecodeError(
-                file: fileName, reason: .samplesOverWhite(fraction: white.overFraction, whiteLevel: whiteLevel))
-        }
-        return white.clippedFraction
     }
 }

@@ -1,40 +1,52 @@
 /// The raw samples at and above the white level, on the decoder's sampling grid: tells an overexposed frame (clipped
-/// highlights) from garbage. Clipped samples sit at one or a few values (the ADC's maximum, which may lie above the
-/// file's WhiteLevel) and form spatially coherent regions; garbage is spread over the whole range with no structure.
+/// highlights) from garbage by spatial structure alone.
+///
+/// How sensors write clipped data: a blown highlight is a region, many pixels wide, in which every photosite is at
+/// or above the white level, and a photosite's same-colour neighbour (two columns or rows away on a Bayer sensor,
+/// six on X-Trans, the next pixel in a LinearRaw frame) is then clipped too. Where the values land above WhiteLevel
+/// is the camera's business: some cameras pin a channel at WhiteLevel, others let it run on to the ADC's maximum
+/// with the read noise of each photosite (a real Nikon D5000 frame: two CFA channels exactly at 3840, the other two
+/// spread over 3900–4095), so how spread those values are says nothing. Garbage (random bytes, a decoder's misread
+/// of absent data) has no such structure: whether a sample is at or above white tells nothing of its neighbour's.
+///
+/// The measure is the phi coefficient (the correlation of two yes/no variables) of "at or above white" between each
+/// sampled photosite and its same-colour neighbours to the right and below: near 1 for blown regions, near 0 for
+/// samples scattered without structure, whatever the share of them.
 struct WhiteLevelSamples {
-    /// Values that may hold the clipped samples: a sensor clips every channel at one value, or one per channel.
-    static let clipValues = 8
-    /// Share of the samples over white that must sit on the `clipValues` most frequent values.
-    static let minConcentration = 0.9
-    /// How much likelier a sample over white is to have its grid neighbour over white too than any sample is.
-    static let minCoherence = 0.3
+    /// The least phi of a frame whose samples over white are clipped highlights. A blown region of a real frame
+    /// gives 0.8 and more (only its border pairs disagree); random data gives 0 ± 0.01 on the 256×256 grid.
+    static let minStructure = 0.3
 
     let whiteLevel: Int
-    let columns: Int
-    let rows: Int
+    /// The names of the sampled channels, by index ("R", "G", "B", "G2").
+    let channels: [String]
     private(set) var total = 0
     private(set) var atOrAboveWhite = 0
     private(set) var overWhite = 0
-    private var values: [Int: Int] = [:]
-    /// Grid positions with a sample over white.
-    private var grid: [Bool]
+    /// Same-colour neighbour pairs by whether each is at or above white: [neither, first only, second only, both].
+    private var pairs = [0, 0, 0, 0]
+    private var perChannel: [(total: Int, clipped: Int)]
 
-    init(whiteLevel: Int, columns: Int, rows: Int) {
+    init(whiteLevel: Int, channels: [String]) {
         self.whiteLevel = whiteLevel
-        self.columns = columns
-        self.rows = rows
-        grid = Array(repeating: false, count: max(0, columns * rows))
+        self.channels = channels
+        perChannel = Array(repeating: (0, 0), count: channels.count)
     }
 
-    /// Counts sample `v` at grid position (`column`, `row`).
-    mutating func add(_ v: Int, column: Int, row: Int) {
+    /// Counts sample `v` of channel `channel`, with the samples of its same-colour neighbours (nil past the edge).
+    mutating func add(_ v: Int, channel: Int, neighbours: [Int?]) {
         total += 1
-        guard whiteLevel > 0, v >= whiteLevel else { return }
+        perChannel[channel].total += 1
+        guard whiteLevel > 0 else { return }
+        let clipped = v >= whiteLevel
+        for n in neighbours {
+            guard let n else { continue }
+            pairs[(clipped ? 1 : 0) + (n >= whiteLevel ? 2 : 0)] += 1
+        }
+        guard clipped else { return }
         atOrAboveWhite += 1
-        guard v > whiteLevel else { return }
-        overWhite += 1
-        values[v, default: 0] += 1
-        grid[row * columns + column] = true
+        perChannel[channel].clipped += 1
+        if v > whiteLevel { overWhite += 1 }
     }
 
     /// Share of the samples over the white level.
@@ -42,31 +54,25 @@ struct WhiteLevelSamples {
     /// Share of the samples at or above the white level: the clipped part of the frame.
     var clippedFraction: Double { total == 0 ? 0 : Double(atOrAboveWhite) / Double(total) }
 
-    /// Share of the samples over white that sit on the `clipValues` most frequent values.
-    var concentration: Double {
-        guard overWhite > 0 else { return 1 }
-        let top = values.values.sorted(by: >).prefix(Self.clipValues).reduce(0, +)
-        return Double(top) / Double(overWhite)
-    }
-
-    /// How much more often a grid position over white has its right neighbour over white than a position at random
-    /// is over white: near 0 for samples scattered without structure, large for blown regions.
-    var coherence: Double {
-        var pairs = 0
-        var both = 0
-        var marked = 0
-        for r in 0..<rows {
-            for c in 0..<columns where grid[r * columns + c] {
-                marked += 1
-                guard c + 1 < columns else { continue }
-                pairs += 1
-                if grid[r * columns + c + 1] { both += 1 }
-            }
+    /// The clipped share of each channel, by name (a channel named twice, as a Bayer sensor's two greens, is
+    /// counted once per position: "G" and "G2").
+    var clippedByChannel: [String: Double] {
+        var out: [String: Double] = [:]
+        for (name, c) in zip(channels, perChannel) where c.total > 0 {
+            out[name] = Double(c.clipped) / Double(c.total)
         }
-        guard pairs > 0, !grid.isEmpty else { return 0 }
-        return Double(both) / Double(pairs) - Double(marked) / Double(grid.count)
+        return out
     }
 
-    /// Samples over white that are clipped highlights: on a few values, in coherent regions.
-    var looksClipped: Bool { concentration >= Self.minConcentration && coherence >= Self.minCoherence }
+    /// The phi coefficient of "at or above white" over the same-colour neighbour pairs: 1 when clipping comes in
+    /// regions, 0 when a sample's clipping says nothing of its neighbour's. 1 when every pair agrees.
+    var structure: Double {
+        let (n00, n10, n01, n11) = (Double(pairs[0]), Double(pairs[1]), Double(pairs[2]), Double(pairs[3]))
+        let d = ((n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)).squareRoot()
+        guard d > 0 else { return n10 + n01 == 0 ? 1 : 0 }
+        return (n11 * n00 - n10 * n01) / d
+    }
+
+    /// Samples over white that are clipped highlights: they come in regions.
+    var looksClipped: Bool { structure >= Self.minStructure }
 }

@@ -13,13 +13,13 @@ public enum Readback {
     /// Every subcommand, in the order `--help` lists them.
     public static let commands: [any Subcommand] = [
         ConvertCommand(), AuditCommand(), MergeCommand(), InspectCommand(), DiffCommand(), HistoryCommand(),
-        CorpusCommand(), CodesCommand(),
+        CorpusCommand(), CodesCommand(), CamerasCommand(),
     ]
 
     /// The versions of Readback and of each library, read from the libraries at run time.
     public static var versionReport: [(String, String)] {
         [
-            ("readback", readbackVersion), ("libheif", Heif.version), ("LibRaw", LibRaw.version),
+            ("readback", readbackVersion), ("libheif", Heif.version), ("LibRaw", "\(LibRaw.version) (\(LibRaw.cameras.count) cameras)"),
             ("exiv2", Exiv2.version), ("SQLite", SQLite.version), ("libavif", AVIFDecoder.shortVersion),
         ]
     }

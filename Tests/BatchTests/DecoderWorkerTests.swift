@@ -6,8 +6,8 @@ import Testing
 
 /// Decoders run in worker processes (docs/security.md). Faults are injected by a C shim this file compiles with `cc`
 /// and loads with LD_PRELOAD, which the workers inherit with the environment: it interposes the calls Readback hands
-/// a file's bytes to (`libraw_open_buffer`, `heif_context_read_from_memory`) and, when the bytes carry a marker,
-/// crashes, hangs, allocates without bound, opens a socket or opens a file for writing.
+/// a file's bytes to (`heif_context_read_from_memory`; LibRaw's through a debug build's test hooks) and, when the
+/// bytes carry a marker, crashes, hangs, allocates without bound, opens a socket or opens a file for writing.
 @Suite(.serialized) struct DecoderWorkerTests {
     static let shimSource = #"""
         #define _GNU_SOURCE
@@ -34,26 +34,22 @@ import Testing
             }
         }
 
+        // LibRaw is linked into readback statically, so the shim cannot interpose its calls: a debug build calls
+        // these two (found with dlsym) right before libraw_open_buffer and right after libraw_dcraw_process
+        // (Sources/RawDecoder/TestHooks.swift).
         // With READBACK_TEST_MOVE_IMAGE set, LibRaw's processed image is moved into a buffer of glibc's, as LibRaw
         // itself does when it rotates a Fuji frame: the worker must then copy the frame out, packed.
-        int libraw_dcraw_process(libraw_data_t *lr) {
-            int (*real)(libraw_data_t *) = dlsym(RTLD_NEXT, "libraw_dcraw_process");
-            int rc = real(lr);
-            if (rc == 0 && getenv("READBACK_TEST_MOVE_IMAGE") && lr->image) {
+        void readback_test_libraw_processed(libraw_data_t *lr) {
+            if (getenv("READBACK_TEST_MOVE_IMAGE") && lr->image) {
                 size_t n = (size_t)lr->sizes.width * lr->sizes.height * sizeof(*lr->image);
                 void *moved = malloc(n);
                 if (!moved) abort();
                 memcpy(moved, lr->image, n);
                 lr->image = moved;
             }
-            return rc;
         }
 
-        int libraw_open_buffer(libraw_data_t *lr, void *buffer, size_t size) {
-            fault(buffer, size);
-            int (*real)(libraw_data_t *, void *, size_t) = dlsym(RTLD_NEXT, "libraw_open_buffer");
-            return real(lr, buffer, size);
-        }
+        void readback_test_libraw_open(const void *buffer, size_t size) { fault(buffer, size); }
 
         struct heif_error { int code; int subcode; const char *message; };
         struct heif_error heif_context_read_from_memory(void *ctx, const void *mem, size_t size, const void *o) {
@@ -93,7 +89,9 @@ import Testing
         try Self.shimSource.write(to: c, atomically: true, encoding: .utf8)
         let cc = Process()
         cc.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
-        cc.arguments = ["-shared", "-fPIC", "-O1", "-o", so, c.path, "-ldl"]
+        // LibRaw's header from the build make deps made (scripts/libraw/build.sh), for libraw_data_t.
+        let include = Repo.root.appendingPathComponent(".build/libraw/include").path
+        cc.arguments = ["-shared", "-fPIC", "-O1", "-I", include, "-o", so, c.path, "-ldl"]
         try cc.run()
         cc.waitUntilExit()
         #expect(cc.terminationStatus == 0, "cc could not build the shim")

@@ -31,3 +31,32 @@ import Testing
         #expect(rgb.max()! - rgb.min()! <= 8, "(\(x), \(y)) tinted: \(rgb)")
     }
 }
+
+/// Like a real overexposed frame (a Nikon D5000 bracket's, held out): 62 % of the frame blown, the greens pinned at
+/// WhiteLevel 3840, red and blue spread up to the 12-bit ADC's 4095, read noise elsewhere. It converts, says how much
+/// each CFA channel clipped, and the blown region is white without a tint.
+@Test func aRealStyleOverexposedDNGConverts() throws {
+    var o = TestDNG.Options()
+    (o.white, o.black) = (3840, 256)
+    o.rawCode = { x, y in
+        if x >= 96 { return (x + y) % 2 == 1 ? 3840 : 3900 + UInt16((x &* 31 &+ y &* 17) % 196) }
+        return UInt16(256 + Double(x) / 96 * 0.95 * 3584 + Double((x &* 13 &+ y &* 7) % 13) - 6)
+    }
+    let dng = TestDNG.make(o) { _, _ in (0, 0, 0) }
+    let dir = Repo.temporaryDirectory("clipped-realstyle")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let url = dir.appendingPathComponent("overexposed.dng")
+    try Data(dng).write(to: url)
+    let out = try HEICConverter.convert(source: url)
+    let clipped = try #require(out.result.clippedFraction)
+    #expect(clipped > 0.55 && clipped < 0.7, "clipped \(clipped)")
+    let byChannel = try #require(out.result.clippedByChannel)
+    #expect(Set(byChannel.keys) == ["R", "G", "G2", "B"], "\(byChannel)")
+    let d = try HeifDecoder.decodePrimary(out.bytes)
+    for (x, y) in [(200, 40), (230, 100), (120, 180)] {
+        let i = (y * d.width + x) * 3
+        let rgb = (0..<3).map { Int(d.samples[i + $0]) }
+        #expect(rgb.min()! >= 235, "(\(x), \(y)) not white: \(rgb)")
+        #expect(rgb.max()! - rgb.min()! <= 8, "(\(x), \(y)) tinted: \(rgb)")
+    }
+}
