@@ -10,8 +10,8 @@ APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-bin 
                 libturbojpeg0-dev libavif-dev attr libseccomp-dev
 # libseccomp-dev: the decoder workers' system-call filter (docs/security.md).
 # LibRaw is not Debian's (0.20.2, 2020): `make deps` builds 0.22.2 from a pinned, sha256-checked source into
-# LIBRAW_PREFIX once (scripts/libraw/build.sh; g++, libjpeg, zlib and LittleCMS are what it is built with), and
-# every Swift build finds it through PKG_CONFIG_PATH. libraw-bin stays: its dcraw_emu is an independent oracle.
+# LIBRAW_PREFIX once (scripts/libraw/build.sh; g++, libjpeg, zlib and LittleCMS are what it is built with), where
+# Package.swift finds it by path. libraw-bin stays: its dcraw_emu is an independent oracle.
 # attr: getfattr/setfattr, the independent oracle for the file-facts tests (user.* extended attributes).
 # Only `make bench` needs the peers (ImageMagick, libvips, RawTherapee); gcc builds its floor helper.
 BENCH_PACKAGES := gcc imagemagick libvips-tools rawtherapee
@@ -28,7 +28,6 @@ DEB_PACKAGES := dpkg-dev lintian
 # make test-pkg: man (man -w, rendering) and zsh (parses the zsh completion).
 TEST_PKG_PACKAGES := man-db zsh
 LIBRAW_PREFIX := $(CURDIR)/.build/libraw
-export PKG_CONFIG_PATH := $(LIBRAW_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release builds link the Swift runtime and Foundation statically, so `make install` and `make deb` ship a binary
 # that needs only Debian's libraries (docs/install.md). --static-swift-stdlib is in every module's compile

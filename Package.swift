@@ -12,7 +12,12 @@
 //   5. Batch                       queue, jobs, read-back audit, removal of originals
 //   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
 //   7. readback                    main.swift
+import Foundation
 import PackageDescription
+
+/// Where `make deps` builds LibRaw (scripts/libraw/build.sh): beside this manifest, in .build/libraw.
+let libRawPrefix = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(".build/libraw")
+    .path
 
 let package = Package(
     name: "Readback",
@@ -29,7 +34,8 @@ let package = Package(
         // 1. C system libraries
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CDe265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"])]),
-        .systemLibrary(name: "CRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
+        // LibRaw from .build/libraw, by path (shim.h), never a system one: Debian 12 has only 0.20.2.
+        .systemLibrary(name: "CRaw"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
@@ -49,7 +55,13 @@ let package = Package(
 
         // 2. Safe wrappers: the only targets that import a C module.
         .target(name: "HeifCodec", dependencies: ["CHeif", "CDe265", "ColorScience"]),
-        .target(name: "RawDecoder", dependencies: ["CRaw"]),
+        // LibRaw 0.22.2, static, from .build/libraw (make deps; docs/install.md), and the libraries it is built with.
+        .target(
+            name: "RawDecoder", dependencies: ["CRaw"],
+            linkerSettings: [
+                .unsafeFlags(["-L", libRawPrefix + "/lib"]), .linkedLibrary("jpeg"), .linkedLibrary("z"),
+                .linkedLibrary("lcms2"), .linkedLibrary("gomp"), .linkedLibrary("stdc++"),
+            ]),
         .target(name: "Exiv2Bridge", dependencies: ["CExiv2Shim", "MetadataEntries"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
         // Whole-file SHA-256 through libcrypto (the batch's source fingerprints); error type and hex from Digest.

@@ -149,6 +149,9 @@ extension FindingCode {
             .metadataUnreadable, .error, .metadata, .keepsOriginal,
             "the output's metadata cannot be read (warning for the source's)"),
         Entry(
+            .metadataNone, .info, .metadata, .informationOnly,
+            "the source holds no Exif, XMP or MakerNote container (a headerless RAW dump): it has nothing to lose"),
+        Entry(
             .orientationChanged, .error, .orientation, .keepsOriginal,
             "the output is shown turned or mirrored against the source"),
         Entry(

@@ -61,6 +61,7 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
     case metadataKnownLoss = "metadata.known-loss"
     case metadataKnownLossNotHappened = "metadata.known-loss-not-happened"
     case metadataUnreadable = "metadata.unreadable"
+    case metadataNone = "metadata.none"
     case orientationChanged = "orientation.changed"
     case orientationInconsistent = "orientation.inconsistent"
     case orientationDoubleRotation = "orientation.double-rotation"

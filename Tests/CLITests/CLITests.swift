@@ -79,6 +79,10 @@ func subcommandHelpMatchesGolden(_ name: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
         p.arguments = ["--modversion", name]
+        // LibRaw's pkg-config file is the one make deps wrote beside its static build.
+        var env = ProcessInfo.processInfo.environment
+        env["PKG_CONFIG_PATH"] = Repo.root.appendingPathComponent(".build/libraw/lib/pkgconfig").path
+        p.environment = env
         let pipe = Pipe()
         p.standardOutput = pipe
         try p.run()

@@ -37,10 +37,12 @@ func aCameraIsNamedAndLookedUp(make: String, model: String, name: String, listed
 /// unlisted one is named as missing from the list, and a file naming nothing says so.
 @Test func aRefusalNamesTheCameraAndTheReason() throws {
     let unsupported = RawDecodeError(
-        file: "a.CR3", reason: .libraw(function: "libraw_open_buffer", code: -2, message: "Unsupported file format or not RAW file"))
+        file: "a.CR3",
+        reason: .libraw(function: "libraw_open_buffer", code: -2, message: "Unsupported file format or not RAW file"))
     let r6 = CameraIdentity(make: "Canon", model: "Canon EOS R6", cameras: list)
     let x2d = CameraIdentity(make: "Hasselblad", model: "X2D II 100C", cameras: list)
-    #expect(unsupported.reason(camera: r6, cameras: list) == "Canon EOS R6: the file holds no raw image data (truncated?)")
+    #expect(
+        unsupported.reason(camera: r6, cameras: list) == "Canon EOS R6: the file holds no raw image data (truncated?)")
     let missing = unsupported.reason(camera: x2d, cameras: list)
     #expect(missing.hasPrefix("Hasselblad X2D II 100C: not in the camera list of LibRaw 0.2"), "\(missing)")
     #expect(missing.hasSuffix("(readback cameras)"), "\(missing)")

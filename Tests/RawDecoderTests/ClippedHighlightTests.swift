@@ -35,7 +35,12 @@ private func decode(_ name: String, code: @escaping @Sendable (Int, Int) -> UInt
 @Test func overexposedFrameWithClippedHighlightsDecodes() throws {
     let (meta, img) = try decode("clipped.dng") { x, y in x >= 170 || (y < 40 && x >= 120) ? 16383 : nil }
     #expect(meta.clippedFraction > 0.3 && meta.clippedFraction < 0.45, "clipped \(meta.clippedFraction)")
-    for (x, y) in [(200, 100), (250, 180), (140, 20)] {
+    expectWhite(img, at: [(200, 100), (250, 180), (140, 20)])
+}
+
+/// `img` is white without a tint at each point (every channel over 0.9 of full scale, within 0.03 of each other).
+private func expectWhite(_ img: LinearImage16, at points: [(Int, Int)]) {
+    for (x, y) in points {
         let p = (y * img.width + x) * 3
         let rgb = (0..<3).map { Double(img.pixels[p + $0]) / 65535 }
         #expect(rgb.min()! > 0.9, "(\(x), \(y)): \(rgb)")
@@ -82,12 +87,7 @@ func garbageOverTheWhiteLevelIsRefused(kind: String) throws {
     #expect(meta.clippedFraction > 0.55 && meta.clippedFraction < 0.7, "clipped \(meta.clippedFraction)")
     #expect(Set(meta.clippedByChannel.keys) == ["R", "G", "G2", "B"], "\(meta.clippedByChannel)")
     for (channel, f) in meta.clippedByChannel { #expect(f > 0.55 && f < 0.7, "\(channel): \(f)") }
-    for (x, y) in [(200, 100), (250, 180), (120, 20)] {
-        let p = (y * img.width + x) * 3
-        let rgb = (0..<3).map { Double(img.pixels[p + $0]) / 65535 }
-        #expect(rgb.min()! > 0.9, "(\(x), \(y)): \(rgb)")
-        #expect(rgb.max()! - rgb.min()! < 0.03, "(\(x), \(y)) is tinted: \(rgb)")
-    }
+    expectWhite(img, at: [(200, 100), (250, 180), (120, 20)])
 }
 
 /// The same frame's samples, shuffled: the same values, about the same share over white, and no structure. Refused.

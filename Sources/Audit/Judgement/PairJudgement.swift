@@ -75,6 +75,15 @@ public enum PairJudgement {
         let out: MetadataSet
         do { src = try MetadataReader.read(s.file) } catch {
             if let f = error.workerFailure { return died(f, "the source's metadata") }
+            if let bytes = s.bytes, MetadataAbsence.holdsNone(bytes, readError: error.reason) {
+                return Result(
+                    diff: nil, rows: [],
+                    findings: [
+                        Finding(
+                            code: .metadataNone, severity: .info,
+                            message: "the source holds no Exif, XMP or MakerNote container: nothing to carry")
+                    ])
+            }
             return unreadable(.warning, "the source's metadata cannot be read: \(error)")
         }
         do { out = try MetadataReader.read(o.file) } catch {

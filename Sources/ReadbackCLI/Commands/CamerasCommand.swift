@@ -1,6 +1,6 @@
 import Foundation
-import ReportModel
 import RawDecoder
+import ReportModel
 
 /// `readback cameras [--json] [PATTERN]`: the makes and models the linked LibRaw decodes.
 struct CamerasCommand: Subcommand {
