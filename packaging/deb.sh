@@ -47,6 +47,10 @@ cddl=${LIBRAW_PREFIX:-$here/.build/libraw}/share/doc/libraw/LICENSE.CDDL
   sed -e 's/[[:space:]]*$//' -e 's/^$/./' -e 's/^/ /' "$cddl"
 } >"$doc/copyright"
 chmod 644 "$doc/copyright"
+# LibRaw is embedded on purpose (Debian 12's 0.20 cannot read cameras of the last five years): lintian is told so.
+install -d -m 755 "$root/usr/share/lintian/overrides"
+echo "readback: embedded-library libraw [usr/bin/readback]" >"$root/usr/share/lintian/overrides/readback"
+chmod 644 "$root/usr/share/lintian/overrides/readback"
 # A native package (no Debian revision in the version): the changelog is changelog.gz.
 gzip -9n <"$work/debian/changelog" >"$doc/changelog.gz" && chmod 644 "$doc/changelog.gz"
 
