@@ -19,8 +19,9 @@ public enum Readback {
     /// The versions of Readback and of each library, read from the libraries at run time.
     public static var versionReport: [(String, String)] {
         [
-            ("readback", readbackVersion), ("libheif", Heif.version), ("LibRaw", "\(LibRaw.version) (\(LibRaw.cameras.count) cameras)"),
-            ("exiv2", Exiv2.version), ("SQLite", SQLite.version), ("libavif", AVIFDecoder.shortVersion),
+            ("readback", readbackVersion), ("libheif", Heif.version),
+            ("LibRaw", "\(LibRaw.version) (\(LibRaw.cameras.count) cameras)"), ("exiv2", Exiv2.version),
+            ("SQLite", SQLite.version), ("libavif", AVIFDecoder.shortVersion),
         ]
     }
 
