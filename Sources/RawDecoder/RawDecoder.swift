@@ -13,7 +13,8 @@ public enum LibRaw {
 
     /// The makes and models LibRaw decodes (`libraw_cameraList()`), as LibRaw names them ("Canon EOS R6"), in its
     /// order. A build without Adobe's DNG SDK and GoPro's SDK: the DNG-compatible cameras of those SDKs are absent.
-    public static var cameras: [String] {
+    /// Read once: the list is fixed at build time, and a refusal consults it up to three times.
+    public static let cameras: [String] = {
         let count = Int(readback_libraw_camera_count())
         guard count > 0, let list = libraw_cameraList() else { return [] }
         var names: [String] = []
@@ -23,7 +24,7 @@ public enum LibRaw {
             names.append(String(cString: p))
         }
         return names
-    }
+    }()
 }
 
 /// The linear RGB working space LibRaw renders into (`params.output_color`).
