@@ -76,11 +76,11 @@ public enum NoisyCrop {
         guard let reader = TIFFReader(bytes: original), let ifd0 = reader.readTree() else {
             throw Failure(description: "not a TIFF-based RAW")
         }
-        guard let raw = rawIFD(ifd0) else { throw Failure(description: "no raw image IFD (NewSubFileType 0)") }
+        guard rawIFD(ifd0) != nil else { throw Failure(description: "no raw image IFD (NewSubFileType 0)") }
         guard crop.white > crop.black, crop.values.count == crop.width * crop.height * crop.channels else {
             throw Failure(description: "samples inconsistent with their size or levels")
         }
-        var exif = ifd0[34665].flatMap { if case .ifd(let e) = $0 { return e } else { return nil } }
+        let exif = ifd0[34665].flatMap { if case .ifd(let e) = $0 { return e } else { return nil } }
         let sourceISO =
             (exif.flatMap { firstInteger($0[34855]) } ?? firstInteger(ifd0[34855])).flatMap { $0 > 0 ? $0 : nil } ?? 100
         guard iso >= sourceISO else { throw Failure(description: "ISO \(iso) is below the file's \(sourceISO)") }
@@ -93,12 +93,33 @@ public enum NoisyCrop {
             sourceISO: sourceISO, iso: iso, k: k, gain: gain, readNoise: noise.readNoise, scale: m,
             black: m * crop.black, white: m * crop.white)
         var rng = SplitMix64(seed: seed)
+        let codes = crop.values.map { v in
+            noise.code(
+                clean: Double(m * (Int(v) - crop.black)), gain: gain, black: Double(recipe.black),
+                white: Double(recipe.white), rng: &rng)
+        }
+        let written = Samples(
+            width: crop.width, height: crop.height, channels: crop.channels, values: codes, black: recipe.black,
+            white: recipe.white)
+        return (try dng(original: original, samples: written, iso: iso), recipe)
+    }
+
+    /// A DNG with the source's tags and `samples` as its raw image, written as they are (one uncompressed 16-bit
+    /// strip; BlackLevel and WhiteLevel from `samples`): what `dng(original:crop:iso:seed:)` writes its noisy crop as,
+    /// and how a test writes a real frame's samples changed in another way (overexposed).
+    /// - Parameter iso: the Exif ISO to write; nil keeps the source's.
+    public static func dng(original: [UInt8], samples crop: Samples, iso: Int? = nil) throws -> [UInt8] {
+        guard let reader = TIFFReader(bytes: original), let ifd0 = reader.readTree() else {
+            throw Failure(description: "not a TIFF-based RAW")
+        }
+        guard let raw = rawIFD(ifd0) else { throw Failure(description: "no raw image IFD (NewSubFileType 0)") }
+        guard crop.values.count == crop.width * crop.height * crop.channels else {
+            throw Failure(description: "samples inconsistent with their size")
+        }
+        var exif = ifd0[34665].flatMap { if case .ifd(let e) = $0 { return e } else { return nil } }
         var data = [UInt8]()
         data.reserveCapacity(crop.values.count * 2)
-        for v in crop.values {
-            let clean = Double(m * (Int(v) - crop.black))
-            let code = noise.code(
-                clean: clean, gain: gain, black: Double(recipe.black), white: Double(recipe.white), rng: &rng)
+        for code in crop.values {
             if reader.order == .little {
                 data += [UInt8(code & 0xFF), UInt8(code >> 8)]
             } else {
@@ -117,15 +138,17 @@ public enum NoisyCrop {
         out[278] = .longs([UInt32(crop.height)])
         out[284] = .shorts([1])
         out[50713] = .shorts([1, 1])
-        out[50714] = .longs([UInt32](repeating: UInt32(recipe.black), count: crop.channels))
-        out[50717] = .longs([UInt32](repeating: UInt32(recipe.white), count: crop.channels))
-        if out[34855] != nil { out[34855] = .shorts([UInt16(min(65535, iso))]) }
-        if exif != nil {
-            exif![34855] = .shorts([UInt16(min(65535, iso))])
-            if exif![34867] != nil { exif![34867] = .longs([UInt32(iso)]) }
-            out[34665] = .ifd(exif!)
+        out[50714] = .longs([UInt32](repeating: UInt32(crop.black), count: crop.channels))
+        out[50717] = .longs([UInt32](repeating: UInt32(crop.white), count: crop.channels))
+        if let iso {
+            if out[34855] != nil { out[34855] = .shorts([UInt16(min(65535, iso))]) }
+            if exif != nil {
+                exif![34855] = .shorts([UInt16(min(65535, iso))])
+                if exif![34867] != nil { exif![34867] = .longs([UInt32(iso)]) }
+            }
         }
-        return (TIFFWriter.serialize(out, order: reader.order), recipe)
+        if let exif { out[34665] = .ifd(exif) }
+        return TIFFWriter.serialize(out, order: reader.order)
     }
 
     /// The IFD holding the full-resolution raw image: IFD0, or one of its SubIFDs, whose NewSubFileType is 0.
