@@ -43,16 +43,22 @@ extension LibRawDecoder {
         func sample(_ x: Int, _ y: Int, _ c: Int) -> Int? {
             x < rw && y < rh ? Int(base[y * pitchSamples + x * channels + c]) : nil
         }
+        // Each grid position is moved within its mosaic cell so that the grid visits every CFA position alike: a frame
+        // whose side is a multiple of the grid's would otherwise see one colour only (1536 px: every 6th column).
+        func place(_ i: Int, _ side: Int) -> Int {
+            let p = i * side / steps + side / (2 * steps)
+            return min(side - 1, p - p % step + i % step)
+        }
         for sy in 0..<steps {
-            let y = min(rh - 1, sy * rh / steps + rh / (2 * steps))
+            let y = place(sy, rh)
             for sx in 0..<steps {
-                let x = min(rw - 1, sx * rw / steps + rw / (2 * steps))
+                let x = place(sx, rw)
                 for c in 0..<usedChannels {
                     let v = Int(base[y * pitchSamples + x * channels + c])
                     n += 1
                     if v == 0 { zeros += 1 }
                     let channel = cfa.map { $0.index[(y % $0.period) * $0.period + x % $0.period] } ?? c
-                    white.add(v, channel: channel, neighbours: [sample(x + step, y, c), sample(x, y + step, c)])
+                    white.add(v, channel: channel, right: sample(x + step, y, c), below: sample(x, y + step, c))
                     lo = min(lo, v)
                     hi = max(hi, v)
                 }

@@ -33,16 +33,15 @@ struct WhiteLevelSamples {
         perChannel = Array(repeating: (0, 0), count: channels.count)
     }
 
-    /// Counts sample `v` of channel `channel`, with the samples of its same-colour neighbours (nil past the edge).
-    mutating func add(_ v: Int, channel: Int, neighbours: [Int?]) {
+    /// Counts sample `v` of channel `channel`, with the samples of its same-colour neighbours to the right and below
+    /// (nil past the edge).
+    mutating func add(_ v: Int, channel: Int, right: Int?, below: Int?) {
         total += 1
         perChannel[channel].total += 1
         guard whiteLevel > 0 else { return }
         let clipped = v >= whiteLevel
-        for n in neighbours {
-            guard let n else { continue }
-            pairs[(clipped ? 1 : 0) + (n >= whiteLevel ? 2 : 0)] += 1
-        }
+        if let right { pairs[(clipped ? 1 : 0) + (right >= whiteLevel ? 2 : 0)] += 1 }
+        if let below { pairs[(clipped ? 1 : 0) + (below >= whiteLevel ? 2 : 0)] += 1 }
         guard clipped else { return }
         atOrAboveWhite += 1
         perChannel[channel].clipped += 1
