@@ -27,7 +27,7 @@ import Testing
 }
 
 /// The decoded primary of `heic` is white without a tint (every channel ≥ 235 of 255, within 8 of each other) at each
-/// point: a blown region rendered as issue 28 asks.
+/// point: a blown region rendered white, as LibRaw's highlight mode 0 clips it (docs/platform.md).
 private func expectWhite(_ heic: [UInt8], at points: [(Int, Int)]) throws {
     let d = try HeifDecoder.decodePrimary(heic)
     for (x, y) in points {
