@@ -7,8 +7,9 @@ SWIFT ?= swift
 # Debian packages the project needs (build, tests, oracle tools).
 APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-bin \
                 g++ libjpeg62-turbo-dev zlib1g-dev liblcms2-dev libexiv2-dev exiv2 libsqlite3-dev sqlite3 libssl-dev libimage-exiftool-perl chromium \
-                libturbojpeg0-dev libavif-dev attr libseccomp-dev
-# libseccomp-dev: the decoder workers' system-call filter (docs/security.md).
+                libturbojpeg0-dev libavif-dev libjxl-dev attr libseccomp-dev
+# libseccomp-dev: the decoder workers' system-call filter (docs/security.md). libjxl-dev: DNG 1.7's JPEG XL raw
+# tiles (Compression 52546), decoded in the decoder workers, and the generated corpus's JPEG XL DNGs.
 # LibRaw is not Debian's (0.20.2, 2020): `make deps` builds 0.22.2 from a pinned, sha256-checked source into
 # LIBRAW_PREFIX once (scripts/libraw/build.sh; g++, libjpeg, zlib and LittleCMS are what it is built with), where
 # Package.swift finds it by path. libraw-bin stays: its dcraw_emu is an independent oracle.

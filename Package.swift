@@ -43,6 +43,8 @@ let package = Package(
         .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
         // glibc's extended-attribute calls (<sys/xattr.h>), which the Glibc module does not export.
         .systemLibrary(name: "CXattr"),
+        // libjxl 0.7: the JPEG XL tiles of DNG 1.7 files (Compression 52546), and the generated corpus's.
+        .systemLibrary(name: "CJxl", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
         .target(
             name: "CExiv2Shim",
             cxxSettings: [.unsafeFlags(["-Wno-deprecated-declarations"])],
@@ -57,12 +59,14 @@ let package = Package(
         .target(name: "HeifCodec", dependencies: ["CHeif", "CDe265", "ColorScience"]),
         // LibRaw 0.22.2, static, from .build/libraw (make deps; docs/install.md), and the libraries it is built with.
         .target(
-            name: "RawDecoder", dependencies: ["CRaw"],
+            name: "RawDecoder", dependencies: ["CRaw", "JXLCodec", "TIFFLayout"],
             linkerSettings: [
                 .unsafeFlags(["-L", libRawPrefix + "/lib"]), .linkedLibrary("jpeg"), .linkedLibrary("z"),
                 .linkedLibrary("lcms2"), .linkedLibrary("gomp"), .linkedLibrary("stdc++"),
             ]),
         .target(name: "Exiv2Bridge", dependencies: ["CExiv2Shim", "MetadataEntries"]),
+        // JPEG XL decoding (DNG 1.7 raw tiles, in the decoder workers) and encoding (the generated corpus's DNGs).
+        .target(name: "JXLCodec", dependencies: ["CJxl"]),
         .target(name: "Store", dependencies: ["CSQLite"]),
         // Whole-file SHA-256 through libcrypto (the batch's source fingerprints); error type and hex from Digest.
         .target(name: "Hashing", dependencies: ["CCrypto", "Digest"]),
@@ -96,6 +100,8 @@ let package = Package(
         .target(name: "Findings"),
         // A file's content read into memory in one read, the reads counted for the read-once tests; a leaf.
         .target(name: "FileContent"),
+        // Where a TIFF file's directories and entries are (a bounded walk), and their integer values; a leaf.
+        .target(name: "TIFFLayout"),
         .target(name: "HEIF", dependencies: ["ColorScience", "FileContent", "Findings"]),
         .target(name: "Metadata", dependencies: ["Digest", "Findings", "MetadataEntries"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
@@ -196,7 +202,7 @@ let package = Package(
         .testTarget(name: "ReportModelTests", dependencies: ["ReportModel", "TestSupport"]),
         .testTarget(
             name: "CorpusTests",
-            dependencies: ["ColorScience", "CorpusKit", "Digest", "HEIF", "RawDecoder", "TestSupport"]),
+            dependencies: ["ColorScience", "CorpusKit", "Digest", "HEIF", "JXLCodec", "RawDecoder", "TestSupport"]),
         .testTarget(name: "FidelityTests", dependencies: ["Converter", "Fidelity"]),
         .testTarget(
             name: "RenderCheckTests",

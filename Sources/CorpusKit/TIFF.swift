@@ -83,6 +83,16 @@ public indirect enum TIFFValue: Sendable, Equatable {
         }
     }
 
+    /// The values of a BYTE, SHORT or LONG value as integers (nil for another type).
+    public var integers: [Int]? {
+        switch self {
+        case .bytes(let v): return v.map(Int.init)
+        case .shorts(let v): return v.map(Int.init)
+        case .longs(let v): return v.map(Int.init)
+        default: return nil
+        }
+    }
+
     /// The text of an ASCII value, without trailing NULs.
     public var string: String? {
         if case .ascii(let s) = self { return s }
@@ -95,6 +105,9 @@ public struct TIFFIFD: Sendable, Equatable {
     public var entries: [UInt16: TIFFValue]
     /// Pixel data of this IFD; the writer adds StripOffsets (273) and StripByteCounts (279) for it.
     public var imageData: [UInt8]?
+    /// Tiles of this IFD, in TIFF order (left to right, top to bottom); the writer adds TileOffsets (324) and
+    /// TileByteCounts (325) for them. TileWidth and TileLength are the caller's entries.
+    public var tiles: [[UInt8]]? = nil
     /// The next IFD in the chain (IFD0 → IFD1 in Exif).
     public var next: [TIFFIFD]
 
@@ -255,6 +268,10 @@ public struct TIFFWriter {
             entries[279] = .longs([UInt32(data.count)])
             deferred[273] = data
         }
+        if let tiles = ifd.tiles {
+            entries[324] = .longs(Array(repeating: 0, count: tiles.count))
+            entries[325] = .longs(tiles.map { UInt32($0.count) })
+        }
         if case .undefined(let thumb)? = entries.removeValue(forKey: TIFFIFD.thumbnailKey) {
             entries[513] = .longs([0])
             entries[514] = .longs([UInt32(thumb.count)])
@@ -302,6 +319,7 @@ public struct TIFFWriter {
             }
         }
         for tag in deferred.keys.sorted() { strips.append((valueSlot[tag]!, deferred[tag]!)) }
+        for (i, tile) in (ifd.tiles ?? []).enumerated() { strips.append((valueSlot[324]! + 4 * i, tile)) }
         return nextAt
     }
 }

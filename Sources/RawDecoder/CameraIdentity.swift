@@ -97,7 +97,7 @@ extension RawDecodeError {
     public var isNoRawData: Bool {
         switch reason {
         case .libraw, .noRawData, .stub, .dataError, .constantFrame, .mostlyZero: return true
-        case .impossibleDimensions, .samplesOverWhite, .unexpectedOutput, .unsupportedOpcode: return false
+        case .impossibleDimensions, .samplesOverWhite, .unexpectedOutput, .unsupportedOpcode, .jpegXL: return false
         }
     }
 

@@ -141,6 +141,8 @@ public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendabl
         /// A DNG opcode the spec says a reader must apply, which neither LibRaw nor Readback applies (or a malformed
         /// opcode list): the picture would be wrong.
         case unsupportedOpcode(String)
+        /// A DNG 1.7 JPEG XL raw image (Compression 52546) whose tiles cannot be decoded or placed.
+        case jpegXL(String)
     }
 
     public var file: String
@@ -170,6 +172,7 @@ public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendabl
         case .mostlyZero(let f): why = String(format: "%.1f%% of raw samples are zero: no real pixel data", f * 100)
         case .unexpectedOutput(let s): why = "unexpected LibRaw output: \(s)"
         case .unsupportedOpcode(let s): why = s
+        case .jpegXL(let s): why = "DNG 1.7 JPEG XL raw data: \(s)"
         }
         return "\(file): \(why)"
     }
@@ -231,6 +234,10 @@ public final class LibRawDecoder {
     /// - Throws: `RawDecodeError` naming the file and the reason.
     public func open(_ url: URL) throws -> RawMetadata {
         let path = url.path
+        // A DNG 1.7 with JPEG XL raw data goes through memory, where it is made readable first.
+        if let mapped = try? Data(contentsOf: url, options: .alwaysMapped), JXLDNG.isJXLDNG(mapped) {
+            return try open(bytes: [UInt8](mapped), name: url.lastPathComponent)
+        }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         return try open(
             name: url.lastPathComponent, fileSize: size, function: "libraw_open_file",
@@ -260,6 +267,13 @@ public final class LibRawDecoder {
 
     private func open(memory buf: UnsafeRawBufferPointer, name: String) throws -> RawMetadata {
         let base = buf.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
+        if let base,
+            let readable = try readableJPEGXL(Data(bytesNoCopy: base, count: buf.count, deallocator: .none), name)
+        {
+            // The rewritten copy replaces the bytes for the decoder's lifetime (LibRaw's datastream points into it).
+            input = readable
+            return try input.withUnsafeBytes { try open(memory: $0, name: name) }
+        }
         return try open(
             name: name, fileSize: buf.count, function: "libraw_open_buffer",
             opener: {
@@ -271,6 +285,17 @@ public final class LibRawDecoder {
                 // A view of the same bytes, not a copy.
                 return try DNGOpcodeReader.opcodes(Data(bytesNoCopy: base, count: buf.count, deallocator: .none))
             })
+    }
+
+    /// A DNG 1.7 with JPEG XL raw data, rewritten uncompressed (`JXLDNG`); nil for any other file.
+    private func readableJPEGXL(_ bytes: Data, _ name: String) throws -> [UInt8]? {
+        guard JXLDNG.isJXLDNG(bytes) else { return nil }
+        stage?("JPEG XL decode", nil)
+        do {
+            return try JXLDNG.uncompressed(bytes)
+        } catch {
+            throw RawDecodeError(file: name, reason: .jpegXL(error.description))
+        }
     }
 
     /// The open, checks and unpack both entry points share.
