@@ -238,7 +238,8 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "Batch", "Converter", "FileContent", "HEIF", "HeifCodec", "ReadbackCLI", "ReportModel", "TestSupport",
+                "Batch", "Converter", "CorpusKit", "FileContent", "HEIF", "HeifCodec", "JXLCodec", "ReadbackCLI",
+                "ReportModel", "TestSupport",
             ]),
         // The house rules that hold for the whole package: file and function sizes, the package graph, citations.
         .testTarget(name: "HouseRulesTests"),

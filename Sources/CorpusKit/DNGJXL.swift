@@ -18,6 +18,9 @@ public struct JXLTiling: Sendable {
     /// The right and bottom tiles encoded at the size left (else padded to whole tiles by repeating the edge).
     public var cropEdgeTiles: Bool
     public var encode: Encoder
+    /// The preview as JPEG XL too: IFD0's 8-bit RGB image becomes one JPEG XL strip and the baseline-JPEG preview
+    /// SubIFD goes, so the JPEG XL preview is the only one a reader can show.
+    public var previewAsJPEGXL = false
     /// Encodes one tile of 32-bit float samples; when set, the raw data is written as floats (BitsPerSample 32,
     /// SampleFormat 3) holding the same code values, so a float file decodes to the same numbers as its twin.
     public var encodeFloats: FloatEncoder?
@@ -87,12 +90,19 @@ public enum DNGJXL {
             raw[50975] = .shorts([2])  // RowInterleaveFactor
             raw[52547] = .shorts([2])  // ColumnInterleaveFactor
         }
+        if tiling.previewAsJPEGXL, let thumb = ifd0.imageData, let pw = ifd0[256]?.integers?.first,
+            let ph = ifd0[257]?.integers?.first, thumb.count == pw * ph * 3
+        {
+            subs.removeAll { $0[254]?.integers?.first == 1 }
+            ifd0.imageData = try tiling.encode(thumb.map(UInt16.init), pw, ph, 3, 8)
+            ifd0[259] = .shorts([52546])
+        }
         if tiling.encodeFloats != nil {
             raw[258] = .shorts(Array(repeating: 32, count: spp))
             raw[339] = .shorts(Array(repeating: 3, count: spp))  // SampleFormat: IEEE float
         }
         raw.tiles = tiles
-        subs[r] = raw
+        subs[subs.firstIndex { $0[254]?.integers?.first == 0 }!] = raw
         ifd0[330] = .ifds(subs)
         ifd0[50706] = .bytes([1, 7, 0, 0])  // DNGVersion
         ifd0[50707] = .bytes([1, 7, 0, 0])  // DNGBackwardVersion: a reader must know JPEG XL

@@ -1,6 +1,7 @@
 import Exiv2Bridge
 import Foundation
 import JPEGCodec
+import RawDecoder
 
 extension Isolated {
     /// exiv2's reading of a file in memory (`Exiv2.read(bytes:label:previews:maxPreviewBytes:)`), in a worker when
@@ -95,6 +96,34 @@ extension Isolated {
 }
 
 extension Isolated {
+    /// A TIFF whose JPEG XL IFDs (a DNG 1.7 preview) are decoded with libjxl and stored uncompressed
+    /// (`JXLDNG.uncompressed(_:every:)`), in a worker when a pool is installed; nil when none is JPEG XL.
+    /// - Throws: `JXLDNG.Failure` for a stream libjxl refuses, or naming a worker's death (`workerFailure`).
+    public static func jxlTIFF(_ bytes: [UInt8]) throws(JXLDNG.Failure) -> [UInt8]? {
+        guard let pool = WorkerPool.shared else { return try JXLDNG.uncompressed(Data(bytes), every: true) }
+        do {
+            var m = WorkerMessage(kind: .request)
+            m.op = .jxlTIFF
+            m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
+            let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "libjxl decode") }
+            defer { withExtendedLifetime(a) {} }
+            if a.message.kind == .failed, a.message.rawError == nil, a.message.heifError == nil {
+                throw JXLDNG.Failure(description: a.message.error ?? "libjxl failed")
+            }
+            try rethrowFailure(a.message)
+            guard let n = a.message.tiff else { throw IsolationError.protocolError("an incomplete libjxl answer") }
+            if n == 0 { return nil }
+            guard let px = a.pixels, px.count >= n else {
+                throw IsolationError.protocolError("an incomplete libjxl answer")
+            }
+            return Array(UnsafeRawBufferPointer(start: px.base, count: n))
+        } catch let e as JXLDNG.Failure {
+            throw e
+        } catch {
+            throw JXLDNG.Failure(description: "\(error)")
+        }
+    }
+
     /// exiv2's building of the output's Exif and XMP from the source's bytes and its sidecar's
     /// (`Exiv2.buildHEICMetadata`), in a worker when a pool is installed. A worker that died, hung or ran out of
     /// memory fails both results with an `Exiv2Error` carrying the `WorkerFailure`.

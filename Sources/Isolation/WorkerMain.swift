@@ -175,6 +175,9 @@ private struct Session {
                 var m = WorkerMessage(kind: .done)
                 m.jpeg = JPEGInfo(width: img.width, height: img.height)
                 return m
+            case .jxlTIFF:
+                stage("libjxl decode")
+                return try jxlTIFF(input)
             case .forbidden(let what):
                 stage("the forbidden call (\(what))")
                 forbidden(what)
@@ -193,6 +196,10 @@ private struct Session {
         } catch let e as JPEGError {
             var m = WorkerMessage(kind: .failed)
             m.jpegError = JPEGErrorInfo(operation: e.operation, message: e.message)
+            return m
+        } catch let e as JXLDNG.Failure {
+            var m = WorkerMessage(kind: .failed)
+            m.error = e.description
             return m
         } catch let e as RawDecodeError {
             var m = WorkerMessage(kind: .failed)
@@ -327,6 +334,23 @@ private struct Session {
         json.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         var m = WorkerMessage(kind: .done)
         m.built = json.count
+        return m
+    }
+
+    /// A TIFF's JPEG XL IFDs stored uncompressed (`JXLDNG.uncompressed(_:every:)`), in granted memory; size 0 when
+    /// none is JPEG XL.
+    private func jxlTIFF(_ input: RequestInput) throws -> WorkerMessage {
+        guard let at = input.memory.baseAddress else { throw IsolationError.protocolError("an empty request") }
+        let tiff = try withExtendedLifetime(input) {
+            let base = UnsafeMutableRawPointer(mutating: at)
+            return try JXLDNG.uncompressed(
+                Data(bytesNoCopy: base, count: input.memory.count, deallocator: .none), every: true)
+        }
+        var m = WorkerMessage(kind: .done)
+        m.tiff = tiff?.count ?? 0
+        guard let tiff, !tiff.isEmpty else { return m }
+        guard let out = grant(tiff.count) else { throw IsolationError.protocolError("no shared memory granted") }
+        tiff.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         return m
     }
 

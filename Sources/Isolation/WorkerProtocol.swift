@@ -43,6 +43,8 @@ struct WorkerMessage: Codable, Sendable {
     var jpeg: JPEGInfo?
     /// `exiv2Build`'s answer: the size of its JSON (`BuiltMetadata`) at the start of the granted memory.
     var built: Int?
+    /// `jxlTIFF`'s answer: the size of the rewritten TIFF at the start of the granted memory (0: nothing was JPEG XL).
+    var tiff: Int?
     // failed
     var error: String?
     /// LibRaw's refusal, whole, so that the parent can name the camera of a file without raw data.
@@ -78,6 +80,8 @@ enum Operation: Codable, Sendable, Equatable {
         sidecarBytes: Int?)
     /// libjpeg-turbo's decode to 8-bit RGB (`JPEGDecoder.decode(_:minSide:)`).
     case jpeg(minSide: Int?)
+    /// A TIFF (a DNG preview) whose JPEG XL IFDs libjxl decodes and stores uncompressed (`JXLDNG.uncompressed`).
+    case jxlTIFF
     /// Test only: the worker does what the sandbox forbids (`socket`, `write`) to prove it is stopped.
     case forbidden(what: String)
 }

@@ -17,6 +17,8 @@ public enum JXLDNG {
     /// Why a JPEG XL DNG could not be made readable.
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) { self.description = description }
     }
 
     /// The raw IFDs of `layout` whose data is JPEG XL (empty for any other file).
@@ -32,11 +34,14 @@ public enum JXLDNG {
         return !jxlRawDirectories(layout).isEmpty
     }
 
-    /// A copy of the file with every JPEG XL raw IFD decoded and stored uncompressed; nil when there is none.
+    /// A copy of the file with every JPEG XL raw IFD (`every`: every JPEG XL IFD, previews too) decoded and stored
+    /// uncompressed; nil when there is none.
     /// - Throws: `Failure` naming the IFD and tile that cannot be decoded or placed.
-    public static func uncompressed(_ bytes: Data) throws(Failure) -> [UInt8]? {
+    public static func uncompressed(_ bytes: Data, every: Bool = false) throws(Failure) -> [UInt8]? {
         guard let layout = try? TIFFLayout(bytes) else { return nil }
-        let dirs = jxlRawDirectories(layout)
+        let dirs =
+            every
+            ? layout.directories.filter { layout.integer(259, in: $0) == compression } : jxlRawDirectories(layout)
         if dirs.isEmpty { return nil }
         var patch = TIFFPatch(bytes: [UInt8](layout.bytes), order: layout.order)
         for dir in dirs { try transcode(dir, layout: layout, into: &patch) }
@@ -131,6 +136,8 @@ public enum JXLDNG {
         for tag: UInt16 in [50975, 52547] {
             if let e = dir[tag] { patch.set(e, type: e.type == 4 ? 4 : 3, values: [1]) }
         }
+        // libjxl hands back RGB: a preview signalled YCbCr (as a JPEG preview is) now holds RGB.
+        if g.samples == 3, layout.integer(262, in: dir) == 6, let e = dir[262] { patch.set(e, type: 3, values: [2]) }
         if image.isFloat, let e = dir[258] {
             patch.set(e, type: 3, values: Array(repeating: 32, count: g.samples))
         }

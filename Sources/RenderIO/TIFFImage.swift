@@ -49,6 +49,15 @@ public enum TIFFImage {
                 return .failure(DecodeFailure("JPEG strips do not decode: \(error)"))
             }
         }
+        if compression == 52546 {
+            // DNG 1.7's JPEG XL: libjxl (in a worker) rewrites it uncompressed, which is then read as any TIFF.
+            do {
+                guard let plain = try Isolated.jxlTIFF(b) else { return .failure(DecodeFailure("no JPEG XL IFD")) }
+                return decode(plain)
+            } catch {
+                return .failure(DecodeFailure("JPEG XL strips do not decode: \(error)"))
+            }
+        }
         guard compression == 1 else { return .failure(DecodeFailure("compression \(compression) is not read")) }
         let spp = one(277) ?? 1
         let bps = one(258) ?? 1
