@@ -28,7 +28,7 @@ public struct CameraIdentity: Sendable, Equatable {
         if let b = Self.brand(of: modelFirst, among: brands), Self.squash(modelFirst) == Self.squash(b) {
             brand = b
             model = String(model.dropFirst(modelFirst.count)).trimmingCharacters(in: .whitespaces)
-        } else if let b = Self.brand(of: make, among: brands) {
+        } else if let b = Self.brand(ofMake: make, model: model, among: brands, cameras: cameras) {
             brand = b
         } else {
             brand = make
@@ -43,7 +43,9 @@ public struct CameraIdentity: Sendable, Equatable {
 
     /// Whether LibRaw's list names this camera: same brand, and the same model, or one that differs only by words
     /// after it ("EOS 350D" for "EOS 350D DIGITAL"; "Z f (HE/HE* formats are not supported yet)" for "Z f").
-    public func isListed(in cameras: [String]) -> Bool {
+    public func isListed(in cameras: [String]) -> Bool { Self.listed(brand: brand, model: model, in: cameras) }
+
+    static func listed(brand: String, model: String, in cameras: [String]) -> Bool {
         let b = Self.fold(brand)
         let m = Self.fold(model)
         guard !m.isEmpty else { return false }
@@ -56,6 +58,17 @@ public struct CameraIdentity: Sendable, Equatable {
                 return listed == m || listed.hasPrefix(m + " ") || m.hasPrefix(listed + " ")
             }
         }
+    }
+
+    /// The brand a Make names: of the brands it starts with or holds as a word ("Konica Minolta Camera, Inc." holds
+    /// both Konica and Minolta), the one LibRaw lists this model under ("Minolta DiMAGE A2"), else the longest it
+    /// starts with.
+    static func brand(ofMake make: String, model: String, among brands: Set<String>, cameras: [String]) -> String? {
+        let words = Set(make.split { !$0.isLetter && !$0.isNumber }.map { squash(String($0)) })
+        let held = brands.filter { words.contains(squash($0)) }.sorted()
+        let prefix = brand(of: make, among: brands)
+        for b in (prefix.map { [$0] } ?? []) + held where listed(brand: b, model: model, in: cameras) { return b }
+        return prefix
     }
 
     /// The longest brand of LibRaw's list that `s`, squashed, starts with ("NIKON CORPORATION" → "Nikon").

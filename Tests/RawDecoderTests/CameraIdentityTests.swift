@@ -5,7 +5,7 @@ import Testing
 private let list = [
     "Canon EOS 350D / Digital Rebel XT / Kiss Digital N", "Canon EOS R", "Canon EOS R6", "Canon EOS R6 Mark II",
     "Nikon D70s", "Nikon Z f (HE/HE* formats are not supported yet)", "Pentax K-3 Mark III", "Sony ZV-E10",
-    "Leica M10", "PhaseOne IQ4 150MP", "Hasselblad X2D 100C",
+    "Leica M10", "PhaseOne IQ4 150MP", "Hasselblad X2D 100C", "Konica KD-400Z", "Minolta DiMAGE A2",
 ]
 
 @Test(arguments: [
@@ -22,6 +22,9 @@ private let list = [
     ("Hasselblad", "X2D II 100C", "Hasselblad X2D II 100C", false),
     ("Canon", "Canon EOS R7", "Canon EOS R7", false),
     ("Acme Optics", "Acme Z1", "Acme Optics Z1", false),
+    // A make that holds two brands: the one LibRaw lists the model under.
+    ("Konica Minolta Camera, Inc.", "DiMAGE A2", "Minolta DiMAGE A2", true),
+    ("Konica Minolta Camera, Inc.", "KD-400Z", "Konica KD-400Z", true),
 ])
 func aCameraIsNamedAndLookedUp(make: String, model: String, name: String, listed: Bool) throws {
     let c = try #require(CameraIdentity(make: make, model: model, cameras: list))
