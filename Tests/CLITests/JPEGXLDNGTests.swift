@@ -57,6 +57,11 @@ import Testing
         let report = try String(contentsOf: reports.appendingPathComponent("report.json"), encoding: .utf8)
         #expect(!report.contains("metadata.unreadable") && !report.contains("decode."), "\(name): \(report)")
     }
+    // `readback inspect` says what the file is and that its raw data reads.
+    let inspect = try run(["inspect", src.appendingPathComponent("cfa-lossless.dng").path])
+    #expect(inspect.code == 0, "\(inspect.out)\(inspect.err)")
+    #expect(inspect.out.contains("format: DNG 1.7.0.0, JPEG XL raw data"), "\(inspect.out)")
+    #expect(inspect.out.contains("raw data: 384×256 visible"), "\(inspect.out)")
     // The lossless files' outputs against their uncompressed twins' outputs: the same pixels, so the same HEVC.
     let twinOut = dir.appendingPathComponent("twin-out")
     let t = try run(["convert", dir.appendingPathComponent("twins").path, "--out", twinOut.path])

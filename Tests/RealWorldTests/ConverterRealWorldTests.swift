@@ -188,6 +188,9 @@ private func expectClean(source: URL, output: URL) {
             #expect(e.description.contains(why), "\(e) does not say '\(why)'")
             // A file whose make and model name a camera is never called "not RAW" (LibRaw's own words for -2).
             #expect(!e.description.contains("not RAW"), "\(e)")
+            // `readback inspect` names the camera and gives the same reason.
+            let inspected = try RawInspection.inspect(url.path)
+            #expect(e.description == url.lastPathComponent + ": " + (inspected.refusal ?? "-"), "\(inspected)")
         }
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)

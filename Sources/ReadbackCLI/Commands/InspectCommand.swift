@@ -1,3 +1,5 @@
+import Converter
+import Foundation
 import GainMap
 import HEIF
 import ReportModel
@@ -6,7 +8,7 @@ import ReportModel
 /// JPEG's segments, MPF index and gain map.
 struct InspectCommand: Subcommand {
     let name = "inspect"
-    let summary = "show a HEIF/HEIC/AVIF container at a glance: items, properties, references, gain maps, findings"
+    let summary = "show a HEIF/HEIC/AVIF container, a JPEG or a RAW at a glance (gain maps, findings, camera)"
     let usage = "readback inspect FILE [--json] [--boxes]"
     let discussion = """
         Reads the ISOBMFF boxes of FILE with Readback's own parser (no libheif), so it also lists files that
@@ -21,8 +23,13 @@ struct InspectCommand: Subcommand {
           - findings with a stable code, severity and byte offset (e.g. container.box.truncated, container.iref.cdsc-multi-target).
         A JPEG shows its segments with offsets (APP1 Exif/XMP, APP2 ICC/MPF/ISO 21496-1), the MPF index and its
         gain map (Ultra HDR hdrgm XMP, ISO 21496-1, Apple) judged part by part, with gainmap.* findings.
+        A RAW (by its extension: dng, cr2, cr3, nef, arw, raf, …) shows the camera its metadata names and whether
+        LibRaw's camera list has it, the DNG version (and JPEG XL raw data), and what LibRaw reads: sizes, black and
+        white levels and the clipped share, or why the file cannot be converted, in convert's words. The RAW is
+        decoded in a locked-down worker process, as convert decodes it.
 
-        Exit status: 0 when there is no error-severity finding, 1 when there is one, 2 when FILE cannot be read.
+        Exit status: 0 when there is no error-severity finding (a RAW: its raw data reads), 1 when there is one (a RAW:
+        it is refused), 2 when FILE cannot be read.
 
         Example:
           readback inspect IMG_0001.HEIC
@@ -38,6 +45,9 @@ struct InspectCommand: Subcommand {
             throw UsageError(
                 args.positionals.isEmpty ? "missing FILE" : "inspect takes one FILE, got \(args.positionals.count)")
         }
+        if HEICConverter.rawExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased()) {
+            return try inspectRAW(path, args, console)
+        }
         let file = try HEIFFile(contentsOf: path)
         if let jpeg = JPEGInspectionView(bytes: file.bytes, name: path) {
             console.write(args.has("json") ? jpeg.json() : jpeg.text())
@@ -46,5 +56,18 @@ struct InspectCommand: Subcommand {
         let view = Inspection(file: file, name: path, includeBoxes: args.has("boxes"))
         console.write(args.has("json") ? view.json() : view.text(boxes: args.has("boxes")))
         return file.hasErrors ? .findings : .clean
+    }
+
+    private func inspectRAW(_ path: String, _ args: ParsedArguments, _ console: Console) throws -> ExitCode {
+        let stopWorkers = try DecoderWorkers.start(jobs: 1, args: args, console: console)
+        defer { stopWorkers() }
+        let raw: RawInspection
+        do {
+            raw = try RawInspection.inspect(path)
+        } catch {
+            throw IOFailure("\(path): cannot be read (\(error.localizedDescription))")
+        }
+        console.write(args.has("json") ? try raw.json() : raw.text())
+        return raw.refusal == nil ? .clean : .findings
     }
 }
