@@ -96,7 +96,7 @@ dist-deps:
 	$(call apt_install,$(DIST_PACKAGES))
 
 build: deps stale-objects
-	$(SWIFT) build
+	@mkdir -p .build; set -o pipefail; $(SWIFT) build 2>&1 | tee .build/build.log
 
 # Swift's incremental build does not recompile the other modules' files when FindingCode gains or loses a case, yet
 # the layout of every Optional holding one (FindingCode?, MetadataFindingCode?: nil is the first unused tag) changes
@@ -111,7 +111,13 @@ stale-objects:
 release: deps stale-objects
 	$(SWIFT_RELEASE) --product readback
 
+# The build must be clean: any compiler warning from Sources/ or Tests/ (and SwiftPM's unhandled-file or prohibited-flag
+# warnings) fails `make test`. Swift reprints a warning only when its file compiles, so a fresh clone sees them all.
+WARNING_LINES := (Sources|Tests)/[^ ]*: warning:|^macro expansion .*: warning:|warning: .*(unhandled|prohibited flag)
 test: build
+	@set -o pipefail; $(SWIFT) build --build-tests 2>&1 | tee .build/test-build.log
+	@if grep -E "$(WARNING_LINES)" .build/build.log .build/test-build.log; then \
+	  echo "make test: the build printed the warnings above; fix them" >&2; exit 1; fi
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --parallel --skip RealWorld
 	python3 -B -m unittest discover -s scripts/bench -p 'test_bench.py'
 

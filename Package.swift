@@ -40,11 +40,13 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // libavif 0.11 (AV1 through dav1d/libaom): a second AVIF reader beside libheif for the pixel checks.
-        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
+        // CAVIF and CJxl name no pkg-config package: their .pc files carry only -D flags SwiftPM refuses
+        // ("prohibited flag"), the headers are in /usr/include and the module maps link the libraries.
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         // glibc's extended-attribute calls (<sys/xattr.h>), which the Glibc module does not export.
         .systemLibrary(name: "CXattr"),
         // libjxl 0.7: the JPEG XL tiles of DNG 1.7 files (Compression 52546), and the generated corpus's.
-        .systemLibrary(name: "CJxl", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
         .target(
             name: "CExiv2Shim",
             cxxSettings: [.unsafeFlags(["-Wno-deprecated-declarations"])],
@@ -191,7 +193,10 @@ let package = Package(
         .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
         .testTarget(name: "FileFactsTests", dependencies: ["FileFacts", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
-        .testTarget(name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "Findings", "HEIF", "TestSupport"]),
+        // Fixtures/, Goldens/ and Expectations/ are read from the source tree by path (Repo.root), not bundled.
+        .testTarget(
+            name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "Findings", "HEIF", "TestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "MetadataTests",
             dependencies: ["Exiv2Bridge", "FileFacts", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
@@ -199,7 +204,7 @@ let package = Package(
             name: "GainMapTests",
             dependencies: ["ColorScience", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "TestSupport"]
         ),
-        .testTarget(name: "ReportModelTests", dependencies: ["ReportModel", "TestSupport"]),
+        .testTarget(name: "ReportModelTests", dependencies: ["ReportModel", "TestSupport"], exclude: ["Goldens"]),
         .testTarget(
             name: "CorpusTests",
             dependencies: ["ColorScience", "CorpusKit", "Digest", "HEIF", "JXLCodec", "RawDecoder", "TestSupport"]),
@@ -224,7 +229,8 @@ let package = Package(
                 "Audit", "AVIFCodec", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF",
                 "HeifCodec",
                 "ReportModel", "Sharding", "TestSupport",
-            ]
+            ],
+            exclude: ["Goldens"]
         ),
         .testTarget(
             name: "AuditHistoryTests", dependencies: ["AuditHistory", "Findings", "ReportModel", "TestSupport"]),
@@ -240,7 +246,8 @@ let package = Package(
             dependencies: [
                 "Batch", "Converter", "CorpusKit", "FileContent", "HEIF", "HeifCodec", "JXLCodec", "ReadbackCLI",
                 "ReportModel", "TestSupport",
-            ]),
+            ],
+            exclude: ["Goldens"]),
         // The house rules that hold for the whole package: file and function sizes, the package graph, citations.
         .testTarget(name: "HouseRulesTests"),
         // The real-world suite over a real-world corpus (make test-real CORPUS=DIR): run by `make test-real`, skipped
@@ -252,7 +259,8 @@ let package = Package(
                 "Findings", "GainMap", "HEIF",
                 "HeifCodec", "Metadata",
                 "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
-            ]
+            ],
+            exclude: ["Expectations", "Goldens"]
         ),
     ],
     cxxLanguageStandard: .cxx17

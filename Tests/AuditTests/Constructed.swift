@@ -152,7 +152,7 @@ enum TinyTIFF {
         orientation: UInt16 = 1, dateTimeOriginal: String? = "2024:05:06 07:08:09",
         gps: (lat: Double, lon: Double)? = (48.8584, 2.2945)
     ) -> [UInt8] {
-        var ifd0: [(UInt16, Value)] = [
+        let ifd0: [(UInt16, Value)] = [
             (0x010F, .ascii("Readback")), (0x0110, .ascii("TestCam 1")), (0x0112, .short(orientation)),
         ]
         var exif: [(UInt16, Value)] = []

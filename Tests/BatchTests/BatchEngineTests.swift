@@ -429,7 +429,9 @@ import Testing
     let lib2 = try Library(files: ["c.dng"])
     defer { lib2.remove() }
     let c = try #require(FileOps.realPath(lib2.path("c.dng")))
-    FileManager.default.createFile(atPath: trash.appendingPathComponent("info/c.dng.trashinfo").path, contents: nil)
+    #expect(
+        FileManager.default.createFile(atPath: trash.appendingPathComponent("info/c.dng.trashinfo").path, contents: nil)
+    )
     try FileManager.default.setAttributes(
         [.modificationDate: Date().addingTimeInterval(-3600)],
         ofItemAtPath: trash.appendingPathComponent("info/c.dng.trashinfo").path)

@@ -134,7 +134,7 @@ func removalIsPerShardWithTheSameInvariants(_ mode: String) async throws {
         try FileManager.default.createDirectory(
             atPath: (final as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let t = FileOps.tempPath(for: final)
-        FileManager.default.createFile(atPath: t, contents: Data("half".utf8))
+        #expect(FileManager.default.createFile(atPath: t, contents: Data("half".utf8)))
         temps.append(t)
     }
     let s0 = await lib.run(try lib.config(shard: 0, of: 3), converter: CopyConverter())

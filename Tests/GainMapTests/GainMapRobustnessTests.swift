@@ -111,7 +111,8 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
     func inspectEdited(_ edit: (inout HEIFBuilder) -> Void) throws -> GainMapReport {
         var b = HEIFBuilder(file: file)
         edit(&b)
-        return try #require(GainMapInspector.inspect(HEIFFile(bytes: b.build())).reports.first)
+        let first = GainMapInspector.inspect(HEIFFile(bytes: b.build())).reports.first
+        return try #require(first)
     }
     func codes(_ r: GainMapReport) -> Set<GainMapFindingCode> { Set(r.findings.compactMap(\.gainMapCode)) }
     let base = try #require(file.primaryItemID)
