@@ -168,8 +168,8 @@ func writeHEIC(_ dir: URL, _ name: String, truncateBy: Int = 0) throws -> URL {
     (["audit", "x.heic"], "readback audit: x.heic: no such file"),
     (
         ["audit", "x.cr2"],
-        "readback audit: a single file is audited alone only when it is an output (avif, heic, heif, hif); a source"
-            + " needs its output: SRC OUT"
+        "readback audit: a single file is audited alone only when it is an output (avif, heic, heif, hif, jpeg, jpg);"
+            + " a source needs its output: SRC OUT"
     ),
     (["audit", "--sources", "s"], "readback audit: --sources needs --outputs"),
     (
@@ -274,4 +274,30 @@ func auditUsageErrorsAreOneLineAndExit2(_ args: [String], _ first: String) {
     ])
     #expect(off.code == .clean)
     #expect(off.out.contains("no findings"))
+}
+
+/// A JPEG or AVIF share named alone is audited as `--outputs DIR --formats jpeg,avif` audits it: the same findings.
+@Test func aJPEGOrAVIFNamedAloneIsAuditedAsAnOutput() throws {
+    let dir = Repo.temporaryDirectory("audit-one-share")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let jpeg = Repo.root.appendingPathComponent("Corpus/jpeg/ultrahdr.jpg")
+    let copy = dir.appendingPathComponent("ultrahdr.jpg")
+    try FileManager.default.copyItem(at: jpeg, to: copy)
+    func codes(_ args: [String]) throws -> [String] {
+        let report = dir.appendingPathComponent("report-\(args.count)")
+        let r = runCLI(args + ["--report", report.path, "--no-thumbnails", "--no-history"])
+        #expect(r.code != .usageOrIO, "\(r.err)")
+        let data = try Data(contentsOf: report.appendingPathComponent("report.json"))
+        let obj = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let files = try #require(obj["files"] as? [[String: Any]])
+        #expect(files.count == 1, "\(r.out)")
+        return (files.first?["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }.sorted()
+    }
+    let alone = try codes(["audit", copy.path])
+    let folder = try codes(["audit", "--outputs", dir.path, "--formats", "jpeg"])
+    #expect(alone == folder, "alone \(alone), in a folder \(folder)")
+    #expect(!alone.isEmpty, "the Ultra HDR file's findings are its gain map's (a known warning)")
+    // --formats still narrows what a file alone may be.
+    let narrowed = runCLI(["audit", copy.path, "--formats", "heic", "--no-history"])
+    #expect(narrowed.code == .usageOrIO && narrowed.err.contains("(heic, heif, hif)"), "\(narrowed.err)")
 }

@@ -34,8 +34,8 @@ struct AuditCommand: Subcommand {
         21496-1 APP2 blocks or Apple's XMP) part by part. A source's gain map in any container that the output
         lacks is gainmap.missing; one carried in another form is gainmap.form-changed (info).
 
-        Pairing: SRC OUT audits one pair; OUT alone (a .heic/.heif/.hif/.avif, or what --formats names) audits
-        one output without its source, as --outputs does each file. --sources DIR --outputs DIR pairs files by
+        Pairing: SRC OUT audits one pair; OUT alone (a .heic/.heif/.hif/.avif/.jpg/.jpeg, or what --formats names)
+        audits one output without its source, as --outputs does each file. --sources DIR --outputs DIR pairs files by
         relative folder and stem (extensions compared case-insensitively); a source without an output is a finding
         (output.missing), outputs without a source are listed. --pairs FILE reads SOURCE<TAB>OUTPUT lines
         (relative to the file's folder). --outputs DIR alone audits every .heic/.heif/.hif/.avif with no source
@@ -275,8 +275,13 @@ struct AuditCommand: Subcommand {
 
     /// One output alone (`readback audit OUT`): judged as `--outputs` judges each file (container, gain map,
     /// signalling, decode).
+    /// A file named alone is an output in any format `--formats` knows (a JPEG or AVIF share too), unless
+    /// `--formats` narrows it; a folder's default stays the HEIF family and AVIF (its JPEGs may be sources).
     static func singleOutput(_ path: String, _ args: ParsedArguments) throws -> Pairing {
-        let ext = try outputExtensions(args)
+        let ext =
+            args.value("formats") == nil
+            ? Pairing.formatExtensions.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+            : try outputExtensions(args)
         guard ext.contains(Pairing.ext(path).lowercased()) else {
             throw UsageError(
                 "a single file is audited alone only when it is an output (\(ext.sorted().joined(separator: ", "))"
