@@ -153,7 +153,7 @@ let package = Package(
         .target(
             name: "Batch",
             dependencies: [
-                "Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding",
+                "CIsolation", "Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding",
                 "FileContent", "FileFacts", "Fidelity", "RenderIO",
             ]
         ),

@@ -24,7 +24,7 @@ public struct BatchConfiguration: Sendable {
     public var environment: [String: String]
     /// `--shard K/N`: only the files of that shard, with the shard's own store and lock (docs/distributed.md).
     public var shard: Shard?
-    /// `--retry-failed`: try again the files held back because their attempts ended with the process gone.
+    /// `--retry-failed`: try again the files held back because a decoder or Readback itself crashed on them.
     public var retryFailed: Bool
 
     public init(
@@ -66,7 +66,7 @@ public struct BatchSummary: Sendable, Equatable, Codable {
     public var fatalError: String?
     public var nothingToDo = false
     public var dryRun = false
-    /// Failed files not tried again (counted in `failed`): their attempts ended with the process gone too often.
+    /// Failed files not tried again (counted in `failed`): a decoder crashed on them, or Readback did too often.
     public var notRetried: [NotRetried] = []
 
     /// A failed file held back, and the reason recorded for it.
@@ -191,12 +191,13 @@ public final class BatchEngine: Sendable {
         let lock = try FileLock(path: dbPath + ".lock")
         defer { withExtendedLifetime(lock) {} }
         let ledger = try Ledger(path: dbPath, progress: progress, exclusive: config.shard != nil)
+        defer { CrashMarks.uninstall(CrashMarks.path(forStore: dbPath)) }
 
         // 4. A killed run's temp files go first (a shard's own only); sources gone since an earlier run are
         //    accounted for.
         try await begin(found, outRoot: outRoot, ledger: ledger, summary: &summary)
         // 5. Plan: new, changed, interrupted and failed items are (re)done; finished unchanged ones are skipped,
-        //    and so are failed ones whose attempts ended with the process gone (unless --retry-failed).
+        //    and so are failed ones a decoder or Readback itself crashed on (unless --retry-failed).
         let (plan, work) = try await planAndSchedule(found.files, dbPath: dbPath, ledger: ledger, summary: &summary)
         var removalCandidates: [Int64] = []
         if config.removal != nil {
@@ -333,7 +334,10 @@ public final class BatchEngine: Sendable {
     private func planAndSchedule(
         _ files: [SourceFile], dbPath: String, ledger: Ledger, summary: inout BatchSummary
     ) async throws -> (plan: [Planner.Entry], work: [Planned]) {
-        try await ledger.recordAttemptsEndedByExit()
+        // The crash marks an earlier process left are read before they are emptied for this run.
+        let marks = CrashMarks.path(forStore: dbPath)
+        try await ledger.recordAttemptsEndedByExit(crashed: CrashMarks.read(marks))
+        try CrashMarks.install(marks)
         InFlight.setStore(path: dbPath, batchID: await ledger.batchID)
         let plan = try await Planner.plan(files, retryFailed: config.retryFailed) {
             try await ledger.item(sourcePath: $0)

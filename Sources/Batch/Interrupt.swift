@@ -12,9 +12,9 @@ enum InFlight {
 
     static func setStore(path: String, batchID: Int64) { lock.withLock { store = (path, batchID) } }
 
-    /// An interrupt is not a crash: the batch's items mid-attempt go back to `pending`, so the next run does not
-    /// count the attempt as one that ended with the process gone. Best effort through a second connection (a
-    /// shard's exclusive store refuses it; then the attempt counts).
+    /// An interrupt is not a crash: the batch's items mid-attempt go back to `pending` at once. Best effort through
+    /// a second connection (a shard's exclusive store refuses it); the next run's start does the same anyway, since
+    /// an interrupt leaves no crash mark.
     private static func releaseItemsInFlight() {
         guard let store = lock.withLock({ store }) else { return }
         guard let db = try? Database(path: store.path, migrations: Schema.migrations, busyTimeoutMilliseconds: 2000)

@@ -26,6 +26,10 @@ struct ItemWorker: Sendable {
             // The source's times, mode, owner and xattrs, read before anything reads its bytes (which moves atime).
             let facts = Result { () throws(FileFactsError) in try FileFacts.read(path: f.path) }
             try await ledger.markConverting(id: item.id, size: now.size, mtimeNs: now.mtimeNs)
+            // In flight: a crash of this process from here on counts one attempt against this file (CrashMarks).
+            let mark = CrashMarks.claim(item: item.id, stage: .conversion)
+            defer { mark.release() }
+            CrashMarks.testCrash(file: f.path, stage: .conversion)
             // The source is read once (never through a symlink): the fingerprint, the conversion (LibRaw, exiv2) and
             // the read-back audit all work on these bytes.
             let bytes = try SHA256.source(f.path)
@@ -57,6 +61,8 @@ struct ItemWorker: Sendable {
             try FileOps.publish(temp: t, final: f.outputPath)
             temp = nil
             try await ledger.markWritten(id: item.id, hash: hash)
+            mark.moved(to: .readBack)
+            CrashMarks.testCrash(file: f.path, stage: .readBack)
             clock.lap("publish")
 
             // Read back and audit the file as it now is under its final name.

@@ -55,7 +55,7 @@ enum Schema {
             trashed_to TEXT
         );
         """,
-        // How many attempts in a row ended with the whole process gone (see `Ledger.recordAttemptsEndedByExit`).
+        // How many attempts in a row Readback itself crashed during (see `Ledger.recordAttemptsEndedByExit`).
         """
         ALTER TABLE items ADD COLUMN process_ends INTEGER NOT NULL DEFAULT 0;
         """,
@@ -75,7 +75,7 @@ public struct ItemRecord: Sendable, Equatable {
     public var error: String?
     public var outputSize: Int64?
     public var auditSummary: String?
-    /// Attempts in a row that ended with the process gone (crash, kill, power loss).
+    /// Attempts in a row during which Readback itself crashed (its crash marks), or the limit for a decoder crash.
     public var processEnds: Int
 
     init(_ r: Row) {
@@ -280,29 +280,35 @@ actor Ledger {
         }
     }
 
-    /// How many attempts that ended with the process gone make a file `failed`, not tried again without
+    /// How many attempts in a row during which Readback itself crashed make a file `failed`, not tried again without
     /// `--retry-failed`.
     static let processEndLimit = 2
 
-    /// The reason recorded for an attempt that ended with the process gone.
-    static func processEndReason(stage: String) -> String {
-        "the process ended during this file's attempt (crash, kill or power loss), during its \(stage)"
+    /// The reason recorded for an attempt during which Readback itself crashed (`signal`: "SIGSEGV", when known).
+    static func processEndReason(stage: String, signal: String? = nil) -> String {
+        "Readback crashed" + (signal.map { " (\($0))" } ?? "") + " during this file's \(stage)"
     }
 
-    /// An item still `converting` or `written` when a run starts was being worked on when the process ended (an
-    /// interrupt resets its items first): counts that attempt, with the stage, and after `processEndLimit` such
-    /// attempts in a row makes the item `failed`.
-    func recordAttemptsEndedByExit() throws {
+    /// Items still `converting` or `written` when a run starts were being worked on when the process ended (an
+    /// interrupt resets its items first). Those `crashed` names (the crash marks: in flight when Readback itself died
+    /// of a fatal signal) count that attempt, with the stage and signal, and after `processEndLimit` such attempts
+    /// in a row become `failed`. The others go back to `pending`, uncounted: a SIGKILL, an OOM kill, a power loss or
+    /// a preempted job says nothing about the file.
+    func recordAttemptsEndedByExit(crashed: [Int64: CrashMarks.Mark]) throws {
         try w { () throws(SQLiteError) in
             try db.transaction { () throws(SQLiteError) in
-                for (state, stage) in [("converting", "conversion"), ("written", "read-back audit")] {
+                for (id, mark) in crashed.sorted(by: { $0.key < $1.key }) {
+                    let reason = Self.processEndReason(stage: mark.stage.name, signal: mark.signalName)
                     try db.run(
                         """
                         UPDATE items SET process_ends = process_ends + 1, error = ?,
                             state = CASE WHEN process_ends + 1 >= ? THEN 'failed' ELSE 'pending' END, updated_at = ?
-                        WHERE state = ?
-                        """, [Self.processEndReason(stage: stage), Self.processEndLimit, Self.now, state])
+                        WHERE id = ? AND state IN ('converting', 'written')
+                        """, [reason, Self.processEndLimit, Self.now, id])
                 }
+                try db.run(
+                    "UPDATE items SET state = 'pending', updated_at = ? WHERE state IN ('converting', 'written')",
+                    [Self.now])
             }
         }
     }
@@ -326,7 +332,7 @@ actor Ledger {
 
     /// Records how an item ended (verified, kept or failed: the outcome's state) with its outcome row, in one
     /// transaction. `poisoned`: a decoder's worker died, hung or ran out of memory on the file, which then counts as
-    /// `processEndLimit` attempts ended with the process gone: not tried again while unchanged, unless asked.
+    /// `processEndLimit` crashed attempts: not tried again while unchanged, unless asked.
     func finish(id: Int64, outcome: ItemOutcome, auditSummary: String?, poisoned: Bool = false) throws {
         try w { () throws(SQLiteError) in
             try db.transaction { () throws(SQLiteError) in

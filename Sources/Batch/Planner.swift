@@ -11,7 +11,7 @@ enum Planner {
         /// Its finished result stands. `newMtimeNs`: the source's mtime moved but its size and content did not; a
         /// run records the new mtime so the file is not hashed again next time.
         case skip(newMtimeNs: Int64?)
-        /// Not tried again: its attempts ended with the process gone too often (`Ledger.processEndLimit`), and
+        /// Not tried again: a decoder or Readback itself crashed on it (`Ledger.processEndLimit`), and
         /// `--retry-failed` was not given. `reason` is the one recorded.
         case notRetried(reason: String)
     }
@@ -38,7 +38,7 @@ enum Planner {
     /// Decides every file, in discovery order.
     /// - Parameters:
     ///   - files: what discovery found.
-    ///   - retryFailed: `--retry-failed`: files held back after their attempts ended with the process gone are
+    ///   - retryFailed: `--retry-failed`: files held back after a decoder or Readback crashed on them are
     ///     tried again.
     ///   - record: the store's record of a source path, if any.
     static func plan(
@@ -55,7 +55,7 @@ enum Planner {
     /// The rule. New, changed, interrupted and failed items are (re)done; a finished item is skipped while its
     /// source is unchanged (same output path, size, and mtime or else SHA-256) and, unless its original was removed,
     /// its output is still the regular file of the size that was verified. A failed file whose attempts ended with
-    /// the process gone `Ledger.processEndLimit` times is held back while it is unchanged, unless `retryFailed`.
+    /// a crash `Ledger.processEndLimit` times is held back while it is unchanged, unless `retryFailed`.
     static func decide(_ f: SourceFile, _ rec: ItemRecord?, retryFailed: Bool = false) async throws -> Decision {
         guard let rec else { return .redo(why: "new") }
         switch rec.state {

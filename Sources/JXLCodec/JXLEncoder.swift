@@ -66,7 +66,6 @@ extension JXL {
         }
     }
 
-    // length: one libjxl encoder session, set up, fed and drained in order
     private static func encode(
         _ pixels: UnsafeRawBufferPointer, type: JxlDataType, width: Int, height: Int, channels: Int, bits: Int,
         exponentBits: Int, options: JXLEncodeOptions

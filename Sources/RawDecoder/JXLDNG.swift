@@ -87,7 +87,6 @@ public enum JXLDNG {
         return g
     }
 
-    // length: decode, place, de-interleave and rewrite one IFD, in order
     static func transcode(_ dir: TIFFLayout.Directory, layout: TIFFLayout, into patch: inout TIFFPatch) throws(Failure)
     {
         let g = try geometry(dir, layout)

@@ -6,11 +6,12 @@ import Testing
 
 @testable import Batch
 
-/// A file whose attempts end with the whole process gone is remembered: the built binary is SIGKILLed twice while
-/// the marked file is being converted (the kill lands once the store shows that run's attempt started), the third
-/// run leaves it alone as failed with the reason and converts the others, and `--retry-failed` tries it again.
-/// Originals are removed with `--remove-originals delete`, never the marked file's. A SIGTERM first is not counted.
-@Test func aFileKilledTwiceMidAttemptIsFailedAndHeldBack() throws {
+/// Only an observed crash counts against a file. A SIGTERM and two SIGKILLs while the marked file is being converted
+/// count nothing (the kill lands once the store shows that run's attempt started). Two runs in which Readback itself
+/// dies of SIGSEGV during the marked file's conversion (the debug build's test hook) do: the next run leaves it alone
+/// as failed with the reason and converts the others, and `--retry-failed` tries it again. Originals are removed with
+/// `--remove-originals delete`, never the marked file's.
+@Test func aFileDuringWhoseAttemptReadbackCrashedTwiceIsFailedAndHeldBack() throws {
     let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
     #expect(FileManager.default.isExecutableFile(atPath: binary), "build readback first (swift build): \(binary)")
     guard FileManager.default.isExecutableFile(atPath: binary) else { return }
@@ -38,7 +39,7 @@ import Testing
     }
 
     /// Runs `readback convert`; with `killMidAttempt`, SIGKILLs it once the marked file's new attempt has started.
-    func run(_ extra: [String], killMidAttempt: Bool, signal: Int32 = SIGKILL) throws -> (
+    func run(_ extra: [String], killMidAttempt: Bool, signal: Int32 = SIGKILL, crashHook: String? = nil) throws -> (
         status: Int32, killed: Bool, text: String
     ) {
         let attemptsBefore = try markedRow()?.int("attempts") ?? 0
@@ -49,6 +50,7 @@ import Testing
         p.arguments =
             ["convert", src.path, "--out", out.path, "--jobs", "1", "--remove-originals", "delete"] + extra
         p.environment = ["PATH": "/usr/bin:/bin", "HOME": dir.path, "SWIFT_BACKTRACE": "enable=no"]
+        if let crashHook { p.environment?["READBACK_TEST_PARENT_CRASH"] = crashHook }
         let h = try FileHandle(forWritingTo: log)
         p.standardOutput = h
         p.standardError = h
@@ -76,10 +78,26 @@ import Testing
     let released = try #require(try markedRow())
     #expect(released.string("state") == "pending" && released.int("process_ends") == 0, "\(released)")
 
+    // Killed twice mid-attempt: a kill says nothing about the file, so nothing is counted.
     for round in 1...2 {
         let r = try run([], killMidAttempt: true)
         #expect(r.killed, "run \(round) ended before the marked file's attempt was seen: \(r.text.suffix(800))")
         if !r.killed { return }
+        // Left mid-attempt, uncounted; the next run's start puts it back to pending.
+        let row = try #require(try markedRow())
+        #expect(row.string("state") == "converting" && row.int("process_ends") == 0, "after kill \(round): \(row)")
+        let marks = (try? String(contentsOfFile: dbPath + ".crash-marks", encoding: .utf8)) ?? ""
+        #expect(marks.isEmpty, "a kill left crash marks: \(marks)")
+    }
+    // Readback itself crashes twice during the marked file's conversion: each crash counts one attempt.
+    for round in 1...2 {
+        let r = try run([], killMidAttempt: false, crashHook: "a-marked.dng:conversion")
+        #expect(r.killed && r.status == SIGSEGV, "crash \(round): \(r.status) \(r.text.suffix(800))")
+        // The handler marked the file in flight (the next run's start counts it): "ID 1 11", conversion, SIGSEGV.
+        let id = try #require(try markedRow()?.int("id"))
+        let marks = (try? String(contentsOfFile: dbPath + ".crash-marks", encoding: .utf8)) ?? ""
+        #expect(marks == "\(id) 1 \(SIGSEGV)\n", "crash \(round): marks '\(marks)'")
+        #expect(try markedRow()?.int("process_ends") == round - 1, "crash \(round)")
     }
 
     // Third run: the marked file is failed with the reason, held back, and its original stays; the others convert.
@@ -88,8 +106,8 @@ import Testing
     let row = try #require(try markedRow())
     #expect(row.string("state") == "failed")
     #expect(row.int("process_ends") == 2)
-    #expect(row.int("attempts") == 3, "the marked file was tried again on the third run")
-    #expect(row.string("error")?.contains("the process ended during this file's attempt") == true, "\(row)")
+    #expect(row.int("attempts") == 5, "the marked file was tried in each of the four runs before")
+    #expect(row.string("error") == "Readback crashed (SIGSEGV) during this file's conversion", "\(row)")
     #expect(FileManager.default.fileExists(atPath: marked), "the marked file's original was removed")
     #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("a-marked.heic").path))
     for name in ["b", "c"] {
@@ -104,53 +122,62 @@ import Testing
     let summary = events.first { $0["event"] as? String == "summary" }
     let held = summary?["notRetried"] as? [[String: Any]]
     #expect(
-        held?.count == 1 && (held?.first?["reason"] as? String)?.contains("kill") == true,
+        held?.count == 1 && (held?.first?["reason"] as? String)?.contains("crashed (SIGSEGV)") == true,
         "\(String(describing: summary))")
 
     // Fourth run, human output: listed in the summary, still untouched.
     let fourth = try run([], killMidAttempt: false)
     #expect(fourth.status == 1)
     #expect(fourth.text.contains("failed, not tried again: \(marked)"), "\(fourth.text.suffix(1500))")
-    #expect(try markedRow()?.int("attempts") == 3)
+    #expect(try markedRow()?.int("attempts") == 5)
 
     // --retry-failed tries it again; it converts clean this time and its original goes like the others'.
     let retried = try run(["--retry-failed"], killMidAttempt: false)
     #expect(retried.status == 0, "\(retried.text.suffix(1500))")
     let after = try #require(try markedRow())
-    #expect(after.string("state") == "removed" && after.int("attempts") == 4 && after.int("process_ends") == 0)
+    #expect(after.string("state") == "removed" && after.int("attempts") == 6 && after.int("process_ends") == 0)
     #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("a-marked.heic").path))
 }
 
-/// One attempt that ended with the process gone is retried (the limit is 2 in a row), with the stage named; the
-/// second makes the file failed and held back until its source changes or `--retry-failed` is given.
-@Test func oneEndedAttemptIsRetriedAndStageIsNamed() async throws {
+/// An attempt during which Readback crashed is retried (the limit is 2 in a row), with the stage and signal named;
+/// the second makes the file failed and held back until its source changes or `--retry-failed` is given. An item left
+/// mid-attempt without a crash mark (killed, power loss) goes back to pending, uncounted.
+@Test func oneCrashedAttemptIsRetriedAndStageIsNamed() async throws {
     let dir = Repo.temporaryDirectory("readback-poison-ledger")
     defer { try? FileManager.default.removeItem(at: dir) }
     let path = dir.appendingPathComponent("state.db").path
     let ledger = try Ledger(path: path, progress: ProgressReporter(style: .quiet, out: { _ in }, clock: { 0 }))
     try await ledger.beginBatch(outputRoot: dir.path, options: "", removal: nil)
-    let file = SourceFile(
-        path: dir.path + "/x.dng", root: dir.path, relativePath: "x.dng", outputPath: dir.path + "/x.heic", size: 5,
-        mtimeNs: 7)
+    func file(_ name: String) -> SourceFile {
+        SourceFile(
+            path: dir.path + "/\(name).dng", root: dir.path, relativePath: "\(name).dng",
+            outputPath: dir.path + "/\(name).heic", size: 5, mtimeNs: 7)
+    }
+    let (file, other) = (file("x"), file("y"))
     let id = try await ledger.enqueue(file)
+    let otherID = try await ledger.enqueue(other)
     try await ledger.markConverting(id: id, size: 5, mtimeNs: 7)
     try await ledger.markWritten(id: id, hash: "h")
-    try await ledger.recordAttemptsEndedByExit()
+    try await ledger.markConverting(id: otherID, size: 5, mtimeNs: 7)
+    try await ledger.recordAttemptsEndedByExit(crashed: [id: .init(stage: .readBack, signal: SIGBUS)])
     var rec = try #require(try await ledger.item(sourcePath: file.path))
     #expect(rec.state == .pending && rec.processEnds == 1)
-    #expect(rec.error?.hasSuffix("during its read-back audit") == true, "\(String(describing: rec.error))")
+    #expect(
+        rec.error == "Readback crashed (SIGBUS) during this file's read-back audit", "\(String(describing: rec.error))")
     #expect(try await Planner.decide(file, rec) == .redo(why: "interrupted"))
-    // A second ended attempt: failed and held back; a changed source or --retry-failed is tried again.
+    let unmarked = try #require(try await ledger.item(sourcePath: other.path))
+    #expect(unmarked.state == .pending && unmarked.processEnds == 0 && unmarked.error == nil, "\(unmarked)")
+    // A second crashed attempt: failed and held back; a changed source or --retry-failed is tried again.
     _ = try await ledger.enqueue(file)
     try await ledger.markConverting(id: id, size: 5, mtimeNs: 7)
-    try await ledger.recordAttemptsEndedByExit()
+    try await ledger.recordAttemptsEndedByExit(crashed: [id: .init(stage: .conversion, signal: SIGSEGV)])
     rec = try #require(try await ledger.item(sourcePath: file.path))
     #expect(rec.state == .failed && rec.processEnds == 2)
     guard case .notRetried(let reason) = try await Planner.decide(file, rec) else {
-        Issue.record("a failed file with 2 ended attempts was planned again")
+        Issue.record("a failed file with 2 crashed attempts was planned again")
         return
     }
-    #expect(reason.hasSuffix("during its conversion"))
+    #expect(reason.hasSuffix("(SIGSEGV) during this file's conversion"))
     #expect(try await Planner.decide(file, rec, retryFailed: true) != .skip(newMtimeNs: nil))
     var changed = file
     changed.size = 6
@@ -158,4 +185,16 @@ import Testing
     // Re-enqueued for a changed source, the count starts again.
     _ = try await ledger.enqueue(changed)
     #expect(try await ledger.item(sourcePath: file.path)?.processEnds == 0)
+}
+
+/// The crash marks file: the handler's lines read back, the last per item; junk lines are ignored.
+@Test func crashMarksAreReadBack() throws {
+    let dir = Repo.temporaryDirectory("readback-crash-marks")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("state.db.crash-marks").path
+    try Data("12 1 11\n13 2 7\njunk\n12 2 6\n-4 1 11\n14 9 11\n".utf8).write(to: URL(fileURLWithPath: path))
+    let marks = CrashMarks.read(path)
+    #expect(marks == [12: .init(stage: .readBack, signal: 6), 13: .init(stage: .readBack, signal: 7)])
+    #expect(marks[12]?.signalName == "SIGABRT" && marks[13]?.signalName == "SIGBUS")
+    #expect(CrashMarks.read(dir.appendingPathComponent("absent").path).isEmpty)
 }

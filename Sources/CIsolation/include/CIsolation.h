@@ -84,4 +84,17 @@ int rb_arena_state(void);
 /// still be recognised.
 int rb_arena_reset(void);
 
+/// The parent's crash marks (crash_marks.c). `rb_marks_install` opens `path` (truncated) and installs a handler for
+/// SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP that writes one line "ITEM STAGE SIGNAL" per item in flight,
+/// then hands the signal to the handler it replaced. Returns 0 or -errno.
+int rb_marks_install(const char *path);
+/// Restores the replaced handlers and closes the file.
+void rb_marks_uninstall(void);
+/// Marks `item` (> 0) in flight in `stage`; returns its slot, or -1 when all 256 are taken.
+int rb_marks_claim(long long item, int stage);
+/// The item in `slot` moved on to `stage`.
+void rb_marks_stage(int slot, int stage);
+/// The item in `slot` is no longer in flight.
+void rb_marks_release(int slot);
+
 #endif

@@ -37,9 +37,11 @@ struct ConvertCommand: Subcommand {
         says why; so does a file fact not carried (an xattr on a filesystem without them). A crash at any
         moment leaves every original in place; the next run finishes the removal.
 
-        A rerun resumes. A file whose attempt was cut short by the process ending (a decoder crash, kill -9,
-        power loss) counts that attempt; after 2 such attempts in a row it is failed with the reason recorded,
-        listed in the summary and not tried again while it is unchanged, unless --retry-failed is given.
+        A rerun resumes. Only an observed crash counts against a file: a decoder whose worker crashed, hung or ran
+        out of memory on it fails it at once (decode.*); an attempt during which Readback itself died of a fatal
+        signal (marked as it happens) counts once, and after 2 in a row the file is failed with the reason,
+        listed in the summary and not tried again while it is unchanged, unless --retry-failed is given. A run
+        that was killed (kill -9, an OOM kill, power loss, a preempted job) or interrupted counts nothing.
 
         Encoding: HEVC (x265 through libheif) at preset \(Self.defaults.speed), quality \(Self.defaults.quality)\(Self.defaults.x265Options.sorted { $0.key < $1.key }.map { ", x265 \($0.key) \($0.value)" }.joined()), \(Self.defaults.bitDepth)-bit, \(Self.defaults.chroma == .yuv444 ? "4:4:4" : "4:2:0")
         unless options say otherwise. That is the quality ladder's visually-lossless setting
@@ -117,7 +119,7 @@ struct ConvertCommand: Subcommand {
         ),
         .flag(
             "retry-failed",
-            "Try again the files held back as failed because 2 attempts in a row ended with the process gone."),
+            "Try again the files held back as failed: a decoder crashed on them, or Readback did twice in a row."),
         DecoderWorkers.option(sentence: true),
         ShardOption.spec("files", sentence: true),
     ]
