@@ -109,7 +109,7 @@ public enum JXLDNG {
                     description: "JPEG XL tile \(i) is \(tile.width)×\(tile.height)×\(tile.channels), the IFD says "
                         + "\(g.tileWidth)×\(g.tileHeight)×\(g.samples)")
             }
-            try image.place(tile, x: x0, y: y0, tile: i)
+            try image.place(scaled(tile, toBits: g.bits), x: x0, y: y0, tile: i)
         }
         if g.rowFactor > 1 || g.columnFactor > 1 { image.deinterleave(rows: g.rowFactor, columns: g.columnFactor) }
         guard image.isFloat || g.bits <= 16 else {
@@ -140,6 +140,21 @@ public enum JXLDNG {
         if image.isFloat, let e = dir[258] {
             patch.set(e, type: 3, values: Array(repeating: 32, count: g.samples))
         }
+    }
+}
+
+extension JXLDNG {
+    /// A tile's integers on the IFD's scale. A codestream as deep as BitsPerSample, or deeper (a writer that put
+    /// 12-bit codes in a 16-bit JPEG XL image), holds the codes as they are; a shallower one (a writer that kept
+    /// fewer bits than the IFD declares) is scaled up to BitsPerSample's range, as a reader taking libjxl's 16-bit
+    /// output would see it.
+    static func scaled(_ tile: JXLImage, toBits bits: Int) -> JXLImage {
+        guard !tile.isFloat, tile.bitsPerSample < bits, bits <= 16 else { return tile }
+        var t = tile
+        let factor = Double((1 << bits) - 1) / Double((1 << tile.bitsPerSample) - 1)
+        t.integers = tile.integers.map { UInt16((Double($0) * factor).rounded()) }
+        t.bitsPerSample = bits
+        return t
     }
 }
 

@@ -103,3 +103,23 @@ func losslessJPEGXLDecodesBitIdenticalToItsUncompressedTwin(_ index: Int) throws
         return why.contains("tile") && e.description.contains("JPEG XL")
     }
 }
+
+/// A codestream deeper than BitsPerSample holds the codes as they are (12-bit codes in a 16-bit JPEG XL image); a
+/// shallower one is scaled up to BitsPerSample's range (a 16-bit IFD whose writer kept 12 bits).
+@Test func jpegXLDepthOtherThanBitsPerSample() throws {
+    func twinAndJXL(bits: Int, jxlBits: Int, shift: Int) throws -> (RawSamples, RawSamples) {
+        let spec = DNGSpec(layout: .bayer(.rggb), bitsPerSample: bits, noiseSigma: 1, seed: 3)
+        let twin = DNGWriter.write(scene: Chart(width: 128, height: 96, highlightStops: 2), spec: spec)
+        let tiling = JXLTiling(tileWidth: 64, tileHeight: 64) { s, w, h, c, _ in
+            try JXL.encode(s.map { $0 >> UInt16(shift) }, width: w, height: h, channels: c, bits: jxlBits)
+        }
+        let jxl = try DNGJXL.compress(uncompressedDNG: twin, tiling: tiling)
+        return (try decoded(twin, "twin.dng"), try decoded(jxl, "jxl.dng"))
+    }
+    let (a, b) = try twinAndJXL(bits: 12, jxlBits: 16, shift: 0)
+    #expect(a.samples == b.samples, "12-bit codes in a 16-bit codestream are kept as they are")
+    let (c, d) = try twinAndJXL(bits: 16, jxlBits: 12, shift: 4)
+    let worst = zip(c.samples, d.samples).map { abs(Int($0) - Int($1)) }.max() ?? .max
+    #expect(worst <= 16, "a 12-bit codestream in a 16-bit IFD is scaled up: worst difference \(worst)")
+    #expect(c.white == d.white)
+}
