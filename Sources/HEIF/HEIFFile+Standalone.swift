@@ -5,7 +5,7 @@ extension HEIFFile {
     /// first tile) with its tiles as hidden items. No transforms, no metadata.
     /// - Parameter itemID: a coded image item or a grid of coded tiles.
     /// - Returns: the file bytes, or nil when the item, its codec configuration or a payload is missing, or a grid's
-    ///   tile count does not match its rows × columns.
+    ///   tile count does not match its rows × columns, or a tile is not a coded image.
     public func standaloneFile(for itemID: UInt32) -> [UInt8]? {
         guard let it = item(itemID) else { return nil }
         let isAV1 =
@@ -32,7 +32,10 @@ extension HEIFFile {
             else { return nil }
             var tiles: [UInt32] = []
             for t in g.tiles {
-                guard let ti = item(t), let props = codedProps(t), let data = payload(of: t) else { return nil }
+                // A tile is a coded image: never the grid itself or another derived item (a loop a fuzzer found).
+                guard t != itemID, let ti = item(t), ti.isImage, !Item.derivedTypes.contains(ti.type),
+                    let props = codedProps(t), let data = payload(of: t)
+                else { return nil }
                 tiles.append(b.addCodedImage(type: ti.type, properties: props, data: data, hidden: true))
             }
             var gprops: [(Property, essential: Bool)] = [(.ispe(width: g.outputWidth, height: g.outputHeight), false)]
