@@ -25,6 +25,7 @@ let package = Package(
     products: [
         .executable(name: "readback", targets: ["readback"]),
         .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
+        .executable(name: "FuzzParsers", targets: ["FuzzParsers"]),
         // The quality ladder (docs/quality-ladder.md): `make ladder`; `readback-ladder frame` feeds the benchmark's floor.
         .executable(name: "readback-ladder", targets: ["QualityLadder"]),
         // The render check's measurements: `scripts/render-fidelity.sh` rebuilds docs/render-fidelity.md.
@@ -82,7 +83,9 @@ let package = Package(
         // bytes and returning pixels through memfds; crashes, hangs and exhaustion become `WorkerFailure`s.
         .target(
             name: "Isolation",
-            dependencies: ["CIsolation", "ColorScience", "Exiv2Bridge", "HeifCodec", "JPEGCodec", "RawDecoder"]),
+            dependencies: [
+                "AVIFCodec", "CIsolation", "ColorScience", "Exiv2Bridge", "HeifCodec", "JPEGCodec", "RawDecoder",
+            ]),
 
         // 3. Pure Swift cores.
         // SHA-256 in pure Swift, a leaf: in-memory bytes for the cores, files for the tools; its file-error type is the
@@ -171,6 +174,9 @@ let package = Package(
 
         // Fuzzing entry point: `swift build --product FuzzHEIF --sanitize=fuzzer` (see Makefile `fuzz`).
         .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF"]),
+        // Every parser of untrusted bytes of ours, one target per READBACK_FUZZ value (`make fuzz`, scripts/fuzz.sh).
+        .executableTarget(
+            name: "FuzzParsers", dependencies: ["CorpusKit", "GainMap", "HEIF", "RawDecoder", "TIFFLayout"]),
         // Quality ladder: encodes rendered RAWs at every preset × quality and measures them (docs/quality-ladder.md).
         .executableTarget(
             name: "QualityLadder",
@@ -238,7 +244,8 @@ let package = Package(
             name: "BatchTests",
             dependencies: [
                 "Audit", "Batch", "CIsolation", "Converter", "CorpusKit", "Digest", "FileFacts", "Findings",
-                "Isolation", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "Sharding", "Store", "TestSupport",
+                "Isolation", "JXLCodec", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "Sharding", "Store",
+                "TestSupport",
             ]
         ),
         .testTarget(

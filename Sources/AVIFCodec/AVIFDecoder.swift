@@ -29,6 +29,16 @@ public struct AVIFImage: Sendable, Equatable {
     public var fullRange: Bool = true
     /// The ICC profile (`colr` prof), when the file has one.
     public var icc: [UInt8]? = nil
+
+    public init(
+        width: Int, height: Int, depth: Int, samples: [UInt8], colourPrimaries: UInt16 = 2,
+        transferCharacteristics: UInt16 = 2, matrixCoefficients: UInt16 = 2, fullRange: Bool = true,
+        icc: [UInt8]? = nil
+    ) {
+        (self.width, self.height, self.depth, self.samples) = (width, height, depth, samples)
+        (self.colourPrimaries, self.transferCharacteristics) = (colourPrimaries, transferCharacteristics)
+        (self.matrixCoefficients, self.fullRange, self.icc) = (matrixCoefficients, fullRange, icc)
+    }
 }
 
 /// AV1 decoding through libavif (a second, independent reader of AVIF next to libheif).

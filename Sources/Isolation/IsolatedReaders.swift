@@ -1,3 +1,4 @@
+import AVIFCodec
 import Exiv2Bridge
 import Foundation
 import JPEGCodec
@@ -96,6 +97,32 @@ extension Isolated {
 }
 
 extension Isolated {
+    /// libavif's decode of an AVIF's primary (`AVIFDecoder.decode(_:strict:rgb:)`), in a worker when a pool is
+    /// installed.
+    /// - Throws: `AVIFError` when libavif refuses the file; `WorkerFailure` when its worker died, hung or ran out of
+    ///   memory on it (the file's `decode.*` verdict).
+    public static func avif(_ bytes: [UInt8], strict: Bool = true, rgb: Bool = true) throws -> AVIFImage {
+        guard let pool = WorkerPool.shared else { return try AVIFDecoder.decode(bytes, strict: strict, rgb: rgb) }
+        var m = WorkerMessage(kind: .request)
+        m.op = .avif(strict: strict, rgb: rgb)
+        m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
+        let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "libavif decode") }
+        defer { withExtendedLifetime(a) {} }
+        if let e = a.message.avifError { throw AVIFError(operation: e.operation, message: e.message) }
+        try rethrowFailure(a.message)
+        guard let info = a.message.avif else { throw IsolationError.protocolError("an incomplete AVIF answer") }
+        var img = AVIFImage(width: info.width, height: info.height, depth: info.depth, samples: [])
+        (img.colourPrimaries, img.transferCharacteristics) = (info.colourPrimaries, info.transferCharacteristics)
+        (img.matrixCoefficients, img.fullRange, img.icc) = (info.matrixCoefficients, info.fullRange, info.icc)
+        if info.samples > 0 {
+            guard let px = a.pixels, px.count >= info.samples else {
+                throw IsolationError.protocolError("an incomplete AVIF answer")
+            }
+            img.samples = Array(UnsafeRawBufferPointer(start: px.base, count: info.samples))
+        }
+        return img
+    }
+
     /// A TIFF whose JPEG XL IFDs (a DNG 1.7 preview) are decoded with libjxl and stored uncompressed
     /// (`JXLDNG.uncompressed(_:every:)`), in a worker when a pool is installed; nil when none is JPEG XL.
     /// - Throws: `JXLDNG.Failure` for a stream libjxl refuses, or naming a worker's death (`workerFailure`).

@@ -1,3 +1,4 @@
+import AVIFCodec
 import CIsolation
 import ColorScience
 import Exiv2Bridge
@@ -175,6 +176,9 @@ private struct Session {
                 var m = WorkerMessage(kind: .done)
                 m.jpeg = JPEGInfo(width: img.width, height: img.height)
                 return m
+            case .avif(let strict, let rgb):
+                stage("libavif decode")
+                return try avif(try AVIFDecoder.decode(bytes, strict: strict, rgb: rgb))
             case .jxlTIFF:
                 stage("libjxl decode")
                 return try jxlTIFF(input)
@@ -196,6 +200,10 @@ private struct Session {
         } catch let e as JPEGError {
             var m = WorkerMessage(kind: .failed)
             m.jpegError = JPEGErrorInfo(operation: e.operation, message: e.message)
+            return m
+        } catch let e as AVIFError {
+            var m = WorkerMessage(kind: .failed)
+            m.avifError = JPEGErrorInfo(operation: e.operation, message: e.message)
             return m
         } catch let e as JXLDNG.Failure {
             var m = WorkerMessage(kind: .failed)
@@ -334,6 +342,19 @@ private struct Session {
         json.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         var m = WorkerMessage(kind: .done)
         m.built = json.count
+        return m
+    }
+
+    /// libavif's image: its fields, and its samples in granted memory.
+    private func avif(_ img: AVIFImage) throws -> WorkerMessage {
+        var m = WorkerMessage(kind: .done)
+        m.avif = AVIFInfo(
+            width: img.width, height: img.height, depth: img.depth, colourPrimaries: img.colourPrimaries,
+            transferCharacteristics: img.transferCharacteristics, matrixCoefficients: img.matrixCoefficients,
+            fullRange: img.fullRange, icc: img.icc, samples: img.samples.count)
+        guard !img.samples.isEmpty else { return m }
+        guard let out = grant(img.samples.count) else { throw IsolationError.protocolError("no shared memory granted") }
+        img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         return m
     }
 

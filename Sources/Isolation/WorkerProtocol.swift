@@ -43,6 +43,7 @@ struct WorkerMessage: Codable, Sendable {
     var jpeg: JPEGInfo?
     /// `exiv2Build`'s answer: the size of its JSON (`BuiltMetadata`) at the start of the granted memory.
     var built: Int?
+    var avif: AVIFInfo?
     /// `jxlTIFF`'s answer: the size of the rewritten TIFF at the start of the granted memory (0: nothing was JPEG XL).
     var tiff: Int?
     // failed
@@ -52,6 +53,7 @@ struct WorkerMessage: Codable, Sendable {
     var heifError: HeifErrorInfo?
     var exiv2Error: Exiv2ErrorInfo?
     var jpegError: JPEGErrorInfo?
+    var avifError: JPEGErrorInfo?
 
     init(kind: Kind) { self.kind = kind }
 }
@@ -80,6 +82,9 @@ enum Operation: Codable, Sendable, Equatable {
         sidecarBytes: Int?)
     /// libjpeg-turbo's decode to 8-bit RGB (`JPEGDecoder.decode(_:minSide:)`).
     case jpeg(minSide: Int?)
+    /// libavif's decode of an AVIF's primary (`AVIFDecoder.decode(_:strict:rgb:)`): 8-bit RGB in the granted memory
+    /// when `rgb`, else the size alone.
+    case avif(strict: Bool, rgb: Bool)
     /// A TIFF (a DNG preview) whose JPEG XL IFDs libjxl decodes and stores uncompressed (`JXLDNG.uncompressed`).
     case jxlTIFF
     /// Test only: the worker does what the sandbox forbids (`socket`, `write`) to prove it is stopped.
@@ -138,6 +143,19 @@ struct Exiv2ErrorInfo: Codable, Sendable {
     var operation: String
     var path: String?
     var message: String
+}
+
+/// A decoded AVIF without its samples (8-bit RGB in the granted memory when asked for).
+struct AVIFInfo: Codable, Sendable {
+    var width: Int
+    var height: Int
+    var depth: Int
+    var colourPrimaries: UInt16
+    var transferCharacteristics: UInt16
+    var matrixCoefficients: UInt16
+    var fullRange: Bool
+    var icc: [UInt8]?
+    var samples: Int
 }
 
 /// A decoded JPEG's size (its RGB samples are in the granted memory).

@@ -1,5 +1,7 @@
+import CorpusKit
 import Foundation
 import Isolation
+import JXLCodec
 import RawDecoder
 import TestSupport
 import Testing
@@ -69,6 +71,17 @@ import Testing
             crashOn(data, size > 0 ? (size_t)size : 0, "READBACK-EXIV2-CRASH");
             void *(*real)(void *, const unsigned char *, long) = dlsym(RTLD_NEXT, "_ZN5Exiv212ImageFactory4openEPKhl");
             return real(ret, data, size);
+        }
+        // libavif's read of an AVIF output and libjxl's of a DNG 1.7 tile, each on its own marker.
+        int avifDecoderReadMemory(void *d, void *img, const unsigned char *data, size_t size) {
+            crashOn(data, size, "READBACK-AVIF-CRASH");
+            int (*real)(void *, void *, const unsigned char *, size_t) = dlsym(RTLD_NEXT, "avifDecoderReadMemory");
+            return real(d, img, data, size);
+        }
+        int JxlDecoderSetInput(void *dec, const unsigned char *data, size_t size) {
+            crashOn(data, size, "READBACK-JXL-CRASH");
+            int (*real)(void *, const unsigned char *, size_t) = dlsym(RTLD_NEXT, "JxlDecoderSetInput");
+            return real(dec, data, size);
         }
         int tjDecompressHeader3(void *h, const unsigned char *buf, unsigned long size, int *w, int *ht, int *sub,
                                 int *cs) {
@@ -258,6 +271,47 @@ import Testing
         #expect(audit.out.contains("libjpeg-turbo decode"), "the stage is named: \(audit.out)")
     }
 
+    /// libavif and libjxl run in workers too: a crash in libavif's read of an AVIF output, or in libjxl's read of one
+    /// JPEG XL tile of a DNG 1.7, is that file's `decode.crashed` verdict naming the stage; the other files are done.
+    @Test func libavifAndLibjxlDeathsAreDecodeVerdicts() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = dir.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let preload = ["LD_PRELOAD": try shim()]
+        // A DNG 1.7 whose second tile carries the marker after its codestream, beside a plain DNG.
+        try dng("plain.dng", in: src, seed: 0)
+        let twin = DNGWriter.write(
+            scene: Chart(width: 128, height: 64, highlightStops: 2), spec: DNGSpec(layout: .bayer(.rggb), seed: 4))
+        let tiles = Counter()
+        let tiling = JXLTiling(tileWidth: 64, tileHeight: 64) { s, w, h, c, bits in
+            let jxl = try JXL.encode(s, width: w, height: h, channels: c, bits: bits, options: .init(effort: 1))
+            return tiles.next() == 1 ? jxl + Array("READBACK-JXL-CRASH".utf8) : jxl
+        }
+        try Data(DNGJXL.compress(uncompressedDNG: twin, tiling: tiling)).write(
+            to: src.appendingPathComponent("jxl.dng"))
+        let r = try run(["convert", "src", "--out", "out", "--jobs", "2", "--json"], env: preload)
+        #expect(r.status == 1, "\(r.out)")
+        let got = items(r.out)
+        #expect(got["plain.dng"]?["verdict"] as? String == "clean", "\(r.out)")
+        let e = (got["jxl.dng"]?["error"] as? String) ?? ""
+        #expect(e.contains("decode.crashed") && e.contains("SIGSEGV") && e.contains("JPEG XL decode"), "\(e)")
+
+        // An AVIF output alone whose libavif read dies, audited beside a good HEIC.
+        let outs = dir.appendingPathComponent("outs")
+        try FileManager.default.createDirectory(at: outs, withIntermediateDirectories: true)
+        var avif = [UInt8](
+            try Data(contentsOf: Repo.root.appendingPathComponent("Tests/HEIFTests/Fixtures/seed-avif.avif")))
+        avif += Array("READBACK-AVIF-CRASH".utf8)
+        try Data(avif).write(to: outs.appendingPathComponent("crash.avif"))
+        try FileManager.default.copyItem(
+            at: dir.appendingPathComponent("out/plain.heic"), to: outs.appendingPathComponent("plain.heic"))
+        let audit = try run(["audit", "--outputs", "outs", "--report", "rep-avif"], env: preload)
+        #expect(audit.status == 1, "\(audit.out)")
+        let report = try String(contentsOf: dir.appendingPathComponent("rep-avif/report.json"), encoding: .utf8)
+        #expect(report.contains("decode.crashed") && report.contains("libavif decode"), "\(report)")
+        #expect(report.contains("plain.heic"), "every file is in the report")
+    }
+
     /// The seccomp filter stops a worker that opens a network socket or a file for writing; the file is reported
     /// (decode.crashed, stopped by its sandbox) and nothing is written.
     @Test func theSandboxStopsSocketsAndWrites() throws {
@@ -423,6 +477,18 @@ import Testing
             else { return false }
             let args = cmd.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             return args.count >= 3 && args[1] == "__decode-worker" && args[2] == String(parent)
+        }
+    }
+}
+
+/// A thread-safe counter for an encoder closure (`@Sendable`): the tiles it has seen.
+final class Counter: @unchecked Sendable {  // a lock guards `n`
+    private let lock = NSLock()
+    private var n = 0
+    func next() -> Int {
+        lock.withLock {
+            defer { n += 1 }
+            return n
         }
     }
 }

@@ -3,6 +3,7 @@ import ColorScience
 import Findings
 import HEIF
 import HeifCodec
+import Isolation
 import ReportModel
 
 /// An AVIF's primary as libavif (dav1d) decodes it, shown upright: libavif 0.11 leaves `irot`/`imir` to its caller,
@@ -37,14 +38,17 @@ extension Checks {
     /// - Parameters:
     ///   - orientation: the primary's `irot`/`imir` as an Exif orientation, applied to the pixels and the size.
     ///   - rgb: false decodes the AV1 data but keeps only the size.
-    static func libavifDecode(_ bytes: [UInt8], orientation: Int, rgb: Bool) -> Result<LibavifPrimary, AVIFError> {
+    ///   A worker that died, hung or ran out of memory in libavif fails it with that `WorkerFailure`.
+    static func libavifDecode(_ bytes: [UInt8], orientation: Int, rgb: Bool) -> Result<LibavifPrimary, any Error> {
         var strictRefusal: String? = nil
         let img: AVIFImage
         do {
-            img = try AVIFDecoder.decode(bytes, rgb: rgb)
+            img = try Isolated.avif(bytes, rgb: rgb)
+        } catch let e as AVIFError {
+            strictRefusal = e.message
+            do { img = try Isolated.avif(bytes, strict: false, rgb: rgb) } catch { return .failure(error) }
         } catch {
-            strictRefusal = error.message
-            do { img = try AVIFDecoder.decode(bytes, strict: false, rgb: rgb) } catch { return .failure(error) }
+            return .failure(error)
         }
         let swap = RenderImage.swapsAxes(orientation)
         let (w, h) = swap ? (img.height, img.width) : (img.width, img.height)

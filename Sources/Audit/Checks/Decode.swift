@@ -151,6 +151,11 @@ extension Checks {
                         result = .success(.libavif(p))
                         done.signal()
                         return
+                    case .failure(let f as WorkerFailure):
+                        // libavif's worker died on the file: that is its verdict, not a reason to try libheif.
+                        result = .failure(f)
+                        done.signal()
+                        return
                     case .failure(let e): libavifFailure = "\(e)"
                     }
                 }
