@@ -64,7 +64,7 @@ help:
 	@echo "make codes-doc  regenerate docs/codes.md from the finding-code catalogue (readback codes --markdown)"
 	@echo "make bench      side-by-side benchmarks against peer tools"
 	@echo "make ladder     re-measure the quality ladder (docs/quality-ladder.tsv; ~30 min on 2 shared cores)"
-	@echo "make fuzz       run the HEIF parser fuzzer (libFuzzer)"
+	@echo "make fuzz       fuzz every parser of ours (libFuzzer; FUZZ_S=SECONDS in all, default 300)"
 	@echo "make lint       swift format lint"
 	@echo "make install    install readback, its man page, completions and docs (PREFIX=$(PREFIX) DESTDIR=)"
 	@echo "make uninstall  remove what make install installed (same PREFIX and DESTDIR)"
@@ -153,11 +153,14 @@ lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
 
 # Release build (debug runs ~5x slower). FUZZ_SEEDS: extra seed folders read in place, e.g.
-# make fuzz FUZZ_SEEDS="$(CORPUS)/heic $(CORPUS)/avif" (a real-world corpus's HEIF and AVIF folders)
+# make fuzz FUZZ_S=SECONDS: every parser of ours (scripts/fuzz.sh: heif, tiff, jpeg, xmp, tmap, makernote, opcodes),
+# each for its share of the time, seeded from Corpus/, the HEIF fixtures and regressions, and FUZZ_SEEDS (folders of
+# real files, read in place: make fuzz FUZZ_SEEDS="$(CORPUS)/heic $(CORPUS)/raw"). A crash fails it, its reproducer
+# left in Reports/fuzz/.
+FUZZ_S ?= 300
 fuzz: deps
-	SWIFT_BACKTRACE=enable=no $(SWIFT) build -c release --product FuzzHEIF --sanitize=fuzzer --scratch-path .build/fuzz
-	mkdir -p .build/fuzz-corpus
-	SWIFT_BACKTRACE=enable=no .build/fuzz/release/FuzzHEIF -runs=$${RUNS:-1000000} -max_len=65536 -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 .build/fuzz-corpus Tests/HEIFTests/Fixtures $(FUZZ_SEEDS)
+	SWIFT_BACKTRACE=enable=no $(SWIFT) build -c release --product FuzzParsers --sanitize=fuzzer --scratch-path .build/fuzz
+	./scripts/fuzz.sh $(FUZZ_S) $(FUZZ_SEEDS)
 
 # The audit comparisons read the real-world corpus in place (BENCH_CORPUS, else CORPUS).
 bench: bench-deps release

@@ -175,8 +175,8 @@ let package = Package(
         // Fuzzing entry point: `swift build --product FuzzHEIF --sanitize=fuzzer` (see Makefile `fuzz`).
         .executableTarget(name: "FuzzHEIF", dependencies: ["HEIF"]),
         // Every parser of untrusted bytes of ours, one target per READBACK_FUZZ value (`make fuzz`, scripts/fuzz.sh).
-        .executableTarget(
-            name: "FuzzParsers", dependencies: ["CorpusKit", "GainMap", "HEIF", "RawDecoder", "TIFFLayout"]),
+        .target(name: "FuzzKit", dependencies: ["CorpusKit", "GainMap", "HEIF", "RawDecoder", "TIFFLayout"]),
+        .executableTarget(name: "FuzzParsers", dependencies: ["FuzzKit"]),
         // Quality ladder: encodes rendered RAWs at every preset × quality and measures them (docs/quality-ladder.md).
         .executableTarget(
             name: "QualityLadder",
@@ -213,7 +213,9 @@ let package = Package(
         .testTarget(name: "ReportModelTests", dependencies: ["ReportModel", "TestSupport"], exclude: ["Goldens"]),
         .testTarget(
             name: "CorpusTests",
-            dependencies: ["ColorScience", "CorpusKit", "Digest", "HEIF", "JXLCodec", "RawDecoder", "TestSupport"]),
+            dependencies: [
+                "ColorScience", "CorpusKit", "Digest", "FuzzKit", "HEIF", "JXLCodec", "RawDecoder", "TestSupport",
+            ]),
         .testTarget(name: "FidelityTests", dependencies: ["Converter", "Fidelity"]),
         .testTarget(
             name: "RenderCheckTests",

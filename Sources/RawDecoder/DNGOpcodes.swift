@@ -1,4 +1,5 @@
 import Foundation
+import TIFFLayout
 
 /// The DNG opcode lists of a file's raw image (DNG 1.4 §6 "Opcode List Processing"): OpcodeList1 (applied to the
 /// raw data as read), OpcodeList2 (after linearisation) and OpcodeList3 (after demosaicing).
@@ -37,6 +38,8 @@ public struct DNGOpcode: Sendable, Equatable {
         let degree = Int(u[8])
         guard degree <= 8, parameters.count >= 36 + 8 * (degree + 1) else { return nil }
         let c = (0...degree).map { Double(bitPattern: DNGOpcodeReader.u64(parameters, 36 + 8 * $0)) }
+        // A NaN or infinite coefficient is no polynomial (a fuzzer's find: it reached UInt16(NaN)).
+        guard c.allSatisfy(\.isFinite) else { return nil }
         return MapPolynomial(
             top: Int(u[0]), left: Int(u[1]), bottom: Int(u[2]), right: Int(u[3]), plane: Int(u[4]), planes: Int(u[5]),
             rowPitch: Int(u[6]), colPitch: Int(u[7]), coefficients: c)
@@ -50,11 +53,11 @@ public struct MapPolynomial: Sendable, Equatable {
     public var rowPitch: Int, colPitch: Int
     public var coefficients: [Double]
 
-    /// The polynomial at `x`, clipped to 0…1.
+    /// The polynomial at `x`, clipped to 0…1 (0 where huge coefficients meet as ∞ − ∞).
     public func value(_ x: Double) -> Double {
         var v = 0.0
         for c in coefficients.reversed() { v = v * x + c }
-        return min(max(v, 0), 1)
+        return v.isNaN ? 0 : min(max(v, 0), 1)
     }
 }
 
@@ -75,54 +78,27 @@ public enum DNGOpcodeReader {
         return try opcodes(data)
     }
 
-    /// The opcodes of the raw IFD of the DNG in `b` (indexed from its `startIndex`).
+    /// The opcodes of the raw IFD of the DNG in `d`, read with the bounded TIFF walk (`TIFFLayout`).
     /// - Throws: `Unreadable` when a list is present but malformed.
     public static func opcodes(_ d: Data) throws(Unreadable) -> [DNGOpcode] {
-        let b = d.count == 0 || d.startIndex == 0 ? d : Data(d)
-        guard b.count >= 8, (b[0] == 0x49 && b[1] == 0x49) || (b[0] == 0x4D && b[1] == 0x4D) else { return [] }
-        let little = b[0] == 0x49
-        func u16(_ o: Int) -> Int? {
-            guard o >= 0, o + 2 <= b.count else { return nil }
-            return little ? Int(b[o]) | Int(b[o + 1]) << 8 : Int(b[o]) << 8 | Int(b[o + 1])
-        }
-        func u32(_ o: Int) -> Int? {
-            guard let x = u16(o), let y = u16(o + 2) else { return nil }
-            return little ? x | y << 16 : x << 16 | y
-        }
-        // Each IFD: its NewSubfileType, pixel count and opcode-list byte ranges.
-        var raw: (area: Int, lists: [(Int, Range<Int>)])? = nil
-        var queue = [u32(4) ?? 0]
-        var seen = Set<Int>()
-        while let o = queue.popLast() {
-            guard o > 0, seen.count < 64, seen.insert(o).inserted, let n = u16(o), n < 4096 else { continue }
-            var subfile = 0
-            var area = 0
-            var width = 0
-            var lists: [(Int, Range<Int>)] = []
-            for i in 0..<n {
-                let e = o + 2 + 12 * i
-                guard let tag = u16(e), let type = u16(e + 2), let count = u32(e + 4) else { break }
-                let value = type == 3 ? u16(e + 8) ?? 0 : u32(e + 8) ?? 0
-                switch tag {
-                case 254: subfile = value
-                case 256: width = value
-                case 257: area = width * value
-                case 330:
-                    let at = count == 1 ? e + 8 : value
-                    for k in 0..<min(count, 64) { if let s = u32(at + 4 * k) { queue.append(s) } }
-                case 0xC740, 0xC741, 0xC74E:
-                    guard count > 4, value >= 0, value + count <= b.count else {
-                        throw Unreadable(description: "opcode list \(tag) lies outside the file")
-                    }
-                    lists.append((tag == 0xC740 ? 1 : tag == 0xC741 ? 2 : 3, value..<(value + count)))
-                default: break
-                }
+        guard let layout = try? TIFFLayout(d) else { return [] }
+        var raw: (area: Int, lists: [(list: Int, entry: TIFFLayout.Entry)])? = nil
+        for dir in layout.directories where (layout.integer(254, in: dir) ?? 0) == 0 {
+            let (w, h) = (layout.integer(256, in: dir) ?? 0, layout.integer(257, in: dir) ?? 0)
+            let (area, overflow) = w.multipliedReportingOverflow(by: h)
+            guard !overflow, area >= (raw?.area ?? -1) else { continue }
+            let lists = [(UInt16(0xC740), 1), (0xC741, 2), (0xC74E, 3)].compactMap { tag, list in
+                dir[tag].map { (list: list, entry: $0) }
             }
-            if subfile == 0 && area >= (raw?.area ?? -1) { raw = (area, lists) }
-            if let next = u32(o + 2 + 12 * n) { queue.insert(next, at: 0) }
+            raw = (area, lists)
         }
         var out: [DNGOpcode] = []
-        for (list, range) in raw?.lists ?? [] { out += try parse([UInt8](b[range]), list: list) }
+        for (list, e) in raw?.lists ?? [] {
+            guard e.count > 4, let bytes = layout.valueBytes(e) else {
+                throw Unreadable(description: "opcode list \(e.tag) lies outside the file")
+            }
+            out += try parse([UInt8](bytes), list: list)
+        }
         return out
     }
 

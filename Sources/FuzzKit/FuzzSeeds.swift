@@ -5,8 +5,8 @@ import TIFFLayout
 
 /// Seeds for every target, cut out of real files with the same parsers: whole HEIF, TIFF/DNG and JPEG files; the
 /// XMP packets, `tmap` bodies and Exif MakerNotes they hold; the DNG opcode lists.
-enum FuzzSeeds {
-    static func write(into folder: String, from dirs: [String]) {
+public enum FuzzSeeds {
+    public static func write(into folder: String, from dirs: [String]) {
         let fm = FileManager.default
         var n = 0
         func put(_ target: FuzzTarget, _ name: String, _ bytes: [UInt8]) {
