@@ -126,7 +126,7 @@ let package = Package(
             name: "RenderIO",
             dependencies: [
                 "ColorScience", "RenderCheck", "Exiv2Bridge", "FileContent", "JPEGCodec", "HeifCodec", "HEIF",
-                "Isolation",
+                "Isolation", "TIFFLayout",
             ]),
 
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
