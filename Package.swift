@@ -1,17 +1,18 @@
 // swift-tools-version:6.0
 // Readback: RAW → HEIC without silent losses, proven by reading every output back.
-// Layers (bottom to top; a layer never imports one above it):
-//   1. C system libraries          CHeif, CDe265, CRaw, CSQLite, CCrypto, CTurboJPEG, CAVIF, CXattr, CExiv2Shim,
-//                                  CIsolation (spawn, descriptor passing, worker lockdown; libseccomp)
-//   2. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, Store, Hashing, JPEGCodec, AVIFCodec,
-//                                  FileFacts; then Isolation, over the decoder wrappers: their calls on a file's
-//                                  bytes run in supervised worker processes (docs/security.md)
-//   3. pure Swift cores (no C)     leaves Digest, ColorScience, Findings, MetadataEntries and FileContent; HEIF,
-//                                  Metadata, GainMap, ReportModel, CorpusKit, Fidelity
-//   4. siblings on the cores       Converter, Audit (and AuditHistory, its SQLite record)
-//   5. Batch                       queue, jobs, read-back audit, removal of originals
-//   6. ReadbackCLI                 hand-written argument parsing, one file per subcommand
-//   7. readback                    main.swift
+// Layers (bottom to top; a target depends only on its own layer or lower ones; docs/ARCHITECTURE.md holds the table
+// that Tests/HouseRulesTests/LayerTests.swift checks against this manifest):
+//   1. C libraries                 CHeif, CDe265, CRaw, CSQLite, CCrypto, CTurboJPEG, CAVIF, CXattr, CJxl, CExiv2Shim,
+//                                  CIsolation
+//   2. foundations (pure Swift)    Digest, ColorScience, MetadataEntries, Findings, FileContent, TIFFLayout
+//   3. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, JXLCodec, Store, Hashing, JPEGCodec, AVIFCodec,
+//                                  FileFacts; Isolation runs those that read a file's bytes in worker processes
+//   4. cores (pure Swift, no C)    HEIF, Metadata, GainMap, ReportModel, CorpusKit, Fidelity, RenderCheck, Sharding
+//   5. readers                     RenderIO, MetadataIO
+//   6. stages                      Converter, Audit, AuditHistory
+//   7. Batch                       queue, jobs, read-back audit, removal of originals
+//   8. ReadbackCLI                 hand-written argument parsing, one file per subcommand
+//   9. programs and tools          readback, QualityLadder, RenderBench, FuzzHEIF, FuzzKit, FuzzParsers, TestSupport
 import Foundation
 import PackageDescription
 
