@@ -324,10 +324,14 @@ public struct TIFFWriter {
     }
 }
 
-/// A bounded TIFF reader: never traps on hostile input; returns nil for what it cannot read.
+/// A bounded TIFF reader: never traps on hostile input; returns nil for what it cannot read. The values it decodes
+/// come to at most four times the file's size (entries pointing at the same bytes again and again end the walk), so
+/// its time is bounded too.
 public struct TIFFReader {
     public let bytes: [UInt8]
     public let order: TIFFByteOrder
+    /// Value bytes decoded so far (shared by the copies a walk makes).
+    private let decoded = Tally()
     /// Tags whose LONG value is a child IFD.
     public static let pointerTags: Set<UInt16> = [34665, 34853, 40965, 330]
     private let maxIFDs = 64
@@ -365,6 +369,7 @@ public struct TIFFReader {
     /// - Returns: IFD0, or nil when the first IFD cannot be read.
     public func readTree() -> TIFFIFD? {
         guard let first = u32(4) else { return nil }
+        decoded.n = 0
         var visited = Set<Int>()
         return readChain(at: Int(first), visited: &visited)
     }
@@ -407,6 +412,8 @@ public struct TIFFReader {
             let size = TIFFType(rawValue: type)?.size ?? 1
             let total = Int(count) * size
             guard total <= bytes.count else { continue }
+            decoded.n += total
+            if decoded.n > 4 * bytes.count + 4096 { return nil }
             let dataAt: Int
             if total <= 4 {
                 dataAt = e + 8
@@ -501,4 +508,9 @@ extension TIFFIFD {
     }
     /// A private key (not a real tag: written as 513/514) under which the thumbnail is kept.
     static let thumbnailKey: UInt16 = 0xFFFF
+}
+
+/// A counter shared by a reader's copies: the bytes it has decoded.
+private final class Tally: @unchecked Sendable {  // one walk uses it, on one thread
+    var n = 0
 }
