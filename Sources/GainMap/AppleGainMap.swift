@@ -131,16 +131,22 @@ public struct AppleGainMapXMP: Sendable, Hashable {
     }
 }
 
-/// A minimal, tolerant XMP scanner: namespace prefixes and one simple property's value.
+/// A minimal, tolerant XMP scanner: namespace prefixes and one simple property's value. Linear in the text: every
+/// search moves on, a prefix is looked for within `maxPrefix` characters, and a missing closing quote or bracket ends
+/// the scan (a fuzzed packet of repeated `xmlns:` once took seconds).
 enum XMPScan {
+    /// The longest prefix (with the spaces around its `=`) a declaration is read with.
+    static let maxPrefix = 80
+
     /// Prefixes bound to `uri` by `xmlns:PFX="uri"` (either quote).
     static func prefixes(boundTo uri: String, in text: String) -> [String] {
         var out: [String] = []
         var search = text[...]
         while let r = search.range(of: "xmlns:") {
             let after = search[r.upperBound...]
-            guard let eq = after.firstIndex(of: "=") else { break }
-            let prefix = after[..<eq].trimmingCharacters(in: .whitespaces)
+            search = after
+            guard let eq = after.prefix(maxPrefix).firstIndex(of: "=") else { continue }
+            let prefix = String(after[..<eq]).trimmingCharacters(in: .whitespaces)
             var rest = after[after.index(after: eq)...].drop { $0 == " " }
             if let q = rest.first, q == "\"" || q == "'" {
                 rest = rest.dropFirst()
@@ -150,7 +156,6 @@ enum XMPScan {
                     out.append(prefix)
                 }
             }
-            search = after
         }
         return out
     }
@@ -167,7 +172,7 @@ enum XMPScan {
                 if before == "<" {
                     guard rest.first == ">" else { continue }
                     rest = rest.dropFirst()
-                    guard let end = rest.firstIndex(of: "<") else { continue }
+                    guard let end = rest.firstIndex(of: "<") else { break }
                     let v = rest[..<end].trimmingCharacters(in: .whitespacesAndNewlines)
                     if !v.isEmpty { return v }
                     // An rdf:Seq / rdf:Bag: the first rdf:li (see `values`).
@@ -178,7 +183,7 @@ enum XMPScan {
                     rest = rest.dropFirst().drop { $0.isWhitespace }
                     guard let quote = rest.first, quote == "\"" || quote == "'" else { continue }
                     rest = rest.dropFirst()
-                    guard let end = rest.firstIndex(of: quote) else { continue }
+                    guard let end = rest.firstIndex(of: quote) else { break }
                     return rest[..<end].trimmingCharacters(in: .whitespacesAndNewlines)
                 }
             }
