@@ -11,10 +11,8 @@ import Testing
 @Test func jpegXLDNGsConvertCleanAndAuditAsSources() throws {
     let dir = Repo.temporaryDirectory("jxl-dng")
     defer { try? FileManager.default.removeItem(at: dir) }
-    let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
     func run(_ args: [String]) throws -> (code: Int32, out: String, err: String) {
-        let r = try Tool.run("/usr/bin/env", ["HOME=\(dir.path)", "XDG_DATA_HOME=\(dir.path)", binary] + args)
-        return (r.status, String(decoding: r.out, as: UTF8.self), String(decoding: r.err, as: UTF8.self))
+        try BuiltReadback.run(args, home: dir)
     }
     let src = dir.appendingPathComponent("in")
     try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
@@ -80,10 +78,8 @@ import Testing
 @Test func aJPEGXLPreviewIsTheRenderChecksReference() throws {
     let dir = Repo.temporaryDirectory("jxl-preview")
     defer { try? FileManager.default.removeItem(at: dir) }
-    let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
     func run(_ args: [String]) throws -> (code: Int32, out: String, err: String) {
-        let r = try Tool.run("/usr/bin/env", ["HOME=\(dir.path)", "XDG_DATA_HOME=\(dir.path)", binary] + args)
-        return (r.status, String(decoding: r.out, as: UTF8.self), String(decoding: r.err, as: UTF8.self))
+        try BuiltReadback.run(args, home: dir)
     }
     let spec = DNGSpec(layout: .bayer(.rggb), bitsPerSample: 14, noiseSigma: 1, seed: 97, orientation: 1)
     let twin = DNGWriter.write(scene: Chart(width: 768, height: 512, highlightStops: nil), spec: spec)

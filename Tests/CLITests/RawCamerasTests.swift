@@ -27,10 +27,8 @@ import Testing
 @Test func aHeaderlessRAWConvertsCleanAndMayBeRemoved() throws {
     let dir = Repo.temporaryDirectory("headerless-raw")
     defer { try? FileManager.default.removeItem(at: dir) }
-    let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
     func run(_ args: [String]) throws -> (code: Int32, out: String, err: String) {
-        let r = try Tool.run("/usr/bin/env", ["HOME=\(dir.path)", "XDG_DATA_HOME=\(dir.path)", binary] + args)
-        return (r.status, String(decoding: r.out, as: UTF8.self), String(decoding: r.err, as: UTF8.self))
+        try BuiltReadback.run(args, home: dir)
     }
     let src = dir.appendingPathComponent("in/dump.raw")
     try FileManager.default.createDirectory(at: src.deletingLastPathComponent(), withIntermediateDirectories: true)

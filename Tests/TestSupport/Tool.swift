@@ -29,3 +29,15 @@ public enum Tool {
         return (p.terminationStatus, o, errBox.data)
     }
 }
+
+/// The built `readback` (.build/debug), run as a user runs it: HOME and XDG_DATA_HOME in `home`, so its state and
+/// trash stay in the test's folder; decoder workers start as they do for a user.
+public enum BuiltReadback {
+    public static var path: String { Repo.root.appendingPathComponent(".build/debug/readback").path }
+
+    /// Runs it with `args`. - Returns: the exit status and the standard output and error as text.
+    public static func run(_ args: [String], home: URL) throws -> (code: Int32, out: String, err: String) {
+        let r = try Tool.run("/usr/bin/env", ["HOME=\(home.path)", "XDG_DATA_HOME=\(home.path)", path] + args)
+        return (r.status, String(decoding: r.out, as: UTF8.self), String(decoding: r.err, as: UTF8.self))
+    }
+}
