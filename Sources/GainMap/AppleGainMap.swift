@@ -132,8 +132,10 @@ public struct AppleGainMapXMP: Sendable, Hashable {
 }
 
 /// A minimal, tolerant XMP scanner: namespace prefixes and one simple property's value. Linear in the text: every
-/// search moves on, a prefix is looked for within `maxPrefix` characters, and a missing closing quote or bracket ends
-/// the scan (a fuzzed packet of repeated `xmlns:` once took seconds).
+/// search moves on (with the standard library's `firstRange(of:)`, not Foundation's `range(of:)`, which copies the
+/// rest of the text on Linux each time), a prefix is looked for within `maxPrefix` characters, at most
+/// `maxPrefixes` prefixes are tried, and a missing closing quote or bracket ends the scan (fuzzed packets of repeated
+/// `xmlns:` and of repeated properties once took seconds).
 enum XMPScan {
     /// The longest prefix (with the spaces around its `=`) a declaration is read with.
     static let maxPrefix = 80
@@ -142,7 +144,7 @@ enum XMPScan {
     static func prefixes(boundTo uri: String, in text: String) -> [String] {
         var out: [String] = []
         var search = text[...]
-        while let r = search.range(of: "xmlns:") {
+        while let r = search.firstRange(of: "xmlns:") {
             let after = search[r.upperBound...]
             search = after
             guard let eq = after.prefix(maxPrefix).firstIndex(of: "=") else { continue }
@@ -157,15 +159,19 @@ enum XMPScan {
                 }
             }
         }
-        return out
+        var seen = Set<String>()
+        return Array(out.filter { seen.insert($0).inserted }.prefix(maxPrefixes))
     }
+
+    /// At most this many prefixes are looked up (a packet binds a namespace once or twice).
+    static let maxPrefixes = 8
 
     /// The value of `prefix:name` as an attribute (`prefix:name="v"`) or a simple element (`<prefix:name>v<`).
     static func value(of name: String, prefixes: [String], in text: String) -> String? {
         for p in prefixes {
             let q = "\(p):\(name)"
             var search = text[...]
-            while let r = search.range(of: q) {
+            while let r = search.firstRange(of: q) {
                 let before = r.lowerBound > text.startIndex ? text[text.index(before: r.lowerBound)] : " "
                 var rest = search[r.upperBound...]
                 search = rest
@@ -197,7 +203,7 @@ extension XMPScan {
     static func values(of name: String, prefixes: [String], in text: String) -> [String] {
         for p in prefixes {
             let open = "<\(p):\(name)>"
-            if let r = text.range(of: open) {
+            if let r = text.firstRange(of: open) {
                 let items = listItems(after: text[r.upperBound...], closing: "</\(p):\(name)>")
                 if !items.isEmpty { return items }
             }
@@ -207,13 +213,13 @@ extension XMPScan {
 
     /// The `rdf:li` texts between here and `closing` (at most 16).
     static func listItems(after s: Substring, closing: String) -> [String] {
-        let end = s.range(of: closing)?.lowerBound ?? s.endIndex
+        let end = s.firstRange(of: closing)?.lowerBound ?? s.endIndex
         var body = s[..<end]
         var out: [String] = []
-        while out.count < 16, let r = body.range(of: "<rdf:li") {
+        while out.count < 16, let r = body.firstRange(of: "<rdf:li") {
             guard let gt = body[r.upperBound...].firstIndex(of: ">") else { break }
             let after = body[body.index(after: gt)...]
-            guard let close = after.range(of: "</rdf:li>") else { break }
+            guard let close = after.firstRange(of: "</rdf:li>") else { break }
             out.append(after[..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines))
             body = after[close.upperBound...]
         }
