@@ -79,7 +79,7 @@ let package = Package(
         // AVIF decoding through libavif, for AVIF outputs libheif cannot decode: decodes or says why not.
         .target(name: "AVIFCodec", dependencies: ["CAVIF"]),
         // File facts (times, mode, owner, user xattrs) read and carried through POSIX calls, and the XMP sidecar rules.
-        .target(name: "FileFacts", dependencies: ["CXattr"]),
+        .target(name: "FileFacts", dependencies: ["CXattr", "FileKinds"]),
         // The decoders in worker processes: a pool of `readback __decode-worker` processes, each locked down, fed
         // bytes and returning pixels through memfds; crashes, hangs and exhaustion become `WorkerFailure`s.
         .target(
@@ -108,6 +108,8 @@ let package = Package(
         .target(name: "FileContent"),
         // Where a TIFF file's directories and entries are (a bounded walk), and their integer values; a leaf.
         .target(name: "TIFFLayout"),
+        // What a file is by its extension (RAW, HEIF, AVIF, JPEG, sidecar; the output formats), decided once; a leaf.
+        .target(name: "FileKinds"),
         .target(name: "HEIF", dependencies: ["ColorScience", "FileContent", "Findings"]),
         .target(name: "Metadata", dependencies: ["Digest", "Findings", "MetadataEntries"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
@@ -133,11 +135,12 @@ let package = Package(
         // 4. Reading metadata from any file: container layer + exiv2 wrapper → the Metadata model.
         .target(
             name: "MetadataIO",
-            dependencies: ["HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts", "Isolation"]),
+            dependencies: ["FileKinds", "HEIF", "Metadata", "Exiv2Bridge", "FileContent", "FileFacts", "Isolation"]),
         // Converter and Audit, siblings on the cores.
         .target(
             name: "Audit",
             dependencies: [
+                "FileKinds",
                 "ColorScience", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
                 "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
                 "AVIFCodec", "Isolation",
@@ -148,6 +151,7 @@ let package = Package(
         .target(
             name: "Converter",
             dependencies: [
+                "FileKinds",
                 "ColorScience", "HEIF", "GainMap", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Fidelity", "FileContent",
                 "FileFacts", "Findings", "RenderIO", "Isolation",
             ]
@@ -166,6 +170,7 @@ let package = Package(
         .target(
             name: "ReadbackCLI",
             dependencies: [
+                "FileKinds",
                 "AVIFCodec", "Batch", "Converter", "Audit", "AuditHistory", "Findings", "GainMap", "HEIF", "Metadata",
                 "MetadataIO", "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
                 "Fidelity", "Isolation",

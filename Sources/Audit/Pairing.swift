@@ -1,3 +1,4 @@
+import FileKinds
 import Foundation
 
 /// One unit of audit work: an output with or without its source, or a source whose output is missing.
@@ -34,13 +35,10 @@ public struct Pairing: Sendable, Equatable {
     }
 
     /// File extensions (lower case) the auditor reads as outputs.
-    public static let outputExtensions: Set<String> = ["heic", "heif", "hif", "avif"]
+    public static let outputExtensions = FileKinds.folderOutputs
 
     /// The output formats `--formats` names and the extensions each stands for.
-    public static let formatExtensions: [String: Set<String>] = [
-        "heic": ["heic", "heif", "hif"], "heif": ["heic", "heif", "hif"], "avif": ["avif"], "jpeg": ["jpg", "jpeg"],
-        "jpg": ["jpg", "jpeg"],
-    ]
+    public static let formatExtensions = FileKinds.outputFormats
 
     /// The extensions of a `--formats` list ("heic,avif,jpeg").
     /// - Throws: ``Failure`` naming an unknown format.

@@ -1,4 +1,5 @@
 import FileContent
+import FileKinds
 import Foundation
 
 // HEICConverter: RAW (or an already-rendered HEIC) → HEIC with metadata written at encode time, upright pixels and an
@@ -22,15 +23,12 @@ import Foundation
 
 /// RAW → HEIC conversion. Stateless; every call may run in parallel with others.
 public enum HEICConverter {
-    /// File extensions read as RAW (LibRaw): the one list, which `readback convert` also discovers sources by.
-    public static let rawExtensions: Set<String> = [
-        "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "raf", "orf", "rw2", "pef", "srw", "x3f",
-        "mrw", "iiq", "3fr", "erf", "kdc", "dcr", "mos", "rwl", "raw",
-    ]
+    /// File extensions read as RAW (LibRaw), which `readback convert` also discovers sources by (`FileKinds.raw`).
+    public static let rawExtensions = FileKinds.raw
     /// Already-rendered inputs converted as flat SDR through libheif.
-    public static let heifExtensions: Set<String> = ["heic", "heif", "hif"]
+    public static let heifExtensions = FileKinds.heif
     /// Recognised rendered formats we cannot decode here (no JPEG/PNG/TIFF decoder in this build).
-    public static let unsupportedRendered: Set<String> = ["jpg", "jpeg", "png", "tif", "tiff", "avif", "webp"]
+    public static let unsupportedRendered = FileKinds.jpeg.union(FileKinds.avif).union(FileKinds.otherRendered)
 
     /// Converts one file.
     /// - Parameters:

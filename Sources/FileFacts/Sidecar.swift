@@ -1,3 +1,4 @@
+import FileKinds
 import Foundation
 
 /// An XMP sidecar: where it sits beside a file, and what in it is an edit to the RAW rather than a description of it.
@@ -12,7 +13,8 @@ public enum Sidecar {
         let dir = file.deletingLastPathComponent()
         let name = file.lastPathComponent
         let stem = file.deletingPathExtension().lastPathComponent
-        for candidate in ["\(name).xmp", "\(name).XMP", "\(stem).xmp", "\(stem).XMP"] {
+        let x = FileKinds.sidecar
+        for candidate in ["\(name).\(x)", "\(name).\(x.uppercased())", "\(stem).\(x)", "\(stem).\(x.uppercased())"] {
             let u = dir.appendingPathComponent(candidate)
             if u.path != file.path, FileManager.default.fileExists(atPath: u.path) { return u }
         }

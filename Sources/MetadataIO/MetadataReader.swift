@@ -1,6 +1,7 @@
 import Exiv2Bridge
 import FileContent
 import FileFacts
+import FileKinds
 import Foundation
 import HEIF
 import Isolation
@@ -68,7 +69,7 @@ public enum MetadataReader {
             case nil: throw MetadataReadError(path: path, reason: "not read")
             }
         }
-        if sidecars, url.pathExtension.lowercased() != "xmp", let side = sidecar(for: url) {
+        if sidecars, url.pathExtension.lowercased() != FileKinds.sidecar, let side = sidecar(for: url) {
             do {
                 let doc = try Isolated.exiv2Sidecar(side)
                 // Only what the sidecar says of the photo (the converter's rule, `Sidecar.route`): not the Exif and

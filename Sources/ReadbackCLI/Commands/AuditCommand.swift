@@ -1,6 +1,7 @@
 import Audit
 import AuditHistory
 import Converter
+import FileKinds
 import Findings
 import Foundation
 import ReportModel
@@ -279,9 +280,7 @@ struct AuditCommand: Subcommand {
     /// `--formats` narrows it; a folder's default stays the HEIF family and AVIF (its JPEGs may be sources).
     static func singleOutput(_ path: String, _ args: ParsedArguments) throws -> Pairing {
         let ext =
-            args.value("formats") == nil
-            ? Pairing.formatExtensions.values.reduce(into: Set<String>()) { $0.formUnion($1) }
-            : try outputExtensions(args)
+            args.value("formats") == nil ? FileKinds.anyOutput : try outputExtensions(args)
         guard ext.contains(Pairing.ext(path).lowercased()) else {
             throw UsageError(
                 "a single file is audited alone only when it is an output (\(ext.sorted().joined(separator: ", "))"

@@ -1,4 +1,5 @@
 import Converter
+import FileKinds
 import Foundation
 import GainMap
 import HEIF
@@ -45,7 +46,7 @@ struct InspectCommand: Subcommand {
             throw UsageError(
                 args.positionals.isEmpty ? "missing FILE" : "inspect takes one FILE, got \(args.positionals.count)")
         }
-        if HEICConverter.rawExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased()) {
+        if FileKinds.kind(ofExtension: URL(fileURLWithPath: path).pathExtension) == .raw {
             return try inspectRAW(path, args, console)
         }
         let file = try HEIFFile(contentsOf: path)
