@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of FuzzParsers for its share of SECONDS, seeded from the generated corpus, the HEIF
 # fixtures, the fuzz regressions and (read in place, when given) a real-world corpus's files; prints the execs per
-# target and fails on the first crash, leaving its reproducer in Reports/fuzz/ (docs/security.md, "Fuzzing").
+# target and fails on the first crash or timeout (2 s), leaving its reproducer in Reports/fuzz/ (docs/security.md,
+# "Fuzzing"). Inputs are at most FUZZ_MAX_LEN bytes (default 8192, as the recorded campaign).
 #
 # Usage: scripts/fuzz.sh SECONDS [SEED-DIR…]        (after `make fuzz`'s build; FUZZ_TARGETS=… chooses targets)
 set -uo pipefail
@@ -24,7 +25,7 @@ for t in $TARGETS; do
   mkdir -p "$corpus" "$seeds/$t"
   cp Tests/FuzzRegressions/$t/* "$seeds/$t/" 2>/dev/null
   log=Reports/fuzz/$t.log
-  READBACK_FUZZ=$t SWIFT_BACKTRACE=enable=no "$BIN" -max_total_time="$share" -max_len=65536 -timeout=2 \
+  READBACK_FUZZ=$t SWIFT_BACKTRACE=enable=no "$BIN" -max_total_time="$share" -max_len="${FUZZ_MAX_LEN:-8192}" -timeout=2 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="Reports/fuzz/$t-" "$corpus" "$seeds/$t" >"$log" 2>&1
   rc=$?
   execs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$log" | tail -1)
