@@ -60,7 +60,9 @@ public enum JXLDNG {
 
     static func geometry(_ dir: TIFFLayout.Directory, _ layout: TIFFLayout) throws(Failure) -> Geometry {
         func int(_ tag: UInt16) -> Int? { layout.integer(tag, in: dir) }
-        guard let w = int(256), let h = int(257), w > 0, h > 0, w <= 1 << 17, h <= 1 << 17 else {
+        guard let w = int(256), let h = int(257), w > 0, h > 0, w <= 1 << 17, h <= 1 << 17,
+            w * h <= LibRawDecoder.maxPixels
+        else {
             throw Failure(description: "the JPEG XL raw IFD has no usable ImageWidth/ImageLength")
         }
         let spp = int(277) ?? 1
