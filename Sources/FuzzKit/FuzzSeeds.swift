@@ -22,7 +22,7 @@ public enum FuzzSeeds {
                 guard let d = fm.contents(atPath: path), d.count <= 64 << 20 else { continue }
                 let b = [UInt8](d)
                 if JPEGScanner.image(b) != nil { jpeg(b, name, put) }
-                if let layout = try? TIFFLayout(d) { tiff(layout, b, name, put) }
+                if let layout = try? TIFFLayout(d, followExif: true) { tiff(layout, b, name, put) }
                 let f = HEIFFile(bytes: b)
                 if f.findings.isEmpty || !f.items.isEmpty { heif(f, b, name, put) }
             }
@@ -34,6 +34,9 @@ public enum FuzzSeeds {
         guard b.count <= 1 << 20, let layout = JPEGScanner.image(b) else { return }
         put(.jpeg, name, b)
         if let x = JPEGScanner.xmp(layout, b) { put(.xmp, name, x) }
+        if let e = JPEGScanner.exif(layout, b), let l = try? TIFFLayout(Data(e), followExif: true) {
+            tiff(l, e, name + ".exif", put)
+        }
     }
 
     static func tiff(_ layout: TIFFLayout, _ b: [UInt8], _ name: String, _ put: (FuzzTarget, String, [UInt8]) -> Void) {
@@ -53,7 +56,7 @@ public enum FuzzSeeds {
         for it in f.items.prefix(64) {
             if it.type == "tmap", let p = f.payload(of: it.id) { put(.tmap, name, p) }
             if let x = f.xmp(of: it.id) { put(.xmp, name, x) }
-            if let exif = f.exifTIFF(of: it.id), let layout = try? TIFFLayout(Data(exif)) {
+            if let exif = f.exifTIFF(of: it.id), let layout = try? TIFFLayout(Data(exif), followExif: true) {
                 put(.tiff, name + ".exif", exif)
                 for dir in layout.directories {
                     if let e = dir[0x927C], let v = layout.valueBytes(e) { put(.makernote, name, [UInt8](v)) }

@@ -56,8 +56,9 @@ public struct TIFFLayout: Sendable {
     public let bytes: Data
 
     /// Reads the header and walks the directories.
+    /// - Parameter followExif: also walk the Exif IFD (tag 34665) of each directory, after the others.
     /// - Throws: `Unreadable` when `bytes` has no TIFF header or IFD0 cannot be read.
-    public init(_ bytes: Data) throws(Unreadable) {
+    public init(_ bytes: Data, followExif: Bool = false) throws(Unreadable) {
         let b = bytes.startIndex == 0 ? bytes : Data(bytes)
         guard b.count >= 8 else { throw Unreadable(description: "shorter than a TIFF header") }
         if b[0] == 0x49, b[1] == 0x49, b[2] == 42, b[3] == 0 {
@@ -73,6 +74,13 @@ public struct TIFFLayout: Sendable {
         var seen = Set<Int>()
         walk(chain: u32(4).map(Int.init) ?? 0, depth: 0, into: &found, seen: &seen)
         guard !found.isEmpty else { throw Unreadable(description: "IFD0 cannot be read") }
+        if followExif {
+            for dir in found {
+                if let e = dir[34665], let at = integers(e, limit: 1)?.first {
+                    walk(chain: at, depth: dir.depth + 1, into: &found, seen: &seen)
+                }
+            }
+        }
         directories = found
     }
 
