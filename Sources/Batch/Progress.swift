@@ -139,9 +139,15 @@ final class ProgressReporter {
             s += String(format: "  q%d for noise σ %.1f", q, n)
         }
         if !o.reasons.isEmpty { s += "  (" + o.reasons.joined(separator: "; ") + ")" }
-        if let e = o.error { s += "  " + e }
+        if let e = o.error { s += "  " + withoutName(e, of: o.source) }
         if let t = o.trashedTo { s += "  (trash: \(t))" }
         return s
+    }
+
+    /// A converter's error names its file first ("IMG_1.CR3: Canon EOS R6: …"); the line names it already.
+    static func withoutName(_ error: String, of source: String) -> String {
+        let name = (source as NSString).lastPathComponent + ": "
+        return error.hasPrefix(name) ? String(error.dropFirst(name.count)) : error
     }
 
     static func json<T: Encodable>(_ value: T) -> String {
