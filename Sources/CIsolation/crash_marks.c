@@ -15,6 +15,7 @@
 static _Atomic long long rb_mark_item[RB_MARK_SLOTS];
 static _Atomic int rb_mark_stage[RB_MARK_SLOTS];
 static int rb_mark_fd = -1;
+static int rb_marks_installed = 0;
 static struct sigaction rb_mark_previous[NSIG];
 static const int rb_mark_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
 #define RB_MARK_SIGNAL_COUNT (sizeof rb_mark_signals / sizeof rb_mark_signals[0])
@@ -95,10 +96,15 @@ int rb_marks_install(const char *path) {
         }
     }
     rb_mark_fd = fd;
+    rb_marks_installed = 1;
     return 0;
 }
 
 void rb_marks_uninstall(void) {
+    // Only what install replaced is restored: a run that ended before installing (its plan never made) must not
+    // reset the handlers to zeroed actions.
+    if (!rb_marks_installed) return;
+    rb_marks_installed = 0;
     for (size_t i = 0; i < RB_MARK_SIGNAL_COUNT; i++) {
         sigaction(rb_mark_signals[i], &rb_mark_previous[rb_mark_signals[i]], NULL);
     }
