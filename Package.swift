@@ -162,7 +162,7 @@ let package = Package(
             name: "Batch",
             dependencies: [
                 "CIsolation", "Digest", "Hashing", "Converter", "Audit", "Store", "ReportModel", "Findings", "Sharding",
-                "FileContent", "FileFacts", "Fidelity", "RenderIO",
+                "FileContent", "FileFacts", "Fidelity", "Isolation", "RenderIO",
             ]
         ),
 

@@ -1,5 +1,6 @@
 import Findings
 import Foundation
+import Isolation
 import ReportModel
 
 /// Runs a whole audit and assembles its report.
@@ -28,10 +29,13 @@ public enum Auditor {
         let files = AuditRunner.run(
             pairing.jobs, workers: options.jobs,
             indexedAudit: { i, job in
-                guard let thumbnails else { return auditor.audit(job) }
-                let (result, pngs) = auditor.auditWithThumbnails(job)
-                thumbnails.write(pngs, index: i)
-                return result
+                // All of a pair's decodes share one --file-timeout.
+                FileBudget.perFile {
+                    guard let thumbnails else { return auditor.audit(job) }
+                    let (result, pngs) = auditor.auditWithThumbnails(job)
+                    thumbnails.write(pngs, index: i)
+                    return result
+                }
             }, progress: progress)
         let duration = clock().timeIntervalSince(start)
         let run = RunParameters(

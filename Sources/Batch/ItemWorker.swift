@@ -2,6 +2,7 @@ import Converter
 import Digest
 import FileFacts
 import Foundation
+import Isolation
 import RenderIO
 
 /// Converts, publishes, reads back and verifies one planned item; many run in parallel, the bookkeeping goes
@@ -19,6 +20,8 @@ struct ItemWorker: Sendable {
         let f = item.file
         var clock = ItemOutcomeMaker(file: f, outRoot: outRoot)
         var temp: String?
+        // All of the file's decodes (the conversion's and the read-back audit's) share one --file-timeout.
+        let budget = FileBudget.forFile()
         do {
             guard let now = try FileOps.info(f.path), now.isRegular else {
                 throw BatchError.refused(path: f.path, reason: "source vanished or is no longer a regular file")
@@ -41,12 +44,7 @@ struct ItemWorker: Sendable {
             temp = t
             InFlight.add(t)
             defer { InFlight.remove(t) }
-            let converter = self.converter
-            let options = self.options
-            let (result, reference) = try await offload {
-                try converter.convert(
-                    source: URL(fileURLWithPath: f.path), bytes: bytes, to: URL(fileURLWithPath: t), options: options)
-            }
+            let (result, reference) = try await convert(f, bytes: bytes, to: t, budget: budget)
             clock.merge(result.timings.filter { $0.key != "total" })
             guard try FileOps.info(t)?.isRegular == true else {
                 throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
@@ -66,7 +64,7 @@ struct ItemWorker: Sendable {
             clock.lap("publish")
 
             // Read back and audit the file as it now is under its final name.
-            let verdict = await verify(f, bytes: bytes, reference: reference)
+            let verdict = await verify(f, bytes: bytes, reference: reference, budget: budget)
             // Reading the output back moved its access time; stamp the source's again.
             if case .success(let facts) = facts { _ = facts.stampTimes(on: f.outputPath) }
             clock.lap("audit")
@@ -94,14 +92,32 @@ struct ItemWorker: Sendable {
         }
     }
 
+    /// Converts the source's `bytes` into `temp`, off the cooperative pool, its decodes drawing on `budget`.
+    private func convert(_ f: SourceFile, bytes: [UInt8], to temp: String, budget: FileBudget?) async throws
+        -> (ConversionResult, ReferenceLookup?)
+    {
+        let (converter, options) = (self.converter, self.options)
+        return try await offload {
+            try FileBudget.perFile(budget) {
+                try converter.convert(
+                    source: URL(fileURLWithPath: f.path), bytes: bytes, to: URL(fileURLWithPath: temp), options: options
+                )
+            }
+        }
+    }
+
     /// Reads the published output back and audits it against its source; an audit that cannot run is a failure.
-    private func verify(_ f: SourceFile, bytes: [UInt8], reference: ReferenceLookup?) async -> VerificationResult {
+    private func verify(_ f: SourceFile, bytes: [UInt8], reference: ReferenceLookup?, budget: FileBudget?) async
+        -> VerificationResult
+    {
         let verifier = self.verifier
         do {
             return try await offload {
-                try verifier.verify(
-                    source: URL(fileURLWithPath: f.path), sourceBytes: bytes, reference: reference,
-                    output: URL(fileURLWithPath: f.outputPath))
+                try FileBudget.perFile(budget) {
+                    try verifier.verify(
+                        source: URL(fileURLWithPath: f.path), sourceBytes: bytes, reference: reference,
+                        output: URL(fileURLWithPath: f.outputPath))
+                }
             }
         } catch {
             return .failed(reason: "audit could not run: \(error.oneLine)")

@@ -18,10 +18,13 @@ public struct WorkerFailure: Error, CustomStringConvertible, Sendable, Equatable
     public var kind: Kind
     /// The library call that was running, as the worker last reported it ("LibRaw unpack", "libheif decode item 1").
     public var stage: String
+    /// A timeout of the file's whole budget (all its decodes together), not of one request.
+    public var wholeFile: Bool
 
-    public init(kind: Kind, stage: String) {
+    public init(kind: Kind, stage: String, wholeFile: Bool = false) {
         self.kind = kind
         self.stage = stage
+        self.wholeFile = wholeFile
     }
 
     public var description: String {
@@ -36,6 +39,9 @@ public struct WorkerFailure: Error, CustomStringConvertible, Sendable, Equatable
                 + "so nothing was decoded (docs/security.md)"
         case .exited(let status):
             return "the decoder's worker exited with status \(status) during \(stage)"
+        case .timeout(let seconds) where wholeFile:
+            return "the file's decodes took more than \(Self.seconds(seconds)) in all (--file-timeout); the last was "
+                + "stopped during \(stage)"
         case .timeout(let seconds):
             return "the decoder did not finish within \(Self.seconds(seconds)) during \(stage) (--file-timeout)"
         case .outOfMemory(let cap):

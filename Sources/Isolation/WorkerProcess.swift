@@ -58,9 +58,16 @@ final class WorkerProcess: @unchecked Sendable {
         let sealed = try inputs?.input(for: bytes) ?? SealedInput(bytes)
         let input = sealed.fd
         defer { withExtendedLifetime(sealed) {} }
-        let start = Date()
-        var allowed = config.timeout.seconds(pixels: pixels)
+        // The file's budget when the caller works on one file (all its requests together), else this request's.
+        let budget = FileBudget.current
+        let before = budget?.spent ?? 0
+        var allowed = budget?.allowance(pixels: pixels) ?? config.timeout.seconds(pixels: pixels)
         var stage = firstStage
+        if allowed - before <= 0 {
+            throw WorkerFailure(kind: .timeout(seconds: allowed), stage: stage, wholeFile: true)
+        }
+        let start = Date()
+        defer { budget?.charge(Date().timeIntervalSince(start)) }
         var pixelsMapping: SharedMapping?
         var needs = 0
         var note: rb_death_note?
@@ -71,12 +78,12 @@ final class WorkerProcess: @unchecked Sendable {
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let left = allowed - Date().timeIntervalSince(start)
+            let left = allowed - before - Date().timeIntervalSince(start)
             let ready = left <= 0 ? 0 : rb_wait_readable(channel, Int32(min(left * 1000, Double(Int32.max))))
             if ready == 0 {
                 _ = rb_kill(pid)
                 _ = reap()
-                throw WorkerFailure(kind: .timeout(seconds: allowed), stage: stage)
+                throw WorkerFailure(kind: .timeout(seconds: allowed), stage: stage, wholeFile: budget != nil)
             }
             var fd: Int32 = -1
             let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
@@ -97,7 +104,9 @@ final class WorkerProcess: @unchecked Sendable {
             switch m.kind {
             case .stage:
                 stage = m.stage ?? stage
-                if let p = m.pixels, pixels == nil { allowed = config.timeout.seconds(pixels: p) }
+                if let p = m.pixels, pixels == nil {
+                    allowed = budget?.allowance(pixels: p) ?? config.timeout.seconds(pixels: p)
+                }
             case .need:
                 let count = m.bytes ?? -1
                 guard count >= 0, UInt64(count) <= config.addressSpace else {

@@ -12,8 +12,10 @@ public enum DecoderWorkers {
 
     /// `--file-timeout SECONDS`, its help a sentence (convert's style) or not (audit's).
     static func option(sentence: Bool) -> OptionSpec {
-        let text = "a decode running longer is killed: decode.timeout (default: 30 s + 1 s per million pixels)"
-        return .value("file-timeout", "SECONDS", sentence ? "A" + text.dropFirst() + "." : text)
+        let text =
+            "the time all of a file's decodes may take together, then decode.timeout (default: 30 s + 1 s per "
+            + "million pixels)"
+        return .value("file-timeout", "SECONDS", sentence ? text.prefix(1).uppercased() + text.dropFirst() + "." : text)
     }
 
     /// Installs the pool for `jobs` workers, with `--file-timeout` from `args`; returns the function that removes it.

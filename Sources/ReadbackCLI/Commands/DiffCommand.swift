@@ -1,6 +1,7 @@
 import Audit
 import Findings
 import Foundation
+import Isolation
 import Metadata
 import MetadataIO
 import ReportModel
@@ -72,9 +73,12 @@ struct DiffCommand: Subcommand {
         let (srcURL, outURL) = (URL(fileURLWithPath: args.positionals[0]), URL(fileURLWithPath: args.positionals[1]))
         let (source, output) = (InputFile(reading: srcURL), InputFile(reading: outURL))
         // A file that cannot be read is a usage-level error (exit 2), as before.
-        let (srcSet, outSet) = (try MetadataReader.read(source), try MetadataReader.read(output))
         let policy = Policy.builtIn
-        let judged = PairJudgement.judge(source: source, srcSet, output: output, outSet, policy: policy)
+        // The pair's decodes share one --file-timeout.
+        let judged = try FileBudget.perFile {
+            let (srcSet, outSet) = (try MetadataReader.read(source), try MetadataReader.read(output))
+            return PairJudgement.judge(source: source, srcSet, output: output, outSet, policy: policy)
+        }
         guard let whole = judged.diff else { throw UsageError(judged.findings.first?.message ?? "unreadable") }
         // The fields the policy compares, as the findings and the audit report have them: a field the policy
         // ignores (the Software tag, the image size) is neither a row nor a finding.

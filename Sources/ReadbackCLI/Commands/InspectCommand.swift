@@ -3,6 +3,7 @@ import FileKinds
 import Foundation
 import GainMap
 import HEIF
+import Isolation
 import ReportModel
 
 /// `readback inspect FILE [--json] [--boxes]`: the HEIF/AVIF container at a glance, then its structural findings; a
@@ -64,7 +65,7 @@ struct InspectCommand: Subcommand {
         defer { stopWorkers() }
         let raw: RawInspection
         do {
-            raw = try RawInspection.inspect(path)
+            raw = try FileBudget.perFile { try RawInspection.inspect(path) }
         } catch {
             throw IOFailure("\(path): cannot be read (\(error.localizedDescription))")
         }
