@@ -1,7 +1,6 @@
 import CorpusKit
 import Foundation
 import Isolation
-import JXLCodec
 import RawDecoder
 import TestSupport
 import Testing
@@ -9,7 +8,8 @@ import Testing
 /// Decoders run in worker processes (docs/security.md). Faults are injected by a C shim this file compiles with `cc`
 /// and loads with LD_PRELOAD, which the workers inherit with the environment: it interposes the calls Readback hands
 /// a file's bytes to (`heif_context_read_from_memory`; LibRaw's through a debug build's test hooks) and, when the
-/// bytes carry a marker, crashes, hangs, allocates without bound, opens a socket or opens a file for writing.
+/// bytes carry a marker, crashes, hangs, sleeps 2 s, allocates without bound, opens a socket or opens a file for
+/// writing.
 @Suite(.serialized) struct DecoderWorkerTests {
     static let shimSource = #"""
         #define _GNU_SOURCE
@@ -26,6 +26,7 @@ import Testing
             if (!buf || size == 0) return;
             if (memmem(buf, size, "READBACK-FAULT-CRASH", 20)) { volatile int *p = NULL; *p = 1; }
             if (memmem(buf, size, "READBACK-FAULT-HANG", 19)) { for (;;) pause(); }
+            if (memmem(buf, size, "READBACK-FAULT-SLOW", 19)) sleep(2);
             if (memmem(buf, size, "READBACK-FAULT-MEMORY", 21)) {
                 for (;;) { void *p = malloc(256u << 20); if (!p) abort(); }
             }
@@ -69,6 +70,7 @@ import Testing
         }
         void *_ZN5Exiv212ImageFactory4openEPKhl(void *ret, const unsigned char *data, long size) {
             crashOn(data, size > 0 ? (size_t)size : 0, "READBACK-EXIV2-CRASH");
+            if (data && size > 0 && memmem(data, (size_t)size, "READBACK-FAULT-SLOW", 19)) sleep(2);
             void *(*real)(void *, const unsigned char *, long) = dlsym(RTLD_NEXT, "_ZN5Exiv212ImageFactory4openEPKhl");
             return real(ret, data, size);
         }
@@ -280,15 +282,7 @@ import Testing
         let preload = ["LD_PRELOAD": try shim()]
         // A DNG 1.7 whose second tile carries the marker after its codestream, beside a plain DNG.
         try dng("plain.dng", in: src, seed: 0)
-        let twin = DNGWriter.write(
-            scene: Chart(width: 128, height: 64, highlightStops: 2), spec: DNGSpec(layout: .bayer(.rggb), seed: 4))
-        let tiles = Counter()
-        let tiling = JXLTiling(tileWidth: 64, tileHeight: 64) { s, w, h, c, bits in
-            let jxl = try JXL.encode(s, width: w, height: h, channels: c, bits: bits, options: .init(effort: 1))
-            return tiles.next() == 1 ? jxl + Array("READBACK-JXL-CRASH".utf8) : jxl
-        }
-        try Data(DNGJXL.compress(uncompressedDNG: twin, tiling: tiling)).write(
-            to: src.appendingPathComponent("jxl.dng"))
+        try jxlDNG(src.appendingPathComponent("jxl.dng"), marker: "READBACK-JXL-CRASH")
         let r = try run(["convert", "src", "--out", "out", "--jobs", "2", "--json"], env: preload)
         #expect(r.status == 1, "\(r.out)")
         let got = items(r.out)
