@@ -221,6 +221,14 @@ struct AuditCommand: Subcommand {
             roots = ["source": pos[0], "output": pos[1]]
             let o = URL(fileURLWithPath: pos[1])
             guard FileManager.default.fileExists(atPath: pos[0]) else { throw IOFailure("\(pos[0]): no such file") }
+            if pos.allSatisfy(Self.isFolder) {
+                throw UsageError(
+                    "\(pos[0]) and \(pos[1]) are folders: audit them with --sources \(pos[0]) --outputs \(pos[1])")
+            }
+            if let folder = pos.first(where: Self.isFolder) {
+                throw UsageError(
+                    "\(folder) is a folder: SRC OUT are two files (--sources DIR --outputs DIR pair folders)")
+            }
             let exists = FileManager.default.fileExists(atPath: o.path)
             pairing = Pairing(
                 jobs: [
@@ -272,6 +280,11 @@ struct AuditCommand: Subcommand {
                 "nothing to audit: give SRC OUT, --sources DIR --outputs DIR, --pairs FILE or --outputs DIR")
         }
         return (pairing, mode, roots)
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
     /// One output alone (`readback audit OUT`): judged as `--outputs` judges each file (container, gain map,
