@@ -4,6 +4,7 @@ import Findings
 import Foundation
 import HEIF
 import HeifCodec
+import Isolation
 import ReportModel
 
 /// `readback corpus`: generates the synthetic corpus (DNGs with exact truth) and mutated HEICs.
@@ -56,7 +57,7 @@ struct CorpusCommand: Subcommand {
         .value("clean", "FILE", "remosaic with --iso: also write the noiseless twin (the same scene) to FILE."),
     ]
 
-    // length: split with issue 20's `remosaic --iso`, which rewrites this function on another branch
+    // length: one switch over the three actions, each a short sequence of checks and one call
     func run(_ args: ParsedArguments, console: Console) throws -> ExitCode {
         guard let action = args.positionals.first else {
             throw UsageError("corpus needs an action: generate, mutate or remosaic")
@@ -144,9 +145,12 @@ struct CorpusCommand: Subcommand {
             let cleanPath = args.value("clean")
             if cleanPath != nil && noise == nil { throw UsageError("--clean needs --iso") }
             let src = args.positionals[1]
+            // A photo from anywhere: libheif reads it in a decoder worker (docs/security.md).
+            let stopWorkers = try DecoderWorkers.start(jobs: 1, args: args, console: console)
+            defer { stopWorkers() }
             do {
                 let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: src)))
-                let (photo, note) = try Self.sceneLinear(bytes)
+                let (photo, note) = try FileBudget.perFile { try Self.sceneLinear(bytes) }
                 let dng = Remosaic.dng(photo: photo, camera: camera, noise: noise)
                 try Data(dng).write(to: URL(fileURLWithPath: outPath))
                 let iso = noise.map { ", ISO \($0.iso) sensor noise" } ?? ""
@@ -173,10 +177,10 @@ struct CorpusCommand: Subcommand {
             switch request {
             case .primaryRGB:
                 if let why = HEIFFile.libheifOverlayRefusal(data) { throw NotBuiltYet(what: why) }
-                img = try HeifDecoder.decodePrimary(data, format: .rgbNative)
+                img = try Isolated.heifPrimary(data, format: .rgbNative)
                 guard img.channels == 3 else { throw NotBuiltYet(what: "remosaic of a monochrome image") }
             case .gainMap:
-                img = try HeifDecoder.decodePrimary(data, format: .mono)
+                img = try Isolated.heifPrimary(data, format: .mono)
             }
             return (img.width, img.height, img.channels, img.bitDepth, img.samples, img.nclx, img.icc)
         }
