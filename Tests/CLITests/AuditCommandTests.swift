@@ -301,3 +301,18 @@ func auditUsageErrorsAreOneLineAndExit2(_ args: [String], _ first: String) {
     let narrowed = runCLI(["audit", copy.path, "--formats", "heic", "--no-history"])
     #expect(narrowed.code == .usageOrIO && narrowed.err.contains("(heic, heif, hif)"), "\(narrowed.err)")
 }
+
+/// Two folders given as SRC OUT are not audited as one unreadable pair: the error says how to pair folders.
+@Test func twoFoldersAsSrcOutIsAUsageErrorNamingTheFolderOptions() throws {
+    let dir = Repo.temporaryDirectory("cli-audit-folders")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let (src, out) = (dir.appendingPathComponent("raw"), dir.appendingPathComponent("heic"))
+    _ = try writeHEIC(out, "a.heic")
+    try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+    let r = runCLI(["audit", src.path, out.path])
+    #expect(r.code == .usageOrIO, "\(r.out)\(r.err)")
+    #expect(r.err.contains("are folders: audit them with --sources \(src.path) --outputs \(out.path)"), "\(r.err)")
+    let one = runCLI(["audit", src.path, out.appendingPathComponent("a.heic").path])
+    #expect(one.code == .usageOrIO, "\(one.out)\(one.err)")
+    #expect(one.err.contains("\(src.path) is a folder"), "\(one.err)")
+}
