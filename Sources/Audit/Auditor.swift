@@ -13,6 +13,7 @@ public enum Auditor {
     ///   - roots: the roots as given on the command line (recorded as is).
     ///   - tool: Readback's name and version.
     ///   - libraries: library versions.
+    ///   - decoders: the run's decoders (each pair gets its own `forFile()`).
     ///   - clock: the time source (injected so goldens are stable).
     ///   - thumbnails: where each file's thumbnails are written as soon as it is audited (with
     ///     `options.thumbnails`); nil keeps none.
@@ -20,22 +21,19 @@ public enum Auditor {
     /// - Returns: the report, summary computed.
     public static func run(
         _ pairing: Pairing, options: AuditOptions, mode: String, roots: [String: String], tool: ToolInfo,
-        libraries: [LibraryVersion], clock: @escaping @Sendable () -> Date = { Date() },
+        libraries: [LibraryVersion], decoders: any Decoders, clock: @escaping @Sendable () -> Date = { Date() },
         thumbnails: ThumbnailFolder? = nil,
         progress: @escaping @Sendable (Int, Int, FileResult) -> Void = { _, _, _ in }
     ) -> AuditReport {
         let start = clock()
-        let auditor = FileAuditor(options: options)
+        let auditor = FileAuditor(options: options, decoders: decoders)
         let files = AuditRunner.run(
             pairing.jobs, workers: options.jobs,
             indexedAudit: { i, job in
-                // All of a pair's decodes share one --file-timeout.
-                FileBudget.perFile {
-                    guard let thumbnails else { return auditor.audit(job) }
-                    let (result, pngs) = auditor.auditWithThumbnails(job)
-                    thumbnails.write(pngs, index: i)
-                    return result
-                }
+                guard let thumbnails else { return auditor.audit(job) }
+                let (result, pngs) = auditor.auditWithThumbnails(job)
+                thumbnails.write(pngs, index: i)
+                return result
             }, progress: progress)
         let duration = clock().timeIntervalSince(start)
         let run = RunParameters(

@@ -2,6 +2,7 @@ import FileContent
 import Findings
 import Foundation
 import Hashing
+import Isolation
 import MetadataIO
 import RenderIO
 import ReportModel
@@ -12,8 +13,13 @@ import ReportModel
 /// (HeifCodec) layers; every finding goes through the policy before it is reported.
 public struct FileAuditor: Sendable {
     public let options: AuditOptions
+    /// The run's decoders; each job gets its own (`forFile()`: through workers, one `--file-timeout` per pair).
+    public let decoders: any Decoders
 
-    public init(options: AuditOptions) { self.options = options }
+    public init(options: AuditOptions, decoders: any Decoders) {
+        self.options = options
+        self.decoders = decoders
+    }
 
     /// Audits one job.
     /// - Parameter job: the output (and source) to read.
@@ -24,7 +30,7 @@ public struct FileAuditor: Sendable {
     /// - Parameter job: the output (and source) to read.
     /// - Returns: the file's result, and its thumbnails (empty when none were made).
     public func auditWithThumbnails(_ job: AuditJob) -> (result: FileResult, thumbnails: Thumbnails) {
-        auditWithThumbnails(job, read: nil)
+        auditWithThumbnails(job, read: nil, decoders: decoders.forFile())
     }
 
     /// Audits one job whose source is already in memory, as the batch's read-back has it: the converter read the
@@ -33,14 +39,17 @@ public struct FileAuditor: Sendable {
     ///   - job: the output and source.
     ///   - sourceBytes: the whole source.
     ///   - reference: the source's reference render as already found, or nil to find it here (from `sourceBytes`).
+    ///   - decoders: the file's decoders (the conversion's: its read-back shares the file's `--file-timeout`).
     /// - Returns: the file's result.
-    public func audit(_ job: AuditJob, sourceBytes: [UInt8], reference: ReferenceLookup?) -> FileResult {
-        auditWithThumbnails(job, read: (sourceBytes, reference)).result
+    public func audit(_ job: AuditJob, sourceBytes: [UInt8], reference: ReferenceLookup?, decoders: any Decoders)
+        -> FileResult
+    {
+        auditWithThumbnails(job, read: (sourceBytes, reference), decoders: decoders).result
     }
 
-    func auditWithThumbnails(_ job: AuditJob, read: (bytes: [UInt8], reference: ReferenceLookup?)?) -> (
-        result: FileResult, thumbnails: Thumbnails
-    ) {
+    func auditWithThumbnails(
+        _ job: AuditJob, read: (bytes: [UInt8], reference: ReferenceLookup?)?, decoders: any Decoders
+    ) -> (result: FileResult, thumbnails: Thumbnails) {
         var findings: [Finding] = []
         var sourceBytes: UInt64? = nil
         if let s = job.source {
@@ -81,10 +90,13 @@ public struct FileAuditor: Sendable {
         // Each file is read once and parsed once, here; every check is handed the parse. A RAW source's previews
         // are listed by the same exiv2 reading when the render check will want them.
         let source = job.source.map { url in
-            read.map { InputFile(url: url, bytes: $0.bytes, previews: options.decode && $0.reference == nil) }
-                ?? InputFile(reading: url, previews: options.decode)
+            read.map {
+                InputFile(
+                    url: url, bytes: $0.bytes, previews: options.decode && $0.reference == nil, decoders: decoders)
+            } ?? InputFile(reading: url, previews: options.decode, decoders: decoders)
         }
-        var ctx = Checks.Context(job: job, output: bytes, source: source, options: options, findings: findings)
+        var ctx = Checks.Context(
+            job: job, output: bytes, source: source, options: options, findings: findings, decoders: decoders)
         ctx.reference = read?.reference
         Checks.run(&ctx)
         if let r = result.sizeRatio {

@@ -1,6 +1,7 @@
 import Audit
 import Findings
 import Foundation
+import Isolation
 import RenderIO
 import ReportModel
 
@@ -11,9 +12,11 @@ public struct AuditVerifier: OutputVerifier {
     let auditor: FileAuditor
     let policy: Policy
 
-    public init(policy: Policy = .readbackOutputs) {
+    /// - Parameter decoders: the run's decoders.
+    public init(policy: Policy = .readbackOutputs, decoders: any Decoders) {
         self.policy = policy
-        auditor = FileAuditor(options: AuditOptions(policy: policy, decode: true, thumbnails: false, jobs: 1))
+        auditor = FileAuditor(
+            options: AuditOptions(policy: policy, decode: true, thumbnails: false, jobs: 1), decoders: decoders)
     }
 
     /// Maps an audit result to a verdict under the `convert` profile: see ``verdict(for:policy:)``.
@@ -50,12 +53,12 @@ public struct AuditVerifier: OutputVerifier {
     }
 
     /// Audits from the source's bytes as the conversion read them, reusing its reference render.
-    public func verify(source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL) throws
-        -> VerificationResult
-    {
+    public func verify(
+        source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL, decoders: any Decoders
+    ) throws -> VerificationResult {
         let job = AuditJob(
             name: output.lastPathComponent, source: source, output: output, sourceDisplay: source.path,
             outputDisplay: output.path)
-        return Self.verdict(for: auditor.audit(job, sourceBytes: sourceBytes, reference: reference))
+        return Self.verdict(for: auditor.audit(job, sourceBytes: sourceBytes, reference: reference, decoders: decoders))
     }
 }

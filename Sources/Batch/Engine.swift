@@ -1,6 +1,7 @@
 import Converter
 import Findings
 import Foundation
+import Isolation
 import ReportModel
 import Sharding
 
@@ -89,19 +90,23 @@ public final class BatchEngine: Sendable {
     let config: BatchConfiguration
     let converter: any ItemConverter
     let verifier: any OutputVerifier
+    /// The run's decoders; each item gets its own (`forFile()`).
+    let decoders: any Decoders
     let out: @Sendable (String) -> Void
     let err: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - out: receives progress text exactly as it should be written (lines end in "\n").
     ///   - err: receives one error line at a time (no newline).
+    ///   - decoders: the run's decoders (the CLI's: in workers).
     public init(
         configuration: BatchConfiguration, converter: any ItemConverter, verifier: any OutputVerifier,
-        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void
+        decoders: any Decoders, out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void
     ) {
         self.config = configuration
         self.converter = converter
         self.verifier = verifier
+        self.decoders = decoders
         self.out = out
         self.err = err
     }
@@ -401,7 +406,8 @@ public final class BatchEngine: Sendable {
         }
         let jobs = max(1, config.jobs ?? Self.defaultJobs())
         let worker = ItemWorker(
-            converter: converter, verifier: verifier, options: config.options, outRoot: outRoot, ledger: ledger)
+            converter: converter, verifier: verifier, decoders: decoders, options: config.options, outRoot: outRoot,
+            ledger: ledger)
         var fatal: String?
         await withTaskGroup(of: (Planned, ItemOutcome, Bool).self) { group in
             var next = 0

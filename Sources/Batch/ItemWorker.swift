@@ -10,6 +10,8 @@ import RenderIO
 struct ItemWorker: Sendable {
     let converter: any ItemConverter
     let verifier: any OutputVerifier
+    /// The run's decoders.
+    let decoders: any Decoders
     let options: ConvertOptions
     /// The canonical output folder (output paths are shown relative to it).
     let outRoot: String
@@ -21,7 +23,7 @@ struct ItemWorker: Sendable {
         var clock = ItemOutcomeMaker(file: f, outRoot: outRoot)
         var temp: String?
         // All of the file's decodes (the conversion's and the read-back audit's) share one --file-timeout.
-        let budget = FileBudget.forFile()
+        let decoders = self.decoders.forFile()
         do {
             guard let now = try FileOps.info(f.path), now.isRegular else {
                 throw BatchError.refused(path: f.path, reason: "source vanished or is no longer a regular file")
@@ -44,7 +46,7 @@ struct ItemWorker: Sendable {
             temp = t
             InFlight.add(t)
             defer { InFlight.remove(t) }
-            let (result, reference) = try await convert(f, bytes: bytes, to: t, budget: budget)
+            let (result, reference) = try await convert(f, bytes: bytes, to: t, decoders: decoders)
             clock.merge(result.timings.filter { $0.key != "total" })
             guard try FileOps.info(t)?.isRegular == true else {
                 throw BatchError.refused(path: f.path, reason: "the converter reported success but wrote no output")
@@ -64,7 +66,7 @@ struct ItemWorker: Sendable {
             clock.lap("publish")
 
             // Read back and audit the file as it now is under its final name.
-            let verdict = await verify(f, bytes: bytes, reference: reference, budget: budget)
+            let verdict = await verify(f, bytes: bytes, reference: reference, decoders: decoders)
             // Reading the output back moved its access time; stamp the source's again.
             if case .success(let facts) = facts { _ = facts.stampTimes(on: f.outputPath) }
             clock.lap("audit")
@@ -92,32 +94,29 @@ struct ItemWorker: Sendable {
         }
     }
 
-    /// Converts the source's `bytes` into `temp`, off the cooperative pool, its decodes drawing on `budget`.
-    private func convert(_ f: SourceFile, bytes: [UInt8], to temp: String, budget: FileBudget?) async throws
+    /// Converts the source's `bytes` into `temp`, off the cooperative pool, through the file's `decoders`.
+    private func convert(_ f: SourceFile, bytes: [UInt8], to temp: String, decoders: any Decoders) async throws
         -> (ConversionResult, ReferenceLookup?)
     {
         let (converter, options) = (self.converter, self.options)
         return try await offload {
-            try FileBudget.perFile(budget) {
-                try converter.convert(
-                    source: URL(fileURLWithPath: f.path), bytes: bytes, to: URL(fileURLWithPath: temp), options: options
-                )
-            }
+            try converter.convert(
+                source: URL(fileURLWithPath: f.path), bytes: bytes, to: URL(fileURLWithPath: temp), options: options,
+                decoders: decoders)
         }
     }
 
-    /// Reads the published output back and audits it against its source; an audit that cannot run is a failure.
-    private func verify(_ f: SourceFile, bytes: [UInt8], reference: ReferenceLookup?, budget: FileBudget?) async
+    /// Reads the published output back and audits it against its source, through the file's `decoders` (one
+    /// `--file-timeout` with its conversion); an audit that cannot run is a failure.
+    private func verify(_ f: SourceFile, bytes: [UInt8], reference: ReferenceLookup?, decoders: any Decoders) async
         -> VerificationResult
     {
         let verifier = self.verifier
         do {
             return try await offload {
-                try FileBudget.perFile(budget) {
-                    try verifier.verify(
-                        source: URL(fileURLWithPath: f.path), sourceBytes: bytes, reference: reference,
-                        output: URL(fileURLWithPath: f.outputPath))
-                }
+                try verifier.verify(
+                    source: URL(fileURLWithPath: f.path), sourceBytes: bytes, reference: reference,
+                    output: URL(fileURLWithPath: f.outputPath), decoders: decoders)
             }
         } catch {
             return .failed(reason: "audit could not run: \(error.oneLine)")

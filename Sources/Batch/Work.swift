@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import Isolation
 import RenderIO
 
 /// Converts one source to one output file. Implementations write exactly the file at `output` (a temp path in the
@@ -14,16 +15,16 @@ public protocol ItemConverter: Sendable {
 
     /// Converts a source Batch already read (`bytes`, the whole file: each source is read once per conversion), and
     /// returns the source's reference render if the conversion decoded it (the read-back's render check reuses it).
+    /// `decoders` are the file's (its read-back audit gets the same ones: one `--file-timeout` for the file).
     /// The default reads nothing itself: it calls `convert(source:to:options:)` and returns no reference.
-    func convert(source: URL, bytes: [UInt8], to output: URL, options: ConvertOptions) throws -> (
-        ConversionResult, ReferenceLookup?
-    )
+    func convert(source: URL, bytes: [UInt8], to output: URL, options: ConvertOptions, decoders: any Decoders) throws
+        -> (ConversionResult, ReferenceLookup?)
 }
 
 extension ItemConverter {
-    public func convert(source: URL, bytes: [UInt8], to output: URL, options: ConvertOptions) throws -> (
-        ConversionResult, ReferenceLookup?
-    ) {
+    public func convert(source: URL, bytes: [UInt8], to output: URL, options: ConvertOptions, decoders: any Decoders)
+        throws -> (ConversionResult, ReferenceLookup?)
+    {
         (try convert(source: source, to: output, options: options), nil)
     }
 }
@@ -55,15 +56,17 @@ public protocol OutputVerifier: Sendable {
     func verify(source: URL, output: URL) throws -> VerificationResult
 
     /// Audits the written `output` against a source Batch already read (`sourceBytes`), with the reference render
-    /// the conversion decoded (nil: none was). The default calls `verify(source:output:)`.
-    func verify(source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL) throws
-        -> VerificationResult
+    /// the conversion decoded (nil: none was), through the file's `decoders`. The default calls
+    /// `verify(source:output:)`.
+    func verify(
+        source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL, decoders: any Decoders
+    ) throws -> VerificationResult
 }
 
 extension OutputVerifier {
-    public func verify(source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL) throws
-        -> VerificationResult
-    {
+    public func verify(
+        source: URL, sourceBytes: [UInt8], reference: ReferenceLookup?, output: URL, decoders: any Decoders
+    ) throws -> VerificationResult {
         try verify(source: source, output: output)
     }
 }

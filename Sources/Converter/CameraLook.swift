@@ -248,11 +248,11 @@ final class ReferencePrefetch: @unchecked Sendable {
     private var planes: CIELAB.Planes?
 
     /// Starts the lookup on `bytes`, the RAW's bytes (`path` names it in messages and the read-once tally).
-    init(bytes: [UInt8], path: String) {
+    init(bytes: [UInt8], path: String, decoders: any Decoders) {
         let t = Thread { [self] in
             let found = ReferenceExtractor.fromRAW(
-                Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: path, previews: true) },
-                path: path)
+                Result { () throws(Exiv2Error) in try decoders.exiv2(bytes: bytes, label: path, previews: true) },
+                path: path, decoders: decoders)
             if case .found(let r) = found, r.image.letterbox() == (0, 0, 0, 0) { planes = CIELAB.planes(r.image) }
             lookup = found
             done.signal()

@@ -1,6 +1,7 @@
 import FileContent
 import FileKinds
 import Foundation
+import Isolation
 
 // HEICConverter: RAW (or an already-rendered HEIC) → HEIC with metadata written at encode time, upright pixels and an
 // ISO 21496-1 + Apple gain map only where the capture holds highlights above SDR white.
@@ -36,8 +37,11 @@ public enum HEICConverter {
     ///   - options: quality, depth, chroma, HDR mode, speed.
     /// - Returns: the HEIC bytes and the result.
     /// - Throws: `ConvertError` naming the file and the reason (one line).
-    public static func convert(source: URL, options: ConvertOptions = ConvertOptions()) throws -> ConvertedImage {
-        try convert(source: source, bytes: nil, options: options)
+    ///   - decoders: the decoders the file's bytes go through.
+    public static func convert(source: URL, options: ConvertOptions = ConvertOptions(), decoders: any Decoders) throws
+        -> ConvertedImage
+    {
+        try convert(source: source, bytes: nil, options: options, decoders: decoders)
     }
 
     /// Converts one file whose bytes were already read (`bytes`; nil reads them here): the file is read once, and
@@ -48,7 +52,10 @@ public enum HEICConverter {
     ///   - options: quality, depth, chroma, HDR mode, speed.
     /// - Returns: the HEIC bytes, the result, and the reference render the camera look used (`reference`).
     /// - Throws: `ConvertError` naming the file and the reason (one line).
-    public static func convert(source: URL, bytes: [UInt8]?, options: ConvertOptions) throws -> ConvertedImage {
+    ///   - decoders: the decoders the file's bytes go through.
+    public static func convert(source: URL, bytes: [UInt8]?, options: ConvertOptions, decoders: any Decoders) throws
+        -> ConvertedImage
+    {
         let name = source.lastPathComponent
         if let p = options.validationProblem() { throw ConvertError(file: name, reason: p) }
         let ext = source.pathExtension.lowercased()
@@ -61,8 +68,8 @@ public enum HEICConverter {
                 throw ConvertError(file: name, reason: "cannot read the file: \(error.kind)")
             }
         }
-        if rawExtensions.contains(ext) { return try convertRAW(source, try read(), options) }
-        if heifExtensions.contains(ext) { return try convertHEIF(source, try read(), options) }
+        if rawExtensions.contains(ext) { return try convertRAW(source, try read(), options, decoders) }
+        if heifExtensions.contains(ext) { return try convertHEIF(source, try read(), options, decoders) }
         if unsupportedRendered.contains(ext) {
             throw ConvertError(
                 file: name, reason: "unsupported input: .\(ext) decoding is not built in (RAW and HEIC only)")

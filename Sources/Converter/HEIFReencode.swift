@@ -8,10 +8,12 @@ import Isolation
 // keeping its colour signalling and its metadata.
 
 extension HEICConverter {
-    static func convertHEIF(_ source: URL, _ inputBytes: [UInt8], _ options: ConvertOptions) throws -> ConvertedImage {
+    static func convertHEIF(_ source: URL, _ inputBytes: [UInt8], _ options: ConvertOptions, _ decoders: any Decoders)
+        throws -> ConvertedImage
+    {
         let name = source.lastPathComponent
         var clock = Stopwatch()
-        let decoded = try decodeRendered(inputBytes, options: options, file: name)
+        let decoded = try decodeRendered(inputBytes, options: options, file: name, decoders: decoders)
         clock.lap("decode")
         var losses = uncarried(inputBytes)
         // Keep the source's colour signalling: its nclx, else (ICC only) an 'unspecified' nclx so the ICC governs.
@@ -26,7 +28,7 @@ extension HEICConverter {
         clock.lap("encode")
         let md = try OutputMetadata.build(
             for: source, bytes: inputBytes, width: decoded.width, height: decoded.height, options: options,
-            losses: &losses)
+            decoders: decoders, losses: &losses)
         clock.lap("metadata")
         let bytes = try HEICAssembler.assemble(
             parts, exif: md.exif, xmp: md.xmp, width: decoded.width, height: decoded.height, file: name)
@@ -50,7 +52,8 @@ extension HEICConverter {
     }
 
     /// The file's primary image decoded by libheif from its bytes (16-bit samples when 10-bit output is asked for).
-    static func decodeRendered(_ inputBytes: [UInt8], options: ConvertOptions, file: String) throws -> HeifDecodedImage
+    static func decodeRendered(_ inputBytes: [UInt8], options: ConvertOptions, file: String, decoders: any Decoders)
+        throws -> HeifDecodedImage
     {
         // Never hand libheif 1.15 an overlay primary: it crashes on one (HEIFFile+Overlay.swift).
         if let why = HEIFFile.libheifOverlayRefusal(inputBytes) {
@@ -60,7 +63,7 @@ extension HEICConverter {
             let parsed = HEIFFile(bytes: inputBytes)
             let item = parsed.primaryItemID
             let pixels = item.flatMap(parsed.imageSize(of:)).map { Int($0.width) * Int($0.height) }
-            return try Isolated.heifPrimary(
+            return try decoders.heifPrimary(
                 inputBytes, format: options.bitDepth == 10 ? .rgbNative : .rgb8, item: item, pixels: pixels)
         } catch let e as WorkerFailure {
             throw ConvertError(file: file, failure: e)

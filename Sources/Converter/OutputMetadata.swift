@@ -16,21 +16,22 @@ enum OutputMetadata {
     /// - Parameter bytes: the source file, already in memory.
     /// - Throws: `ConvertError` with a `decode.*` code when exiv2's worker died, hung or ran out of memory.
     static func build(
-        for source: URL, bytes: [UInt8], width: Int, height: Int, options: ConvertOptions, losses: inout [String]
+        for source: URL, bytes: [UInt8], width: Int, height: Int, options: ConvertOptions, decoders: any Decoders,
+        losses: inout [String]
     ) throws -> (exif: [UInt8]?, xmp: [UInt8]?, sidecar: [String]) {
         var side = sidecar(for: source, options: options)
         var sidecarBytes: [UInt8]?
         if let url = side {
-            switch Isolated.sidecarBytes(url) {
+            switch Sidecars.bytes(url) {
             case .success(let b): sidecarBytes = b
             case .failure(let e):
                 losses.append("XMP sidecar \(url.lastPathComponent) not carried: \(e.message)")
                 side = nil
             }
         }
-        let built = Isolated.buildHEICMetadata(
+        let built = decoders.buildHEICMetadata(
             bytes: bytes, label: source.path, pixelWidth: width, pixelHeight: height, software: options.software,
-            sidecar: side.flatMap { url in sidecarBytes.map { ($0, url.path) } })
+            sidecar: side.flatMap { url in sidecarBytes.map { ($0, url.path) } }, byteOrder: .keepSource)
         for case .failure(let e) in [built.exif.map { _ in () }, built.xmp.map { _ in () }] {
             if let f = e.workerFailure as? WorkerFailure {
                 throw ConvertError(file: source.lastPathComponent, failure: f)
@@ -50,18 +51,22 @@ enum OutputMetadata {
         }
         // The XMP that Exif carried in tag 700 (XMLPacket) is written as the XMP item instead: not a loss.
         if xmp != nil { losses.removeAll { $0.contains("Exif.Image.XMLPacket") } }
-        let routes = side.flatMap { url in sidecarBytes.map { sidecarRoutes(url, bytes: $0, output: xmp) } } ?? []
+        let routes =
+            side.flatMap { url in sidecarBytes.map { sidecarRoutes(url, bytes: $0, output: xmp, decoders: decoders) } }
+            ?? []
         return (exif, xmp, routes)
     }
 
     /// Where the sidecar's properties went ("IMG_1.CR2.xmp → XMP: xmp:Rating, …"), one line per destination.
     /// - Parameter bytes: the sidecar, already read.
-    static func sidecarRoutes(_ sidecar: URL, bytes: [UInt8], output xmp: [UInt8]?) -> [String] {
+    static func sidecarRoutes(_ sidecar: URL, bytes: [UInt8], output xmp: [UInt8]?, decoders: any Decoders)
+        -> [String]
+    {
         let name = sidecar.lastPathComponent
-        guard let doc = try? Isolated.exiv2(bytes: bytes, label: sidecar.path) else {
+        guard let doc = try? decoders.exiv2(bytes: bytes, label: sidecar.path) else {
             return ["\(name): unreadable, nothing carried"]
         }
-        let outputKeys = xmp.flatMap { try? Isolated.exiv2XMP($0) }?.entries.map(\.key) ?? []
+        let outputKeys = xmp.flatMap { try? decoders.exiv2XMP($0) }?.entries.map(\.key) ?? []
         let keys = doc.entries.filter { $0.family == .xmp }.map(\.key)
         return Sidecar.routes(sidecarKeys: keys, outputKeys: outputKeys).map { "\(name) \($0)" }
     }

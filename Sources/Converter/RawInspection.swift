@@ -34,15 +34,15 @@ public struct RawInspection: Sendable, Codable, Equatable {
 
     /// Reads and decodes `path` (a RAW by its extension: `HEICConverter.rawExtensions`).
     /// - Throws: the file-system error when it cannot be read.
-    public static func inspect(_ path: String) throws -> RawInspection {
+    public static func inspect(_ path: String, decoders: any Decoders) throws -> RawInspection {
         let url = URL(fileURLWithPath: path)
         let bytes = [UInt8](try Data(contentsOf: url))
-        let named = RawRefusal.camera(in: bytes)
+        let named = RawRefusal.camera(in: bytes, decoders: decoders)
         var out = RawInspection(
             file: path, bytes: bytes.count, camera: named?.name, listed: named.map { $0.isListed(in: LibRaw.cameras) },
             libRaw: "LibRaw \(LibRaw.shortVersion)", dngVersion: nil, jpegXL: JXLDNG.isJXLDNG(Data(bytes)))
         do {
-            let (meta, _) = try Isolated.raw(
+            let (meta, _) = try decoders.raw(
                 bytes: bytes, name: url.lastPathComponent, options: RawDecodeOptions(halfSize: true))
             if out.camera == nil, let c = CameraIdentity(make: meta.make, model: meta.model, cameras: LibRaw.cameras) {
                 (out.camera, out.listed) = (c.name, c.isListed(in: LibRaw.cameras))

@@ -18,9 +18,11 @@ extension HEICConverter {
     ///   - options: colour space and HDR mode are used.
     /// - Returns: both renditions at full size.
     /// - Throws: `ConvertError`.
-    public static func renditions(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> Renditions {
+    public static func renditions(
+        of source: URL, options: ConvertOptions = ConvertOptions(), decoders: any Decoders
+    ) throws -> Renditions {
         let (decision, pass, _, _) = try openPass(
-            source, bytes: try readRAW(source), options: options, gainMap: { _ in false })
+            source, bytes: try readRAW(source), options: options, decoders: decoders, gainMap: { _ in false })
         guard let img = pass.frame else { throw ConvertError(file: source.lastPathComponent, reason: "no frame") }
         let r = pass.renderer
         let n = img.width * img.height
@@ -50,25 +52,27 @@ extension HEICConverter {
     ///   - options: colour space and bit depth are used (the HDR mode and tiling do not change the SDR base).
     /// - Returns: interleaved RGB, `.rgb8` for 8-bit or `.rgb16` (10-bit codes) for 10-bit, at the upright size.
     /// - Throws: `ConvertError` naming the file and the reason.
-    public static func renderedFrame(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> HeifPixels {
+    public static func renderedFrame(
+        of source: URL, options: ConvertOptions = ConvertOptions(), decoders: any Decoders
+    ) throws -> HeifPixels {
         let name = source.lastPathComponent
         if let p = options.validationProblem() { throw ConvertError(file: name, reason: p) }
         guard rawExtensions.contains(source.pathExtension.lowercased()) else {
             throw ConvertError(file: name, reason: "renderedFrame needs a RAW input, got '.\(source.pathExtension)'")
         }
         let (_, pass, _, _) = try openPass(
-            source, bytes: try readRAW(source), options: options, gainMap: { _ in false })
+            source, bytes: try readRAW(source), options: options, decoders: decoders, gainMap: { _ in false })
         return renderWhole(pass)
     }
 
     /// The visible noise of a RAW's frame as `convert` measures it (`NoiseLevel`, 8-bit code values) and the quality
     /// the options give it: the quality ladder and the benchmark encode their crops at what the converter would use.
     /// - Throws: `ConvertError` naming the file and the reason.
-    public static func noise(of source: URL, options: ConvertOptions = ConvertOptions()) throws -> (
-        sigma: Double?, quality: Int
-    ) {
+    public static func noise(of source: URL, options: ConvertOptions = ConvertOptions(), decoders: any Decoders) throws
+        -> (sigma: Double?, quality: Int)
+    {
         let (_, pass, _, _) = try openPass(
-            source, bytes: try readRAW(source), options: options, gainMap: { _ in false })
+            source, bytes: try readRAW(source), options: options, decoders: decoders, gainMap: { _ in false })
         defer { pass.releaseFrame() }
         let sigma = pass.noiseSigma()
         return (
@@ -87,17 +91,18 @@ extension HEICConverter {
     /// and prepares the render pass; the pass holds the only reference to the frame. Also returns the reference render
     /// the camera look decoded (nil when the look did not look for one).
     static func openPass(
-        _ source: URL, bytes: [UInt8], options: ConvertOptions, gainMap: (HDRDecision) -> Bool
+        _ source: URL, bytes: [UInt8], options: ConvertOptions, decoders: any Decoders, gainMap: (HDRDecision) -> Bool
     ) throws -> (HDRDecision, RenderPass, RawMetadata, ReferenceLookup?) {
         let (meta, frame): (RawMetadata, RawFrame)
         // The camera look's preview is looked up beside LibRaw's decode; always waited for, even when LibRaw fails.
-        let prefetch = options.look == .camera ? ReferencePrefetch(bytes: bytes, path: source.path) : nil
+        let prefetch =
+            options.look == .camera ? ReferencePrefetch(bytes: bytes, path: source.path, decoders: decoders) : nil
         defer { _ = prefetch?.wait() }
         do {
-            (meta, frame) = try Isolated.raw(
+            (meta, frame) = try decoders.raw(
                 bytes: bytes, name: source.lastPathComponent, options: RawDecodeOptions(workingSpace: .proPhoto))
         } catch let e as RawDecodeError {
-            throw ConvertError(file: e.file, reason: RawRefusal.reason(e, bytes: bytes))
+            throw ConvertError(file: e.file, reason: RawRefusal.reason(e, bytes: bytes, decoders: decoders))
         } catch let e as WorkerDecodeError {
             throw ConvertError(file: source.lastPathComponent, reason: e.message)
         } catch let e as WorkerFailure {
@@ -140,11 +145,13 @@ extension HEICConverter {
         return .rgb16(width: w, height: h, bitDepth: 10, samples: buf)
     }
 
-    static func convertRAW(_ source: URL, _ bytes: [UInt8], _ options: ConvertOptions) throws -> ConvertedImage {
+    static func convertRAW(_ source: URL, _ bytes: [UInt8], _ options: ConvertOptions, _ decoders: any Decoders) throws
+        -> ConvertedImage
+    {
         let name = source.lastPathComponent
         var clock = Stopwatch()
         let (decision, pass, meta, reference) = try openPass(
-            source, bytes: bytes, options: options, gainMap: \.gainMap)
+            source, bytes: bytes, options: options, decoders: decoders, gainMap: \.gainMap)
         clock.lap("decode")
         let kind: InputKind = meta.isLinearDNG ? .linearDNG : .mosaicRAW
         let width = pass.width
@@ -185,7 +192,8 @@ extension HEICConverter {
         // Optional DNG opcodes nobody applies (mandatory ones were refused by the decoder) are known losses.
         var losses = meta.dngOpcodesSkipped.map { "DNG \($0) not applied" }
         let md = try OutputMetadata.build(
-            for: source, bytes: bytes, width: width, height: height, options: options, losses: &losses)
+            for: source, bytes: bytes, width: width, height: height, options: options, decoders: decoders,
+            losses: &losses)
         clock.lap("metadata")
         let output = try HEICAssembler.assemble(
             parts, exif: md.exif, xmp: md.xmp, width: width, height: height, file: name)

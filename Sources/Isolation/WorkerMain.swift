@@ -225,20 +225,20 @@ private struct Session {
     private func heif(_ op: Operation, _ bytes: [UInt8]) throws -> WorkerMessage {
         switch op {
         case .heifPrimary(let format, let item):
-            stage(Isolated.stageName(item: item))
-            let img = try HeifDecoder.decodePrimary(bytes, format: Isolated.format(named: format) ?? .rgb8)
+            stage(WorkerDecoders.stageName(item: item))
+            let img = try HeifDecoder.decodePrimary(bytes, format: WorkerDecoders.format(named: format) ?? .rgb8)
             return try image(img, full: nil)
         case .heifReduced(let minSide, let item):
-            stage(Isolated.stageName(item: item))
+            stage(WorkerDecoders.stageName(item: item))
             let r = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
             return try image(r.image, full: r.size)
         case .heifGridReduced(let minSide, let item, let geometry, let fileBytes, let tileBytes):
-            stage(Isolated.stageName(item: item))
+            stage(WorkerDecoders.stageName(item: item))
             let r = try HeifDecoder.reducedGridOrWhole(
                 bytes, fileBytes: fileBytes, tileBytes: tileBytes, geometry: geometry, minSide: minSide)
             return try image(r.image, full: r.size)
         case .heifSize(let item):
-            stage(Isolated.stageName(item: item))
+            stage(WorkerDecoders.stageName(item: item))
             let s = try HeifDecoder.decodePrimarySize(bytes)
             var m = WorkerMessage(kind: .done)
             m.heif = HeifInfo(

@@ -187,24 +187,6 @@ public final class WorkerPool: @unchecked Sendable {
         for w in all { w.retire() }
         inputs.removeAll()
     }
-
-    /// The pool decodes go through; nil: decoders run in this process (library use, tests of the cores).
-    public static var shared: WorkerPool? {
-        get {
-            sharedLock.lock()
-            defer { sharedLock.unlock() }
-            return _shared
-        }
-        set {
-            sharedLock.lock()
-            let old = _shared
-            _shared = newValue
-            sharedLock.unlock()
-            if old !== newValue { old?.shutdown() }
-        }
-    }
-    nonisolated(unsafe) private static var _shared: WorkerPool?
-    private static let sharedLock = NSLock()
 }
 
 /// Starts workers from one thread that lives as long as the process: PR_SET_PDEATHSIG fires when the *thread* that

@@ -54,12 +54,14 @@ final class WorkerProcess: @unchecked Sendable {
     ///   - deadline: the time allowed for a pixel count (nil: not known yet; the worker's stage messages may tell).
     ///   - stage: the stage named before the worker reports one.
     /// - Throws: `WorkerFailure` when the worker died or was killed (it is then not alive), `IsolationError`.
-    func run(_ request: WorkerMessage, bytes: [UInt8], pixels: Int?, stage firstStage: String) throws -> Answer {
+    ///   - budget: the file's allowance when the request is part of one file's work (all its requests together).
+    func run(_ request: WorkerMessage, bytes: [UInt8], pixels: Int?, stage firstStage: String, budget: FileBudget?)
+        throws -> Answer
+    {
         let sealed = try inputs?.input(for: bytes) ?? SealedInput(bytes)
         let input = sealed.fd
         defer { withExtendedLifetime(sealed) {} }
         // The file's budget when the caller works on one file (all its requests together), else this request's.
-        let budget = FileBudget.current
         let before = budget?.spent ?? 0
         var allowed = budget?.allowance(pixels: pixels) ?? config.timeout.seconds(pixels: pixels)
         var stage = firstStage

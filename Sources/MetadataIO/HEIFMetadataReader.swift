@@ -1,6 +1,7 @@
 import Exiv2Bridge
 import Foundation
 import HEIF
+import Isolation
 import Metadata
 
 /// HEIF/AVIF metadata: the container layer finds the Exif and XMP items of the primary image (its `cdsc`
@@ -11,7 +12,8 @@ enum HEIFMetadataReader {
     /// - Parameters:
     ///   - file: the container, parsed once by the caller.
     ///   - path: the file's path, named in messages.
-    static func read(_ file: HEIFFile, path: String) throws(MetadataReadError) -> MetadataSet {
+    ///   - decoders: the decoders the items' bytes go through.
+    static func read(_ file: HEIFFile, path: String, decoders: any Decoders) throws(MetadataReadError) -> MetadataSet {
         guard let primary = file.primaryItemID, file.item(primary) != nil else {
             let why = file.findings.first { $0.severity == .error }.map { "\($0.code): \($0.message)" }
             throw MetadataReadError(
@@ -34,7 +36,7 @@ enum HEIFMetadataReader {
                 continue
             }
             do {
-                let d = try MetadataReader.decodeExif(tiff, label: path)
+                let d = try MetadataReader.decodeExif(tiff, label: path, decoders: decoders)
                 fields += d.fields
                 if makerNote == nil { makerNote = d.makerNote }
             } catch {
@@ -48,7 +50,7 @@ enum HEIFMetadataReader {
                 continue
             }
             do {
-                fields += try MetadataReader.decodeXMP(packet, label: path).fields
+                fields += try MetadataReader.decodeXMP(packet, label: path, decoders: decoders).fields
             } catch {
                 if error.workerFailure != nil { throw error }
                 notes.append("XMP item \(id): \(error.reason)")

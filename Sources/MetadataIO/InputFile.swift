@@ -20,6 +20,8 @@ public struct InputFile: Sendable {
     public let heif: HEIFFile?
     /// exiv2's reading of a file of another family (nil for a HEIF file and an unreadable one).
     public let exiv2: Result<Exiv2Document, Exiv2Error>?
+    /// The decoders this file's bytes go through (its own: through workers, one `--file-timeout` for all of them).
+    public let decoders: any Decoders
 
     public var path: String { url.path }
 
@@ -27,10 +29,11 @@ public struct InputFile: Sendable {
     /// - Parameters:
     ///   - url: the file.
     ///   - previews: have exiv2 list the embedded previews too (for the reference render).
-    public init(reading url: URL, previews: Bool = false) {
+    ///   - decoders: the decoders of the work on this file.
+    public init(reading url: URL, previews: Bool = false, decoders: any Decoders) {
         do {
             let bytes = try FileContent.read(path: url.path)
-            self.init(url: url, bytes: bytes, previews: previews)
+            self.init(url: url, bytes: bytes, previews: previews, decoders: decoders)
         } catch {
             let reason: String
             switch error.kind {
@@ -39,12 +42,13 @@ public struct InputFile: Sendable {
             case .cannotOpen: reason = "cannot open for reading"
             case .readFailed: reason = "read failed: \(String(cString: strerror(error.errno)))"
             }
-            self.init(url: url, unreadable: MetadataReadError(path: url.path, reason: reason))
+            self.init(url: url, unreadable: MetadataReadError(path: url.path, reason: reason), decoders: decoders)
         }
     }
 
-    private init(url: URL, unreadable: MetadataReadError) {
+    private init(url: URL, unreadable: MetadataReadError, decoders: any Decoders) {
         self.url = url
+        self.decoders = decoders
         bytes = nil
         readError = unreadable
         heif = nil
@@ -57,8 +61,10 @@ public struct InputFile: Sendable {
     ///   - bytes: the whole file.
     ///   - heif: its container when already parsed (used as is for a HEIF-family file).
     ///   - previews: have exiv2 list the embedded previews too.
-    public init(url: URL, bytes: [UInt8], heif: HEIFFile? = nil, previews: Bool = false) {
+    ///   - decoders: the decoders of the work on this file.
+    public init(url: URL, bytes: [UInt8], heif: HEIFFile? = nil, previews: Bool = false, decoders: any Decoders) {
         self.url = url
+        self.decoders = decoders
         self.bytes = bytes
         readError = nil
         if bytes.isEmpty {
@@ -70,7 +76,7 @@ public struct InputFile: Sendable {
         } else {
             self.heif = nil
             exiv2 = Result { () throws(Exiv2Error) in
-                try Isolated.exiv2(bytes: bytes, label: url.path, previews: previews)
+                try decoders.exiv2(bytes: bytes, label: url.path, previews: previews)
             }
         }
     }

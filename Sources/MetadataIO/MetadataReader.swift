@@ -40,8 +40,11 @@ public enum MetadataReader {
     ///   - sidecars: merge an `.xmp` sidecar when one exists next to the file.
     /// - Returns: the typed fields, MakerNote summary and orientation.
     /// - Throws: `MetadataReadError` naming the file and the reason.
-    public static func read(_ url: URL, sidecars: Bool = true) throws(MetadataReadError) -> MetadataSet {
-        try read(InputFile(reading: url), sidecars: sidecars)
+    ///   - decoders: the decoders the file's bytes go through.
+    public static func read(_ url: URL, sidecars: Bool = true, decoders: any Decoders) throws(MetadataReadError)
+        -> MetadataSet
+    {
+        try read(InputFile(reading: url, decoders: decoders), sidecars: sidecars)
     }
 
     /// Reads the metadata of a file already read and parsed (`InputFile`): nothing is read again but its sidecar.
@@ -59,10 +62,10 @@ public enum MetadataReader {
 
         var set: MetadataSet
         if let heif = file.heif {
-            set = try HEIFMetadataReader.read(heif, path: path)
+            set = try HEIFMetadataReader.read(heif, path: path, decoders: file.decoders)
         } else {
             switch file.exiv2 {
-            case .success(let doc)?: set = fromExiv2(doc, path: path, bytes: bytes)
+            case .success(let doc)?: set = fromExiv2(doc, path: path, bytes: bytes, decoders: file.decoders)
             case .failure(let error)?:
                 throw MetadataReadError(
                     path: path, reason: error.message, workerFailure: error.workerFailure as? WorkerFailure)
@@ -71,7 +74,7 @@ public enum MetadataReader {
         }
         if sidecars, url.pathExtension.lowercased() != FileKinds.sidecar, let side = sidecar(for: url) {
             do {
-                let doc = try Isolated.exiv2Sidecar(side)
+                let doc = try file.decoders.exiv2Sidecar(side)
                 // Only what the sidecar says of the photo (the converter's rule, `Sidecar.route`): not the Exif and
                 // IPTC exiv2 derives from its XMP on reading, which no file holds, nor the sidecar's own record.
                 let decoded = EntryDecoder.decode(
@@ -86,8 +89,10 @@ public enum MetadataReader {
     }
 
     /// Reads a file's metadata by path (see `read(_:sidecars:)`).
-    public static func read(path: String, sidecars: Bool = true) throws(MetadataReadError) -> MetadataSet {
-        try read(URL(fileURLWithPath: path), sidecars: sidecars)
+    public static func read(path: String, sidecars: Bool = true, decoders: any Decoders) throws(MetadataReadError)
+        -> MetadataSet
+    {
+        try read(URL(fileURLWithPath: path), sidecars: sidecars, decoders: decoders)
     }
 
     /// The `.xmp` sidecar of a file, trying `IMG_1.CR2.xmp` then `IMG_1.xmp` (either case of the extension).
@@ -95,13 +100,17 @@ public enum MetadataReader {
 
     /// A file's or sidecar's XMP as exiv2 keys and text values (`Xmp.crs.Exposure2012` → "+0.50"), nil when it
     /// cannot be read.
-    public static func xmpEntries(_ url: URL) -> [(key: String, text: String)]? { xmpAndOrientation(url)?.xmp }
+    public static func xmpEntries(_ url: URL, decoders: any Decoders) -> [(key: String, text: String)]? {
+        xmpAndOrientation(url, decoders: decoders)?.xmp
+    }
 
     /// A file's XMP entries (as `xmpEntries`) and its IFD0 Exif Orientation (`IFD0:Orientation`), from one exiv2
     /// read; nil when the file cannot be read.
-    public static func xmpAndOrientation(_ url: URL) -> (xmp: [(key: String, text: String)], orientation: Int?)? {
+    public static func xmpAndOrientation(_ url: URL, decoders: any Decoders) -> (
+        xmp: [(key: String, text: String)], orientation: Int?
+    )? {
         guard let bytes = try? FileContent.read(path: url.path),
-            let doc = try? Isolated.exiv2(bytes: bytes, label: url.path)
+            let doc = try? decoders.exiv2(bytes: bytes, label: url.path)
         else { return nil }
         return xmpAndOrientation(doc)
     }
@@ -114,7 +123,7 @@ public enum MetadataReader {
         case .success(let doc)?: return xmpAndOrientation(doc)
         case .failure?: return nil
         case nil:
-            guard let bytes = file.bytes, let doc = try? Isolated.exiv2(bytes: bytes, label: file.path) else {
+            guard let bytes = file.bytes, let doc = try? file.decoders.exiv2(bytes: bytes, label: file.path) else {
                 return nil
             }
             return xmpAndOrientation(doc)
@@ -131,11 +140,11 @@ public enum MetadataReader {
 
     /// Fields from a bare Exif TIFF blob ("II*\0"/"MM\0*", optionally after "Exif\0\0").
     /// - Throws: `MetadataReadError` with `label` as the path.
-    public static func decodeExif(_ bytes: [UInt8], label: String = "<exif>") throws(MetadataReadError)
-        -> EntryDecoder.Decoded
+    public static func decodeExif(_ bytes: [UInt8], label: String = "<exif>", decoders: any Decoders)
+        throws(MetadataReadError) -> EntryDecoder.Decoded
     {
         do {
-            let doc = try Isolated.exiv2Exif(bytes)
+            let doc = try decoders.exiv2Exif(bytes)
             return EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         } catch {
             throw MetadataReadError(
@@ -145,11 +154,11 @@ public enum MetadataReader {
 
     /// Fields from an XMP packet.
     /// - Throws: `MetadataReadError` with `label` as the path.
-    public static func decodeXMP(_ bytes: [UInt8], label: String = "<xmp>") throws(MetadataReadError)
-        -> EntryDecoder.Decoded
+    public static func decodeXMP(_ bytes: [UInt8], label: String = "<xmp>", decoders: any Decoders)
+        throws(MetadataReadError) -> EntryDecoder.Decoded
     {
         do {
-            let doc = try Isolated.exiv2XMP(bytes)
+            let doc = try decoders.exiv2XMP(bytes)
             return EntryDecoder.decode(doc.entries)
         } catch {
             throw MetadataReadError(
@@ -160,14 +169,14 @@ public enum MetadataReader {
     // MARK: internals
 
     /// The metadata of a file exiv2 read (`bytes`: the file, for its JPEG frame size).
-    static func fromExiv2(_ doc: Exiv2Document, path: String, bytes: [UInt8]) -> MetadataSet {
+    static func fromExiv2(_ doc: Exiv2Document, path: String, bytes: [UInt8], decoders: any Decoders) -> MetadataSet {
         let decoded = EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         var fields = decoded.fields
         // RW2 keeps its Exif IFD in the embedded JPEG (PanasonicRaw 0x002E, exiftool's JpgFromRaw); exiv2's RW2
         // reader drops part of it, so read the JPEG's Exif ourselves and add the Exif-IFD fields that are missing.
         if let preview = doc.entries.first(where: { $0.group == "PanasonicRaw" && $0.tag == 0x002E }),
             let at = exifStart(inJPEG: preview.raw),
-            let extra = try? decodeExif(Array(preview.raw[at...]), label: path)
+            let extra = try? decodeExif(Array(preview.raw[at...]), label: path, decoders: decoders)
         {
             let have = Set(fields.map(\.key))
             fields += extra.fields.filter { $0.key.group == "ExifIFD" && !have.contains($0.key) }

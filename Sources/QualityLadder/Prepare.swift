@@ -62,7 +62,7 @@ struct CropRect {
 
 /// The SDR float render of `url`, sRGB-encoded, interleaved, cropped to `c`; also the full size.
 func renderedReference(_ url: URL, _ c: CropRect, options o: ConvertOptions) throws -> (rgb: [Float], w: Int, h: Int) {
-    let rend = try HEICConverter.renditions(of: url, options: o)
+    let rend = try HEICConverter.renditions(of: url, options: o, decoders: .inProcess)
     let fw = rend.sdr.width
     let fh = rend.sdr.height
     guard rend.sdr.channels == 3, c.x + c.width <= fw, c.y + c.height <= fh else {
@@ -88,7 +88,7 @@ func prepare(_ source: Source, cropW: Int, cropH: Int) throws -> Prepared {
     let url = URL(fileURLWithPath: source.path)
     var o = ConvertOptions()
     o.bitDepth = 8
-    let frame = try HEICConverter.renderedFrame(of: url, options: o)
+    let frame = try HEICConverter.renderedFrame(of: url, options: o, decoders: .inProcess)
     guard case .rgb8(let fw, let fh, let samples) = frame else {
         throw Failure("\(source.path): expected an 8-bit frame")
     }

@@ -80,9 +80,10 @@ func steps(_ raws: [String], options: [String: String]) throws {
         let name = url.lastPathComponent
         var o = ConvertOptions()
         o.bitDepth = 8
-        let frame = cropped(try HEICConverter.renderedFrame(of: url, options: o), cropW: cw, cropH: ch)
+        let frame = cropped(
+            try HEICConverter.renderedFrame(of: url, options: o, decoders: .inProcess), cropW: cw, cropH: ch)
         guard case .rgb8(let w, let h, _) = frame else { throw Failure("\(name): not an 8-bit RGB frame") }
-        let sigma = try HEICConverter.noise(of: url).sigma
+        let sigma = try HEICConverter.noise(of: url, decoders: .inProcess).sigma
         func decodedLuma(_ file: [UInt8]) throws -> Plane {
             let dec = try HeifDecoder.decodePrimary(file, format: .rgb8)
             return try Luma.plane(rgb: dec.samples, width: w, height: h, maxCode: 255)

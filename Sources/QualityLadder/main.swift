@@ -96,7 +96,7 @@ func parse(_ args: ArraySlice<String>) -> (positionals: [String], options: [Stri
 func writeFrame(source: String, out: String, depth: Int?, crop: (Int, Int)?) throws {
     var o = ConvertOptions()
     if let depth { o.bitDepth = depth }
-    var frame = try HEICConverter.renderedFrame(of: URL(fileURLWithPath: source), options: o)
+    var frame = try HEICConverter.renderedFrame(of: URL(fileURLWithPath: source), options: o, decoders: .inProcess)
     if let (cw, ch) = crop { frame = cropped(frame, cropW: cw, cropH: ch) }
     var bytes: [UInt8]
     switch frame {
@@ -331,7 +331,7 @@ func shipped(_ raws: [String], options: [String: String]) throws {
         let source = Source(raw)
         let p = try prepare(source, cropW: cropW, cropH: cropH)
         let t0 = now()
-        let out = try HEICConverter.convert(source: URL(fileURLWithPath: source.path), options: o)
+        let out = try HEICConverter.convert(source: URL(fileURLWithPath: source.path), options: o, decoders: .inProcess)
         let seconds = now() - t0
         let m = try measureCrop(p, HeifDecoder.decodePrimary(out.bytes, format: .rgb8), what: p.name)
         print(
@@ -441,7 +441,7 @@ do {
         tsv += "image\tsigma\tquality\n"
         for p in positionals {
             let raw = p.split(separator: "=").first.map(String.init) ?? p
-            let n = try HEICConverter.noise(of: URL(fileURLWithPath: raw))
+            let n = try HEICConverter.noise(of: URL(fileURLWithPath: raw), decoders: .inProcess)
             let name = (raw as NSString).lastPathComponent
             let sigma = n.sigma.map { String(format: "%.2f", $0) } ?? "-"
             print(

@@ -18,13 +18,14 @@ public enum DecoderWorkers {
         return .value("file-timeout", "SECONDS", sentence ? text.prefix(1).uppercased() + text.dropFirst() + "." : text)
     }
 
-    /// Installs the pool for `jobs` workers, with `--file-timeout` from `args`; returns the function that removes it.
-    /// `READBACK_DECODERS=in-process` keeps the decoders in this process (`make bench` compares the two).
+    /// The run's decoders: a `WorkerPool` of `jobs` workers with `--file-timeout` from `args` (in process when this
+    /// binary cannot start workers, or with `READBACK_DECODERS=in-process`, which `make bench` compares), and the
+    /// function that ends the workers.
     /// With `READBACK_WORKER_STATS=1` the function prints, on `console`'s error stream, the workers started and the
     /// peak RSS of the parent and of the largest worker (`make bench`).
     /// With `prewarm`, the workers are started at once rather than at the first decode (a run that will decode).
     static func start(jobs: Int, args: ParsedArguments, console: Console, prewarm: Bool = false) throws(UsageError)
-        -> () -> Void
+        -> (decoders: any Decoders, stop: () -> Void)
     {
         let environment = console.environment
         let timeout = try fileTimeout(args)
@@ -35,23 +36,26 @@ public enum DecoderWorkers {
                     executable: exe, size: jobs,
                     addressSpace: WorkerPool.addressSpace(perJob: BatchEngine.memoryPerJob),
                     timeout: WorkerPool.Timeout(fixed: timeout)))
-            WorkerPool.shared = pool
             if prewarm { pool?.prewarm(jobs) }
         }
         let stats = environment["READBACK_WORKER_STATS"] == "1"
-        return { [pool] in
-            if pool != nil { WorkerPool.shared = nil }
-            guard stats else { return }
-            let rss = WorkerPool.peakRSS()
-            let frames = pool?.rawFrames ?? (inPlace: 0, copied: 0)
-            let grants = pool?.grants ?? (reused: 0, new: 0)
-            console.error(
-                String(
-                    format: "decoder workers: %d started; peak RSS: parent %.0f MB, largest worker %.0f MB; "
-                        + "RAW frames: %d in place, %d copied; shared memory: %d kept grants reused, %d new",
-                    pool?.started ?? 0, rss.parentMB, rss.largestWorkerMB, frames.inPlace, frames.copied,
-                    grants.reused, grants.new))
-        }
+        let decoders: any Decoders = pool.map { WorkerDecoders(pool: $0) } ?? InProcessDecoders()
+        return (
+            decoders,
+            { [pool] in
+                pool?.shutdown()
+                guard stats else { return }
+                let rss = WorkerPool.peakRSS()
+                let frames = pool?.rawFrames ?? (inPlace: 0, copied: 0)
+                let grants = pool?.grants ?? (reused: 0, new: 0)
+                console.error(
+                    String(
+                        format: "decoder workers: %d started; peak RSS: parent %.0f MB, largest worker %.0f MB; "
+                            + "RAW frames: %d in place, %d copied; shared memory: %d kept grants reused, %d new",
+                        pool?.started ?? 0, rss.parentMB, rss.largestWorkerMB, frames.inPlace, frames.copied,
+                        grants.reused, grants.new))
+            }
+        )
     }
 
     static func fileTimeout(_ args: ParsedArguments) throws(UsageError) -> Double? {

@@ -64,14 +64,17 @@ func ppm(_ b: [UInt8], space: ColorSpace) throws -> RenderImage {
 func output(_ path: String, space: ColorSpace?) throws -> RenderImage {
     let b = try bytes(path)
     switch (path as NSString).pathExtension.lowercased() {
-    case "heic", "heif", "hif": return try OutputImage.fromHEIF(b).capped(maxSide: 2 * RenderComparison.maxSide)
+    case "heic", "heif", "hif":
+        return try OutputImage.fromHEIF(b, decoders: .inProcess).capped(maxSide: 2 * RenderComparison.maxSide)
     case "jpg", "jpeg":
-        guard case .found(let r) = ReferenceExtractor.fromJPEG(b) else { throw Failure(description: "JPEG") }
+        guard case .found(let r) = ReferenceExtractor.fromJPEG(b, decoders: .inProcess) else {
+            throw Failure(description: "JPEG")
+        }
         var img = r.image
         if let space { img.space = space }
         return img.capped(maxSide: 2 * RenderComparison.maxSide)
     case "tif", "tiff":
-        let img = try TIFFImage.decode(b).get()
+        let img = try TIFFImage.decode(b, decoders: .inProcess).get()
         let s = space ?? TIFFImage.iccProfile(b).flatMap(ICCReader.colourSpace) ?? .sRGB
         return RenderImage(width: img.width, height: img.height, codes: img.samples, space: s)
             .capped(maxSide: 2 * RenderComparison.maxSide)
@@ -82,9 +85,10 @@ func output(_ path: String, space: ColorSpace?) throws -> RenderImage {
 
 func reference(_ path: String, primary: Bool) throws -> ReferenceRender {
     if primary {
-        return ReferenceRender(image: try OutputImage.fromHEIF(try bytes(path)), description: "primary image")
+        return ReferenceRender(
+            image: try OutputImage.fromHEIF(try bytes(path), decoders: .inProcess), description: "primary image")
     }
-    switch ReferenceExtractor.reference(for: URL(fileURLWithPath: path)) {
+    switch ReferenceExtractor.reference(for: URL(fileURLWithPath: path), decoders: .inProcess) {
     case .found(let r): return r
     case .none(let why): throw Failure(description: "no reference render: \(why)")
     case .died(let failure): throw Failure(description: "no reference render: \(failure)")

@@ -9,9 +9,9 @@ extension OutputImage {
     /// re-encoded as a plain 8-bit HEIC with the same nclx — what a faulty converter would write while every tag
     /// stays right. For measuring the render check (`readback-render`, the tests), never on a user path.
     /// - Throws: `Unreadable` or libheif's error.
-    public static func broken(_ heif: [UInt8], _ failure: DeliberateFailure) throws -> [UInt8] {
+    public static func broken(_ heif: [UInt8], _ failure: DeliberateFailure, decoders: any Decoders) throws -> [UInt8] {
         if let why = HEIFFile.libheifOverlayRefusal(heif) { throw Unreadable(description: why) }
-        let img = try Isolated.heifPrimary(heif, format: .rgb8)
+        let img = try decoders.heifPrimary(heif, format: .rgb8)
         let nclx = img.nclx ?? .sRGB
         guard let space = space(nclx: nclx, icc: img.icc) else {
             throw Unreadable(description: "an HDR output is not broken on purpose here")

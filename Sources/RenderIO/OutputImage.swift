@@ -14,11 +14,14 @@ public enum OutputImage {
 
     /// Decodes and reduces the primary image of a HEIF file (long side ≥ 2 × `RenderComparison.maxSide`).
     /// - Throws: `Unreadable` for a decode failure or a colour signalling the check cannot read (PQ, HLG, …).
-    public static func fromHEIF(_ bytes: [UInt8]) throws(Unreadable) -> RenderImage {
+    public static func fromHEIF(_ bytes: [UInt8], decoders: any Decoders) throws(Unreadable) -> RenderImage {
         // Never hand libheif 1.15 an overlay primary: it crashes on one (HEIFFile+Overlay.swift).
         if let why = HEIFFile.libheifOverlayRefusal(bytes) { throw Unreadable(description: why) }
         let img: HeifDecodedImage
-        do { img = try Isolated.heifPrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide).image } catch {
+        do {
+            img = try decoders.heifPrimaryReduced(bytes, minSide: 2 * RenderComparison.maxSide, item: nil, pixels: nil)
+                .image
+        } catch {
             throw Unreadable(description: "the primary image does not decode: \(error)")
         }
         return try image(img)

@@ -42,11 +42,11 @@ public enum ReferenceExtractor {
     public static let decodeSide = 2 * RenderComparison.maxSide
 
     /// The reference of `source`, chosen by its content (JPEG, HEIF, else a RAW exiv2 reads); the file is read once.
-    public static func reference(for source: URL) -> ReferenceLookup {
+    public static func reference(for source: URL, decoders: any Decoders) -> ReferenceLookup {
         guard let bytes = try? FileContent.read(path: source.path) else {
             return .none(reason: "the source cannot be read")
         }
-        return reference(bytes: bytes, path: source.path)
+        return reference(bytes: bytes, path: source.path, decoders: decoders)
     }
 
     /// The reference of a source already in memory, chosen by its content: a JPEG is its own, a HEIF's is its
@@ -55,39 +55,43 @@ public enum ReferenceExtractor {
     /// - Parameters:
     ///   - bytes: the whole source.
     ///   - path: its path, for messages.
+    ///   - decoders: the decoders the source's bytes go through.
     public static func reference(
-        bytes: [UInt8], path: String, heif: HEIFFile? = nil, exiv2: Result<Exiv2Document, Exiv2Error>? = nil
+        bytes: [UInt8], path: String, heif: HEIFFile? = nil, exiv2: Result<Exiv2Document, Exiv2Error>? = nil,
+        decoders: any Decoders
     ) -> ReferenceLookup {
         let head = Array(bytes.prefix(12))
-        if head.count >= 2, head[0] == 0xFF, head[1] == 0xD8 { return fromJPEG(bytes) }
+        if head.count >= 2, head[0] == 0xFF, head[1] == 0xD8 { return fromJPEG(bytes, decoders: decoders) }
         // Canon's CR3 is an ISO BMFF file too ("ftyp" brand "crx "), but its previews are exiv2's to list.
         if head.count >= 12, String(decoding: head[4..<8], as: UTF8.self) == "ftyp",
             String(decoding: head[8..<12], as: UTF8.self) != "crx "
         {
-            return fromHEIF(heif ?? HEIFFile(bytes: bytes))
+            return fromHEIF(heif ?? HEIFFile(bytes: bytes), decoders: decoders)
         }
         let doc =
-            exiv2 ?? Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: path, previews: true) }
-        return fromRAW(doc, path: path)
+            exiv2 ?? Result { () throws(Exiv2Error) in try decoders.exiv2(bytes: bytes, label: path, previews: true) }
+        return fromRAW(doc, path: path, decoders: decoders)
     }
 
     // MARK: - RAW
 
     /// The largest embedded preview of a RAW that decodes, is at least `minimumLongSide` and is not constant, shown
     /// with the RAW's own orientation (previews are stored in sensor orientation). The file is read once.
-    public static func fromRAW(_ path: String) -> ReferenceLookup {
+    public static func fromRAW(_ path: String, decoders: any Decoders) -> ReferenceLookup {
         let doc: Result<Exiv2Document, Exiv2Error>
         do {
             let bytes = try FileContent.read(path: path)
-            doc = Result { () throws(Exiv2Error) in try Isolated.exiv2(bytes: bytes, label: path, previews: true) }
+            doc = Result { () throws(Exiv2Error) in try decoders.exiv2(bytes: bytes, label: path, previews: true) }
         } catch {
             doc = .failure(Exiv2Error(operation: "read", path: path, message: error.description))
         }
-        return fromRAW(doc, path: path)
+        return fromRAW(doc, path: path, decoders: decoders)
     }
 
     /// `fromRAW(_:)` on exiv2's reading of the RAW, made with its previews (`Exiv2.read(bytes:label:previews:)`).
-    public static func fromRAW(_ read: Result<Exiv2Document, Exiv2Error>, path: String) -> ReferenceLookup {
+    public static func fromRAW(_ read: Result<Exiv2Document, Exiv2Error>, path: String, decoders: any Decoders)
+        -> ReferenceLookup
+    {
         // Counted for the read-once tests: a conversion and its read-back decode a RAW's previews once.
         FileContent.tally("reference", path: path)
         let doc: Exiv2Document
@@ -120,12 +124,12 @@ public enum ReferenceExtractor {
             let decoded: Result<JPEGImage, TIFFImage.DecodeFailure>
             var icc: [UInt8]? = nil
             if p.mimeType == "image/jpeg" {
-                let jpeg = Result { () throws(JPEGError) in try Isolated.jpeg(p.data, minSide: decodeSide) }
+                let jpeg = Result { () throws(JPEGError) in try decoders.jpeg(p.data, minSide: decodeSide) }
                 if case .failure(let e) = jpeg, let f = e.workerFailure as? WorkerFailure { return .died(f) }
                 decoded = jpeg.mapError { TIFFImage.DecodeFailure(String(describing: $0)) }
                 icc = JPEGSegments(p.data).icc
             } else if p.mimeType == "image/tiff" {
-                decoded = TIFFImage.decode(p.data)
+                decoded = TIFFImage.decode(p.data, decoders: decoders)
             } else {
                 rejected.append("\(label): not read")
                 continue
@@ -197,9 +201,9 @@ public enum ReferenceExtractor {
 
     /// A JPEG source is its own reference: decoded, its Exif orientation applied, read in its ICC profile's space
     /// (or Adobe RGB when its Exif interoperability index says R03, else sRGB).
-    public static func fromJPEG(_ bytes: [UInt8]) -> ReferenceLookup {
+    public static func fromJPEG(_ bytes: [UInt8], decoders: any Decoders) -> ReferenceLookup {
         let img: JPEGImage
-        do { img = try Isolated.jpeg(bytes, minSide: decodeSide) } catch {
+        do { img = try decoders.jpeg(bytes, minSide: decodeSide) } catch {
             if let f = error.workerFailure as? WorkerFailure { return .died(f) }
             return .none(reason: "the JPEG source does not decode: \(error)")
         }
@@ -207,7 +211,7 @@ public enum ReferenceExtractor {
             return .none(reason: "the JPEG source is no picture to compare with: \(problem)")
         }
         let seg = JPEGSegments(bytes)
-        let exif = seg.exif.flatMap { try? Isolated.exiv2Exif($0) }
+        let exif = seg.exif.flatMap { try? decoders.exiv2Exif($0) }
         let orientation = exif.flatMap { integer($0, key: "Exif.Image.Orientation") } ?? 1
         let adobe = exif?.entries.contains { $0.key == "Exif.Iop.InteroperabilityIndex" && $0.text.hasPrefix("R03") }
         let space = seg.icc.flatMap(ICCReader.colourSpace) ?? (adobe == true ? .adobeRGB : .sRGB)
@@ -219,10 +223,12 @@ public enum ReferenceExtractor {
 
     /// The largest thumbnail item of a HEIF source's primary image (found by the container parser, decoded by libheif
     /// re-wrapped alone, its irot/imir applied), read in its own colour signalling or else the primary's.
-    public static func fromHEIF(_ bytes: [UInt8]) -> ReferenceLookup { fromHEIF(HEIFFile(bytes: bytes)) }
+    public static func fromHEIF(_ bytes: [UInt8], decoders: any Decoders) -> ReferenceLookup {
+        fromHEIF(HEIFFile(bytes: bytes), decoders: decoders)
+    }
 
     /// `fromHEIF(_:)` on the source's container, already parsed.
-    public static func fromHEIF(_ file: HEIFFile) -> ReferenceLookup {
+    public static func fromHEIF(_ file: HEIFFile, decoders: any Decoders) -> ReferenceLookup {
         guard let primary = file.primaryItemID else { return .none(reason: "the HEIF source has no primary image") }
         let thumbs = file.thumbnails(of: primary).sorted { area(file, $0) > area(file, $1) }
         if thumbs.isEmpty { return .none(reason: "the HEIF source has no thumbnail item") }
@@ -233,7 +239,7 @@ public enum ReferenceExtractor {
                 continue
             }
             do {
-                let img = try Isolated.heifPrimary(single, format: .rgb8)
+                let img = try decoders.heifPrimary(single, format: .rgb8)
                 let fallback = colour(file, primary)
                 let own = img.nclx != nil || img.icc != nil
                 guard

@@ -16,9 +16,11 @@ public enum TIFFImage {
     }
 
     /// Decodes the first IFD's image to 8-bit RGB (16-bit samples are scaled to 8 bits).
-    /// - Parameter b: the whole TIFF.
+    /// - Parameters:
+    ///   - b: the whole TIFF.
+    ///   - decoders: the decoders of JPEG and JPEG XL strips.
     /// - Returns: the pixels, or nil with the reason.
-    public static func decode(_ b: [UInt8]) -> Result<JPEGImage, DecodeFailure> {
+    public static func decode(_ b: [UInt8], decoders: any Decoders) -> Result<JPEGImage, DecodeFailure> {
         guard b.count >= 8, (b[0] == 0x49 && b[1] == 0x49) || (b[0] == 0x4D && b[1] == 0x4D) else {
             return .failure(DecodeFailure("not a TIFF (no II/MM header)"))
         }
@@ -43,15 +45,15 @@ public enum TIFFImage {
             strips += b[o..<(o + n)]
         }
         if compression == 6 || compression == 7 {
-            do { return .success(try Isolated.jpeg(strips)) } catch {
+            do { return .success(try decoders.jpeg(strips)) } catch {
                 return .failure(DecodeFailure("JPEG strips do not decode: \(error)"))
             }
         }
         if compression == 52546 {
             // DNG 1.7's JPEG XL: libjxl (in a worker) rewrites it uncompressed, which is then read as any TIFF.
             do {
-                guard let plain = try Isolated.jxlTIFF(b) else { return .failure(DecodeFailure("no JPEG XL IFD")) }
-                return decode(plain)
+                guard let plain = try decoders.jxlTIFF(b) else { return .failure(DecodeFailure("no JPEG XL IFD")) }
+                return decode(plain, decoders: decoders)
             } catch {
                 return .failure(DecodeFailure("JPEG XL strips do not decode: \(error)"))
             }

@@ -8,7 +8,7 @@ import Testing
 /// both decoders' reasons ("not decoded, and why").
 @Test func undecodableAVIFSaysWhyWithBothDecoders() throws {
     let seed = Repo.root.appendingPathComponent("Tests/HEIFTests/Fixtures/seed-avif.avif")
-    let report = FileAuditor(options: AuditOptions(decode: true)).audit(
+    let report = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
         AuditJob(name: "seed-avif.avif", source: nil, output: seed))
     let failed = try #require(report.findings.first { $0.code == "decode.primary-failed" }, "\(report.findings)")
     #expect(failed.message.contains("libavif \(AVIFDecoder.shortVersion) does not decode it either"), "\(failed)")
@@ -32,7 +32,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = dir.appendingPathComponent("relabelled.avif")
     try Data(bytes).write(to: url)
-    let report = FileAuditor(options: AuditOptions(decode: true)).audit(
+    let report = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
         AuditJob(name: "relabelled.avif", source: nil, output: url))
     let refused = report.findings.filter { $0.code == "decode.libavif-refused" }
     #expect(refused.count == 1, "\(report.findings)")

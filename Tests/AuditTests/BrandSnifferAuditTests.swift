@@ -21,7 +21,7 @@ import Testing
     let dir = Repo.temporaryDirectory("brand-sniffer")
     defer { try? FileManager.default.removeItem(at: dir) }
     let out = try Constructed.write(bytes, "apple.heic", in: dir)
-    let findings = FileAuditor(options: AuditOptions(decode: false)).audit(
+    let findings = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
         AuditJob(name: "apple.heic", source: nil, output: out)
     ).findings
     #expect(!findings.contains { $0.code == "output.not-heif" }, "\(findings.map(\.code))")

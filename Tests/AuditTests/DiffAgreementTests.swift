@@ -42,7 +42,8 @@ func judgedRows(_ r: PairJudgement.Result, policy: Policy) -> [String: FieldClas
     #expect(pairs.count >= 19, "expected the converter output and its mutations, found \(pairs.count)")
     var judgedFields = 0
     for p in pairs {
-        let r = PairJudgement.judge(source: p.source, output: p.output, policy: .builtIn, decode: false)
+        let r = PairJudgement.judge(
+            source: p.source, output: p.output, policy: .builtIn, decode: false, decoders: .inProcess)
         let rows = judgedRows(r, policy: .builtIn)
         judgedFields += rows.count
         let name = "\(p.source.lastPathComponent) → \(p.output.lastPathComponent)"
@@ -74,7 +75,8 @@ func judgedRows(_ r: PairJudgement.Result, policy: Policy) -> [String: FieldClas
     let policy = try Policy.parse("known-loss GPS:*", name: "gps.policy")
     let r = PairJudgement.judge(
         source: corpus.appendingPathComponent("good.heic"),
-        output: corpus.appendingPathComponent("mutations/metadata.lost.heic"), policy: policy, decode: false)
+        output: corpus.appendingPathComponent("mutations/metadata.lost.heic"), policy: policy, decode: false,
+        decoders: .inProcess)
     let lat = try #require(r.diff?.entries.first { $0.key.description == "GPS:GPSLatitude" })
     #expect(lat.diffClass == .knownLoss)
     #expect(r.rows.first { $0.field == "GPS:GPSLatitude" }?.status == .knownLoss)

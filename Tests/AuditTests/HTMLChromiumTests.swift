@@ -28,7 +28,7 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     let thumbs = ThumbnailFolder(reportDirectory: dir)
     let report = Auditor.run(
         try Pairing.outputsOnly(outputs), options: AuditOptions(thumbnails: true, jobs: 2), mode: "outputs-only",
-        roots: ["outputs": "out"], tool: ToolInfo(version: "test"), libraries: [],
+        roots: ["outputs": "out"], tool: ToolInfo(version: "test"), libraries: [], decoders: .inProcess,
         clock: { Date(timeIntervalSince1970: 0) }, thumbnails: thumbs)
     #expect(report.summary.files == 3)
     #expect(report.summary.failed == 2)

@@ -9,7 +9,7 @@ import Testing
 /// The HTML report shows a JPEG's gain map in the same four parts as a HEIF's, labelled by its MPF image, and says
 /// which library decoded each image.
 @Test func htmlShowsJPEGGainMapPartsLikeHEIFsAndTheDecoder() throws {
-    let auditor = FileAuditor(options: AuditOptions(decode: true))
+    let auditor = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess)
     func audit(_ path: String) -> FileResult {
         let url = Repo.root.appendingPathComponent(path)
         return auditor.audit(AuditJob(name: url.lastPathComponent, source: nil, output: url))

@@ -12,7 +12,7 @@ struct JPEGGainMapAuditTests {
     static let heic = Repo.root.appendingPathComponent("Corpus/heic")
 
     static func audit(_ source: URL?, _ output: URL, decode: Bool = true) -> [Finding] {
-        FileAuditor(options: AuditOptions(decode: decode)).audit(
+        FileAuditor(options: AuditOptions(decode: decode), decoders: .inProcess).audit(
             AuditJob(name: output.lastPathComponent, source: source, output: output)
         ).findings
     }
@@ -48,7 +48,7 @@ struct JPEGGainMapAuditTests {
     @Test(arguments: ["ultrahdr", "iso21496", "apple"])
     func completeFilesAuditClean(_ name: String) throws {
         let url = Self.jpeg.appendingPathComponent("\(name).jpg")
-        let report = FileAuditor(options: AuditOptions(decode: true)).audit(
+        let report = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
             AuditJob(name: name, source: url, output: url))
         #expect(Self.errors(report.findings).isEmpty, "\(report.findings)")
         #expect(report.gainMaps.count == 1, "\(report.gainMaps)")

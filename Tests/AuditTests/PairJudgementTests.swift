@@ -25,8 +25,9 @@ import Testing
         let out = try Constructed.write(try Constructed.heic(o), "\(name).heic", in: dir)
         func key(_ f: Finding) -> String { "\(f.code) \(f.severity) \(f.evidence?.field ?? "")" }
         func judged(_ f: Finding) -> Bool { f.code.hasPrefix("metadata.") || f.code.hasPrefix("orientation.") }
-        let diff = Policy.builtIn.apply(PairJudgement.judge(source: s, output: out).findings).filter(judged)
-        let audit = FileAuditor(options: AuditOptions(decode: true)).audit(
+        let diff = Policy.builtIn.apply(PairJudgement.judge(source: s, output: out, decoders: .inProcess).findings)
+            .filter(judged)
+        let audit = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
             AuditJob(name: name, source: s, output: out)
         ).findings.filter(judged)
         #expect(diff.map(key).sorted() == audit.map(key).sorted(), "\(name)")
@@ -53,7 +54,7 @@ import Testing
     let noGPS = try Constructed.write(jpeg(TinyTIFF.make(orientation: 6, gps: nil)), "b.jpg", in: dir)
     let junk = try Constructed.write([UInt8](repeating: 0x5A, count: 64), "c.heic", in: dir)
     func audit(_ s: URL, _ o: URL) -> [Finding] {
-        FileAuditor(options: AuditOptions(decode: true)).audit(
+        FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
             AuditJob(name: o.lastPathComponent, source: s, output: o)
         )
         .findings

@@ -75,7 +75,7 @@ private func touch(_ root: URL, _ rel: String) throws {
 
 @Test func missingOutputIsAFindingAndGatesTheRun() {
     let job = AuditJob(name: "IMG_9.dng", source: URL(fileURLWithPath: "/nonexistent/IMG_9.dng"), output: nil)
-    let r = FileAuditor(options: AuditOptions()).audit(job)
+    let r = FileAuditor(options: AuditOptions(), decoders: .inProcess).audit(job)
     #expect(r.findings.map(\.code).contains("output.missing"))
     #expect(r.findings.first { $0.code == "output.missing" }?.severity == .error)
     #expect(r.verdict(failOn: .error) == .fail)

@@ -24,7 +24,8 @@ func auditBytesWithThumbnails(
     let o = try output.map { try Constructed.write($0, "out.heic", in: dir) }
     let job = AuditJob(
         name: "out.heic", source: s, output: o, sourceDisplay: s.map { _ in "src.heic" }, outputDisplay: "out.heic")
-    return FileAuditor(options: AuditOptions(policy: policy, decode: decode, thumbnails: true)).auditWithThumbnails(job)
+    return FileAuditor(options: AuditOptions(policy: policy, decode: decode, thumbnails: true), decoders: .inProcess)
+        .auditWithThumbnails(job)
 }
 
 /// The eight bytes every PNG starts with.

@@ -156,7 +156,8 @@ import Testing
                 #expect(
                     FileManager.default.fileExists(atPath: trash.appendingPathComponent("info/\(name).trashinfo").path))
             }
-            let verdict = try AuditVerifier().verify(source: copy, output: URL(fileURLWithPath: output))
+            let verdict = try AuditVerifier(decoders: .inProcess).verify(
+                source: copy, output: URL(fileURLWithPath: output))
             guard case .clean = verdict else {
                 Issue.record("\(output) does not pass audit: \(verdict)")
                 continue

@@ -427,7 +427,7 @@ import Testing
             }
         }
         func decode(_ seed: Int) throws -> RawFrame {
-            try Isolated.raw(bytes: dng(seed), name: "\(seed).dng", options: RawDecodeOptions(), pool: pool).1
+            try WorkerDecoders(pool: pool).raw(bytes: dng(seed), name: "\(seed).dng", options: RawDecodeOptions()).1
         }
         func rows(_ f: RawFrame) -> [UInt16] {
             var all = [UInt16](repeating: 0, count: 3 * f.width * f.height)

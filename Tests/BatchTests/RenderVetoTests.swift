@@ -12,9 +12,11 @@ import Testing
 /// come out with that failure in their pixels: what a faulty render would write.
 struct FaultyRenderConverter: ItemConverter {
     func convert(source: URL, to output: URL, options: ConvertOptions) throws -> ConversionResult {
-        let image = try HEICConverter.convert(source: source, options: options)
+        let image = try HEICConverter.convert(source: source, options: options, decoders: .inProcess)
         let stem = source.deletingPathExtension().lastPathComponent
-        let bytes = try DeliberateFailure(rawValue: stem).map { try OutputImage.broken(image.bytes, $0) } ?? image.bytes
+        let bytes =
+            try DeliberateFailure(rawValue: stem).map { try OutputImage.broken(image.bytes, $0, decoders: .inProcess) }
+            ?? image.bytes
         try FileOps.writeNewFile(bytes, to: output.path)
         return image.result
     }
@@ -40,8 +42,9 @@ struct FaultyRenderConverter: ItemConverter {
         environment: ["XDG_DATA_HOME": dir.path, "HOME": dir.path])
     let cap = Captured()
     let s = await BatchEngine(
-        configuration: config, converter: FaultyRenderConverter(), verifier: ConvertAndAudit.make().1,
-        out: cap.outSink, err: cap.errSink
+        configuration: config, converter: FaultyRenderConverter(),
+        verifier: ConvertAndAudit.make(decoders: .inProcess).1,
+        decoders: .inProcess, out: cap.outSink, err: cap.errSink
     ).run()
     let exists = { (name: String) in FileManager.default.fileExists(atPath: src.appendingPathComponent(name).path) }
     #expect(s.clean == 1 && s.removed == 1 && s.kept == 1 && s.failed == 1, "\(cap.out)")

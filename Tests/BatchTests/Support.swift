@@ -105,7 +105,8 @@ struct Library {
         -> BatchSummary
     {
         let engine = BatchEngine(
-            configuration: config, converter: converter, verifier: ByteVerifier(), out: captured.outSink,
+            configuration: config, converter: converter, verifier: ByteVerifier(), decoders: .inProcess,
+            out: captured.outSink,
             err: captured.errSink)
         return await engine.run()
     }

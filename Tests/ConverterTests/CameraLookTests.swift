@@ -21,7 +21,7 @@ import Testing
     let src = dir.appendingPathComponent("look.dng")
     try Data(DNGWriter.write(scene: Chart(width: 768, height: 512, highlightStops: nil), spec: spec)).write(to: src)
 
-    let camera = try HEICConverter.convert(source: src)
+    let camera = try HEICConverter.convert(source: src, decoders: .inProcess)
     let look = try #require(camera.result.look)
     #expect(look.applied, "\(look.reason)")
     let mid = try #require(look.midGreyStops)
@@ -34,16 +34,18 @@ import Testing
 
     var options = ConvertOptions()
     options.look = .neutral
-    let neutral = try HEICConverter.convert(source: src, options: options)
+    let neutral = try HEICConverter.convert(source: src, options: options, decoders: .inProcess)
     #expect(neutral.result.look?.applied == false)
     #expect(neutral.result.look?.reason == "neutral render (--look neutral)")
 
-    guard case .found(let reference) = ReferenceExtractor.fromRAW(src.path) else {
+    guard case .found(let reference) = ReferenceExtractor.fromRAW(src.path, decoders: .inProcess) else {
         Issue.record("the generated DNG has no usable preview")
         return
     }
-    let c = RenderComparison.compare(reference: reference.image, output: try OutputImage.fromHEIF(camera.bytes))
-    let n = RenderComparison.compare(reference: reference.image, output: try OutputImage.fromHEIF(neutral.bytes))
+    let c = RenderComparison.compare(
+        reference: reference.image, output: try OutputImage.fromHEIF(camera.bytes, decoders: .inProcess))
+    let n = RenderComparison.compare(
+        reference: reference.image, output: try OutputImage.fromHEIF(neutral.bytes, decoders: .inProcess))
     #expect(c.deltaEMedian < n.deltaEMedian * 0.6, "ΔE00 median camera \(c.deltaEMedian) vs neutral \(n.deltaEMedian)")
     let (ce, ne) = (try #require(c.exposureStops), try #require(n.exposureStops))
     #expect(abs(ce) < 0.2 && ne > 0.4, "exposure against the preview: camera \(ce), neutral \(ne)")
@@ -64,7 +66,7 @@ import Testing
     (spec.previewExposure, spec.previewContrast, spec.previewSaturation) = (-0.5, 1.2, 0.6)
     let src = dir.appendingPathComponent("pale.dng")
     try Data(DNGWriter.write(scene: Chart(width: 768, height: 512, highlightStops: nil), spec: spec)).write(to: src)
-    let converted = try HEICConverter.convert(source: src)
+    let converted = try HEICConverter.convert(source: src, decoders: .inProcess)
     let look = try #require(converted.result.look)
     let sat = try #require(look.saturation, "\(look.reason)")
     #expect(sat > 0.5 && sat < 0.75, "\(look.reason)")
@@ -72,13 +74,15 @@ import Testing
 
     var options = ConvertOptions()
     options.look = .neutral
-    let neutral = try HEICConverter.convert(source: src, options: options)
-    guard case .found(let reference) = ReferenceExtractor.fromRAW(src.path) else {
+    let neutral = try HEICConverter.convert(source: src, options: options, decoders: .inProcess)
+    guard case .found(let reference) = ReferenceExtractor.fromRAW(src.path, decoders: .inProcess) else {
         Issue.record("the generated DNG has no usable preview")
         return
     }
-    let c = RenderComparison.compare(reference: reference.image, output: try OutputImage.fromHEIF(converted.bytes))
-    let n = RenderComparison.compare(reference: reference.image, output: try OutputImage.fromHEIF(neutral.bytes))
+    let c = RenderComparison.compare(
+        reference: reference.image, output: try OutputImage.fromHEIF(converted.bytes, decoders: .inProcess))
+    let n = RenderComparison.compare(
+        reference: reference.image, output: try OutputImage.fromHEIF(neutral.bytes, decoders: .inProcess))
     let (cc, nc) = (try #require(c.chromaRatio), try #require(n.chromaRatio))
     #expect(abs(cc - 1) < 0.1 && nc > 1.3, "chroma over the preview's: camera look ×\(cc), neutral ×\(nc)")
     #expect(abs(try #require(c.exposureStops)) < 0.2)
@@ -92,12 +96,14 @@ import Testing
     let recipe = try #require(Corpus.tiny.first { $0.file == "dng/chart-rggb-16bit-o1.dng" })
     let src = dir.appendingPathComponent("chart.dng")
     try Data(recipe.dngBytes()).write(to: src)
-    let same = try HEICConverter.convert(source: src)
+    let same = try HEICConverter.convert(source: src, decoders: .inProcess)
     let look = try #require(same.result.look)
     #expect(!look.applied && look.reason.hasPrefix("neutral render: the camera's tones match it"), "\(look.reason)")
     var options = ConvertOptions()
     options.look = .neutral
-    #expect(try HEICConverter.convert(source: src, options: options).bytes == same.bytes, "neutral is neutral")
+    #expect(
+        try HEICConverter.convert(source: src, options: options, decoders: .inProcess).bytes == same.bytes,
+        "neutral is neutral")
 }
 
 /// A frame in memory (working-space 16-bit codes), for the look's fit without a file.

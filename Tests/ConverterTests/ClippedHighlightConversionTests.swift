@@ -20,7 +20,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = dir.appendingPathComponent("overexposed.dng")
     try Data(dng).write(to: url)
-    let out = try HEICConverter.convert(source: url)
+    let out = try HEICConverter.convert(source: url, decoders: .inProcess)
     let clipped = try #require(out.result.clippedFraction)
     #expect(clipped > 0.27 && clipped < 0.33, "clipped \(clipped)")
     try expectWhite(out.bytes, at: [(200, 40), (230, 100), (250, 180)])
@@ -53,7 +53,7 @@ private func expectWhite(_ heic: [UInt8], at points: [(Int, Int)]) throws {
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = dir.appendingPathComponent("overexposed.dng")
     try Data(dng).write(to: url)
-    let out = try HEICConverter.convert(source: url)
+    let out = try HEICConverter.convert(source: url, decoders: .inProcess)
     let clipped = try #require(out.result.clippedFraction)
     #expect(clipped > 0.55 && clipped < 0.7, "clipped \(clipped)")
     let byChannel = try #require(out.result.clippedByChannel)

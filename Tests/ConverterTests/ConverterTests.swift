@@ -10,7 +10,7 @@ import Testing
 /// Converts `source` with the default options and writes `<name>.heic` into `directory` (TestSupport's
 /// `writeOutput`): a test's conversion to a file.
 func convertToFile(_ source: URL, in directory: URL) throws -> (result: ConversionResult, output: URL) {
-    let converted = try HEICConverter.convert(source: source)
+    let converted = try HEICConverter.convert(source: source, decoders: .inProcess)
     return (converted.result, try writeOutput(converted.bytes, for: source, in: directory))
 }
 
@@ -59,7 +59,7 @@ struct Fixture {
 @Test func bayerRAWWithHighlightsGetsAGainMapInBothForms() throws {
     let f = try Fixture("hl.dng", highlights: true)
     defer { f.cleanup() }
-    let out = try HEICConverter.convert(source: f.url)
+    let out = try HEICConverter.convert(source: f.url, decoders: .inProcess)
     let r = out.result
     #expect(r.inputKind == .mosaicRAW)
     #expect(r.hdr.gainMap, "\(r.hdr.reason)")
@@ -112,7 +112,7 @@ struct Fixture {
 @Test func bayerRAWWithoutHighlightsGetsNoGainMap() throws {
     let f = try Fixture("plain.dng", highlights: false)
     defer { f.cleanup() }
-    let out = try HEICConverter.convert(source: f.url)
+    let out = try HEICConverter.convert(source: f.url, decoders: .inProcess)
     #expect(out.result.hdr.gainMap == false, "\(out.result.hdr.reason)")
     #expect(out.result.gainMap == nil)
     let file = HEIFFile(bytes: out.bytes)
@@ -126,7 +126,7 @@ struct Fixture {
     defer { f.cleanup() }
     var o = ConvertOptions()
     o.hdr = .off
-    let out = try HEICConverter.convert(source: f.url, options: o)
+    let out = try HEICConverter.convert(source: f.url, options: o, decoders: .inProcess)
     #expect(out.result.hdr.gainMap == false)
     #expect(HEIFFile(bytes: out.bytes).toneMapItems.isEmpty)
 }
@@ -158,7 +158,7 @@ func outputOpensWithLibheifTools(linear: Bool) throws {
     o.orientation = 6
     let f = try Fixture("o6.dng", options: o, highlights: false)
     defer { f.cleanup() }
-    let out = try HEICConverter.convert(source: f.url)
+    let out = try HEICConverter.convert(source: f.url, decoders: .inProcess)
     #expect(out.result.width == 192 && out.result.height == 256)
     let file = HEIFFile(bytes: out.bytes)
     let p = try #require(file.primaryItemID)
@@ -182,8 +182,8 @@ func srgbDecode(_ v: Float) -> Float { SRGBTransfer.decode(v) }
 @Test func gainMapAtFullWeightReproducesTheHDRRendition() throws {
     let f = try Fixture("gm.dng", highlights: true)
     defer { f.cleanup() }
-    let out = try HEICConverter.convert(source: f.url)
-    let rend = try HEICConverter.renditions(of: f.url)
+    let out = try HEICConverter.convert(source: f.url, decoders: .inProcess)
+    let rend = try HEICConverter.renditions(of: f.url, decoders: .inProcess)
     let file = HEIFFile(bytes: out.bytes)
     let t = try #require(file.toneMapItems.first)
     let (_, g) = try #require(file.toneMapInputs(of: t))
@@ -272,10 +272,10 @@ func srgbDecode(_ v: Float) -> Float { SRGBTransfer.decode(v) }
     defer { f.cleanup() }
     var o = ConvertOptions()
     o.bitDepth = 12
-    #expect(throws: ConvertError.self) { try HEICConverter.convert(source: f.url, options: o) }
+    #expect(throws: ConvertError.self) { try HEICConverter.convert(source: f.url, options: o, decoders: .inProcess) }
     o = ConvertOptions()
     o.speed = "warp"
-    #expect(throws: ConvertError.self) { try HEICConverter.convert(source: f.url, options: o) }
+    #expect(throws: ConvertError.self) { try HEICConverter.convert(source: f.url, options: o, decoders: .inProcess) }
 }
 
 @Test func tenBit444Encodes() throws {
@@ -284,7 +284,7 @@ func srgbDecode(_ v: Float) -> Float { SRGBTransfer.decode(v) }
     var o = ConvertOptions()
     o.bitDepth = 10
     o.chroma = .yuv444
-    let out = try HEICConverter.convert(source: f.url, options: o)
+    let out = try HEICConverter.convert(source: f.url, options: o, decoders: .inProcess)
     let file = HEIFFile(bytes: out.bytes)
     let p = try #require(file.primaryItemID)
     #expect(file.bitDepth(of: p) == 10)
@@ -301,7 +301,7 @@ func srgbDecode(_ v: Float) -> Float { SRGBTransfer.decode(v) }
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = dir.appendingPathComponent("big.dng")
     try Data(TestDNG.make(o) { x, y in (Double(x) / 2000, Double(y) / 2000, 0.1) }).write(to: url)
-    let out = try HEICConverter.convert(source: url)
+    let out = try HEICConverter.convert(source: url, decoders: .inProcess)
     let file = HEIFFile(bytes: out.bytes)
     let p = try #require(file.primaryItemID)
     let thumbs = file.thumbnails(of: p)
@@ -344,7 +344,7 @@ func srgbDecode(_ v: Float) -> Float { SRGBTransfer.decode(v) }
 @Test func parallelConversionsGiveTheSameBytesAsSequentialOnes() throws {
     let f = try Fixture("par.dng", highlights: true)
     defer { f.cleanup() }
-    let reference = try HEICConverter.convert(source: f.url).bytes
+    let reference = try HEICConverter.convert(source: f.url, decoders: .inProcess).bytes
     final class Box: @unchecked Sendable {
         var outs: [[UInt8]?] = Array(repeating: nil, count: 4)
         let lock = NSLock()
@@ -352,7 +352,7 @@ func srgbDecode(_ v: Float) -> Float { SRGBTransfer.decode(v) }
     let box = Box()
     let url = f.url
     DispatchQueue.concurrentPerform(iterations: 4) { i in
-        let b = try? HEICConverter.convert(source: url).bytes
+        let b = try? HEICConverter.convert(source: url, decoders: .inProcess).bytes
         box.lock.lock()
         box.outs[i] = b
         box.lock.unlock()

@@ -113,7 +113,7 @@ private func hueError(_ a: Double, _ b: Double) -> Double {
     var options = ConvertOptions()
     options.colorSpace = .sRGB
     options.look = .neutral
-    let out = try HEICConverter.convert(source: url, options: options)
+    let out = try HEICConverter.convert(source: url, options: options, decoders: .inProcess)
     let d = try HeifDecoder.decodePrimary(out.bytes)
     #expect(d.width == w && d.height == h)
     let exposure = exp2(HEICConverter.clipStopsAboveWhite)

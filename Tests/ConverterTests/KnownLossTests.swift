@@ -16,7 +16,7 @@ import Testing
     try Data(recipe.dngBytes()).write(to: src)
     let (_, out) = try convertToFile(src, in: dir)
     func audit(_ policy: Policy) -> [Finding] {
-        FileAuditor(options: AuditOptions(policy: policy, decode: false)).audit(
+        FileAuditor(options: AuditOptions(policy: policy, decode: false), decoders: .inProcess).audit(
             AuditJob(name: out.lastPathComponent, source: src, output: out)
         ).findings
     }

@@ -19,13 +19,13 @@ import Testing
     try Data(DNGWriter.write(scene: scene, spec: noise.spec(base, seed: 7))).write(to: noisy)
     try Data(DNGWriter.write(scene: scene, spec: noise.cleanSpec(base, seed: 7))).write(to: clean)
 
-    let n = try HEICConverter.convert(source: noisy)
+    let n = try HEICConverter.convert(source: noisy, decoders: .inProcess)
     let sigma = try #require(n.result.noiseSigma)
     #expect(sigma >= NoiseLevel.steps.last!.minSigma, "ISO 12800 read σ \(sigma)")
     #expect(n.result.qualityUsed == NoiseLevel.steps.last!.quality)
-    #expect(try HEICConverter.noise(of: noisy).quality == n.result.qualityUsed)
+    #expect(try HEICConverter.noise(of: noisy, decoders: .inProcess).quality == n.result.qualityUsed)
 
-    let c = try HEICConverter.convert(source: clean)
+    let c = try HEICConverter.convert(source: clean, decoders: .inProcess)
     #expect(
         (c.result.noiseSigma ?? 0) < NoiseLevel.steps[0].minSigma,
         "noiseless read \(String(describing: c.result.noiseSigma))")
@@ -33,7 +33,7 @@ import Testing
 
     var fixed = ConvertOptions()
     fixed.noiseAdaptive = false
-    let f = try HEICConverter.convert(source: noisy, options: fixed)
+    let f = try HEICConverter.convert(source: noisy, options: fixed, decoders: .inProcess)
     #expect(f.result.qualityUsed == fixed.quality && f.result.noiseSigma == nil)
     #expect(n.bytes.count < f.bytes.count * 3 / 4, "the noise step saves bits: \(n.bytes.count) vs \(f.bytes.count)")
     var archival = ConvertOptions()

@@ -12,7 +12,7 @@ import Testing
 /// The render findings an audit of `output` against `source` raises (`render.*`, any severity).
 func renderFindings(source: URL, output: URL) -> [Finding] {
     let job = AuditJob(name: output.lastPathComponent, source: source, output: output)
-    return FileAuditor(options: AuditOptions(policy: .readbackOutputs)).audit(job).findings
+    return FileAuditor(options: AuditOptions(policy: .readbackOutputs), decoders: .inProcess).audit(job).findings
         .filter { $0.code.hasPrefix("render.") }
 }
 
@@ -39,7 +39,7 @@ func brokenConversion(_ failure: DeliberateFailure, in dir: URL) throws -> (sour
     try Data(recipe.dngBytes()).write(to: src)
     let (_, out) = try convertToFile(src, in: dir)
     let bad = dir.appendingPathComponent("bad.heic")
-    try Data(try OutputImage.broken([UInt8](try Data(contentsOf: out)), failure)).write(to: bad)
+    try Data(try OutputImage.broken([UInt8](try Data(contentsOf: out)), failure, decoders: .inProcess)).write(to: bad)
     return (src, bad)
 }
 
@@ -67,7 +67,7 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
     // A "source" exiv2 reads but that holds no preview: an XMP sidecar-like text file is not an image; use a HEIC
     // without a thumbnail item instead — the output itself re-encoded plainly.
     let plain = dir.appendingPathComponent("plain.heic")
-    try Data(try OutputImage.broken([UInt8](good), .under)).write(to: plain)
+    try Data(try OutputImage.broken([UInt8](good), .under, decoders: .inProcess)).write(to: plain)
     let f = renderFindings(source: plain, output: out)
     #expect(f.map(\.code) == ["render.no-reference"], "\(f.map(\.description))")
     #expect(f.first?.severity == .info && f.first?.message.hasPrefix("no reference render: ") == true)
@@ -83,7 +83,8 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
     let report = Auditor.run(
         Pairing(jobs: [AuditJob(name: "bad.heic", source: src, output: bad)], unmatchedOutputs: []),
         options: AuditOptions(policy: .readbackOutputs, thumbnails: true), mode: "pair", roots: [:],
-        tool: ToolInfo(version: "test"), libraries: [], thumbnails: ThumbnailFolder(reportDirectory: reportDir))
+        tool: ToolInfo(version: "test"), libraries: [], decoders: .inProcess,
+        thumbnails: ThumbnailFolder(reportDirectory: reportDir))
     #expect(report.files.first?.findings.contains { $0.code == "render.cast" } == true)
     try Auditor.writeReports(report, to: reportDir, html: .inlined)
     let html = try String(contentsOf: reportDir.appendingPathComponent("report.html"), encoding: .utf8)

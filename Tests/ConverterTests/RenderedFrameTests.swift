@@ -13,7 +13,7 @@ func renderedFrameIsUprightAndNotConstant(depth: Int) throws {
     defer { f.cleanup() }
     var opts = ConvertOptions()
     opts.bitDepth = depth
-    let frame = try HEICConverter.renderedFrame(of: f.url, options: opts)
+    let frame = try HEICConverter.renderedFrame(of: f.url, options: opts, decoders: .inProcess)
     #expect(frame.width == 192 && frame.height == 256)
     switch frame {
     case .rgb8(let w, let h, let s):
@@ -36,8 +36,8 @@ func renderedFrameIsUprightAndNotConstant(depth: Int) throws {
     defer { f.cleanup() }
     var opts = ConvertOptions()
     opts.quality = 90
-    let frame = try HEICConverter.renderedFrame(of: f.url, options: opts)
-    let out = try HEICConverter.convert(source: f.url, options: opts)
+    let frame = try HEICConverter.renderedFrame(of: f.url, options: opts, decoders: .inProcess)
+    let out = try HEICConverter.convert(source: f.url, options: opts, decoders: .inProcess)
     let dec = try HeifDecoder.decodePrimary(out.bytes, format: .rgb8)
     guard case .rgb8(let w, let h, let s) = frame else {
         Issue.record("expected rgb8")

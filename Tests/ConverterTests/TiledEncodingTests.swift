@@ -57,9 +57,9 @@ struct TiledPair: Sendable {
         c.chroma = chroma
         c.tileSize = 512
         c.encodeWorkers = 2
-        tiled = try HEICConverter.convert(source: dng, options: c)
+        tiled = try HEICConverter.convert(source: dng, options: c, decoders: .inProcess)
         c.tileSize = 0
-        untiled = try HEICConverter.convert(source: dng, options: c)
+        untiled = try HEICConverter.convert(source: dng, options: c, decoders: .inProcess)
     }
 
     func cleanup() { try? FileManager.default.removeItem(at: dir) }
@@ -104,7 +104,8 @@ let tiledVsUntiledMaxBound = 12
     // Both are within the codec's error of the frame they encode.
     var o = ConvertOptions()
     o.quality = 90
-    guard case .rgb8(_, _, let frame) = try HEICConverter.renderedFrame(of: pair.dng, options: o) else {
+    guard case .rgb8(_, _, let frame) = try HEICConverter.renderedFrame(of: pair.dng, options: o, decoders: .inProcess)
+    else {
         Issue.record("expected an 8-bit frame")
         return
     }
@@ -249,8 +250,10 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
     try writeFile(pair.tiled.bytes, to: out)
     // Published as Batch publishes: with the source's file facts (times, mode, xattrs) carried.
     #expect(try FileFacts.read(path: pair.dng.path).carry(to: out.path).lines.isEmpty)
-    let r = FileAuditor(options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1))
-        .audit(AuditJob(name: out.lastPathComponent, source: pair.dng, output: out))
+    let r = FileAuditor(
+        options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1), decoders: .inProcess
+    )
+    .audit(AuditJob(name: out.lastPathComponent, source: pair.dng, output: out))
     let serious = r.findings.filter { $0.severity >= .warning }
     #expect(serious.isEmpty, "\(serious.map { "\($0.code): \($0.message)" })")
     let primary = try #require(r.decode.first { $0.target == "primary" })
@@ -345,7 +348,7 @@ func tenBitAndFourFourFourTiles(depth: Int, chroma: HeifChroma) throws {
     c.quality = 90
     c.tileSize = 512
     c.encodeWorkers = 2
-    let again = try HEICConverter.convert(source: pair.dng, options: c)
+    let again = try HEICConverter.convert(source: pair.dng, options: c, decoders: .inProcess)
     #expect(again.bytes == pair.tiled.bytes)
 }
 
@@ -370,7 +373,7 @@ func tenBitAndFourFourFourTiles(depth: Int, chroma: HeifChroma) throws {
     var c = ConvertOptions()
     c.quality = 90
     c.tileSize = 512
-    let out = try HEICConverter.convert(source: input, options: c)
+    let out = try HEICConverter.convert(source: input, options: c, decoders: .inProcess)
     #expect(out.result.inputKind == .renderedHEIF)
     #expect(out.result.primaryTiles == 6)
     let file = HEIFFile(bytes: out.bytes)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every C library call on a file's bytes goes through `Isolated` (a decoder worker): outside the wrapper modules
+/// Every C library call on a file's bytes goes through `Decoders` (which the CLI makes workers): outside the wrapper modules
 /// and Isolation itself, no code of `readback` names a decoding entry point. The developer programs (readback-ladder,
 /// readback-render: built by `make bench`, not installed) are outside `readback`'s process and may decode in
 /// theirs. libheif's encoder stays in the parent: it encodes pixels Readback made (docs/security.md).
@@ -34,7 +34,7 @@ func directDecodes(in files: [(path: String, text: String)], allowed: Set<String
 @Test func everyDecodeOfAFilesBytesGoesThroughAWorker() throws {
     let files = try sourceFiles()
     let found = directDecodes(in: files, allowed: mayDecodeInProcess)
-    #expect(found.isEmpty, "call Isolated.* (a decoder worker) instead:\n\(found.joined(separator: "\n"))")
+    #expect(found.isEmpty, "call a `Decoders` (handed in by the caller) instead:\n\(found.joined(separator: "\n"))")
     // The rule sees a direct call where one is: the developer programs have some.
     let tools = directDecodes(in: files, allowed: mayDecodeInProcess.subtracting(["QualityLadder"]))
     #expect(!tools.isEmpty, "the scan finds no direct decode even in readback-ladder: the pattern is broken")

@@ -15,7 +15,7 @@ import Testing
         let url = try temporaryFile(b.build(), name: "brand.heic")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         #expect(Brands.isHEIF(Array(b.build().prefix(64))))
-        let set = try MetadataReader.read(url)
+        let set = try MetadataReader.read(url, decoders: .inProcess)
         #expect(set.format == "heif", "\(brands.major)")
         #expect(set["IFD0:Make"]?.value == .text("Canon"), "\(brands.major)")
     }

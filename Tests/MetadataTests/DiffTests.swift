@@ -7,7 +7,7 @@ import Testing
 func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo = OrientationInfo()) throws
     -> MetadataSet
 {
-    let decoded = try MetadataReader.decodeExif(b.build(), label: label)
+    let decoded = try MetadataReader.decodeExif(b.build(), label: label, decoders: .inProcess)
     return MetadataSet(
         path: label, format: "exif", fields: decoded.fields, makerNote: decoded.makerNote, orientation: orientation)
 }
@@ -170,8 +170,10 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
 }
 
 @Test func badExifIsAnErrorNotACrash() {
-    #expect(throws: MetadataReadError.self) { try MetadataReader.decodeExif([1, 2, 3], label: "junk") }
+    #expect(throws: MetadataReadError.self) {
+        try MetadataReader.decodeExif([1, 2, 3], label: "junk", decoders: .inProcess)
+    }
     // A valid header with a hostile IFD offset and count.
     let hostile: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 0xFF, 0xFF] + [UInt8](repeating: 0xEE, count: 40)
-    _ = try? MetadataReader.decodeExif(hostile, label: "hostile")
+    _ = try? MetadataReader.decodeExif(hostile, label: "hostile", decoders: .inProcess)
 }

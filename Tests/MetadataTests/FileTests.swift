@@ -43,7 +43,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
 @Test func tiffFileAgreesWithExiftool() throws {
     let url = try temporaryFile(TIFFBuilder.camera(orientation: 6).build(), name: "cam.tif")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-    let ours = try MetadataReader.read(url)
+    let ours = try MetadataReader.read(url, decoders: .inProcess)
     let theirs = try exiftool(url)
     #expect(theirs["IFD0:Make"] as? String == ours["IFD0:Make"]?.value.description)
     #expect((theirs["IFD0:Orientation"] as? NSNumber)?.intValue == 6)
@@ -67,14 +67,14 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     let blob = try Exiv2.buildHEICExif(from: url.path, pixelWidth: 4000, pixelHeight: 6000, software: "Readback test")
     #expect(blob.encodingLosses.isEmpty)
     #expect(Array(blob.bytes.prefix(4)) == [0x49, 0x49, 0x2A, 0])
-    let out = try MetadataReader.decodeExif(blob.bytes)
+    let out = try MetadataReader.decodeExif(blob.bytes, decoders: .inProcess)
     let outSet = MetadataSet(
         path: "out", format: "exif", fields: out.fields, orientation: OrientationInfo(heifTransform: 1))
     #expect(outSet["IFD0:Orientation"]?.value == .integers([1]))
     #expect(outSet["IFD0:Software"]?.value == .text("Readback test"))
     #expect(outSet["ExifIFD:ExifImageWidth"]?.value == .integers([4000]))
     #expect(outSet["ExifIFD:ExifImageHeight"]?.value == .integers([6000]))
-    let src = try MetadataReader.read(url)
+    let src = try MetadataReader.read(url, decoders: .inProcess)
     let d = Diff.compare(source: src, output: outSet, policy: .standard)
     #expect(d.entries.first { $0.key.description == "IFD0:Orientation" }?.diffClass == .expectedChange)
     #expect(d.entries.first { $0.key.description == "IFD0:Software" }?.diffClass == .expectedChange)
@@ -96,7 +96,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     let url = try temporaryFile(
         heic(exif: TIFFBuilder.camera(orientation: 6).build(), transform: [.irot(quarterTurns: 3)]), name: "rot.heic")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-    let out = try MetadataReader.read(url)
+    let out = try MetadataReader.read(url, decoders: .inProcess)
     #expect(out.format == "heif")
     #expect(out.orientation.hasTransform)
     #expect(out.orientation.heifTransform == 6)
@@ -112,7 +112,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     let ok = try temporaryFile(
         heic(exif: TIFFBuilder.camera(orientation: 1).build(), transform: [.irot(quarterTurns: 3)]), name: "ok.heic")
     defer { try? FileManager.default.removeItem(at: ok.deletingLastPathComponent()) }
-    let good = try MetadataReader.read(ok)
+    let good = try MetadataReader.read(ok, decoders: .inProcess)
     let d2 = Diff.compare(source: src, output: good, policy: .standard)
     #expect(!d2.findings.contains { $0.metadataCode == .doubleRotation || $0.metadataCode == .orientationChanged })
     #expect(d2.entries.first { $0.key.description == "IFD0:Orientation" }?.note == "orientation carried by irot/imir")
@@ -128,7 +128,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     }
     for u in [junk, empty, truncatedHEIF] {
         do {
-            _ = try MetadataReader.read(u)
+            _ = try MetadataReader.read(u, decoders: .inProcess)
             Issue.record("\(u.lastPathComponent) read without error")
         } catch {
             #expect(error.description.hasPrefix(u.path + ": "))
@@ -136,7 +136,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
         }
     }
     #expect(throws: MetadataReadError(path: "/nonexistent/x.dng", reason: "no such file")) {
-        try MetadataReader.read(path: "/nonexistent/x.dng")
+        try MetadataReader.read(path: "/nonexistent/x.dng", decoders: .inProcess)
     }
 }
 
@@ -153,7 +153,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
         try Data(TIFFBuilder.camera().build()).write(to: img)
         try Data(xmp.utf8).write(to: dir.appendingPathComponent(sidecar))
         #expect(MetadataReader.sidecar(for: img)?.lastPathComponent == sidecar)
-        let s = try MetadataReader.read(img)
+        let s = try MetadataReader.read(img, decoders: .inProcess)
         #expect(s["XMP-xmp:Rating"]?.value == .integers([4]))
         #expect(s["XMP-xmp:Label"]?.value == .text("Red"))
         #expect(s["IFD0:Make"]?.value == .text("Canon"))
@@ -178,7 +178,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
         """.utf8
     ).write(to: side)
     let packet = try Exiv2.buildXMP(from: img.path, sidecar: side.path)
-    let fields = try MetadataReader.decodeXMP(packet).fields
+    let fields = try MetadataReader.decodeXMP(packet, decoders: .inProcess).fields
     let s = MetadataSet(path: "xmp", format: "xmp", fields: fields)
     #expect(s["XMP-xmp:Rating"]?.value == .integers([5]))
     #expect(s["XMP-xmp:Label"]?.value == .text("Green"))

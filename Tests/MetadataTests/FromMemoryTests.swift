@@ -30,8 +30,9 @@ import Testing
     @Test func theMetadataReaderReadsTheSameFromAnInputFileAsFromThePath() throws {
         for rel in Self.files {
             let url = Repo.root.appendingPathComponent("Corpus/\(rel)")
-            let a = try MetadataReader.read(url)
-            let b = try MetadataReader.read(InputFile(url: url, bytes: [UInt8](try Data(contentsOf: url))))
+            let a = try MetadataReader.read(url, decoders: .inProcess)
+            let b = try MetadataReader.read(
+                InputFile(url: url, bytes: [UInt8](try Data(contentsOf: url)), decoders: .inProcess))
             #expect(a.fields == b.fields && a.format == b.format && a.orientation == b.orientation, "\(rel)")
         }
     }

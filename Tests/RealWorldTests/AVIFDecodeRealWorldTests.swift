@@ -18,7 +18,7 @@ struct AVIFDecodeRealWorldTests {
             let name = f.lastPathComponent
             let bytes = try [UInt8](Data(contentsOf: f))
             let heif = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
-            let report = FileAuditor(options: AuditOptions(decode: true)).audit(
+            let report = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
                 AuditJob(name: name, source: nil, output: f))
             let row = try #require(report.decode.first { $0.target == "primary" }, "\(name): \(report.decode)")
             #expect(row.decoder == "libavif \(AVIFDecoder.shortVersion)", "\(name): \(row)")
@@ -30,7 +30,7 @@ struct AVIFDecodeRealWorldTests {
             // The pixels the render check reads: libavif's, turned upright by the primary's irot/imir.
             let file = HEIFFile(bytes: bytes)
             let o = file.primaryItemID.map(file.orientation(of:)) ?? 1
-            let a = try Checks.libavifDecode(bytes, orientation: o, rgb: true).get()
+            let a = try Checks.libavifDecode(bytes, orientation: o, rgb: true, decoders: .inProcess).get()
             let img = try #require(a.image)
             #expect(img.width == heif.width && img.height == heif.height, "\(name)")
             let diff = zip(img.samples, heif.samples).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
@@ -50,7 +50,7 @@ struct AVIFDecodeRealWorldTests {
     /// same picture) renders alike, with no render finding and no skip.
     @Test func renderCheckComparesLibavifPixelsWithTheJPEGSource() throws {
         let root = try RealWorldCorpus.root()
-        let report = FileAuditor(options: AuditOptions(decode: true)).audit(
+        let report = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
             AuditJob(
                 name: "seine", source: root.appendingPathComponent("jpeg/libavif_seine_sdr_gainmap_srgb.jpg"),
                 output: root.appendingPathComponent("avif/libavif_seine_sdr_gainmap_srgb.avif")))

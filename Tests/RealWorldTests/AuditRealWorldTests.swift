@@ -70,7 +70,7 @@ enum AuditExpectations {
     #expect(pairing.jobs.count >= 50, "expected the corpus's HEIF files, found \(pairing.jobs.count)")
     let report = Auditor.run(
         pairing, options: AuditOptions(decode: true, jobs: 2), mode: "outputs-only", roots: ["outputs": root.path],
-        tool: ToolInfo(version: "test"), libraries: [])
+        tool: ToolInfo(version: "test"), libraries: [], decoders: .inProcess)
     let actual = report.files.map(AuditExpectations.verdict)
     if ProcessInfo.processInfo.environment["RECORD_EXPECTATIONS"] != nil {
         try FileManager.default.createDirectory(
@@ -98,7 +98,8 @@ enum AuditExpectations {
     let root = try RealWorldCorpus.root()
     func audit(_ rel: String) -> FileResult {
         let u = root.appendingPathComponent(rel)
-        return FileAuditor(options: AuditOptions(decode: true)).audit(AuditJob(name: rel, source: nil, output: u))
+        return FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
+            AuditJob(name: rel, source: nil, output: u))
     }
     // iPhone 16 (iOS 26): the gain-map grid is both Apple's aux and the ISO tmap's input; both complete, and it
     // decodes although libheif 1.15 refuses the file as a whole (docs/platform.md).

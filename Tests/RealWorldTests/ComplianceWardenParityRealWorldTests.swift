@@ -85,7 +85,8 @@ import Testing
     /// Readback's error and warning codes for `file`, audited alone without decoding (the conformance rules read
     /// the container only).
     static func readbackCodes(_ file: URL, name: String) -> Set<String> {
-        let r = FileAuditor(options: AuditOptions(decode: false)).audit(AuditJob(name: name, source: nil, output: file))
+        let r = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
+            AuditJob(name: name, source: nil, output: file))
         return Set(r.findings.filter { $0.severity == .error || $0.severity == .warning }.map(\.code))
     }
 
@@ -195,7 +196,7 @@ import Testing
         let files = try FileManager.default.contentsOfDirectory(at: heic, includingPropertiesForKeys: nil)
         var warned = 0
         for file in files.sorted(by: { $0.path < $1.path }) {
-            let r = FileAuditor(options: AuditOptions(decode: false)).audit(
+            let r = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
                 AuditJob(name: file.lastPathComponent, source: file, output: file))
             let conformance = r.findings.filter { $0.code.hasPrefix("conformance.") }
             #expect(

@@ -115,7 +115,7 @@ private func tool(_ name: String, _ args: [String]) -> (Int32, String) {
 }
 
 private func checkConversion(_ src: URL, width: Int, height: Int, in dir: URL) throws {
-    let converted = try HEICConverter.convert(source: src)
+    let converted = try HEICConverter.convert(source: src, decoders: .inProcess)
     let (res, out) = (converted.result, try writeOutput(converted.bytes, for: src, in: dir))
     print("TIMINGS \(res.timings)")
     print(
@@ -160,7 +160,8 @@ private func expectClean(source: URL, output: URL) {
     if let t = try? FileManager.default.attributesOfItem(atPath: source.path)[.modificationDate] {
         try? FileManager.default.setAttributes([.modificationDate: t], ofItemAtPath: output.path)
     }
-    let auditor = FileAuditor(options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1))
+    let auditor = FileAuditor(
+        options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1), decoders: .inProcess)
     let findings = auditor.audit(AuditJob(name: output.lastPathComponent, source: source, output: output)).findings
     let reasons = findings.filter { Policy.convert.conversionAction(for: $0) != .pass }
     print("VERDICT \(source.lastPathComponent): \(reasons.isEmpty ? "clean" : "not clean")")
@@ -181,7 +182,7 @@ private func expectClean(source: URL, output: URL) {
     defer { try? FileManager.default.removeItem(at: dir) }
     for (url, why) in raws {
         do {
-            try writeOutput(try HEICConverter.convert(source: url).bytes, for: url, in: dir)
+            try writeOutput(try HEICConverter.convert(source: url, decoders: .inProcess).bytes, for: url, in: dir)
             Issue.record("\(url.lastPathComponent) converted, but it has no real pixel data")
         } catch let e as ConvertError {
             #expect(e.description.hasPrefix(url.lastPathComponent + ": ") && !e.description.contains("\n"), "\(e)")
@@ -189,7 +190,7 @@ private func expectClean(source: URL, output: URL) {
             // A file whose make and model name a camera is never called "not RAW" (LibRaw's own words for -2).
             #expect(!e.description.contains("not RAW"), "\(e)")
             // `readback inspect` names the camera and gives the same reason.
-            let inspected = try RawInspection.inspect(url.path)
+            let inspected = try RawInspection.inspect(url.path, decoders: .inProcess)
             #expect(e.description == url.lastPathComponent + ": " + (inspected.refusal ?? "-"), "\(inspected)")
         }
     }

@@ -40,7 +40,7 @@ import Testing
     #expect(pairs.count >= 20, "expected the calibration's metadata-only pairs, found \(pairs.count)")
     let policy = Policy.builtIn
     let judged = CalibrationBuild.parallel(pairs) { p in
-        PairJudgement.judge(source: p.source.url, output: p.output, policy: policy, decode: true)
+        PairJudgement.judge(source: p.source.url, output: p.output, policy: policy, decode: true, decoders: .inProcess)
     }
     var iPhoneStrips = 0
     for (p, r) in zip(pairs, judged) {

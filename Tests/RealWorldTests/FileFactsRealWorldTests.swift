@@ -17,7 +17,7 @@ import Testing
     var raws = 0
     var rendered = 0
     for url in files {
-        guard let entries = MetadataReader.xmpEntries(url) else { continue }
+        guard let entries = MetadataReader.xmpEntries(url, decoders: .inProcess) else { continue }
         let develop = entries.filter { $0.key.hasPrefix("Xmp.crs.") || $0.key.hasPrefix("Xmp.darktable.") }
         guard !develop.isEmpty else { continue }
         let edits = Sidecar.developEdits(develop, sourceOrientation: nil)
@@ -26,7 +26,7 @@ import Testing
             #expect(edits.isEmpty, "\(url.lastPathComponent): an untouched DNG read as edited: \(edits)")
         } else if !edits.isEmpty {
             rendered += 1
-            let j = try #require(FileFactsCheck.judge(source: url, output: url))
+            let j = try #require(FileFactsCheck.judge(source: url, output: url, decoders: .inProcess))
             #expect(
                 !j.findings.contains { $0.code.hasPrefix("sidecar.") },
                 "\(url.lastPathComponent): applied edits of a rendered file held against it")

@@ -71,7 +71,7 @@ func realWorldMakerNotesAreCarriedWhole(donorPath: String) throws {
         !source.isEmpty && source.count >= donorTags.count - 2,
         "\(donorPath): transplanted \(source.count) of \(donorTags.count) tags")
 
-    let converted = try HEICConverter.convert(source: src)
+    let converted = try HEICConverter.convert(source: src, decoders: .inProcess)
     let out = dir.appendingPathComponent("out.heic")
     try Data(converted.bytes).write(to: out)
     let output = try MakerNoteDonors.makerTags(out)
@@ -100,7 +100,8 @@ func realWorldMakerNotesAreCarriedWhole(donorPath: String) throws {
     #expect((comment?.raw.count ?? 0) > 60_000, "\(donorPath): UserComment \(comment?.raw.count ?? 0) B")
 
     let job = AuditJob(name: out.lastPathComponent, source: src, output: out)
-    let audit = FileAuditor(options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1))
+    let audit = FileAuditor(
+        options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1), decoders: .inProcess)
     let kept = audit.audit(job).findings.filter { $0.code.hasPrefix("metadata.") }
         .filter { Policy.convert.conversionAction(for: $0) != .pass }
     #expect(kept.isEmpty, "\(donorPath): \(kept.map { "\($0.code): \($0.message)" })")

@@ -143,7 +143,7 @@ enum ExiftoolOracle {
     for url in files {
         let set: MetadataSet
         do {
-            set = try MetadataReader.read(url)
+            set = try MetadataReader.read(url, decoders: .inProcess)
         } catch {
             errors.append(error.description)
             continue
@@ -208,7 +208,8 @@ enum ExiftoolOracle {
     var built = 0
     var problems: [String] = []
     for url in files {
-        guard let src = try? MetadataReader.read(url, sidecars: false), src["IFD0:Make"] != nil else { continue }
+        guard let src = try? MetadataReader.read(url, sidecars: false, decoders: .inProcess), src["IFD0:Make"] != nil
+        else { continue }
         let blob: ExifBlob
         do {
             blob = try Exiv2.buildHEICExif(from: url.path, pixelWidth: 640, pixelHeight: 480, software: "Readback test")
@@ -217,7 +218,7 @@ enum ExiftoolOracle {
             continue
         }
         built += 1
-        let d = try MetadataReader.decodeExif(blob.bytes, label: url.lastPathComponent)
+        let d = try MetadataReader.decodeExif(blob.bytes, label: url.lastPathComponent, decoders: .inProcess)
         let out = MetadataSet(
             path: "out", format: "exif", fields: d.fields, makerNote: d.makerNote,
             orientation: OrientationInfo(heifTransform: 1))
@@ -246,7 +247,9 @@ enum ExiftoolOracle {
     let files = try RealWorldCorpus.files([
         "heic", "hif", "avif", "jpg", "cr2", "cr3", "dng", "nef", "arw", "raf", "rw2", "exv", "xmp",
     ])
-    let sequential = files.map { (try? MetadataReader.read($0))?.fields.map { "\($0.key)=\($0.value)" } }
+    let sequential = files.map {
+        (try? MetadataReader.read($0, decoders: .inProcess))?.fields.map { "\($0.key)=\($0.value)" }
+    }
     final class Box: @unchecked Sendable {
         var results: [[String]?]
         let lock = NSLock()
@@ -255,7 +258,7 @@ enum ExiftoolOracle {
     let box = Box(files.count)
     DispatchQueue.concurrentPerform(iterations: files.count * 2) { i in
         let j = i % files.count
-        let r = (try? MetadataReader.read(files[j]))?.fields.map { "\($0.key)=\($0.value)" }
+        let r = (try? MetadataReader.read(files[j], decoders: .inProcess))?.fields.map { "\($0.key)=\($0.value)" }
         box.lock.withLock { if i < files.count { box.results[j] = r } }
     }
     #expect(box.results == sequential)

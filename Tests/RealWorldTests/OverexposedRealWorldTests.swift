@@ -56,7 +56,7 @@ enum RealOverexposure {
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = dir.appendingPathComponent("d5000-overexposed.dng")
     try Data(dng).write(to: url)
-    let out = try HEICConverter.convert(source: url)
+    let out = try HEICConverter.convert(source: url, decoders: .inProcess)
     let reported = try #require(out.result.clippedFraction)
     #expect(reported > 0.5, "clipped \(reported)")
     let byChannel = try #require(out.result.clippedByChannel)
@@ -84,7 +84,7 @@ enum RealOverexposure {
     let url = dir.appendingPathComponent("shuffled.dng")
     try Data(dng).write(to: url)
     #expect {
-        _ = try HEICConverter.convert(source: url)
+        _ = try HEICConverter.convert(source: url, decoders: .inProcess)
     } throws: { error in
         "\(error)".contains("garbage")
     }

@@ -59,8 +59,8 @@ enum RenderExpectations {
 /// The output a source is judged by: Readback's conversion of a RAW that converts, else the source's own rendering.
 private func output(for url: URL, bytes: [UInt8], reference: ReferenceRender, in dir: URL) -> (String, RenderImage?) {
     if HEICConverter.rawExtensions.contains(url.pathExtension.lowercased()) {
-        if let converted = try? HEICConverter.convert(source: url) {
-            return ("readback", try? OutputImage.fromHEIF(converted.bytes))
+        if let converted = try? HEICConverter.convert(source: url, decoders: .inProcess) {
+            return ("readback", try? OutputImage.fromHEIF(converted.bytes, decoders: .inProcess))
         }
         return ("own rendering (the preview; the RAW does not convert)", reference.image)
     }
@@ -71,7 +71,7 @@ private func output(for url: URL, bytes: [UInt8], reference: ReferenceRender, in
         {
             return ("own rendering: primary too large for the suite", nil)
         }
-        return ("own rendering (the primary)", try? OutputImage.fromHEIF(bytes))
+        return ("own rendering (the primary)", try? OutputImage.fromHEIF(bytes, decoders: .inProcess))
     }
     return ("own rendering (the JPEG)", reference.image)
 }
@@ -97,8 +97,8 @@ private func codes(_ f: [Finding]) -> String {
         var line = RenderExpectations.Line(
             sha256: SHA256.hex(bytes), name: url.lastPathComponent, reference: "", output: "-", failures: "-")
         defer { lines.append(line) }
-        guard case .found(let ref) = ReferenceExtractor.reference(for: url) else {
-            if case .none(let why) = ReferenceExtractor.reference(for: url) {
+        guard case .found(let ref) = ReferenceExtractor.reference(for: url, decoders: .inProcess) else {
+            if case .none(let why) = ReferenceExtractor.reference(for: url, decoders: .inProcess) {
                 line.reference = "none: \(why)"
                 // A reason is recorded in reports and expectations: it must not depend on where the corpus lives.
                 #expect(!why.contains(url.deletingLastPathComponent().path), "\(url.lastPathComponent): \(why)")
@@ -170,8 +170,8 @@ private func codes(_ f: [Finding]) -> String {
             !meta.dngOpcodesApplied.isEmpty
         else { continue }
         mapped.append(SHA256.hex([UInt8](try Data(contentsOf: url))))
-        let converted = try HEICConverter.convert(source: url)
-        let img = try OutputImage.fromHEIF(converted.bytes)
+        let converted = try HEICConverter.convert(source: url, decoders: .inProcess)
+        let img = try OutputImage.fromHEIF(converted.bytes, decoders: .inProcess)
         let lab = CIELAB.planes(img)
         let n = Double(lab.a.count)
         let (a, b) = (lab.a.reduce(0, +) / n, lab.b.reduce(0, +) / n)
@@ -191,10 +191,11 @@ private func codes(_ f: [Finding]) -> String {
 @Test func dcrawRenderingOfARealRAWRaisesNoRenderError() throws {
     var compared: [String] = []
     for url in try RealWorldCorpus.files(["dng", "cr2", "cr3", "crw", "nef", "arw", "raf", "orf", "rw2", "pef"]) {
-        guard case .found(let ref) = ReferenceExtractor.reference(for: url),
-            let converted = try? HEICConverter.convert(source: url)
+        guard case .found(let ref) = ReferenceExtractor.reference(for: url, decoders: .inProcess),
+            let converted = try? HEICConverter.convert(source: url, decoders: .inProcess)
         else { continue }
-        let ours = RenderComparison.compare(reference: ref.image, output: try OutputImage.fromHEIF(converted.bytes))
+        let ours = RenderComparison.compare(
+            reference: ref.image, output: try OutputImage.fromHEIF(converted.bytes, decoders: .inProcess))
         print(
             String(
                 format: "RENDER %@: cast %.2f (%@), hues %@° apart, chroma ×%@", url.lastPathComponent, ours.cast,
@@ -211,7 +212,7 @@ private func codes(_ f: [Finding]) -> String {
         }
         let r = try TestSupport.Tool.run("dcraw_emu", ["-w", "-T", "-Z", "-", url.path])
         try #require(r.status == 0, "dcraw_emu \(url.lastPathComponent): \(String(decoding: r.err, as: UTF8.self))")
-        let img = try TIFFImage.decode([UInt8](r.out)).get()
+        let img = try TIFFImage.decode([UInt8](r.out), decoders: .inProcess).get()
         let out = RenderImage(width: img.width, height: img.height, codes: img.samples, space: .sRGBWithBT709Curve)
         let m = RenderComparison.compare(reference: ref.image, output: out)
         let f = RenderVerdict.findings(m, thresholds: RenderThresholds(), reference: ref.description)

@@ -82,18 +82,18 @@ func picture(_ w: Int, _ h: Int) -> [UInt8] {
     plain[277] = .shorts([3])
     plain[278] = .longs([UInt32(h)])
     plain.imageData = rgb
-    let a = try TIFFImage.decode(TIFFWriter.serialize(plain, order: .big)).get()
+    let a = try TIFFImage.decode(TIFFWriter.serialize(plain, order: .big), decoders: .inProcess).get()
     #expect(a.width == w && a.samples == rgb)
     var jpeg = plain
     jpeg[259] = .shorts([7])
     jpeg[262] = .shorts([6])
     jpeg.imageData = BaselineJPEG.encode(rgb: rgb, width: w, height: h, quality: 95)
-    let b = try TIFFImage.decode(TIFFWriter.serialize(jpeg)).get()
+    let b = try TIFFImage.decode(TIFFWriter.serialize(jpeg), decoders: .inProcess).get()
     #expect(b.width == w && b.height == h)
     #expect(zip(b.samples, rgb).allSatisfy { abs(Int($0) - Int($1)) <= 8 })
     // A strip past the end of the file is refused.
     let cut = Array(TIFFWriter.serialize(plain).dropLast(100))
-    #expect((try? TIFFImage.decode(cut).get()) == nil)
+    #expect((try? TIFFImage.decode(cut, decoders: .inProcess).get()) == nil)
 }
 
 /// The reference of a generated DNG is its JPEG preview SubIFD, shown with the DNG's orientation: for every
@@ -107,7 +107,7 @@ func dngPreviewIsTheReferenceShownUpright(orientation: Int) throws {
     let spec = DNGSpec(layout: .bayer(.rggb), bitsPerSample: 12, orientation: orientation)
     let url = dir.appendingPathComponent("o\(orientation).dng")
     try Data(DNGWriter.write(scene: chart, spec: spec)).write(to: url)
-    guard case .found(let ref) = ReferenceExtractor.reference(for: url) else {
+    guard case .found(let ref) = ReferenceExtractor.reference(for: url, decoders: .inProcess) else {
         Issue.record("no reference found in the generated DNG")
         return
     }

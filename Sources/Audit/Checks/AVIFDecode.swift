@@ -39,14 +39,16 @@ extension Checks {
     ///   - orientation: the primary's `irot`/`imir` as an Exif orientation, applied to the pixels and the size.
     ///   - rgb: false decodes the AV1 data but keeps only the size.
     ///   A worker that died, hung or ran out of memory in libavif fails it with that `WorkerFailure`.
-    static func libavifDecode(_ bytes: [UInt8], orientation: Int, rgb: Bool) -> Result<LibavifPrimary, any Error> {
+    static func libavifDecode(_ bytes: [UInt8], orientation: Int, rgb: Bool, decoders: any Decoders) -> Result<
+        LibavifPrimary, any Error
+    > {
         var strictRefusal: String? = nil
         let img: AVIFImage
         do {
-            img = try Isolated.avif(bytes, rgb: rgb)
+            img = try decoders.avif(bytes, strict: true, rgb: rgb)
         } catch let e as AVIFError {
             strictRefusal = e.message
-            do { img = try Isolated.avif(bytes, strict: false, rgb: rgb) } catch { return .failure(error) }
+            do { img = try decoders.avif(bytes, strict: false, rgb: rgb) } catch { return .failure(error) }
         } catch {
             return .failure(error)
         }

@@ -2,6 +2,7 @@ import Findings
 import Foundation
 import HEIF
 import HeifCodec
+import Isolation
 import MetadataIO
 import RenderIO
 import ReportModel
@@ -12,6 +13,8 @@ enum Checks {
         let job: AuditJob
         let output: [UInt8]
         let options: AuditOptions
+        /// The decoders of this file's work (its own `--file-timeout`).
+        let decoders: any Decoders
         var findings: [Finding]
         var diffRows: [DiffRow] = []
         /// The pair as library entries (set by `FileFactsCheck`).
@@ -42,8 +45,12 @@ enum Checks {
         /// The source's container, when it is a HEIF file (an ISOBMFF `ftyp` whose major brand is of the family).
         var sourceHEIF: HEIFFile? { source?.bytes.map(Brands.isHEIF) == true ? source?.heif : nil }
 
-        init(job: AuditJob, output: [UInt8], source: InputFile?, options: AuditOptions, findings: [Finding]) {
+        init(
+            job: AuditJob, output: [UInt8], source: InputFile?, options: AuditOptions, findings: [Finding],
+            decoders: any Decoders
+        ) {
             self.job = job
+            self.decoders = decoders
             self.output = output
             self.source = source
             self.options = options
@@ -53,7 +60,7 @@ enum Checks {
         /// The output for the metadata reader: its bytes and container, read and parsed once.
         mutating func outputInput(_ url: URL) -> InputFile {
             if let f = outputFile { return f }
-            let f = InputFile(url: url, bytes: output, heif: file)
+            let f = InputFile(url: url, bytes: output, heif: file, decoders: decoders)
             outputFile = f
             return f
         }
@@ -83,7 +90,8 @@ enum Checks {
             let src = ctx.source
             lookUp = {
                 guard let src, let bytes = src.bytes else { return .none(reason: "the source cannot be read") }
-                return ReferenceExtractor.reference(bytes: bytes, path: src.path, heif: src.heif, exiv2: src.exiv2)
+                return ReferenceExtractor.reference(
+                    bytes: bytes, path: src.path, heif: src.heif, exiv2: src.exiv2, decoders: src.decoders)
             }
         }
         let primary =
@@ -95,7 +103,7 @@ enum Checks {
                 },
                 avifOrientation: ctx.file.flatMap { f in isAVIF(f) ? f.primaryItemID.map(f.orientation(of:)) ?? 1 : nil
                 },
-                file: ctx.file, lookUp: lookUp) : nil
+                file: ctx.file, lookUp: lookUp, decoders: ctx.decoders) : nil
         gainMaps(&ctx)
         signalling(&ctx)
         metadata(&ctx)

@@ -72,7 +72,7 @@ extension Checks {
         let libheif = "libheif \(Heif.version)"
         let whole = "\(error)"
         if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
-            let img = try? Isolated.heifPrimary(single, format: .rgb8)
+            let img = try? ctx.decoders.heifPrimary(single, format: .rgb8)
         {
             ctx.decode.append(
                 DecodeResult(
@@ -138,7 +138,7 @@ extension Checks {
         ///   (`Rewrap.gridTiles`) when only the render check needs its pixels.
         init(
             _ bytes: [UInt8], thumbnails: Bool, item: UInt32? = nil, pixels: Int? = nil, avifOrientation: Int? = nil,
-            file: HEIFFile? = nil, lookUp: (@Sendable () -> ReferenceLookup)? = nil
+            file: HEIFFile? = nil, lookUp: (@Sendable () -> ReferenceLookup)? = nil, decoders: any Decoders
         ) {
             let count = pixels
             let t = Thread { [self] in
@@ -146,7 +146,9 @@ extension Checks {
                 let pixels: Bool
                 if case .found? = reference { pixels = true } else { pixels = false }
                 if let o = avifOrientation {
-                    switch Checks.libavifDecode(bytes, orientation: o, rgb: thumbnails || pixels) {
+                    switch Checks.libavifDecode(
+                        bytes, orientation: o, rgb: thumbnails || pixels, decoders: decoders)
+                    {
                     case .success(let p):
                         result = .success(.libavif(p))
                         done.signal()
@@ -161,20 +163,20 @@ extension Checks {
                 }
                 result = Result {
                     if thumbnails {
-                        return .image(try Isolated.heifPrimary(bytes, format: .rgb8, item: item, pixels: count))
+                        return .image(try decoders.heifPrimary(bytes, format: .rgb8, item: item, pixels: count))
                     }
                     if pixels {
                         let minSide = 2 * RenderComparison.maxSide
                         if let file, let g = Rewrap.gridTiles(file, bytes: bytes) {
-                            let r = try Isolated.heifGridReduced(
+                            let r = try decoders.heifGridReduced(
                                 g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry,
                                 minSide: minSide, item: item, pixels: count)
                             return .reduced(r.image, r.size)
                         }
-                        let r = try Isolated.heifPrimaryReduced(bytes, minSide: minSide, item: item, pixels: count)
+                        let r = try decoders.heifPrimaryReduced(bytes, minSide: minSide, item: item, pixels: count)
                         return .reduced(r.image, r.size)
                     }
-                    return .size(try Isolated.heifPrimarySize(bytes, item: item, pixels: count))
+                    return .size(try decoders.heifPrimarySize(bytes, item: item, pixels: count))
                 }
                 done.signal()
             }

@@ -1,6 +1,7 @@
 import FileFacts
 import Findings
 import Foundation
+import Isolation
 import MetadataIO
 import ReportModel
 
@@ -24,7 +25,7 @@ public enum FileFactsCheck {
 
     static func run(_ ctx: inout Checks.Context) {
         guard let src = ctx.job.source, let out = ctx.job.output,
-            let j = judge(source: src, output: out, sourceFile: ctx.source)
+            let j = judge(source: src, output: out, sourceFile: ctx.source, decoders: ctx.decoders)
         else {
             return
         }
@@ -34,8 +35,12 @@ public enum FileFactsCheck {
 
     /// Compares the two files as library entries; nil when either cannot be `lstat`ed. A path that is a symlink is
     /// judged by the file it points to (a folder of links audits the linked files, not the links' own 0777 mode).
-    /// - Parameter sourceFile: the source already read (its own XMP is read from it, not from the file again).
-    public static func judge(source src: URL, output out: URL, sourceFile: InputFile? = nil) -> Judgement? {
+    /// - Parameters:
+    ///   - sourceFile: the source already read (its own XMP is read from it, not from the file again).
+    ///   - decoders: the decoders the source's and the sidecar's bytes go through.
+    public static func judge(source src: URL, output out: URL, sourceFile: InputFile? = nil, decoders: any Decoders)
+        -> Judgement?
+    {
         guard let s = try? FileFacts.read(path: src.resolvingSymlinksInPath().path),
             let o = try? FileFacts.read(path: out.resolvingSymlinksInPath().path)
         else {
@@ -46,7 +51,7 @@ public enum FileFactsCheck {
         mode(s, o, &j)
         owner(s, o, &j)
         xattrs(s, o, &j)
-        sidecar(src, sourceFile, &j)
+        sidecar(src, sourceFile, decoders, &j)
         return j
     }
 
@@ -199,15 +204,16 @@ public enum FileFactsCheck {
 
     /// Develop settings in the source's sidecar, and in a DNG's own XMP (Adobe's DNG Converter and Lightroom write
     /// their settings there): edits the RAW's renderer shows and a converter that ignores them does not.
-    static func sidecar(_ src: URL, _ file: InputFile?, _ j: inout Judgement) {
+    static func sidecar(_ src: URL, _ file: InputFile?, _ decoders: any Decoders, _ j: inout Judgement) {
         let side = Sidecar.locate(for: src)
-        let entries = side.flatMap(MetadataReader.xmpEntries)
+        let entries = side.flatMap { MetadataReader.xmpEntries($0, decoders: decoders) }
         let isDNG = src.pathExtension.lowercased() == "dng"
         // The source itself is read (once) only when it matters: a DNG's own XMP, or the RAW's orientation against a
         // sidecar's tiff:Orientation.
         let source =
             isDNG || (entries?.contains { $0.key == "Xmp.tiff.Orientation" } ?? false)
-            ? (file.map { MetadataReader.xmpAndOrientation($0) } ?? MetadataReader.xmpAndOrientation(src)) : nil
+            ? (file.map { MetadataReader.xmpAndOrientation($0) }
+                ?? MetadataReader.xmpAndOrientation(src, decoders: decoders)) : nil
         if let side, let entries {
             report(
                 Sidecar.developEdits(entries, sourceOrientation: source?.orientation), fact: "sidecar",

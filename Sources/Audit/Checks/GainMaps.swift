@@ -19,19 +19,20 @@ extension Checks {
         }
         let decoded = Decoded()
         let thumbs = ctx.options.thumbnails
+        let decoders = ctx.decoders
         // The inspector's plane is the decoder's first plane (Y of a YCbCr or monochrome map), with no conversion to
         // RGB; the RGB picture is decoded only when a thumbnail is wanted.
         let decoder: GainMapDecoder? =
             ctx.options.decode
             ? { standalone in
                 do {
-                    let img = try Isolated.heifPrimary(standalone, format: .firstPlane)
+                    let img = try decoders.heifPrimary(standalone, format: .firstPlane)
                     decoded.results.append(
                         DecodeResult(
                             target: "gainmap", status: "ok", width: img.width, height: img.height,
                             bitDepth: img.codedBitDepth))
                     if thumbs && decoded.firstImage == nil {
-                        decoded.firstImage = try? Isolated.heifPrimary(standalone, format: .rgb8)
+                        decoded.firstImage = try? decoders.heifPrimary(standalone, format: .rgb8)
                     }
                     return DecodedPlane(
                         width: img.width, height: img.height, bitDepth: img.bitDepth, samples: img.samples)

@@ -11,10 +11,11 @@ extension Checks {
     /// `gainmap.*` codes as a HEIF's, then against the source's.
     static func jpegGainMaps(_ ctx: inout Context) {
         guard Source.isJPEG(ctx.output) else { return }
+        let decoders = ctx.decoders
         let decoder: JPEGGainMapDecoder? =
             ctx.options.decode
             ? { jpeg in
-                let img = try Isolated.jpeg(jpeg)
+                let img = try decoders.jpeg(jpeg)
                 // A one-component map comes back as grey RGB: its first sample of each pixel is the map.
                 let plane = stride(from: 0, to: img.samples.count, by: 3).map { UInt16(img.samples[$0]) }
                 return DecodedPlane(width: img.width, height: img.height, bitDepth: 8, samples: plane)

@@ -49,9 +49,15 @@ public enum PairJudgement {
     ///   - output: the converted or rewritten file.
     ///   - policy: the audit policy (fields compared, known losses).
     ///   - decode: decode pixels to confirm the orientation (false: coded data, sizes and tags only).
+    ///   - decoders: the decoders the pair's bytes go through.
     /// - Returns: the diff, its rows and the findings.
-    public static func judge(source: URL, output: URL, policy: Policy = .builtIn, decode: Bool = true) -> Result {
-        judge(source: InputFile(reading: source), output: InputFile(reading: output), policy: policy, decode: decode)
+    public static func judge(
+        source: URL, output: URL, policy: Policy = .builtIn, decode: Bool = true, decoders: any Decoders
+    ) -> Result {
+        judge(
+            source: InputFile(reading: source, decoders: decoders),
+            output: InputFile(reading: output, decoders: decoders),
+            policy: policy, decode: decode)
     }
 
     /// Judges a pair of files already read and parsed (each read once, by the caller).
@@ -97,7 +103,8 @@ public enum PairJudgement {
         -> Result
     {
         let evidence = PixelOrientation.evidence(
-            source: s.heif, sourceBytes: s.bytes, output: o.heif, outputBytes: o.bytes, decode: decode)
+            source: s.heif, sourceBytes: s.bytes, output: o.heif, outputBytes: o.bytes, decode: decode,
+            decoders: o.file.decoders)
         let diff = Diff.compare(source: src, output: out, policy: policy.metadataPolicy, evidence: evidence)
         return apply(policy, to: diff)
     }

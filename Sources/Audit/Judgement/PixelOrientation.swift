@@ -20,7 +20,8 @@ enum PixelOrientation {
     /// - Parameters:
     ///   - decode: false (`--no-decode`) compares the coded data only.
     static func evidence(
-        source: HEIFFile?, sourceBytes: [UInt8]?, output: HEIFFile?, outputBytes: [UInt8]?, decode: Bool
+        source: HEIFFile?, sourceBytes: [UInt8]?, output: HEIFFile?, outputBytes: [UInt8]?, decode: Bool,
+        decoders: any Decoders
     )
         -> OrientationEvidence
     {
@@ -33,7 +34,7 @@ enum PixelOrientation {
             let ss = s.shownSize(of: sp), let os = o.shownSize(of: op),
             ss.width * ss.height <= maxPixels, os.width * os.height <= maxPixels
         else { return .none }
-        guard let a = grid(sb, s, sp), let b = grid(ob, o, op) else {
+        guard let a = grid(sb, s, sp, decoders), let b = grid(ob, o, op, decoders) else {
             return OrientationEvidence(note: "not compared: a picture does not decode")
         }
         let swap = quarterTurn(ss, os)
@@ -58,12 +59,12 @@ enum PixelOrientation {
 
     /// The primary as a HEIF reader shows it, as a 32×32 luma grid; libheif 1.15 refuses some files as a whole (iOS
     /// 18 layouts), whose primary then decodes re-wrapped alone.
-    static func grid(_ bytes: [UInt8], _ f: HEIFFile, _ item: UInt32) -> LumaGrid? {
+    static func grid(_ bytes: [UInt8], _ f: HEIFFile, _ item: UInt32, _ decoders: any Decoders) -> LumaGrid? {
         // An overlay primary is never handed to libheif 1.15, which crashes on it (HEIFFile+Overlay.swift).
         if f.overlayInPrimaryDerivation != nil { return nil }
         let img =
-            (try? Isolated.heifPrimary(bytes, format: .firstPlane))
-            ?? Rewrap.standalone(f, item).flatMap { try? Isolated.heifPrimary($0, format: .firstPlane) }
+            (try? decoders.heifPrimary(bytes, format: .firstPlane))
+            ?? Rewrap.standalone(f, item).flatMap { try? decoders.heifPrimary($0, format: .firstPlane) }
         guard let img, img.width > 0, img.height > 0 else { return nil }
         let scale = Double((1 << img.bitDepth) - 1)
         let w = img.width

@@ -121,7 +121,7 @@ struct AuditCommand: Subcommand {
             policy: policy, decode: !args.has("no-decode"), thumbnails: thumbnails, jobs: jobs, failOn: failOn,
             digest: hash == "sha256" && (reportDir != nil || !args.has("no-history")))
 
-        let stopWorkers = try DecoderWorkers.start(
+        let (decoders, stopWorkers) = try DecoderWorkers.start(
             jobs: jobs, args: args, console: console, prewarm: options.decode)
         defer { stopWorkers() }
         let quiet = args.has("quiet")
@@ -133,7 +133,7 @@ struct AuditCommand: Subcommand {
         // Every option is valid by now: the warning never precedes a usage error.
         if pairing.jobs.isEmpty, let why = Self.nothingFound(args) { console.error("readback audit: warning: \(why)") }
         var report = Auditor.run(
-            pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries,
+            pairing, options: options, mode: mode, roots: roots, tool: tool, libraries: libraries, decoders: decoders,
             thumbnails: thumbnails ? folder : nil, progress: { done, total, r in progress.update(done, total, r) })
         progress.finish()
         report.run.shard = shardRecords?.shard

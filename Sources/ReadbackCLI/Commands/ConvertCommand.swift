@@ -148,12 +148,12 @@ struct ConvertCommand: Subcommand {
             shard: try ShardOption.parse(args, environment: console.environment), retryFailed: args.has("retry-failed"))
         // The workers start now (not at the first decode), so that their exec and lockdown overlap the planning, and
         // a single file's read-back audit finds its second worker ready for the gain map beside the primary.
-        let stopWorkers = try DecoderWorkers.start(
+        let (decoders, stopWorkers) = try DecoderWorkers.start(
             jobs: jobs ?? BatchEngine.defaultJobs(), args: args, console: console, prewarm: !args.has("dry-run"))
         defer { stopWorkers() }
-        let (converter, verifier) = ConvertAndAudit.make()
+        let (converter, verifier) = ConvertAndAudit.make(decoders: decoders)
         let engine = BatchEngine(
-            configuration: config, converter: converter, verifier: verifier,
+            configuration: config, converter: converter, verifier: verifier, decoders: decoders,
             out: { console.write($0) }, err: { console.error($0) })
         let s = engine.runBlocking()
         Self.printSummary(s, style: style, console: console)

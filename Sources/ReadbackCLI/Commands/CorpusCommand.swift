@@ -68,6 +68,9 @@ struct CorpusCommand: Subcommand {
                 throw UsageError("corpus generate takes no file arguments, got '\(args.positionals[1])'")
             }
             let out = URL(fileURLWithPath: args.value("out") ?? "Corpus")
+            // The good HEICs are converted from the DNGs just written, decoded in a worker as any file is.
+            let (decoders, stopWorkers) = try DecoderWorkers.start(jobs: 1, args: args, console: console)
+            defer { stopWorkers() }
             do {
                 // The DNGs first, then the good HEIC converted from one of them, then everything with mutations.
                 try Corpus.generate(into: out, includeLarge: false)
@@ -79,7 +82,8 @@ struct CorpusCommand: Subcommand {
                     o.bitDepth = 10
                     o.hdr = .off
                     tenBit = try HEICConverter.convert(
-                        source: out.appendingPathComponent(Corpus.goodHEICSource), options: o
+                        source: out.appendingPathComponent(Corpus.goodHEICSource), options: o,
+                        decoders: decoders.forFile()
                     ).bytes
                 } catch {
                     console.error("readback: \(Corpus.goodHEICSource): \(error)")
@@ -90,7 +94,10 @@ struct CorpusCommand: Subcommand {
                 } else {
                     let src = out.appendingPathComponent(Corpus.goodHEICSource)
                     do {
-                        good = try HEICConverter.convert(source: src, options: ConvertOptions()).bytes
+                        good = try HEICConverter.convert(
+                            source: src, options: ConvertOptions(), decoders: decoders.forFile()
+                        )
+                        .bytes
                     } catch {
                         console.error("readback: \(src.path): \(error)")
                         return .usageOrIO
@@ -146,11 +153,11 @@ struct CorpusCommand: Subcommand {
             if cleanPath != nil && noise == nil { throw UsageError("--clean needs --iso") }
             let src = args.positionals[1]
             // A photo from anywhere: libheif reads it in a decoder worker (docs/security.md).
-            let stopWorkers = try DecoderWorkers.start(jobs: 1, args: args, console: console)
+            let (decoders, stopWorkers) = try DecoderWorkers.start(jobs: 1, args: args, console: console)
             defer { stopWorkers() }
             do {
                 let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: src)))
-                let (photo, note) = try FileBudget.perFile { try Self.sceneLinear(bytes) }
+                let (photo, note) = try Self.sceneLinear(bytes, decoders: decoders.forFile())
                 let dng = Remosaic.dng(photo: photo, camera: camera, noise: noise)
                 try Data(dng).write(to: URL(fileURLWithPath: outPath))
                 let iso = noise.map { ", ISO \($0.iso) sensor noise" } ?? ""
@@ -171,16 +178,16 @@ struct CorpusCommand: Subcommand {
     }
 
     /// Decodes a HEIF photo to scene-linear sRGB (`SceneLinear.photo`): libheif decodes, CorpusKit does the rest.
-    static func sceneLinear(_ bytes: [UInt8]) throws -> (RGBImage, String) {
+    static func sceneLinear(_ bytes: [UInt8], decoders: any Decoders) throws -> (RGBImage, String) {
         try SceneLinear.photo(heif: bytes) { data, request in
             let img: HeifDecodedImage
             switch request {
             case .primaryRGB:
                 if let why = HEIFFile.libheifOverlayRefusal(data) { throw NotBuiltYet(what: why) }
-                img = try Isolated.heifPrimary(data, format: .rgbNative)
+                img = try decoders.heifPrimary(data, format: .rgbNative)
                 guard img.channels == 3 else { throw NotBuiltYet(what: "remosaic of a monochrome image") }
             case .gainMap:
-                img = try Isolated.heifPrimary(data, format: .mono)
+                img = try decoders.heifPrimary(data, format: .mono)
             }
             return (img.width, img.height, img.channels, img.bitDepth, img.samples, img.nclx, img.icc)
         }

@@ -67,23 +67,24 @@ struct DiffCommand: Subcommand {
             throw UsageError("diff takes exactly two files, SRC and OUT (got \(args.positionals.count))")
         }
         // The pixel-orientation check decodes with libheif: in a worker (docs/security.md).
-        let stopWorkers = try DecoderWorkers.start(jobs: 1, args: args, console: console)
+        let (runDecoders, stopWorkers) = try DecoderWorkers.start(jobs: 1, args: args, console: console)
+        // The pair's decodes share one --file-timeout.
+        let decoders = runDecoders.forFile()
         defer { stopWorkers() }
         // Each file is read once and parsed once; the judgement and the file facts are handed the parse.
         let (srcURL, outURL) = (URL(fileURLWithPath: args.positionals[0]), URL(fileURLWithPath: args.positionals[1]))
-        let (source, output) = (InputFile(reading: srcURL), InputFile(reading: outURL))
+        let (source, output) = (
+            InputFile(reading: srcURL, decoders: decoders), InputFile(reading: outURL, decoders: decoders)
+        )
         // A file that cannot be read is a usage-level error (exit 2), as before.
         let policy = Policy.builtIn
-        // The pair's decodes share one --file-timeout.
-        let judged = try FileBudget.perFile {
-            let (srcSet, outSet) = (try MetadataReader.read(source), try MetadataReader.read(output))
-            return PairJudgement.judge(source: source, srcSet, output: output, outSet, policy: policy)
-        }
+        let (srcSet, outSet) = (try MetadataReader.read(source), try MetadataReader.read(output))
+        let judged = PairJudgement.judge(source: source, srcSet, output: output, outSet, policy: policy)
         guard let whole = judged.diff else { throw UsageError(judged.findings.first?.message ?? "unreadable") }
         // The fields the policy compares, as the findings and the audit report have them: a field the policy
         // ignores (the Software tag, the image size) is neither a row nor a finding.
         let diff = whole.restricted { policy.matters($0.description) }
-        let facts = FileFactsCheck.judge(source: srcURL, output: outURL, sourceFile: source)
+        let facts = FileFactsCheck.judge(source: srcURL, output: outURL, sourceFile: source, decoders: decoders)
         let findings = policy.apply(judged.findings + (facts?.findings ?? [])).sorted(by: Finding.reportOrder)
         if args.has("json") {
             console.print(

@@ -61,11 +61,11 @@ struct InspectCommand: Subcommand {
     }
 
     private func inspectRAW(_ path: String, _ args: ParsedArguments, _ console: Console) throws -> ExitCode {
-        let stopWorkers = try DecoderWorkers.start(jobs: 1, args: args, console: console)
+        let (decoders, stopWorkers) = try DecoderWorkers.start(jobs: 1, args: args, console: console)
         defer { stopWorkers() }
         let raw: RawInspection
         do {
-            raw = try FileBudget.perFile { try RawInspection.inspect(path) }
+            raw = try RawInspection.inspect(path, decoders: decoders.forFile())
         } catch {
             throw IOFailure("\(path): cannot be read (\(error.localizedDescription))")
         }

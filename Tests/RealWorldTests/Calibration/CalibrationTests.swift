@@ -53,7 +53,7 @@ import Testing
     let options = AuditOptions(policy: policy, decode: true)
     let results = CalibrationBuild.parallel(Array(zip(pairs, truths))) { item in
         let ((p, out), _) = item
-        return FileAuditor(options: options).audit(
+        return FileAuditor(options: options, decoders: .inProcess).audit(
             AuditJob(name: p.id, source: p.source.url, output: out))
     }
     phase("audited")

@@ -17,7 +17,7 @@ import Testing
     ])
     #expect(all.count >= 90, "expected the shared corpus (~100 files), found \(all.count)")
     let results = CalibrationBuild.parallel(all) { f -> [Finding] in
-        FileAuditor(options: AuditOptions(decode: true)).audit(
+        FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
             AuditJob(name: f.lastPathComponent, source: f, output: f)
         )
         .findings

@@ -3,19 +3,32 @@ import Foundation
 import HeifCodec
 import RawDecoder
 
-/// The decoders' entry points for everything that parses a file's bytes with a C library: through the shared
-/// `WorkerPool` when one is installed (the CLI's runs), in this process otherwise. Same results either way; through
-/// a worker a crash, hang or exhaustion is a `WorkerFailure` instead of the end of the run.
-public enum Isolated {
+/// The decoders in worker processes (`WorkerPool`): each call is a request to a locked-down worker, supervised by
+/// this process. Same results as `InProcessDecoders`; a crash, hang or exhaustion is a `WorkerFailure` instead of
+/// the end of the run. `forFile()` gives a file's work one `--file-timeout` for all of its requests.
+public struct WorkerDecoders: Decoders {
+    public let pool: WorkerPool
+    /// The file's allowance when these decoders work on one file (`forFile()`); nil: each request has its own.
+    let budget: FileBudget?
+
+    public init(pool: WorkerPool) {
+        self.pool = pool
+        budget = nil
+    }
+
+    init(pool: WorkerPool, budget: FileBudget?) {
+        self.pool = pool
+        self.budget = budget
+    }
+
+    public func forFile() -> any Decoders {
+        WorkerDecoders(pool: pool, budget: FileBudget(timeout: pool.config.timeout))
+    }
+
     /// LibRaw's decode of a RAW in memory (`LibRawDecoder.decodeInPlace(bytes:name:options:)`), through `pool`'s
     /// workers (by default the shared pool's) or, with none, in this process.
     /// - Throws: `RawDecodeError` (LibRaw's refusal, in process or from a worker), `WorkerFailure` in a worker.
-    public static func raw(
-        bytes: [UInt8], name: String, options: RawDecodeOptions, pool: WorkerPool? = WorkerPool.shared
-    ) throws -> (RawMetadata, RawFrame) {
-        guard let pool else {
-            return try LibRawDecoder.decodeInPlace(bytes: bytes, name: name, options: options)
-        }
+    public func raw(bytes: [UInt8], name: String, options: RawDecodeOptions) throws -> (RawMetadata, RawFrame) {
         var m = WorkerMessage(kind: .request)
         m.op = .raw(
             workingSpace: options.workingSpace.rawValue, halfSize: options.halfSize,
@@ -23,9 +36,9 @@ public enum Isolated {
         m.name = name
         let a = try pool.withWorker { w in
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-            return try w.run(m, bytes: bytes, pixels: nil, stage: "LibRaw open")
+            return try w.run(m, bytes: bytes, pixels: nil, stage: "LibRaw open", budget: budget)
         }
-        try rethrow(a.message)
+        try Self.rethrow(a.message)
         guard let meta = a.message.raw, let f = a.message.frame, let px = a.pixels, f.width > 0, f.height > 0,
             let space = RawWorkingSpace(rawValue: f.workingSpace)
         else { throw IsolationError.protocolError("an incomplete RAW answer") }
@@ -52,21 +65,19 @@ public enum Isolated {
     /// - Parameter item: the primary's item id, to name the stage a worker died in.
     /// - Throws: `HeifError` (libheif refused it), `WorkerFailure`.
     ///   `pixels`: the image's pixel count from the container, for the default deadline.
-    public static func heifPrimary(
-        _ bytes: [UInt8], format: HeifDecodeFormat, item: UInt32? = nil, pixels: Int? = nil
-    ) throws -> HeifDecodedImage {
-        guard let pool = WorkerPool.shared else { return try HeifDecoder.decodePrimary(bytes, format: format) }
-        let a = try heif(pool, .heifPrimary(format: formatName(format), item: item), bytes, pixels: pixels)
-        return try image(a).0
+    public func heifPrimary(_ bytes: [UInt8], format: HeifDecodeFormat, item: UInt32?, pixels: Int?) throws
+        -> HeifDecodedImage
+    {
+        let a = try heif(.heifPrimary(format: Self.formatName(format), item: item), bytes, pixels: pixels)
+        return try Self.image(a).0
     }
 
     /// libheif's reduced decode of the primary (`HeifDecoder.decodePrimaryReduced(_:minSide:)`).
-    public static func heifPrimaryReduced(
-        _ bytes: [UInt8], minSide: Int, item: UInt32? = nil, pixels: Int? = nil
-    ) throws -> (image: HeifDecodedImage, size: HeifDecodedSize) {
-        guard let pool = WorkerPool.shared else { return try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide) }
-        let a = try heif(pool, .heifReduced(minSide: minSide, item: item), bytes, pixels: pixels)
-        let (img, info) = try image(a)
+    public func heifPrimaryReduced(_ bytes: [UInt8], minSide: Int, item: UInt32?, pixels: Int?) throws
+        -> (image: HeifDecodedImage, size: HeifDecodedSize)
+    {
+        let a = try heif(.heifReduced(minSide: minSide, item: item), bytes, pixels: pixels)
+        let (img, info) = try Self.image(a)
         return (
             img,
             HeifDecodedSize(
@@ -77,17 +88,13 @@ public enum Isolated {
 
     /// The reduced decode of a grid primary tile by tile (`HeifDecoder.reducedGridOrWhole`): `bytes` are the file's
     /// `fileBytes`, then each tile's NAL units (`Rewrap.gridTiles` in Audit), `tileBytes` long each.
-    public static func heifGridReduced(
-        _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry: GridGeometry, minSide: Int, item: UInt32? = nil,
-        pixels: Int? = nil
+    public func heifGridReduced(
+        _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry: GridGeometry, minSide: Int, item: UInt32?,
+        pixels: Int?
     ) throws -> (image: HeifDecodedImage, size: HeifDecodedSize) {
-        guard let pool = WorkerPool.shared else {
-            return try HeifDecoder.reducedGridOrWhole(
-                bytes, fileBytes: fileBytes, tileBytes: tileBytes, geometry: geometry, minSide: minSide)
-        }
         let op = Operation.heifGridReduced(
             minSide: minSide, item: item, geometry: geometry, fileBytes: fileBytes, tileBytes: tileBytes)
-        let (img, info) = try image(try heif(pool, op, bytes, pixels: pixels))
+        let (img, info) = try Self.image(try heif(op, bytes, pixels: pixels))
         return (
             img,
             HeifDecodedSize(
@@ -97,11 +104,8 @@ public enum Isolated {
     }
 
     /// libheif's size-only decode of the primary (`HeifDecoder.decodePrimarySize(_:)`).
-    public static func heifPrimarySize(_ bytes: [UInt8], item: UInt32? = nil, pixels: Int? = nil) throws
-        -> HeifDecodedSize
-    {
-        guard let pool = WorkerPool.shared else { return try HeifDecoder.decodePrimarySize(bytes) }
-        let a = try heif(pool, .heifSize(item: item), bytes, pixels: pixels)
+    public func heifPrimarySize(_ bytes: [UInt8], item: UInt32?, pixels: Int?) throws -> HeifDecodedSize {
+        let a = try heif(.heifSize(item: item), bytes, pixels: pixels)
         guard let info = a.message.heif else { throw IsolationError.protocolError("an incomplete HEIF answer") }
         return HeifDecodedSize(
             width: info.width, height: info.height, codedBitDepth: info.codedBitDepth,
@@ -109,24 +113,25 @@ public enum Isolated {
     }
 
     /// Test only: asks a worker to do what its sandbox forbids ("socket", "write <path>"), to see it stopped.
-    public static func forbidden(_ what: String) throws {
-        guard let pool = WorkerPool.shared else { throw IsolationError.protocolError("no worker pool") }
+    public func forbidden(_ what: String) throws {
         var m = WorkerMessage(kind: .request)
         m.op = .forbidden(what: what)
-        let a = try pool.withWorker { try $0.run(m, bytes: [], pixels: nil, stage: "the forbidden call") }
-        try rethrow(a.message)
+        let a = try pool.withWorker {
+            try $0.run(m, bytes: [], pixels: nil, stage: "the forbidden call", budget: budget)
+        }
+        try Self.rethrow(a.message)
     }
 
     static func stageName(item: UInt32?) -> String { item.map { "libheif decode item \($0)" } ?? "libheif decode" }
 
-    private static func heif(_ pool: WorkerPool, _ op: Operation, _ bytes: [UInt8], pixels: Int?) throws
-        -> WorkerProcess.Answer
-    {
+    private func heif(_ op: Operation, _ bytes: [UInt8], pixels: Int?) throws -> WorkerProcess.Answer {
         var m = WorkerMessage(kind: .request)
         m.op = op
         m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-        let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: pixels, stage: "libheif read") }
-        try rethrow(a.message)
+        let a = try pool.withWorker {
+            try $0.run(m, bytes: bytes, pixels: pixels, stage: "libheif read", budget: budget)
+        }
+        try Self.rethrow(a.message)
         return a
     }
 

@@ -4,45 +4,40 @@ import Foundation
 import JPEGCodec
 import RawDecoder
 
-extension Isolated {
+extension WorkerDecoders {
     /// exiv2's reading of a file in memory (`Exiv2.read(bytes:label:previews:maxPreviewBytes:)`), in a worker when
     /// a pool is installed. A worker that died, hung or ran out of memory is an `Exiv2Error` naming it (operation
     /// "read"): the metadata cannot be read, and the message says why.
-    public static func exiv2(bytes: [UInt8], label: String?, previews: Bool = false, maxPreviewBytes: Int = 64 << 20)
-        throws(Exiv2Error) -> Exiv2Document
+    public func exiv2(bytes: [UInt8], label: String?, previews: Bool, maxPreviewBytes: Int) throws(Exiv2Error)
+        -> Exiv2Document
     {
-        guard let pool = WorkerPool.shared else {
-            return try Exiv2.read(bytes: bytes, label: label, previews: previews, maxPreviewBytes: maxPreviewBytes)
-        }
-        return try exiv2(pool, .exiv2(label: label, previews: previews, maxPreviewBytes: maxPreviewBytes), bytes, label)
+        return try exiv2(.exiv2(label: label, previews: previews, maxPreviewBytes: maxPreviewBytes), bytes, label)
     }
 
     /// exiv2's decoding of a bare Exif TIFF blob (`Exiv2.decodeExif`), in a worker when a pool is installed.
-    public static func exiv2Exif(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document {
-        guard let pool = WorkerPool.shared else { return try Exiv2.decodeExif(bytes) }
-        return try exiv2(pool, .exiv2Blob(xmp: false), bytes, nil)
+    public func exiv2Exif(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document {
+        try exiv2(.exiv2Blob(xmp: false), bytes, nil)
     }
 
     /// exiv2's decoding of an XMP packet (`Exiv2.decodeXMP`), in a worker when a pool is installed.
-    public static func exiv2XMP(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document {
-        guard let pool = WorkerPool.shared else { return try Exiv2.decodeXMP(bytes) }
-        return try exiv2(pool, .exiv2Blob(xmp: true), bytes, nil)
+    public func exiv2XMP(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document {
+        try exiv2(.exiv2Blob(xmp: true), bytes, nil)
     }
 
-    private static func exiv2(_ pool: WorkerPool, _ op: Operation, _ bytes: [UInt8], _ label: String?)
-        throws(Exiv2Error) -> Exiv2Document
-    {
+    private func exiv2(_ op: Operation, _ bytes: [UInt8], _ label: String?) throws(Exiv2Error) -> Exiv2Document {
         do {
             var m = WorkerMessage(kind: .request)
             m.op = op
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-            let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "exiv2 read") }
+            let a = try pool.withWorker {
+                try $0.run(m, bytes: bytes, pixels: nil, stage: "exiv2 read", budget: budget)
+            }
             // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
             defer { withExtendedLifetime(a) {} }
             if let e = a.message.exiv2Error {
                 throw Exiv2Error(operation: e.operation, path: e.path, message: e.message)
             }
-            try rethrowFailure(a.message)
+            try Self.rethrowFailure(a.message)
             guard let info = a.message.exiv2, let px = a.pixels,
                 px.count >= info.jsonBytes + info.previewBytes.reduce(0, +)
             else { throw IsolationError.protocolError("an incomplete exiv2 answer") }
@@ -68,17 +63,18 @@ extension Isolated {
 
     /// libjpeg-turbo's decode (`JPEGDecoder.decode(_:minSide:)`), in a worker when a pool is installed; a worker's
     /// death is a `JPEGError` naming it.
-    public static func jpeg(_ bytes: [UInt8], minSide: Int? = nil) throws(JPEGError) -> JPEGImage {
-        guard let pool = WorkerPool.shared else { return try JPEGDecoder.decode(bytes, minSide: minSide) }
+    public func jpeg(_ bytes: [UInt8], minSide: Int?) throws(JPEGError) -> JPEGImage {
         do {
             var m = WorkerMessage(kind: .request)
             m.op = .jpeg(minSide: minSide)
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-            let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "libjpeg-turbo decode") }
+            let a = try pool.withWorker {
+                try $0.run(m, bytes: bytes, pixels: nil, stage: "libjpeg-turbo decode", budget: budget)
+            }
             // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
             defer { withExtendedLifetime(a) {} }
             if let e = a.message.jpegError { throw JPEGError(operation: e.operation, message: e.message) }
-            try rethrowFailure(a.message)
+            try Self.rethrowFailure(a.message)
             guard let info = a.message.jpeg, let px = a.pixels, px.count >= info.width * info.height * 3 else {
                 throw IsolationError.protocolError("an incomplete JPEG answer")
             }
@@ -96,20 +92,21 @@ extension Isolated {
     }
 }
 
-extension Isolated {
+extension WorkerDecoders {
     /// libavif's decode of an AVIF's primary (`AVIFDecoder.decode(_:strict:rgb:)`), in a worker when a pool is
     /// installed.
     /// - Throws: `AVIFError` when libavif refuses the file; `WorkerFailure` when its worker died, hung or ran out of
     ///   memory on it (the file's `decode.*` verdict).
-    public static func avif(_ bytes: [UInt8], strict: Bool = true, rgb: Bool = true) throws -> AVIFImage {
-        guard let pool = WorkerPool.shared else { return try AVIFDecoder.decode(bytes, strict: strict, rgb: rgb) }
+    public func avif(_ bytes: [UInt8], strict: Bool, rgb: Bool) throws -> AVIFImage {
         var m = WorkerMessage(kind: .request)
         m.op = .avif(strict: strict, rgb: rgb)
         m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-        let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "libavif decode") }
+        let a = try pool.withWorker {
+            try $0.run(m, bytes: bytes, pixels: nil, stage: "libavif decode", budget: budget)
+        }
         defer { withExtendedLifetime(a) {} }
         if let e = a.message.avifError { throw AVIFError(operation: e.operation, message: e.message) }
-        try rethrowFailure(a.message)
+        try Self.rethrowFailure(a.message)
         guard let info = a.message.avif else { throw IsolationError.protocolError("an incomplete AVIF answer") }
         var img = AVIFImage(width: info.width, height: info.height, depth: info.depth, samples: [])
         (img.colourPrimaries, img.transferCharacteristics) = (info.colourPrimaries, info.transferCharacteristics)
@@ -126,18 +123,19 @@ extension Isolated {
     /// A TIFF whose JPEG XL IFDs (a DNG 1.7 preview) are decoded with libjxl and stored uncompressed
     /// (`JXLDNG.uncompressed(_:every:)`), in a worker when a pool is installed; nil when none is JPEG XL.
     /// - Throws: `JXLDNG.Failure` for a stream libjxl refuses, or naming a worker's death (`workerFailure`).
-    public static func jxlTIFF(_ bytes: [UInt8]) throws(JXLDNG.Failure) -> [UInt8]? {
-        guard let pool = WorkerPool.shared else { return try JXLDNG.uncompressed(Data(bytes), every: true) }
+    public func jxlTIFF(_ bytes: [UInt8]) throws(JXLDNG.Failure) -> [UInt8]? {
         do {
             var m = WorkerMessage(kind: .request)
             m.op = .jxlTIFF
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-            let a = try pool.withWorker { try $0.run(m, bytes: bytes, pixels: nil, stage: "libjxl decode") }
+            let a = try pool.withWorker {
+                try $0.run(m, bytes: bytes, pixels: nil, stage: "libjxl decode", budget: budget)
+            }
             defer { withExtendedLifetime(a) {} }
             if a.message.kind == .failed, a.message.rawError == nil, a.message.heifError == nil {
                 throw JXLDNG.Failure(description: a.message.error ?? "libjxl failed")
             }
-            try rethrowFailure(a.message)
+            try Self.rethrowFailure(a.message)
             guard let n = a.message.tiff else { throw IsolationError.protocolError("an incomplete libjxl answer") }
             if n == 0 { return nil }
             guard let px = a.pixels, px.count >= n else {
@@ -154,15 +152,10 @@ extension Isolated {
     /// exiv2's building of the output's Exif and XMP from the source's bytes and its sidecar's
     /// (`Exiv2.buildHEICMetadata`), in a worker when a pool is installed. A worker that died, hung or ran out of
     /// memory fails both results with an `Exiv2Error` carrying the `WorkerFailure`.
-    public static func buildHEICMetadata(
+    public func buildHEICMetadata(
         bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?,
-        sidecar: (bytes: [UInt8], label: String)?, byteOrder: Exiv2.ByteOrder = .keepSource
+        sidecar: (bytes: [UInt8], label: String)?, byteOrder: Exiv2.ByteOrder
     ) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>) {
-        guard let pool = WorkerPool.shared else {
-            return Exiv2.buildHEICMetadata(
-                bytes: bytes, label: label, pixelWidth: pixelWidth, pixelHeight: pixelHeight, software: software,
-                sidecar: sidecar, byteOrder: byteOrder)
-        }
         func error(_ e: Exiv2ErrorInfo) -> Exiv2Error {
             Exiv2Error(operation: e.operation, path: e.path, message: e.message)
         }
@@ -173,11 +166,13 @@ extension Isolated {
                 sidecarLabel: sidecar?.label, sidecarBytes: sidecar?.bytes.count)
             m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
             let request = sidecar.map { bytes + $0.bytes } ?? bytes
-            let a = try pool.withWorker { try $0.run(m, bytes: request, pixels: nil, stage: "exiv2 read") }
+            let a = try pool.withWorker {
+                try $0.run(m, bytes: request, pixels: nil, stage: "exiv2 read", budget: budget)
+            }
             // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
             defer { withExtendedLifetime(a) {} }
             if let e = a.message.exiv2Error { throw error(e) }
-            try rethrowFailure(a.message)
+            try Self.rethrowFailure(a.message)
             guard let n = a.message.built, let px = a.pixels, px.count >= n else {
                 throw IsolationError.protocolError("an incomplete exiv2 answer")
             }
@@ -205,29 +200,5 @@ extension Isolated {
             let e = Exiv2Error(operation: "read", path: label, message: "\(error)")
             return (.failure(e), .failure(e))
         }
-    }
-
-    /// The largest XMP sidecar read (a sidecar is a few kilobytes; anything larger is not one).
-    public static let maxSidecarBytes = 16 << 20
-
-    /// A sidecar's bytes, read here in the parent (a worker never opens a user path); nil with the reason when it
-    /// cannot be read or is larger than `maxSidecarBytes`.
-    public static func sidecarBytes(_ url: URL) -> Result<[UInt8], Exiv2Error> {
-        let fail = { (m: String) in
-            Result<[UInt8], Exiv2Error>.failure(Exiv2Error(operation: "read", path: url.path, message: m))
-        }
-        guard let h = FileHandle(forReadingAtPath: url.path) else { return fail("cannot open for reading") }
-        defer { try? h.close() }
-        guard let data = try? h.read(upToCount: maxSidecarBytes + 1) else { return fail("read failed") }
-        guard data.count <= maxSidecarBytes else {
-            return fail("larger than \(maxSidecarBytes >> 20) MiB: not a sidecar")
-        }
-        return .success([UInt8](data))
-    }
-
-    /// exiv2's reading of an XMP sidecar: its bytes read here, parsed in a worker when a pool is installed.
-    public static func exiv2Sidecar(_ url: URL) throws(Exiv2Error) -> Exiv2Document {
-        let bytes = try sidecarBytes(url).get()
-        return try exiv2(bytes: bytes, label: url.path)
     }
 }
