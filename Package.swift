@@ -112,9 +112,10 @@ let package = Package(
         .target(name: "FileKinds"),
         .target(name: "HEIF", dependencies: ["ColorScience", "FileContent", "Findings"]),
         .target(name: "Metadata", dependencies: ["Digest", "Findings", "MetadataEntries"]),
-        .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings"]),
+        .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings", "TIFFLayout"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
-        .target(name: "CorpusKit", dependencies: ["ColorScience", "Digest", "Findings", "HEIF", "GainMap"]),
+        .target(
+            name: "CorpusKit", dependencies: ["ColorScience", "Digest", "Findings", "HEIF", "GainMap", "TIFFLayout"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
         .target(name: "Fidelity", dependencies: ["ColorScience"]),
         // Pixel checks of an output against a reference rendering (exposure, cast, orientation, ΔE00), measured in
@@ -143,7 +144,7 @@ let package = Package(
                 "FileKinds",
                 "ColorScience", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
                 "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
-                "AVIFCodec", "Isolation",
+                "AVIFCodec", "Isolation", "TIFFLayout",
             ]
         ),
         // The audit history: every run's report stored in SQLite (Audit itself needs no SQLite).

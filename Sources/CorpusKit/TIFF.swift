@@ -1,3 +1,6 @@
+import Foundation
+import TIFFLayout
+
 /// A small TIFF 6.0 model, writer and bounded reader, enough for DNG 1.4 files and Exif blobs (CIPA DC-008 §4.6).
 ///
 /// Values are typed (`TIFFValue`), never `[String: Any]`; an IFD is a list of entries written sorted by tag
@@ -324,54 +327,41 @@ public struct TIFFWriter {
     }
 }
 
-/// A bounded TIFF reader: never traps on hostile input; returns nil for what it cannot read. The values it decodes
-/// come to at most four times the file's size (entries pointing at the same bytes again and again end the walk), so
-/// its time is bounded too.
+/// A bounded TIFF reader into a tree of values `TIFFWriter` writes back: never traps on hostile input; returns nil for
+/// what it cannot read. Its directories are read by the one TIFF structure reader (`TIFFLayout`); it adds the tree
+/// (chains, SubIFDs, the Exif, GPS and interoperability IFDs) and the values. The values it decodes come to at most
+/// four times the file's size (entries pointing at the same bytes again and again end the walk), so its time is
+/// bounded too.
 public struct TIFFReader {
     public let bytes: [UInt8]
     public let order: TIFFByteOrder
+    private let layout: TIFFLayout
     /// Value bytes decoded so far (shared by the copies a walk makes).
     private let decoded = Tally()
     /// Tags whose LONG value is a child IFD.
     public static let pointerTags: Set<UInt16> = [34665, 34853, 40965, 330]
     private let maxIFDs = 64
-    private let maxEntries = 4096
 
     /// Reads the header; nil when `bytes` is not a TIFF.
     public init?(bytes: [UInt8]) {
-        guard bytes.count >= 8 else { return nil }
-        if bytes[0] == 0x49, bytes[1] == 0x49, bytes[2] == 42, bytes[3] == 0 {
-            order = .little
-        } else if bytes[0] == 0x4D, bytes[1] == 0x4D, bytes[2] == 0, bytes[3] == 42 {
-            order = .big
-        } else {
-            return nil
-        }
+        guard let layout = try? TIFFLayout(header: Data(bytes)) else { return nil }
+        self.layout = layout
+        order = layout.order == .little ? .little : .big
         self.bytes = bytes
     }
 
-    func u16(_ p: Int) -> UInt16? {
-        guard p >= 0, p + 2 <= bytes.count else { return nil }
-        return order == .little
-            ? UInt16(bytes[p]) | UInt16(bytes[p + 1]) << 8 : UInt16(bytes[p]) << 8 | UInt16(bytes[p + 1])
-    }
-    func u32(_ p: Int) -> UInt32? {
-        guard p >= 0, p + 4 <= bytes.count else { return nil }
-        let b0 = UInt32(bytes[p])
-        let b1 = UInt32(bytes[p + 1])
-        let b2 = UInt32(bytes[p + 2])
-        let b3 = UInt32(bytes[p + 3])
-        return order == .little ? b0 | b1 << 8 | b2 << 16 | b3 << 24 : b0 << 24 | b1 << 16 | b2 << 8 | b3
-    }
+    func u16(_ p: Int) -> UInt16? { layout.u16(p) }
+    func u32(_ p: Int) -> UInt32? { layout.u32(p) }
 
     /// Parses IFD0 and its chain and children into a tree that `TIFFWriter` writes back.
     /// Strip and thumbnail data (StripOffsets, JPEGInterchangeFormat) are carried along as data.
     /// - Returns: IFD0, or nil when the first IFD cannot be read.
     public func readTree() -> TIFFIFD? {
-        guard let first = u32(4) else { return nil }
+        let first = layout.firstDirectoryOffset
+        guard first > 0 else { return nil }
         decoded.n = 0
         var visited = Set<Int>()
-        return readChain(at: Int(first), visited: &visited)
+        return readChain(at: first, visited: &visited)
     }
 
     private func readChain(at offset: Int, visited: inout Set<Int>) -> TIFFIFD? {
@@ -397,7 +387,7 @@ public struct TIFFReader {
     }
 
     private func readIFD(at offset: Int, visited: inout Set<Int>) -> (TIFFIFD, Int)? {
-        guard !visited.contains(offset), visited.count < maxIFDs, let n = u16(offset), Int(n) <= maxEntries else {
+        guard !visited.contains(offset), visited.count < maxIFDs, let dir = layout.directory(at: offset) else {
             return nil
         }
         visited.insert(offset)
@@ -406,21 +396,13 @@ public struct TIFFReader {
         var stripCounts: [UInt32] = []
         var jpegOffset: UInt32? = nil
         var jpegLength: UInt32? = nil
-        for i in 0..<Int(n) {
-            let e = offset + 2 + 12 * i
-            guard let tag = u16(e), let type = u16(e + 2), let count = u32(e + 4) else { return nil }
-            let size = TIFFType(rawValue: type)?.size ?? 1
-            let total = Int(count) * size
+        for entry in dir.entries {
+            let (tag, type, count) = (entry.tag, entry.type, UInt32(entry.count))
+            let total = entry.count * entry.typeSize
             guard total <= bytes.count else { continue }
             decoded.n += total
             if decoded.n > 4 * bytes.count + 4096 { return nil }
-            let dataAt: Int
-            if total <= 4 {
-                dataAt = e + 8
-            } else {
-                guard let o = u32(e + 8) else { continue }
-                dataAt = Int(o)
-            }
+            let dataAt = entry.valueOffset
             guard dataAt >= 0, dataAt + total <= bytes.count else { continue }
             let data = Array(bytes[dataAt..<(dataAt + total)])
             let longs: [UInt32] = {
@@ -471,8 +453,7 @@ public struct TIFFReader {
         if let o = jpegOffset, let l = jpegLength, Int(o) + Int(l) <= bytes.count {
             ifd.thumbnailJPEG = Array(bytes[Int(o)..<(Int(o) + Int(l))])
         }
-        let next = u32(offset + 2 + 12 * Int(n)).map(Int.init) ?? 0
-        return (ifd, next)
+        return (ifd, layout.next(after: dir))
     }
 
     private func decode(type: UInt16, count: UInt32, data: [UInt8], at p: Int) -> TIFFValue {

@@ -1,5 +1,6 @@
 import Foundation
 import HEIF
+import TIFFLayout
 
 /// Apple's HEIC HDR gain map (iOS 14.1+): an 8-bit luminance auxiliary image with a URN, XMP on it, and
 /// MakerNote tags. Layout and formulas: Apple "Applying Apple HDR effect to your photos"; libavif avifjpeg.c;
@@ -253,36 +254,35 @@ public struct AppleMakerNote: Sendable, Hashable {
     public static let signature: [UInt8] = Array("Apple iOS".utf8) + [0]
 
     /// Parses an Apple MakerNote blob: 14-byte header, then a big-endian IFD at byte 14 whose value offsets
-    /// are relative to the MakerNote start (libavif avifjpeg.c; tev AppleMakerNote.cpp). Bounded: bad counts
-    /// or offsets end the scan, never trap.
+    /// are relative to the MakerNote start (libavif avifjpeg.c; tev AppleMakerNote.cpp). The IFD is read with the
+    /// bounded TIFF walk (`TIFFLayout`) over the blob with its first 8 bytes read as a big-endian TIFF header pointing
+    /// at byte 14: the offsets are relative to the same start, so every entry reads where Apple put it.
     /// - Parameter blob: the MakerNote value (Exif tag 0x927C).
     /// - Returns: the two tags (nil when absent), or nil when the blob is not an Apple iOS MakerNote.
     public static func parse(_ blob: [UInt8]) -> AppleMakerNote? {
         guard blob.count >= 16, Array(blob[0..<10]) == signature else { return nil }
         var note = AppleMakerNote(hdrHeadroom: nil, hdrGain: nil)
-        var r = ByteReader(blob, from: 14, to: blob.count)
-        guard let count = r.u16() else { return nil }
-        for _ in 0..<Swift.min(Int(count), 1000) {
-            guard let tag = r.u16(), let type = r.u16(), let n = r.u32(), let valueOrOffset = r.u32() else { break }
-            guard tag == 0x0021 || tag == 0x0030, n >= 1 else { continue }
+        var tiff = blob
+        tiff.replaceSubrange(0..<8, with: [0x4D, 0x4D, 0, 42, 0, 0, 0, 14])
+        guard let layout = try? TIFFLayout(Data(tiff)), let ifd = layout.directories.first else { return note }
+        for e in ifd.entries where (e.tag == 0x0021 || e.tag == 0x0030) && e.count >= 1 {
             let v: Double?
-            switch type {
+            switch e.type {
             case 5, 10:  // RATIONAL / SRATIONAL: 8 bytes, always at an offset
-                var vr = ByteReader(blob, from: Int(valueOrOffset), to: blob.count)
-                if let num = vr.u32(), let den = vr.u32(), den != 0 {
+                if let num = layout.u32(e.valueOffset), let den = layout.u32(e.valueOffset + 4), den != 0 {
                     v =
-                        type == 10
+                        e.type == 10
                         ? Double(Int32(bitPattern: num)) / Double(Int32(bitPattern: den))
                         : Double(num) / Double(den)
                 } else {
                     v = nil
                 }
             case 11:  // FLOAT in the value field
-                v = Double(Float(bitPattern: valueOrOffset))
+                v = layout.u32(e.position + 8).map { Double(Float(bitPattern: $0)) }
             default:
                 v = nil
             }
-            if tag == 0x0021 { note.hdrHeadroom = v } else { note.hdrGain = v }
+            if e.tag == 0x0021 { note.hdrHeadroom = v } else { note.hdrGain = v }
         }
         return note
     }
@@ -298,40 +298,15 @@ public struct AppleMakerNote: Sendable, Hashable {
     }
 }
 
-/// A bounded TIFF walker that finds the MakerNote blob (IFD0 → ExifIFD 0x8769 → 0x927C).
+/// Finds the MakerNote blob of an Exif blob (IFD0 → Exif IFD 0x8769 → 0x927C) with the bounded TIFF walk.
 enum TIFFScan {
     static func makerNote(inExif exif: [UInt8]) -> [UInt8]? {
-        guard let start = tiffStart(exif) else { return nil }
-        let t = Array(exif[start...])
-        guard t.count >= 8 else { return nil }
-        let little = t[0] == 0x49 && t[1] == 0x49
-        guard little || (t[0] == 0x4D && t[1] == 0x4D) else { return nil }
-        func u16(_ o: Int) -> Int? {
-            guard o >= 0, o + 2 <= t.count else { return nil }
-            return little ? Int(t[o]) | Int(t[o + 1]) << 8 : Int(t[o]) << 8 | Int(t[o + 1])
-        }
-        func u32(_ o: Int) -> Int? {
-            guard o >= 0, o + 4 <= t.count else { return nil }
-            let b = (UInt32(t[o]), UInt32(t[o + 1]), UInt32(t[o + 2]), UInt32(t[o + 3]))
-            return Int(little ? b.0 | b.1 << 8 | b.2 << 16 | b.3 << 24 : b.0 << 24 | b.1 << 16 | b.2 << 8 | b.3)
-        }
-        func entry(_ ifd: Int, _ wanted: Int) -> (type: Int, count: Int, valueAt: Int)? {
-            guard let n = u16(ifd), n < 2000 else { return nil }
-            for i in 0..<n {
-                let e = ifd + 2 + 12 * i
-                guard let tag = u16(e), let type = u16(e + 2), let count = u32(e + 4) else { return nil }
-                if tag == wanted {
-                    let size = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 7: 1, 9: 4, 10: 8][type, default: 1] * count
-                    let at = size <= 4 ? e + 8 : (u32(e + 8) ?? -1)
-                    return (type, count, at)
-                }
-            }
-            return nil
-        }
-        guard let ifd0 = u32(4), let exifPtr = entry(ifd0, 0x8769), let exifIFD = u32(exifPtr.valueAt),
-            let mn = entry(exifIFD, 0x927C), mn.valueAt >= 0, mn.count > 0, mn.valueAt + mn.count <= t.count
+        guard let start = tiffStart(exif), let layout = try? TIFFLayout(Data(exif[start...]), followExif: true),
+            let ifd0 = layout.directories.first, let exifAt = layout.integer(0x8769, in: ifd0),
+            let exifIFD = layout.directories.first(where: { $0.offset == exifAt }),
+            let mn = exifIFD[0x927C], mn.count > 0, let value = layout.valueBytes(mn)
         else { return nil }
-        return Array(t[mn.valueAt..<(mn.valueAt + mn.count)])
+        return [UInt8](value)
     }
 
     /// Where the TIFF header starts: after a HEIF Exif offset field, after "Exif\0\0", or at 0.

@@ -5,7 +5,9 @@ import Foundation
 /// entry's integers, or rewrites an entry in place (`TIFFPatch`).
 ///
 /// The walk follows IFD0's chain and SubIFDs (tag 330) to a depth of 4, at most `maxDirectories` directories of at
-/// most `maxEntries` entries each, and visits no offset twice (a loop ends the walk there).
+/// most `maxEntries` entries each, and visits no offset twice (a loop ends the walk there). It is the one reader of
+/// TIFF structure: DNG opcodes, the JPEG XL DNG rewrite, previews, the Exif Orientation of a HEIF's Exif item, the
+/// Apple MakerNote and the MPF index all read through it.
 public struct TIFFLayout: Sendable {
     public static let maxDirectories = 256
     public static let maxEntries = 4096
@@ -59,17 +61,7 @@ public struct TIFFLayout: Sendable {
     /// - Parameter followExif: also walk the Exif IFD (tag 34665) of each directory, after the others.
     /// - Throws: `Unreadable` when `bytes` has no TIFF header or IFD0 cannot be read.
     public init(_ bytes: Data, followExif: Bool = false) throws(Unreadable) {
-        let b = bytes.startIndex == 0 ? bytes : Data(bytes)
-        guard b.count >= 8 else { throw Unreadable(description: "shorter than a TIFF header") }
-        if b[0] == 0x49, b[1] == 0x49, b[2] == 42, b[3] == 0 {
-            order = .little
-        } else if b[0] == 0x4D, b[1] == 0x4D, b[2] == 0, b[3] == 42 {
-            order = .big
-        } else {
-            throw Unreadable(description: "no TIFF header")
-        }
-        self.bytes = b
-        directories = []
+        try self.init(header: bytes)
         var found: [Directory] = []
         var seen = Set<Int>()
         walk(chain: u32(4).map(Int.init) ?? 0, depth: 0, into: &found, seen: &seen)
@@ -84,29 +76,58 @@ public struct TIFFLayout: Sendable {
         directories = found
     }
 
+    /// Reads the header only; directories are then read one at a time (`directory(at:depth:)`), by a caller that
+    /// walks them its own way (CorpusKit's value tree).
+    /// - Throws: `Unreadable` when `bytes` has no TIFF header.
+    public init(header bytes: Data) throws(Unreadable) {
+        let b = bytes.startIndex == 0 ? bytes : Data(bytes)
+        guard b.count >= 8 else { throw Unreadable(description: "shorter than a TIFF header") }
+        if b[0] == 0x49, b[1] == 0x49, b[2] == 42, b[3] == 0 {
+            order = .little
+        } else if b[0] == 0x4D, b[1] == 0x4D, b[2] == 0, b[3] == 42 {
+            order = .big
+        } else {
+            throw Unreadable(description: "no TIFF header")
+        }
+        self.bytes = b
+        directories = []
+    }
+
+    /// Where IFD0 starts (the header's offset), 0 when it cannot be read.
+    public var firstDirectoryOffset: Int { u32(4).map(Int.init) ?? 0 }
+
+    /// The IFD at `offset`: at least one and at most `maxEntries` entries, all inside the file; nil otherwise. The
+    /// next-IFD link may be missing after the last directory (some writers end the data there).
+    public func directory(at offset: Int, depth: Int = 0) -> Directory? {
+        guard offset > 0, let n = u16(offset).map(Int.init), n > 0, n <= Self.maxEntries,
+            offset + 2 + 12 * n <= bytes.count
+        else { return nil }
+        var entries: [Entry] = []
+        entries.reserveCapacity(n)
+        for i in 0..<n {
+            let e = offset + 2 + 12 * i
+            guard let tag = u16(e), let type = u16(e + 2), let count = u32(e + 4) else { return nil }
+            var entry = Entry(tag: tag, type: type, count: Int(count), position: e, valueOffset: e + 8)
+            if Int(count) * entry.typeSize > 4 {
+                entry = Entry(tag: tag, type: type, count: Int(count), position: e, valueOffset: Int(u32(e + 8) ?? 0))
+            }
+            entries.append(entry)
+        }
+        return Directory(offset: offset, entries: entries, depth: depth)
+    }
+
+    /// The offset of the IFD after `dir` in its chain; 0 when there is none.
+    public func next(after dir: Directory) -> Int { u32(dir.offset + 2 + 12 * dir.entries.count).map(Int.init) ?? 0 }
+
     private func walk(chain start: Int, depth: Int, into found: inout [Directory], seen: inout Set<Int>) {
         var at = start
         while at > 0, depth <= 4, found.count < Self.maxDirectories, seen.insert(at).inserted {
-            guard let n = u16(at).map(Int.init), n > 0, n <= Self.maxEntries, at + 2 + 12 * n + 4 <= bytes.count
-            else { return }
-            var entries: [Entry] = []
-            entries.reserveCapacity(n)
-            for i in 0..<n {
-                let e = at + 2 + 12 * i
-                guard let tag = u16(e), let type = u16(e + 2), let count = u32(e + 4) else { return }
-                var entry = Entry(tag: tag, type: type, count: Int(count), position: e, valueOffset: e + 8)
-                if Int(count) * entry.typeSize > 4 {
-                    entry = Entry(
-                        tag: tag, type: type, count: Int(count), position: e, valueOffset: Int(u32(e + 8) ?? 0))
-                }
-                entries.append(entry)
-            }
-            let dir = Directory(offset: at, entries: entries, depth: depth)
+            guard let dir = directory(at: at, depth: depth) else { return }
             found.append(dir)
             if let sub = dir[330], let offsets = integers(sub, limit: Self.maxSubIFDs) {
                 for o in offsets { walk(chain: o, depth: depth + 1, into: &found, seen: &seen) }
             }
-            at = u32(at + 2 + 12 * n).map(Int.init) ?? 0
+            at = next(after: dir)
         }
     }
 

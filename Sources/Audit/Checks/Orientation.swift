@@ -2,6 +2,7 @@ import Findings
 import Foundation
 import HEIF
 import ReportModel
+import TIFFLayout
 
 extension Checks {
     /// Without a source, the output's own two reader models: `irot`/`imir` (ISO/IEC 23008-12 §6.5.10, §6.5.12),
@@ -22,21 +23,10 @@ extension Checks {
     /// IFD0 Orientation from the Exif item describing `item` (bounded TIFF read; nil when absent or malformed).
     static func exifOrientation(_ f: HEIFFile, _ item: UInt32) -> Int? {
         for x in f.metadataItems(describing: item) where f.item(x)?.isExif == true {
-            guard let t = f.exifTIFF(of: x), t.count >= 8 else { continue }
-            let le = t[0] == 0x49
-            func u16(_ o: Int) -> Int? {
-                guard o >= 0, o + 2 <= t.count else { return nil }
-                return le ? Int(t[o]) | Int(t[o + 1]) << 8 : Int(t[o]) << 8 | Int(t[o + 1])
-            }
-            func u32(_ o: Int) -> Int? {
-                guard let a = u16(o), let b = u16(o + 2) else { return nil }
-                return le ? a | b << 16 : a << 16 | b
-            }
-            guard let ifd = u32(4), let n = u16(ifd), n < 1000 else { continue }
-            for i in 0..<n {
-                let e = ifd + 2 + 12 * i
-                if u16(e) == 0x0112, let v = u16(e + 8) { return (1...8).contains(v) ? v : nil }
-            }
+            guard let t = f.exifTIFF(of: x), let layout = try? TIFFLayout(Data(t)), let ifd0 = layout.directories.first,
+                ifd0[0x0112] != nil
+            else { continue }
+            return layout.integer(0x0112, in: ifd0).flatMap { (1...8).contains($0) ? $0 : nil }
         }
         return nil
     }

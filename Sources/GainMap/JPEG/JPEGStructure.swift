@@ -1,3 +1,6 @@
+import Foundation
+import TIFFLayout
+
 /// One marker segment of a JPEG image, where it sits in the file and what it carries.
 public struct JPEGSegment: Sendable, Hashable {
     /// The marker's second byte (0xE1 for APP1, 0xDA for SOS…).
@@ -169,32 +172,21 @@ public struct MPFIndex: Sendable, Hashable {
         guard let s = layout.segments.first(where: { $0.label == "APP2 MPF" }) else { return nil }
         let base = s.payload.lowerBound + 4
         let end = s.payload.upperBound
-        guard base + 8 <= end else { return nil }
-        let big = b[base] == 0x4D && b[base + 1] == 0x4D
-        guard big || (b[base] == 0x49 && b[base + 1] == 0x49) else { return nil }
-        func u16(_ o: Int) -> Int? {
-            let a = base + o
-            guard o >= 0, a + 2 <= end else { return nil }
-            return big ? Int(b[a]) << 8 | Int(b[a + 1]) : Int(b[a + 1]) << 8 | Int(b[a])
-        }
-        func u32(_ o: Int) -> Int? {
-            guard let hi = u16(big ? o : o + 2), let lo = u16(big ? o + 2 : o) else { return nil }
-            return hi << 16 | lo
-        }
-        guard let ifd = u32(4), let n = u16(ifd), n < 100 else { return nil }
+        // The index is a TIFF structure whose offsets count from its own header (CIPA DC-007 §5.2).
+        guard base + 8 <= end, let tiff = try? TIFFLayout(Data(b[base..<end])), let ifd = tiff.directories.first
+        else { return nil }
         var entries: [MPFEntry] = []
-        for k in 0..<n {
-            let e = ifd + 2 + 12 * k
-            guard let tag = u16(e), tag == 0xB002, let count = u32(e + 4), let at = u32(e + 8) else { continue }
-            for j in 0..<min(count / 16, 64) {
-                let o = at + 16 * j
-                guard let attr = u32(o), let size = u32(o + 4), let off = u32(o + 8) else { break }
+        for e in ifd.entries where e.tag == 0xB002 {
+            for j in 0..<min(e.count / 16, 64) {
+                let o = e.valueOffset + 16 * j
+                guard let attr = tiff.u32(o), let size = tiff.u32(o + 4), let off = tiff.u32(o + 8) else { break }
                 entries.append(
                     MPFEntry(
-                        attribute: UInt32(attr), size: size, storedOffset: off,
-                        fileOffset: off == 0 ? layout.start : base + off))
+                        attribute: attr, size: Int(size), storedOffset: Int(off),
+                        fileOffset: off == 0 ? layout.start : base + Int(off)))
             }
         }
+        let big = tiff.order == .big
         return MPFIndex(base: base, segmentOffset: s.offset, bigEndian: big, entries: entries)
     }
 }
