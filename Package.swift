@@ -111,7 +111,7 @@ let package = Package(
         // What a file is by its extension (RAW, HEIF, AVIF, JPEG, sidecar; the output formats), decided once; a leaf.
         .target(name: "FileKinds"),
         .target(name: "HEIF", dependencies: ["ColorScience", "FileContent", "Findings"]),
-        .target(name: "Metadata", dependencies: ["Digest", "Findings", "MetadataEntries"]),
+        .target(name: "Metadata", dependencies: ["ColorScience", "Digest", "Findings", "MetadataEntries"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings", "TIFFLayout"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
         .target(
@@ -197,7 +197,7 @@ let package = Package(
         // Tests: one target per module, goldens and fixtures beside each; TestSupport holds what several share (goldens,
         // the test DNG writer, the fixed report, the gain-map plane decoder).
         .target(
-            name: "TestSupport", dependencies: ["Findings", "GainMap", "HeifCodec", "ReportModel"],
+            name: "TestSupport", dependencies: ["CorpusKit", "Findings", "GainMap", "HeifCodec", "ReportModel"],
             path: "Tests/TestSupport"),
         .testTarget(name: "ColorScienceTests", dependencies: ["ColorScience"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
@@ -212,7 +212,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "MetadataTests",
-            dependencies: ["Exiv2Bridge", "FileFacts", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
+            dependencies: ["ColorScience", "Exiv2Bridge", "FileFacts", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
         .testTarget(
             name: "GainMapTests",
             dependencies: ["ColorScience", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "TestSupport"]

@@ -29,34 +29,14 @@ public struct RenderImage: Sendable {
     /// Width ÷ height.
     public var aspect: Double { Double(width) / Double(height) }
 
-    /// The stored position (x, y) a viewer shows at displayed position (dx, dy) of an image stored `w × h` and tagged
-    /// with Exif orientation `o` (CIPA DC-008 §4.6.4 Table 4; 1 or any unknown value is the identity).
-    public static func storedPosition(dx: Int, dy: Int, storedWidth w: Int, storedHeight h: Int, orientation o: Int)
-        -> (x: Int, y: Int)
-    {
-        switch o {
-        case 2: return (w - 1 - dx, dy)
-        case 3: return (w - 1 - dx, h - 1 - dy)
-        case 4: return (dx, h - 1 - dy)
-        case 5: return (dy, dx)
-        case 6: return (dy, h - 1 - dx)
-        case 7: return (w - 1 - dy, h - 1 - dx)
-        case 8: return (w - 1 - dy, dx)
-        default: return (dx, dy)
-        }
-    }
-
-    /// True when orientation `o` swaps width and height.
-    public static func swapsAxes(_ o: Int) -> Bool { (5...8).contains(o) }
-
     /// The image a viewer shows for these pixels stored with Exif orientation `o`.
-    public func oriented(_ o: Int) -> RenderImage {
-        guard (2...8).contains(o) else { return self }
-        let (dw, dh) = Self.swapsAxes(o) ? (height, width) : (width, height)
+    public func oriented(_ o: ExifOrientation) -> RenderImage {
+        guard o != .identity else { return self }
+        let (dw, dh) = o.displaySize(storedWidth: width, storedHeight: height)
         var out = [Float](repeating: 0, count: samples.count)
         for dy in 0..<dh {
             for dx in 0..<dw {
-                let s = Self.storedPosition(dx: dx, dy: dy, storedWidth: width, storedHeight: height, orientation: o)
+                let s = o.storedPosition(dx: dx, dy: dy, storedWidth: width, storedHeight: height)
                 let si = 3 * (s.y * width + s.x)
                 let di = 3 * (dy * dw + dx)
                 out[di] = samples[si]
@@ -200,11 +180,11 @@ public struct RenderImage: Sendable {
     }
 
     /// A square grey image (`n × n`) as a viewer shows it for orientation `o`.
-    public static func orientSquare(_ g: [Float], _ n: Int, _ o: Int) -> [Float] {
+    public static func orientSquare(_ g: [Float], _ n: Int, _ o: ExifOrientation) -> [Float] {
         var out = g
         for dy in 0..<n {
             for dx in 0..<n {
-                let s = storedPosition(dx: dx, dy: dy, storedWidth: n, storedHeight: n, orientation: o)
+                let s = o.storedPosition(dx: dx, dy: dy, storedWidth: n, storedHeight: n)
                 out[dy * n + dx] = g[s.y * n + s.x]
             }
         }

@@ -1,3 +1,5 @@
+import ColorScience
+
 /// The test chart: an upright arrow, an orientation marker, colour patches, a gradient, diffuse white and a
 /// highlight a known number of stops above it. Everything is defined in normalised display coordinates, so the
 /// same truth holds at every size, and the truth is exposed as data (`ChartTruth`) for other tests.
@@ -272,9 +274,8 @@ public struct ChartPose: Sendable, Equatable, CustomStringConvertible {
 
     /// The pose an upright chart takes when stored with orientation `o` (display → stored inverse transform).
     static func expected(forOrientation o: Int) -> (Direction, Bool, Bool) {
-        let tail = Orientation.inverse(0.5, 0.8, o)
-        let head = Orientation.inverse(0.5, 0.2, o)
-        let marker = Orientation.inverse(0.9, 0.1, o)
+        let t = ExifOrientation(exif: o)
+        let (tail, head, marker) = (t.storedPoint(0.5, 0.8), t.storedPoint(0.5, 0.2), t.storedPoint(0.9, 0.1))
         let dx = head.0 - tail.0
         let dy = head.1 - tail.1
         let dir: Direction = abs(dy) > abs(dx) ? (dy < 0 ? .up : .down) : (dx < 0 ? .left : .right)

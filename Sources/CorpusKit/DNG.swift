@@ -293,9 +293,8 @@ public enum DNGWriter {
     /// - Returns: the DNG bytes; identical for identical inputs.
     // length: split with issue 20's sensor-noise model, which rewrites this function on another branch
     public static func write(scene: some SceneSource, spec: DNGSpec) -> [UInt8] {
-        let o = spec.orientation
-        let (sw, sh) = Orientation.storedSize(
-            displayWidth: scene.displayWidth, displayHeight: scene.displayHeight, orientation: o)
+        let o = ExifOrientation(exif: spec.orientation)
+        let (sw, sh) = o.storedSize(displayWidth: scene.displayWidth, displayHeight: scene.displayHeight)
         let samples = spec.layout == .linear ? 3 : 1
         // Camera response: XYZ(rgb) through ColorMatrix1, normalised so white reads AsShotNeutral (max 1).
         let camFromRGB = Matrix3.multiply(spec.camera.colorMatrix1, Primaries.sRGBToXYZ)
@@ -309,8 +308,7 @@ public enum DNGWriter {
         var values = [UInt16](repeating: 0, count: sw * sh * samples)
         for y in 0..<sh {
             for x in 0..<sw {
-                let (dx, dy) = Orientation.displayPosition(
-                    x: x, y: y, storedWidth: sw, storedHeight: sh, orientation: o)
+                let (dx, dy) = o.displayPosition(x: x, y: y, storedWidth: sw, storedHeight: sh)
                 let c = scene.pixel(x: dx, y: dy)
                 let cam = ColorMath.apply3(camFromRGB, c)
                 func put(_ v: Double, _ s: Int) {
@@ -411,8 +409,7 @@ public enum DNGWriter {
             for x in 0..<pw {
                 let sx = min(sw - 1, x * 4 + 2)
                 let sy = min(sh - 1, y * 4 + 2)
-                let (dx, dy) = Orientation.displayPosition(
-                    x: sx, y: sy, storedWidth: sw, storedHeight: sh, orientation: o)
+                let (dx, dy) = o.displayPosition(x: sx, y: sy, storedWidth: sw, storedHeight: sh)
                 let c = scene.pixel(x: dx, y: dy)
                 let i = 3 * (y * pw + x)
                 preview[i] = UInt8((ColorMath.srgbEncode(c.r) * 255).rounded())
@@ -430,7 +427,7 @@ public enum DNGWriter {
         ifd0[262] = .shorts([2])
         ifd0[271] = .ascii(cam.make)
         ifd0[272] = .ascii(cam.model)
-        ifd0[274] = .shorts([UInt16(o)])
+        ifd0[274] = .shorts([UInt16(o.exif)])
         ifd0[277] = .shorts([3])
         ifd0[278] = .longs([UInt32(ph)])
         ifd0[284] = .shorts([1])
@@ -445,7 +442,7 @@ public enum DNGWriter {
         ifd0[330] = .ifds([
             raw,
             previewIFD(
-                scene, storedWidth: sw, storedHeight: sh, orientation: o,
+                scene, storedWidth: sw, storedHeight: sh, orientation: o.exif,
                 tone: (spec.previewExposure, spec.previewContrast), saturation: spec.previewSaturation),
         ])
         ifd0[34665] = .ifd(exifIFD(spec))

@@ -34,9 +34,8 @@ extension DNGWriter {
                 var acc = (0.0, 0.0, 0.0)
                 for dy in 0..<f {
                     for dx in 0..<f {
-                        let (px, py) = Orientation.displayPosition(
-                            x: min(sw - 1, x * f + dx), y: min(sh - 1, y * f + dy), storedWidth: sw, storedHeight: sh,
-                            orientation: o)
+                        let (px, py) = ExifOrientation(exif: o).displayPosition(
+                            x: min(sw - 1, x * f + dx), y: min(sh - 1, y * f + dy), storedWidth: sw, storedHeight: sh)
                         let c = scene.pixel(x: px, y: py)
                         acc = (acc.0 + c.r, acc.1 + c.g, acc.2 + c.b)
                     }

@@ -1,4 +1,6 @@
-/// Scene-linear images and the eight Exif orientations.
+import ColorScience
+
+/// Scene-linear images, shown with an Exif orientation (`ExifOrientation`, in ColorScience).
 
 /// Linear RGB, 1.0 = SDR diffuse white (scene-referred, Rec. 709/sRGB primaries, D65).
 public struct RGB: Sendable, Codable, Equatable {
@@ -96,14 +98,12 @@ public struct RGBImage: Sendable, Equatable, SceneSource {
     }
 
     /// The image with Exif orientation `o`'s display transform applied (what a viewer shows for stored data + tag `o`).
-    /// - Parameter o: CIPA DC-008 Orientation, 1…8.
-    public func applyingOrientation(_ o: Int) -> RGBImage {
-        let (dw, dh) = Orientation.displaySize(storedWidth: width, storedHeight: height, orientation: o)
+    public func applyingOrientation(_ o: ExifOrientation) -> RGBImage {
+        let (dw, dh) = o.displaySize(storedWidth: width, storedHeight: height)
         var out = RGBImage(width: dw, height: dh)
         for y in 0..<height {
             for x in 0..<width {
-                let (dx, dy) = Orientation.displayPosition(
-                    x: x, y: y, storedWidth: width, storedHeight: height, orientation: o)
+                let (dx, dy) = o.displayPosition(x: x, y: y, storedWidth: width, storedHeight: height)
                 let si = 3 * (y * width + x)
                 let di = 3 * (dy * dw + dx)
                 out.pixels[di] = pixels[si]
@@ -125,73 +125,4 @@ public struct NormRect: Sendable, Codable, Equatable {
         self.y1 = y1
     }
     public func contains(_ u: Double, _ v: Double) -> Bool { u >= x0 && u < x1 && v >= y0 && v < y1 }
-}
-
-/// The eight Exif orientations (CIPA DC-008 §4.6.4 A, tag 0x0112).
-public enum Orientation {
-    /// Where stored pixel (x, y) lands on the display for orientation `o`.
-    /// 1 identity, 2 mirror horizontal, 3 rotate 180°, 4 mirror vertical, 5 transpose, 6 rotate 90° clockwise,
-    /// 7 transverse, 8 rotate 90° counter-clockwise. Unknown values are treated as 1.
-    public static func displayPosition(x: Int, y: Int, storedWidth w: Int, storedHeight h: Int, orientation o: Int)
-        -> (Int, Int)
-    {
-        switch o {
-        case 2: return (w - 1 - x, y)
-        case 3: return (w - 1 - x, h - 1 - y)
-        case 4: return (x, h - 1 - y)
-        case 5: return (y, x)
-        case 6: return (h - 1 - y, x)
-        case 7: return (h - 1 - y, w - 1 - x)
-        case 8: return (y, w - 1 - x)
-        default: return (x, y)
-        }
-    }
-
-    /// The display size for a stored size and orientation (5–8 swap width and height).
-    public static func displaySize(storedWidth w: Int, storedHeight h: Int, orientation o: Int) -> (Int, Int) {
-        (5...8).contains(o) ? (h, w) : (w, h)
-    }
-
-    /// The stored size for a display size and orientation.
-    public static func storedSize(displayWidth w: Int, displayHeight h: Int, orientation o: Int) -> (Int, Int) {
-        (5...8).contains(o) ? (h, w) : (w, h)
-    }
-
-    /// Normalised forward map (stored → display) of orientation `o`.
-    static func forward(_ u: Double, _ v: Double, _ o: Int) -> (Double, Double) {
-        switch o {
-        case 2: return (1 - u, v)
-        case 3: return (1 - u, 1 - v)
-        case 4: return (u, 1 - v)
-        case 5: return (v, u)
-        case 6: return (1 - v, u)
-        case 7: return (1 - v, 1 - u)
-        case 8: return (v, 1 - u)
-        default: return (u, v)
-        }
-    }
-
-    /// Normalised inverse map (display → stored) of orientation `o`.
-    static func inverse(_ u: Double, _ v: Double, _ o: Int) -> (Double, Double) {
-        switch o {
-        case 6: return forward(u, v, 8)
-        case 8: return forward(u, v, 6)
-        default: return forward(u, v, o)
-        }
-    }
-
-    /// The orientation equivalent to applying `a` and then `b` to stored data (the dihedral group D4).
-    /// For example composing 6 with 6 gives 3: an image rotated twice by 90° is upside down.
-    public static func compose(_ a: Int, then b: Int) -> Int {
-        let p = (0.2, 0.1)
-        let q = forward(forward(p.0, p.1, a).0, forward(p.0, p.1, a).1, b)
-        let r = (0.3, 0.7)
-        let rq = forward(forward(r.0, r.1, a).0, forward(r.0, r.1, a).1, b)
-        for o in 1...8 {
-            let f = forward(p.0, p.1, o)
-            let g = forward(r.0, r.1, o)
-            if abs(f.0 - q.0) < 1e-9, abs(f.1 - q.1) < 1e-9, abs(g.0 - rq.0) < 1e-9, abs(g.1 - rq.1) < 1e-9 { return o }
-        }
-        return 1
-    }
 }

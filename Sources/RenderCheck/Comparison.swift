@@ -80,7 +80,9 @@ public enum RenderComparison {
         let n = orientationSide
         let refSquare = ref.squareLuma(n)
         let outSquare = out.squareLuma(n)
-        let scores = (1...8).map { correlation(refSquare, RenderImage.orientSquare(outSquare, n, $0)) }
+        let scores = (1...8).map {
+            correlation(refSquare, RenderImage.orientSquare(outSquare, n, ExifOrientation(exif: $0)))
+        }
         let best = scores.indices.max { scores[$0] < scores[$1] }!
         let runnerUp = scores.indices.filter { $0 != best }.map { scores[$0] }.max() ?? 0
 

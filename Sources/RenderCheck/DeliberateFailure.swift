@@ -31,7 +31,7 @@ public enum DeliberateFailure: String, CaseIterable, Sendable {
     /// `img` with this failure applied, in the same space.
     public func apply(to img: RenderImage) -> RenderImage {
         switch self {
-        case .turned90: return img.oriented(6)
+        case .turned90: return img.oriented(ExifOrientation(exif: 6))
         case .castRedBlue: return Self.linear(img) { rgb in [rgb[0] * 1.4, rgb[1], rgb[2] * 1.4] }
         case .under: return Self.linear(img) { rgb in rgb.map { $0 * pow(2, -1.5) } }
         case .constant:

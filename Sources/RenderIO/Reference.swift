@@ -147,7 +147,7 @@ public enum ReferenceExtractor {
                 let image = RenderImage(width: img.width, height: img.height, codes: img.samples, space: space)
                 return .found(
                     ReferenceRender(
-                        image: image.oriented(orientation),
+                        image: image.oriented(ExifOrientation(exif: orientation)),
                         description: "embedded preview \(img.width)×\(img.height) (\(p.mimeType))",
                         orientationAmbiguous: ambiguous))
             }
@@ -216,7 +216,8 @@ public enum ReferenceExtractor {
         let adobe = exif?.entries.contains { $0.key == "Exif.Iop.InteroperabilityIndex" && $0.text.hasPrefix("R03") }
         let space = seg.icc.flatMap(ICCReader.colourSpace) ?? (adobe == true ? .adobeRGB : .sRGB)
         let image = RenderImage(width: img.width, height: img.height, codes: img.samples, space: space)
-        return .found(ReferenceRender(image: image.oriented(orientation), description: "JPEG source"))
+        return .found(
+            ReferenceRender(image: image.oriented(ExifOrientation(exif: orientation)), description: "JPEG source"))
     }
 
     // MARK: - HEIF
@@ -256,7 +257,7 @@ public enum ReferenceExtractor {
                 }
                 // The re-wrapped item carries no transforms: its irot/imir are applied here, as libheif would.
                 let image = RenderImage(width: img.width, height: img.height, codes: img.samples, space: space)
-                    .oriented(file.orientation(of: t))
+                    .oriented(ExifOrientation(exif: file.orientation(of: t)))
                 return .found(
                     ReferenceRender(image: image, description: "thumbnail item \(t) \(img.width)×\(img.height)"))
             } catch {

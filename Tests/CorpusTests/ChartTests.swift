@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import Testing
 
@@ -11,17 +12,19 @@ func poseDetectorReadsEveryOrientation(_ o: Int) throws {
     #expect(ChartPose.detect(in: upright)?.isUpright == true)
     // Stored data for orientation o: the inverse transform of the upright image.
     let inverse = [1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 8, 7: 7, 8: 6][o]!
-    let stored = upright.applyingOrientation(inverse)
+    #expect(ExifOrientation(exif: o).inverse.exif == inverse)
+    let stored = upright.applyingOrientation(ExifOrientation(exif: inverse))
     let pose = try #require(ChartPose.detect(in: stored))
     #expect(pose.orientation == o, "\(pose)")
-    #expect(ChartPose.detect(in: stored.applyingOrientation(o))?.isUpright == true)
+    #expect(ChartPose.detect(in: stored.applyingOrientation(ExifOrientation(exif: o)))?.isUpright == true)
 }
 
 /// Rotating twice (irot 90° plus Exif 6) gives an upside-down chart; the detector sees it.
 @Test func doubleRotationIsDetected() throws {
     let upright = RGBImage(rendering: Chart(width: 128, height: 96, highlightStops: nil))
-    #expect(Orientation.compose(6, then: 6) == 3)
-    let twice = upright.applyingOrientation(6).applyingOrientation(6)
+    let six = ExifOrientation(exif: 6)
+    #expect(six.then(six).exif == 3)
+    let twice = upright.applyingOrientation(six).applyingOrientation(six)
     let pose = try #require(ChartPose.detect(in: twice))
     #expect(pose.arrow == .down)
     #expect(pose.orientation == 3)

@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import Testing
 
@@ -44,7 +45,7 @@ func expectedTags(_ r: CorpusRecipe) -> [String: Expected] {
     let s = r.spec
     let cam = s.camera
     let cap = s.capture
-    let (sw, sh) = Orientation.storedSize(displayWidth: r.width, displayHeight: r.height, orientation: s.orientation)
+    let (sw, sh) = ExifOrientation(exif: s.orientation).storedSize(displayWidth: r.width, displayHeight: r.height)
     let samples = s.layout == .linear ? 3 : 1
     var e: [String: Expected] = [
         "IFD0:Make": .text(cam.make), "IFD0:Model": .text(cam.model),

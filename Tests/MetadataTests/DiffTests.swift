@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import Metadata
 import MetadataIO
@@ -130,7 +131,7 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     let srcSized = try metadataSet(.camera(orientation: 6), label: "src", orientation: so)
     let d2 = Diff.compare(source: srcSized, output: turned, policy: .standard)
     #expect(d2.findings.contains { $0.metadataCode == .orientationChanged && $0.severity == .error })
-    #expect(d2.orientation.transform == DisplayTransform(exif: 6))
+    #expect(d2.orientation.transform == ExifOrientation(exif: 6))
     // The coded pixels kept (landscape) with irot 6: shown as the source.
     let kept = try metadataSet(
         .camera(orientation: 6), label: "out",

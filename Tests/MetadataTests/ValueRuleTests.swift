@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 import MetadataIO
 import Testing
@@ -166,5 +167,5 @@ import Testing
     #expect(f.map(\.metadataCode) == [.doubleRotation] && f.allSatisfy { $0.severity == .info })
     // Pixels decide over tags.
     let turned = judge(apple, apple, OrientationEvidence(shownTransform: 6, note: "test"))
-    #expect(turned.verdict == .changed && turned.transform == DisplayTransform(exif: 6))
+    #expect(turned.verdict == .changed && turned.transform == ExifOrientation(exif: 6))
 }

@@ -85,10 +85,10 @@ func verdict(_ ref: RenderImage, _ out: RenderImage) -> (RenderMeasurement, [Fin
     let lin = scene(width: w, height: h)
     let ref = encoded(lin, width: w, height: h)
     // Turned 90° with no tag change: the output is the reference as shown under orientation 6.
-    let turned = ref.oriented(6)
+    let turned = ref.oriented(ExifOrientation(exif: 6))
     #expect(codes(verdict(ref, turned).1) == ["render.orientation:error"])
     #expect(verdict(ref, turned).0.bestOrientation == 8)
-    #expect(codes(verdict(ref, ref.oriented(3)).1) == ["render.orientation:error"])
+    #expect(codes(verdict(ref, ref.oriented(ExifOrientation(exif: 3))).1) == ["render.orientation:error"])
     // +40 % on red and blue in linear light.
     var cast = lin
     for i in stride(from: 0, to: lin.count, by: 3) {
@@ -163,11 +163,11 @@ func verdict(_ ref: RenderImage, _ out: RenderImage) -> (RenderMeasurement, [Fin
     // A 3×2 image with distinct pixels; orientation 6 shows it turned 90° clockwise: 2×3, the bottom-left pixel
     // at the top left.
     let img = RenderImage(width: 3, height: 2, codes: Array(0..<18).map { UInt8($0) }, space: .sRGB)
-    let six = img.oriented(6)
+    let six = img.oriented(ExifOrientation(exif: 6))
     #expect(six.width == 2 && six.height == 3)
     #expect(six.samples[0] == img.samples[3 * 3])  // stored (0, 1) shown at (0, 0)
     for o in 1...8 {
-        let back = img.oriented(o).oriented(RenderVerdict.inverse(o))
+        let back = img.oriented(ExifOrientation(exif: o)).oriented(ExifOrientation(exif: RenderVerdict.inverse(o)))
         #expect(back.samples == img.samples && back.width == 3, "orientation \(o) and its inverse")
     }
 }

@@ -52,8 +52,8 @@ extension Checks {
         } catch {
             return .failure(error)
         }
-        let swap = RenderImage.swapsAxes(orientation)
-        let (w, h) = swap ? (img.height, img.width) : (img.width, img.height)
+        let turn = ExifOrientation(exif: orientation)
+        let (w, h) = turn.displaySize(storedWidth: img.width, storedHeight: img.height)
         var out = LibavifPrimary(
             image: nil, size: HeifDecodedSize(width: w, height: h, codedBitDepth: img.depth),
             strictRefusal: strictRefusal)
@@ -61,8 +61,7 @@ extension Checks {
         var samples = [UInt16](repeating: 0, count: w * h * 3)
         for dy in 0..<h {
             for dx in 0..<w {
-                let s = RenderImage.storedPosition(
-                    dx: dx, dy: dy, storedWidth: img.width, storedHeight: img.height, orientation: orientation)
+                let s = turn.storedPosition(dx: dx, dy: dy, storedWidth: img.width, storedHeight: img.height)
                 let si = 3 * (s.y * img.width + s.x)
                 let di = 3 * (dy * w + dx)
                 samples[di] = UInt16(img.samples[si])

@@ -23,7 +23,7 @@ extension Checks {
             // A primary that does not decode is `decode.primary-failed` already.
             guard let px = ctx.outputPixels else { return }
             let out: RenderImage
-            do { out = try OutputImage.image(px).oriented(ctx.outputPixelsOrientation) } catch {
+            do { out = try OutputImage.image(px).oriented(ExifOrientation(exif: ctx.outputPixelsOrientation)) } catch {
                 ctx.add(RenderFindingCode.skipped, .info, "not compared with the \(ref.description): \(error)")
                 return
             }

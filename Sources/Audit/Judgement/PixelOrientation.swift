@@ -1,3 +1,4 @@
+import ColorScience
 import Fidelity
 import Foundation
 import HEIF
@@ -38,7 +39,7 @@ enum PixelOrientation {
             return OrientationEvidence(note: "not compared: a picture does not decode")
         }
         let swap = quarterTurn(ss, os)
-        let allowed = DisplayTransform.all.filter { swap == nil || $0.swapsAxes == swap }.map(\.exif)
+        let allowed = ExifOrientation.all.filter { swap == nil || $0.swapsAxes == swap }.map(\.exif)
         guard let m = OrientationMatch.compare(reference: a, candidate: b, allowed: allowed) else {
             return OrientationEvidence(note: "not compared: a picture is flat")
         }

@@ -1,3 +1,5 @@
+import ColorScience
+
 /// What readers show of a file, by reader model:
 /// - a HEIF reader applies `irot`/`imir`/`clap` and ignores Exif Orientation (ISO/IEC 23008-12 §6.5.10, §6.5.12;
 ///   MIAF): libheif, Apple, browsers;
@@ -7,11 +9,11 @@ extension OrientationInfo {
     /// True for a HEIF/AVIF file (its primary's transform was read).
     public var isHEIF: Bool { heifTransform != nil }
     /// What a HEIF reader does to the coded pixels.
-    public var heifView: DisplayTransform { DisplayTransform(exif: heifTransform ?? 1) }
+    public var heifView: ExifOrientation { ExifOrientation(exif: heifTransform ?? 1) }
     /// What an Exif-only reader does to the coded pixels (no or an invalid tag: nothing).
-    public var exifView: DisplayTransform { DisplayTransform(exif: exif ?? 1) }
+    public var exifView: ExifOrientation { ExifOrientation(exif: exif ?? 1) }
     /// How the file is shown: the HEIF view for a HEIF file, the Exif view otherwise.
-    public var shown: DisplayTransform { isHEIF ? heifView : exifView }
+    public var shown: ExifOrientation { isHEIF ? heifView : exifView }
     /// True when every reader shows the file the same way (a RAW or JPEG has one model).
     public var modelsAgree: Bool { !isHEIF || heifView == exifView }
 
@@ -55,7 +57,7 @@ public struct OrientationJudgement: Sendable, Codable {
     }
     public var verdict: Verdict
     /// output-as-shown = transform(source-as-shown), when known.
-    public var transform: DisplayTransform?
+    public var transform: ExifOrientation?
     /// What decided: "pixels", "coded data", "sizes", "tags".
     public var basis: String
     public var source: OrientationInfo
@@ -74,11 +76,11 @@ extension OrientationJudgement {
         source s: OrientationInfo, output o: OrientationInfo, evidence: OrientationEvidence, assumedUpright: Bool?
     ) -> OrientationJudgement {
         if let t = evidence.shownTransform {
-            let d = DisplayTransform(exif: t)
+            let d = ExifOrientation(exif: t)
             return OrientationJudgement(
                 verdict: d == .identity ? .kept : .changed, transform: d, basis: "pixels", source: s, output: o)
         }
-        var candidates: [DisplayTransform]
+        var candidates: [ExifOrientation]
         var basis = "tags"
         if evidence.sameCodedPixels {
             candidates = [.identity]
@@ -92,7 +94,7 @@ extension OrientationJudgement {
         }
         if let swap = quarterTurnBetweenCodedRasters(s, o) {
             let fit = candidates.filter { $0.swapsAxes == swap }
-            candidates = fit.isEmpty ? DisplayTransform.all.filter { $0.swapsAxes == swap } : fit
+            candidates = fit.isEmpty ? ExifOrientation.all.filter { $0.swapsAxes == swap } : fit
             basis = basis == "tags" ? "sizes" : basis
         }
         let shownOut = Set(candidates.map { s.shown.inverse.then($0).then(o.shown) })
