@@ -163,7 +163,7 @@ public final class History {
             for x in f.findings {
                 finding.reset(clearBindings: true)
                 try finding.bind([
-                    fileID, runID, x.code, x.severity.rawValue, x.message, x.evidence?.field,
+                    fileID, runID, x.code.rawValue, x.severity.rawValue, x.message, x.evidence?.field,
                     x.evidence?.item.map { Int64($0) }, x.evidence?.offset.map { Int64(clamping: $0) },
                     x.evidence?.expected, x.evidence?.actual,
                 ])

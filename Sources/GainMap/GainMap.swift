@@ -20,5 +20,5 @@
 /// writes both forms with single-target references (libheif 1.15 still opens the file).
 ///
 /// Every finding code is a `gainmap.*` code of the catalogue (`FindingCode` in Findings), named through
-/// `GainMapFindingCode`.
+/// `FindingCode`.
 public enum GainMapModule {}

@@ -383,7 +383,7 @@ public struct Summary: Codable, Hashable, Sendable {
         if f.verdict == .fail { failed += 1 } else { passed += 1 }
         for x in f.findings {
             findingsBySeverity[x.severity.rawValue, default: 0] += 1
-            findingsByCode[x.code, default: 0] += 1
+            findingsByCode[x.code.rawValue, default: 0] += 1
         }
         if f.gainMaps.contains(where: \.isComplete) { gainMapsComplete += 1 }
     }

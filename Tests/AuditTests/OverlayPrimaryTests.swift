@@ -46,7 +46,7 @@ enum OverlayFixture {
     let r = try auditBytes(source: bytes, output: bytes)
     let errors = r.findings.filter { $0.severity == .error }
     #expect(errors.isEmpty, "\(errors.map { "\($0.code): \($0.message)" })")
-    let named = r.findings.filter { $0.code == FindingCode.decodeUnsupported.rawValue }
+    let named = r.findings.filter { $0.code == .decodeUnsupported }
     #expect(named.count == 1)
     #expect(named.first?.severity == .warning)
     #expect(named.first?.message.contains("iovl, item \(o)") == true)

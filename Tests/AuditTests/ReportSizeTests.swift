@@ -17,11 +17,11 @@ private func generatedReport(_ n: Int, failEvery: Int = 100) -> AuditReport {
             findings: failing
                 ? [
                     Finding(
-                        code: FindingCode.containerTruncated.rawValue, severity: .error,
+                        code: .containerTruncated, severity: .error,
                         message: "the file is truncated: 'mdat' declares 3051 bytes but only 3050 remain",
                         evidence: Evidence(offset: 607, actual: "3657 bytes in the file")),
                     Finding(
-                        code: FindingCode.signallingNclxMissing.rawValue, severity: .warning,
+                        code: .signallingNclxMissing, severity: .warning,
                         message: "the primary image has no nclx colour"),
                 ] : [],
             gainMaps: [

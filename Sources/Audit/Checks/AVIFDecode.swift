@@ -89,7 +89,7 @@ extension Checks {
         ctx.decode.append(
             DecodeResult(target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
         ctx.add(
-            .decodeLibavifRefused, .warning,
+            .decodeLibavifRefused,
             "\(LibavifPrimary.decoder) does not decode the primary image (\(why)); its pixels come from libheif",
             Evidence(actual: why, item: ctx.file?.primaryItemID))
     }

@@ -57,7 +57,7 @@ extension Checks {
             ctx.decode.append(
                 DecodeResult(target: "primary", status: "failed", message: failure.description, decoder: libheif))
             ctx.add(
-                FindingCode(failure), .error, "the primary image does not decode: \(failure.description)",
+                FindingCode(failure), "the primary image does not decode: \(failure.description)",
                 Evidence(actual: failure.stage, item: file.primaryItemID))
         } catch {
             decodeFailed(&ctx, error, file: file, primary: primary)
@@ -80,7 +80,7 @@ extension Checks {
                     bitDepth: img.codedBitDepth,
                     message: "decoded re-wrapped; libheif refused the whole file: \(whole)", decoder: libheif))
             ctx.add(
-                .decodePrimaryRewrapped, .info,
+                .decodePrimaryRewrapped,
                 "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
                 Evidence(actual: whole, item: p))
             if thumbs { ctx.thumbnails.primary = thumbnail(img) }
@@ -91,7 +91,7 @@ extension Checks {
             // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
             ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: feature))
             ctx.add(
-                .decodeUnsupported, .warning,
+                .decodeUnsupported,
                 "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
                 Evidence(actual: feature, item: file.primaryItemID))
         } else {
@@ -103,7 +103,7 @@ extension Checks {
                         target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
             }
             ctx.add(
-                .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)" + (avif ?? ""),
+                .decodePrimaryFailed, "the primary image does not decode: \(whole)" + (avif ?? ""),
                 Evidence(item: file.primaryItemID))
         }
     }

@@ -46,7 +46,7 @@ extension Checks {
         ctx.findings += findings
         ctx.gainMapDecodes = decoded.results
         for d in decoded.results where d.status == "failed" {
-            ctx.add(.decodeGainmapFailed, .error, "a gain map does not decode: \(d.message ?? "")")
+            ctx.add(.decodeGainmapFailed, "a gain map does not decode: \(d.message ?? "")")
         }
         if ctx.options.thumbnails, let img = decoded.firstImage { ctx.thumbnails.gainMap = thumbnail(img) }
         pairGainMaps(&ctx, output: GainMapFacts.of(inspection), outputHasOne: inspection.hasGainMap)
@@ -68,7 +68,8 @@ enum GainMapView {
 
     /// Whether a finding code concerns one form: `gainmap.apple.*` only Apple's, tmap/altr/brand/dimg codes only
     /// the ISO form, everything else both.
-    static func concerns(_ code: String, _ kind: String) -> Bool {
+    static func concerns(_ finding: FindingCode, _ kind: String) -> Bool {
+        let code = finding.rawValue
         if code.hasPrefix("gainmap.apple.") { return kind == "apple" }
         for p in [
             "gainmap.tmap.", "gainmap.altr.", "gainmap.brand.", "gainmap.dimg.",
@@ -102,7 +103,7 @@ enum GainMapView {
                 let k = kind(form)
                 func status(_ parts: [GainMapPart]) -> PartStatus {
                     let failing = parts.flatMap { r.part($0).findings }.contains {
-                        policy.severity(for: $0.code, default: $0.severity) == .error && concerns($0.code, k)
+                        policy.severity(for: $0.code.rawValue, default: $0.severity) == .error && concerns($0.code, k)
                     }
                     return failing ? .fail : .pass
                 }

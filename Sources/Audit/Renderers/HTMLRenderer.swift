@@ -153,7 +153,7 @@ public enum HTMLRenderer {
     /// the details chunk that holds its details when they are not in the page (``HTMLRowChunks``).
     public static func row(_ f: FileResult, index i: Int, detailsIn: Int? = nil) -> String {
         var h = ""
-        let codes = Array(Set(f.findings.map(\.code))).sorted()
+        let codes = Array(Set(f.findings.map(\.code.rawValue))).sorted()
         let worst = f.worstSeverity
         h += "<tr class=\"\(f.verdict.rawValue)\" data-verdict=\"\(f.verdict.rawValue)\">"
         let chunk = detailsIn.map { " data-in=\"\($0)\"" } ?? ""
@@ -186,7 +186,7 @@ public enum HTMLRenderer {
     /// the sort key differs from the text, so a report of 100,000 passing files stays small.
     public static func compactRow(_ f: FileResult) -> String {
         let worst = f.worstSeverity
-        let codes = Array(Set(f.findings.map(\.code))).sorted()
+        let codes = Array(Set(f.findings.map(\.code.rawValue))).sorted()
         var h = "<tr class=\"pass\" data-verdict=\"pass\"><td>\(esc(f.name))</td><td class=\"verdict\">pass</td>"
         h +=
             "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
@@ -291,7 +291,7 @@ public enum HTMLRenderer {
             for x in f.findings {
                 let over = x.severity.fails(gate: gate) ? " over" : ""
                 h +=
-                    "<tr class=\"sev-\(x.severity.rawValue)\(over)\"><td>\(x.severity.rawValue)</td><td><code>\(esc(x.code))</code></td>"
+                    "<tr class=\"sev-\(x.severity.rawValue)\(over)\"><td>\(x.severity.rawValue)</td><td><code>\(esc(x.code.rawValue))</code></td>"
                 h +=
                     "<td>\(esc(x.message))</td><td>\(x.evidence.map { esc(EvidenceText.describe($0)) } ?? "")</td></tr>"
             }
