@@ -122,7 +122,7 @@ public final class History {
               passed, failed, errors, warnings, duration_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """,
             [
-                report.run.startedAt, report.tool.version, report.schemaVersion, report.run.mode,
+                report.run.startedAt, report.tool.version, report.schemaVersion, report.run.mode.rawValue,
                 report.run.failOn.rawValue, report.run.decode, report.run.policy,
                 "{" + rootsJSON.joined(separator: ", ") + "}", s.files, s.passed, s.failed,
                 s.findingsBySeverity["error"] ?? 0, s.findingsBySeverity["warning"] ?? 0,

@@ -14,9 +14,9 @@ import Testing
     #expect(failed.message.contains("libavif \(AVIFDecoder.shortVersion) does not decode it either"), "\(failed)")
     let libavif = try #require(
         report.decode.first { $0.decoder == "libavif \(AVIFDecoder.shortVersion)" }, "\(report.decode)")
-    #expect(libavif.target == "primary" && libavif.status == "failed")
+    #expect(libavif.target == .primary && libavif.status == .failed)
     #expect(libavif.message?.contains("avifDecoderReadMemory") == true, "\(libavif)")
-    #expect(report.decode.contains { $0.decoder?.hasPrefix("libheif ") == true && $0.status == "failed" })
+    #expect(report.decode.contains { $0.decoder?.hasPrefix("libheif ") == true && $0.status == .failed })
     #expect(!report.findings.contains { $0.code == .decodeLibavifRefused }, "one finding for a file none decodes")
 }
 
@@ -39,9 +39,9 @@ import Testing
     #expect(refused.first?.severity == .warning)
     #expect(refused.first?.message.contains("No AV1 items found") == true, "\(refused)")
     #expect(!report.findings.contains { $0.code == .decodePrimaryFailed }, "\(report.findings)")
-    let ok = try #require(report.decode.first { $0.status == "ok" }, "\(report.decode)")
+    let ok = try #require(report.decode.first { $0.status == .ok }, "\(report.decode)")
     #expect(ok.decoder?.hasPrefix("libheif ") == true && ok.width == 256 && ok.height == 192, "\(ok)")
-    #expect(report.decode.contains { $0.decoder == "libavif \(AVIFDecoder.shortVersion)" && $0.status == "failed" })
+    #expect(report.decode.contains { $0.decoder == "libavif \(AVIFDecoder.shortVersion)" && $0.status == .failed })
 }
 
 /// libavif refuses bytes that are not an AVIF with its own reason, and never traps on a cut file.

@@ -28,11 +28,11 @@ private func generatedReport(_ n: Int, failEvery: Int = 100) -> AuditReport {
                 GainMapResult(
                     kind: "apple", item: 10, description: .pass, metadata: .pass, data: .pass, colourSpace: .absent)
             ],
-            decode: [DecodeResult(target: "primary", status: "skipped")])
+            decode: [DecodeResult(target: .primary, status: .skipped)])
     }
     return AuditReport(
         tool: ToolInfo(version: "test"), libraries: [],
-        run: RunParameters(mode: "outputs-only", startedAt: "2026-12-02T00:00:00Z", decode: false), files: files)
+        run: RunParameters(mode: .outputsOnly, startedAt: "2026-12-02T00:00:00Z", decode: false), files: files)
 }
 
 /// The report's files: report.html, and the chunk files in report-files/ (name → bytes).

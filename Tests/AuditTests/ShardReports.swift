@@ -51,11 +51,11 @@ enum ShardReports {
                                 kind: "iso", item: 7, description: .pass, metadata: .pass, data: .pass,
                                 colourSpace: i % 9 == 0 ? .fail : .pass)
                         ] : [],
-                    decode: missing ? [] : [DecodeResult(target: "primary", status: "ok", width: 64, height: 48)]))
+                    decode: missing ? [] : [DecodeResult(target: .primary, status: .ok, width: 64, height: 48)]))
         }
         files.sort { $0.name < $1.name }
         let run = RunParameters(
-            mode: "directories", startedAt: "2026-01-02T03:04:05Z", durationSeconds: 0, failOn: failOn,
+            mode: .directories, startedAt: "2026-01-02T03:04:05Z", durationSeconds: 0, failOn: failOn,
             jobs: 1, roots: ["outputs": "out", "sources": "src"])
         return AuditReport(
             tool: ToolInfo(version: "0.0.0-test"), libraries: [LibraryVersion(name: "libheif", version: "X")],

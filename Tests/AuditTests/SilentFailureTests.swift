@@ -40,7 +40,7 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     #expect(codes(r).isEmpty, "unexpected: \(r.findings)")
     #expect(r.gainMaps.map(\.kind) == ["apple", "iso"])
     #expect(r.gainMaps.allSatisfy { $0.isComplete })
-    #expect(r.decode.map(\.status) == ["ok", "ok"])
+    #expect(r.decode.map(\.status) == [.ok, .ok])
     #expect(r.decode.first?.width == 64)
     #expect(thumbnails.primary?.starts(with: pngSignature) == true)
     #expect(thumbnails.gainMap?.starts(with: pngSignature) == true)

@@ -82,7 +82,7 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
     let reportDir = dir.appendingPathComponent("report")
     let report = Auditor.run(
         Pairing(jobs: [AuditJob(name: "bad.heic", source: src, output: bad)], unmatchedOutputs: []),
-        options: AuditOptions(policy: .readbackOutputs, thumbnails: true), mode: "pair", roots: [:],
+        options: AuditOptions(policy: .readbackOutputs, thumbnails: true), mode: .pair, roots: [:],
         tool: ToolInfo(version: "test"), libraries: [], thumbnails: ThumbnailFolder(reportDirectory: reportDir))
     #expect(report.files.first?.findings.contains { $0.code == .renderCast } == true)
     try Auditor.writeReports(report, to: reportDir, html: .inlined)

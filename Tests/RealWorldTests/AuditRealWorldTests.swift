@@ -69,7 +69,7 @@ enum AuditExpectations {
     let pairing = try Pairing.outputsOnly(root)
     #expect(pairing.jobs.count >= 50, "expected the corpus's HEIF files, found \(pairing.jobs.count)")
     let report = Auditor.run(
-        pairing, options: AuditOptions(decode: true, jobs: 2), mode: "outputs-only", roots: ["outputs": root.path],
+        pairing, options: AuditOptions(decode: true, jobs: 2), mode: .outputsOnly, roots: ["outputs": root.path],
         tool: ToolInfo(version: "test"), libraries: [])
     let actual = report.files.map(AuditExpectations.verdict)
     if ProcessInfo.processInfo.environment["RECORD_EXPECTATIONS"] != nil {
@@ -105,7 +105,7 @@ enum AuditExpectations {
     let iphone16 = audit("heic/libvips_pr5132_iphone16_apple-heic-gainmap.heic")
     #expect(iphone16.gainMaps.map(\.kind) == ["apple", "iso"])
     #expect(iphone16.gainMaps.allSatisfy { $0.isComplete })
-    #expect(iphone16.decode.first?.status == "ok")
+    #expect(iphone16.decode.first?.status == .ok)
     #expect(iphone16.decode.first?.width == 5712)
     #expect(iphone16.verdict(failOn: .error) == .pass)
     // A truncated file: a container error with its offset (the mdat at 607 declares one byte more than remains).

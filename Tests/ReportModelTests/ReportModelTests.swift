@@ -110,3 +110,16 @@ import Testing
     }
     #expect(message.contains("unknown finding code 'container.from-the-future'"), "\(message)")
 }
+
+/// The run's mode and a decode row's target and status are enums whose JSON is the strings reports always had.
+@Test func modesTargetsAndStatusesAreWrittenAsTheirStrings() throws {
+    #expect(AuditMode.allCases.map(\.rawValue) == ["pair", "directories", "pairs-file", "outputs-only", "output"])
+    #expect(DecodeResult.Target.allCases.map(\.rawValue) == ["primary", "gainmap"])
+    #expect(DecodeResult.Status.allCases.map(\.rawValue) == ["ok", "failed", "skipped"])
+    let e = JSONEncoder()
+    e.outputFormatting = .sortedKeys
+    let row = String(decoding: try e.encode(DecodeResult(target: .gainmap, status: .skipped)), as: UTF8.self)
+    #expect(row == #"{"status":"skipped","target":"gainmap"}"#)
+    let run = String(decoding: try e.encode(RunParameters(mode: .pairsFile, startedAt: "t")), as: UTF8.self)
+    #expect(run.contains(#""mode":"pairs-file""#), "\(run)")
+}

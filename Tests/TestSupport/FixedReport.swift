@@ -30,7 +30,7 @@ public enum FixedReport {
                         note: "pixels rotated"),
                 ],
                 gainMaps: [],
-                decode: [DecodeResult(target: "primary", status: "ok", width: 6000, height: 4000, bitDepth: 10)],
+                decode: [DecodeResult(target: .primary, status: .ok, width: 6000, height: 4000, bitDepth: 10)],
                 fileFacts: [
                     FileFactRow(
                         fact: "mtime", source: "2019-06-20T10:00:00Z", output: "2026-01-02T03:04:05Z", status: "changed"
@@ -54,8 +54,8 @@ public enum FixedReport {
                         kind: "apple", item: 5, description: .pass, metadata: .fail, data: .pass, colourSpace: .absent),
                 ],
                 decode: [
-                    DecodeResult(target: "primary", status: "ok", width: 4032, height: 3024, bitDepth: 8),
-                    DecodeResult(target: "gainmap", status: "failed", message: "libheif: Unsupported color conversion"),
+                    DecodeResult(target: .primary, status: .ok, width: 4032, height: 3024, bitDepth: 8),
+                    DecodeResult(target: .gainmap, status: .failed, message: "libheif: Unsupported color conversion"),
                 ]),
             FileResult(
                 name: "c/IMG_0003.dng", source: "c/IMG_0003.dng", sourceBytes: 100,
@@ -75,7 +75,7 @@ public enum FixedReport {
                 ]),
         ]
         let run = RunParameters(
-            mode: "directories", startedAt: "2026-01-02T03:04:05Z", durationSeconds: 0, failOn: .error, decode: true,
+            mode: .directories, startedAt: "2026-01-02T03:04:05Z", durationSeconds: 0, failOn: .error, decode: true,
             jobs: 2, policy: "built-in", roots: ["outputs": "out", "sources": "src"])
         return AuditReport(
             tool: ToolInfo(version: "0.0.0-test"),

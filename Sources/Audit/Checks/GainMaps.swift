@@ -28,7 +28,7 @@ extension Checks {
                     let img = try Isolated.heifPrimary(standalone, format: .firstPlane)
                     decoded.results.append(
                         DecodeResult(
-                            target: "gainmap", status: "ok", width: img.width, height: img.height,
+                            target: .gainmap, status: .ok, width: img.width, height: img.height,
                             bitDepth: img.codedBitDepth))
                     if thumbs && decoded.firstImage == nil {
                         decoded.firstImage = try? Isolated.heifPrimary(standalone, format: .rgb8)
@@ -36,7 +36,7 @@ extension Checks {
                     return DecodedPlane(
                         width: img.width, height: img.height, bitDepth: img.bitDepth, samples: img.samples)
                 } catch {
-                    decoded.results.append(DecodeResult(target: "gainmap", status: "failed", message: "\(error)"))
+                    decoded.results.append(DecodeResult(target: .gainmap, status: .failed, message: "\(error)"))
                     throw error
                 }
             } : nil
@@ -45,7 +45,7 @@ extension Checks {
         ctx.gainMaps = results
         ctx.findings += findings
         ctx.gainMapDecodes = decoded.results
-        for d in decoded.results where d.status == "failed" {
+        for d in decoded.results where d.status == .failed {
             ctx.add(.decodeGainmapFailed, "a gain map does not decode: \(d.message ?? "")")
         }
         if ctx.options.thumbnails, let img = decoded.firstImage { ctx.thumbnails.gainMap = thumbnail(img) }

@@ -80,7 +80,7 @@ extension Checks {
     static func overlayPrimary(_ ctx: inout Context) -> Bool {
         guard ctx.options.decode, let file = ctx.file, let item = file.overlayInPrimaryDerivation else { return false }
         let why = HEIFFile.overlayRefusal(item)
-        ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: why))
+        ctx.decode.append(DecodeResult(target: .primary, status: .skipped, message: why))
         ctx.add(
             .decodeUnsupported, "\(why): not decoded, not judged by its pixels",
             Evidence(actual: "iovl (item \(item))", item: item))
