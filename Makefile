@@ -99,7 +99,7 @@ build: deps stale-objects
 	@mkdir -p .build; set -o pipefail; $(SWIFT) build 2>&1 | tee .build/build.log
 
 # Swift's incremental build does not recompile the other modules' files when FindingCode gains or loses a case, yet
-# the layout of every Optional holding one (FindingCode?, MetadataFindingCode?: nil is the first unused tag) changes
+# the layout of every Optional holding one (FindingCode?: nil is the first unused tag) changes
 # with the count; a stale test file then never sees an iterator's nil and records millions of issues. When the count
 # of cases changed since the last build, every Swift object file is dropped (one full rebuild).
 stale-objects:

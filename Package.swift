@@ -215,9 +215,10 @@ let package = Package(
             dependencies: ["ColorScience", "Exiv2Bridge", "FileFacts", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
         .testTarget(
             name: "GainMapTests",
-            dependencies: ["ColorScience", "CorpusKit", "GainMap", "HEIF", "HeifCodec", "TestSupport"]
+            dependencies: ["ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF", "HeifCodec", "TestSupport"]
         ),
-        .testTarget(name: "ReportModelTests", dependencies: ["ReportModel", "TestSupport"], exclude: ["Goldens"]),
+        .testTarget(
+            name: "ReportModelTests", dependencies: ["Findings", "ReportModel", "TestSupport"], exclude: ["Goldens"]),
         .testTarget(
             name: "CorpusTests",
             dependencies: [

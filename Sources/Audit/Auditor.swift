@@ -20,7 +20,7 @@ public enum Auditor {
     ///   - progress: called after each file, serialised.
     /// - Returns: the report, summary computed.
     public static func run(
-        _ pairing: Pairing, options: AuditOptions, mode: String, roots: [String: String], tool: ToolInfo,
+        _ pairing: Pairing, options: AuditOptions, mode: AuditMode, roots: [String: String], tool: ToolInfo,
         libraries: [LibraryVersion], decoders: any Decoders, clock: @escaping @Sendable () -> Date = { Date() },
         thumbnails: ThumbnailFolder? = nil,
         progress: @escaping @Sendable (Int, Int, FileResult) -> Void = { _, _, _ in }

@@ -32,12 +32,12 @@ public enum Baseline {
     ) {
         var regressions: [BaselineComparison.Change] = []
         var improvements: [BaselineComparison.Change] = []
-        let errorsNow = Set(f.findings.filter { $0.severity == .error }.map(\.code))
+        let errorsNow = Set(f.findings.filter { $0.severity == .error }.map(\.code.rawValue))
         guard let b else {
             for c in errorsNow.sorted() { regressions.append(.init(file: f.name, kind: "new-error", subject: c)) }
             return (regressions, improvements)
         }
-        let errorsBefore = Set(b.findings.filter { $0.severity == .error }.map(\.code))
+        let errorsBefore = Set(b.findings.filter { $0.severity == .error }.map(\.code.rawValue))
         for c in errorsNow.subtracting(errorsBefore) {
             regressions.append(.init(file: f.name, kind: "new-error", subject: c))
         }

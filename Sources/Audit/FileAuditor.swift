@@ -57,14 +57,14 @@ public struct FileAuditor: Sendable {
             if sourceBytes == nil {
                 findings.append(
                     Finding(
-                        code: .inputUnreadable, severity: .error,
+                        .inputUnreadable,
                         message: "the source cannot be read: \(job.sourceDisplay ?? s.path)"))
             }
         }
         guard let out = job.output else {
             findings.append(
                 Finding(
-                    code: .outputMissing, severity: .error,
+                    .outputMissing,
                     message: "no output was found for this source",
                     evidence: Evidence(expected: "an output with the same stem")))
             let r = FileResult(
@@ -75,7 +75,7 @@ public struct FileAuditor: Sendable {
         guard let outSize = Self.fileSize(out), let bytes = try? FileContent.read(path: out.path) else {
             findings.append(
                 Finding(
-                    code: .inputUnreadable, severity: .error,
+                    .inputUnreadable,
                     message: "the output cannot be read: \(job.outputDisplay ?? out.path)"))
             let r = FileResult(
                 name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
@@ -103,14 +103,14 @@ public struct FileAuditor: Sendable {
             if let lo = options.policy.sizeRatioMin, r < lo {
                 ctx.findings.append(
                     Finding(
-                        code: .sizeRatio, severity: .warning,
+                        .sizeRatio,
                         message: "the output is \(r) × the source's size, below the policy's \(lo)",
                         evidence: Evidence(expected: "≥ \(lo)", actual: String(r))))
             }
             if let hi = options.policy.sizeRatioMax, r > hi {
                 ctx.findings.append(
                     Finding(
-                        code: .sizeRatio, severity: .warning,
+                        .sizeRatio,
                         message: "the output is \(r) × the source's size, above the policy's \(hi)",
                         evidence: Evidence(expected: "≤ \(hi)", actual: String(r))))
             }

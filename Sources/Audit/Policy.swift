@@ -280,7 +280,7 @@ public struct Policy: Hashable, Sendable {
     /// Applies the policy's severities to findings: rewrites each severity, drops findings turned off.
     public func apply(_ findings: [Finding]) -> [Finding] {
         findings.compactMap { f in
-            guard let s = severity(for: f.code, default: f.severity) else { return nil }
+            guard let s = severity(for: f.code.rawValue, default: f.severity) else { return nil }
             var g = f
             g.severity = s
             return g

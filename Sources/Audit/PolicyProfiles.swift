@@ -26,7 +26,7 @@ public struct VerdictRule: Hashable, Sendable {
 
     /// True when the rule applies to a finding.
     public func matches(_ f: Finding) -> Bool {
-        (severity == nil || severity == f.severity) && patterns.contains { Policy.glob($0, f.code) }
+        (severity == nil || severity == f.severity) && patterns.contains { Policy.glob($0, f.code.rawValue) }
     }
 }
 

@@ -122,7 +122,7 @@ public final class History {
               passed, failed, errors, warnings, duration_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """,
             [
-                report.run.startedAt, report.tool.version, report.schemaVersion, report.run.mode,
+                report.run.startedAt, report.tool.version, report.schemaVersion, report.run.mode.rawValue,
                 report.run.failOn.rawValue, report.run.decode, report.run.policy,
                 "{" + rootsJSON.joined(separator: ", ") + "}", s.files, s.passed, s.failed,
                 s.findingsBySeverity["error"] ?? 0, s.findingsBySeverity["warning"] ?? 0,
@@ -163,7 +163,7 @@ public final class History {
             for x in f.findings {
                 finding.reset(clearBindings: true)
                 try finding.bind([
-                    fileID, runID, x.code, x.severity.rawValue, x.message, x.evidence?.field,
+                    fileID, runID, x.code.rawValue, x.severity.rawValue, x.message, x.evidence?.field,
                     x.evidence?.item.map { Int64($0) }, x.evidence?.offset.map { Int64(clamping: $0) },
                     x.evidence?.expected, x.evidence?.actual,
                 ])

@@ -3,11 +3,12 @@
 ///
 /// A finding is a stable dotted code, a severity, one line for a person and the evidence that is known. Every code
 /// is a case of the one catalogue, ``FindingCode`` (its default severity, topic, meaning and effect on a
-/// conversion); reports, baselines and policies key on the code's string, so a renamed code keeps its old name as
-/// an alias for one report-schema version.
+/// conversion), so a code the catalogue does not list cannot be raised; reports, baselines and policies key on the
+/// code's string, so a renamed code keeps its old name as an alias for one report-schema version.
 public struct Finding: Codable, Hashable, Sendable, CustomStringConvertible {
-    /// A stable, dotted code from ``FindingCode`` (`container.pitm.missing`, `gainmap.tmap.gamma-zero`, …).
-    public var code: String
+    /// A stable, dotted code from ``FindingCode`` (`container.pitm.missing`, `gainmap.tmap.gamma-zero`, …); JSON
+    /// holds its string.
+    public var code: FindingCode
     /// How bad it is: the checker's default, which the audit policy may rewrite by code.
     public var severity: Severity
     /// One line of text.
@@ -17,7 +18,7 @@ public struct Finding: Codable, Hashable, Sendable, CustomStringConvertible {
 
     /// Makes a finding; line breaks in the message and in the evidence's texts become single spaces (libraries
     /// end their messages with newlines), and empty evidence becomes nil.
-    public init(code: String, severity: Severity, message: String, evidence: Evidence? = nil) {
+    public init(code: FindingCode, severity: Severity, message: String, evidence: Evidence? = nil) {
         self.code = code
         self.severity = severity
         self.message = Self.oneLine(message)

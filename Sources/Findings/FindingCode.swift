@@ -5,7 +5,7 @@
 /// baselines and policies key on it. Each case carries its default severity, its topic, a one-line meaning and what
 /// it does to a conversion (``ConversionEffect``); `readback codes` prints the catalogue and docs/codes.md is
 /// generated from it. A renamed code keeps its old name as an alias (``aliases``) for one report-schema version.
-public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
+public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable, CustomStringConvertible {
     case containerBoxTruncated = "container.box.truncated"
     case containerBoxInvalidSize = "container.box.invalid-size"
     case containerBoxMalformed = "container.box.malformed"
@@ -181,6 +181,8 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
 
     /// The code's string, as reports write it.
     public var code: String { rawValue }
+    /// The code's string, so a code interpolated into a message reads as reports write it (not as the case name).
+    public var description: String { rawValue }
     /// The severity the emitter gives a finding unless it says otherwise (the audit policy may rewrite it).
     public var severity: Severity { entry.severity }
     /// What the code is about.
@@ -209,7 +211,37 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
 
     /// A finding of this code with its default severity unless `severity` is given.
     public func finding(_ message: String, severity: Severity? = nil, evidence: Evidence? = nil) -> Finding {
-        Finding(code: rawValue, severity: severity ?? self.severity, message: message, evidence: evidence)
+        Finding(code: self, severity: severity ?? self.severity, message: message, evidence: evidence)
+    }
+
+    /// Reads a code's string: a current code or an old spelling (``aliases``, read as the current code). A string
+    /// the catalogue does not know (a report or baseline written by a newer Readback) is ``Unknown``, which names
+    /// the code and where it was; it is never read as some other code.
+    public init(from decoder: any Decoder) throws {
+        let s = try decoder.singleValueContainer().decode(String.self)
+        guard let code = Self.named(s) else { throw Unknown(code: s, codingPath: decoder.codingPath) }
+        self = code
+    }
+
+    /// A code string this build's catalogue does not list.
+    public struct Unknown: Error, CustomStringConvertible, Sendable {
+        /// The string read.
+        public let code: String
+        /// Where it was read, `files[3].findings[0].code`; empty at the top level.
+        public let path: String
+
+        init(code: String, codingPath: [any CodingKey]) {
+            self.code = code
+            path = codingPath.reduce("") { p, k in
+                k.intValue.map { "\(p)[\($0)]" } ?? (p.isEmpty ? k.stringValue : "\(p).\(k.stringValue)")
+            }
+        }
+
+        public var description: String {
+            let at = path.isEmpty ? "" : " (\(path))"
+            return "unknown finding code '\(code)'\(at): this build's catalogue does not list it; was the report"
+                + " written by a newer Readback?"
+        }
     }
 
     /// What a code is about.
@@ -258,16 +290,9 @@ public enum FindingCode: String, CaseIterable, Sendable, Codable, Comparable {
 }
 
 extension Finding {
-    /// A finding of a catalogued code, with the code's default severity unless `severity` is given.
+    /// A finding of a catalogued code, with the code's default severity unless `severity` is given: a call site
+    /// names a severity only where it differs from the catalogue's.
     public init(_ code: FindingCode, severity: Severity? = nil, message: String, evidence: Evidence? = nil) {
-        self.init(code: code.rawValue, severity: severity ?? code.severity, message: message, evidence: evidence)
+        self.init(code: code, severity: severity ?? code.severity, message: message, evidence: evidence)
     }
-
-    /// A finding of a catalogued code with an explicit severity.
-    public init(code: FindingCode, severity: Severity, message: String, evidence: Evidence? = nil) {
-        self.init(code: code.rawValue, severity: severity, message: message, evidence: evidence)
-    }
-
-    /// The finding's code in the catalogue; nil for a code the catalogue does not list.
-    public var catalogued: FindingCode? { FindingCode.named(code) }
 }

@@ -19,6 +19,5 @@
 /// (description, metadata, data, colour, consistency); `GainMapWriter.add(to:baseItemID:gainMap:metadata:…)`
 /// writes both forms with single-target references (libheif 1.15 still opens the file).
 ///
-/// Every finding code is a `gainmap.*` code of the catalogue (`FindingCode` in Findings), named through
-/// `GainMapFindingCode`.
+/// Every finding code is a `gainmap.*` case of the catalogue (`FindingCode` in Findings), named as it is there.
 public enum GainMapModule {}

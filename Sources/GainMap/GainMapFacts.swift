@@ -56,8 +56,9 @@ public struct GainMapFacts: Sendable, Hashable {
         if s.forms.isDisjoint(with: o.forms) {
             out.append(
                 Finding(
-                    .formChanged, .info,
-                    "the source's gain map (\(sf)) is carried in another form in the output (\(of)): not a loss"))
+                    .gainmapFormChanged,
+                    message:
+                        "the source's gain map (\(sf)) is carried in another form in the output (\(of)): not a loss"))
         }
         guard let a = s.metadata, let b = o.metadata else { return out }
         var diffs: [String] = []
@@ -92,8 +93,8 @@ public struct GainMapFacts: Sendable, Hashable {
         if !diffs.isEmpty {
             out.append(
                 Finding(
-                    .metadataChanged, .warning,
-                    "the output's gain map differs from the source's: " + diffs.joined(separator: "; ")))
+                    .gainmapMetadataChanged,
+                    message: "the output's gain map differs from the source's: " + diffs.joined(separator: "; ")))
         }
         return out
     }

@@ -160,7 +160,9 @@ public enum GainMapInspector {
         let tmaps = file.toneMapItems
         if file.brands?.compatible.contains("tmap") == true || file.brands?.major == "tmap", tmaps.isEmpty {
             fileFindings.append(
-                Finding(.brandWithoutTmap, .error, "ftyp lists the tmap brand but the file has no tmap item", offset: 0)
+                Finding(
+                    .gainmapBrandWithoutTmap, message: "ftyp lists the tmap brand but the file has no tmap item",
+                    evidence: Evidence(offset: 0))
             )
         }
         // ISO form: one record per tmap item.
@@ -200,8 +202,13 @@ public enum GainMapInspector {
         var findings: [Finding] = []
         var evidence: [String] = []
         var unverified = false
-        mutating func add(_ c: GainMapFindingCode, _ s: Severity, _ m: String, _ o: Int?) {
-            findings.append(Finding(c, s, m, offset: o))
+        /// Adds a finding at the catalogue's severity for `c`.
+        mutating func add(_ c: FindingCode, _ m: String, _ o: Int?) {
+            findings.append(Finding(c, message: m, evidence: Evidence(offset: o)))
+        }
+        /// Adds a finding at a severity other than the catalogue's.
+        mutating func add(_ c: FindingCode, _ s: Severity, _ m: String, _ o: Int?) {
+            findings.append(Finding(c, severity: s, message: m, evidence: Evidence(offset: o)))
         }
         func report(_ p: GainMapPart) -> GainMapPartReport {
             let worst = findings.map(\.severity).max()

@@ -39,7 +39,7 @@ extension GainMapMath {
             throw .invalidInput("gain map or metadata is empty")
         }
         let invalid = GainMapValidation.validate(ToneMapImage(metadata: metadata)).filter {
-            [.tmapDenominatorZero, .tmapGammaZero, .tmapChannelCount].contains($0.gainMapCode)
+            [.gainmapTmapDenominatorZero, .gainmapTmapGammaZero, .gainmapTmapChannelCount].contains($0.code)
         }
         guard invalid.isEmpty else { throw .invalidMetadata(invalid) }
         var out = base

@@ -39,7 +39,8 @@ extension ToneMapImage {
     public static func decode(_ body: [UInt8]) -> ToneMapDecoding {
         guard let image = parse(body) else {
             return ToneMapDecoding(
-                image: nil, findings: [Finding(.tmapLength, .error, "tmap body is empty", offset: 0)])
+                image: nil,
+                findings: [Finding(.gainmapTmapLength, message: "tmap body is empty", evidence: Evidence(offset: 0))])
         }
         return ToneMapDecoding(image: image, findings: GainMapValidation.validate(image))
     }
@@ -113,7 +114,7 @@ extension ToneMapImage {
     /// - Returns: the item body.
     /// - Throws: `GainMapError.invalidMetadata` with the findings.
     public func encoded() throws(GainMapError) -> [UInt8] {
-        guard let metadata else { throw .invalidMetadata([Finding(.tmapLength, .error, "no metadata")]) }
+        guard let metadata else { throw .invalidMetadata([Finding(.gainmapTmapLength, message: "no metadata")]) }
         var probe = ToneMapImage(metadata: metadata)
         probe.version = version
         let findings = GainMapValidation.validate(probe)
@@ -172,16 +173,17 @@ public enum GainMapValidation {
         var out = ToneMapFindings(image: image)
         guard image.version == 0 else {
             out.add(
-                .tmapVersionUnsupported, .error,
+                .gainmapTmapVersionUnsupported,
                 "ToneMapImage version \(image.version) is not 0; readers ignore the gain map", .version)
             return sorted(out.all)
         }
         guard let m = image.metadata else {
             out.all.append(
                 Finding(
-                    .tmapLength, .error,
-                    "tmap body is \(image.byteCount) bytes, too short for its header (needs \(image.requiredByteCount))",
-                    offset: image.truncatedAt ?? image.byteCount))
+                    .gainmapTmapLength,
+                    message:
+                        "tmap body is \(image.byteCount) bytes, too short for its header (needs \(image.requiredByteCount))",
+                    evidence: Evidence(offset: image.truncatedAt ?? image.byteCount)))
             return sorted(out.all)
         }
         checkVersionsAndFlags(m, &out)
@@ -196,13 +198,13 @@ public enum GainMapValidation {
         let supported = GainMapMetadata.supportedVersion
         if m.minimumVersion > supported {
             out.add(
-                .tmapMinimumVersionUnsupported, .error,
+                .gainmapTmapMinimumVersionUnsupported,
                 "minimum_version \(m.minimumVersion) > supported \(supported); readers ignore the gain map",
                 .minimumVersion)
         }
         if m.writerVersion < m.minimumVersion {
             out.add(
-                .tmapWriterVersionBelowMinimum, .error,
+                .gainmapTmapWriterVersionBelowMinimum,
                 "writer_version \(m.writerVersion) < minimum_version \(m.minimumVersion)", .writerVersion)
         }
         if m.reservedFlags != 0 {
@@ -212,16 +214,16 @@ public enum GainMapValidation {
             let other = m.reservedFlags & ~0x0C
             if other != 0 { parts.append("reserved 0x" + String(other, radix: 16)) }
             out.add(
-                .tmapNonstandardFlags, .warning,
-                "flags set bits ISO 21496-1 reserves: " + parts.joined(separator: ", "), .flags)
+                .gainmapTmapNonstandardFlags, "flags set bits ISO 21496-1 reserves: " + parts.joined(separator: ", "),
+                .flags)
         }
         if image.layout == .commonDenominator {
             out.add(
-                .tmapCommonDenominator, .warning,
+                .gainmapTmapCommonDenominator,
                 "common-denominator layout (libultrahdr draft); ISO 21496-1 readers such as libavif misread it", .flags)
         }
         if m.channels.count != 1 && m.channels.count != 3, image.truncatedAt == nil {
-            out.add(.tmapChannelCount, .error, "\(m.channels.count) channels; ISO 21496-1 has 1 or 3", .flags)
+            out.add(.gainmapTmapChannelCount, "\(m.channels.count) channels; ISO 21496-1 has 1 or 3", .flags)
         }
     }
 
@@ -232,16 +234,18 @@ public enum GainMapValidation {
         if let at = image.truncatedAt {
             out.all.append(
                 Finding(
-                    .tmapLength, .error,
-                    "tmap body is \(image.byteCount) bytes; its \([142, 78].contains(image.requiredByteCount) ? "three" : "one")-channel \(image.layout.rawValue) layout needs \(image.requiredByteCount)",
-                    offset: at))
+                    .gainmapTmapLength,
+                    message:
+                        "tmap body is \(image.byteCount) bytes; its \([142, 78].contains(image.requiredByteCount) ? "three" : "one")-channel \(image.layout.rawValue) layout needs \(image.requiredByteCount)",
+                    evidence: Evidence(offset: at)))
         } else if image.trailingByteCount > 0 && m.minimumVersion <= supported {
             if m.writerVersion <= supported {
                 out.all.append(
                     Finding(
-                        .tmapExtraBytes, .error,
-                        "\(image.trailingByteCount) bytes after the metadata with writer_version \(m.writerVersion); the body must end at \(image.requiredByteCount)",
-                        offset: image.requiredByteCount))
+                        .gainmapTmapExtraBytes,
+                        message:
+                            "\(image.trailingByteCount) bytes after the metadata with writer_version \(m.writerVersion); the body must end at \(image.requiredByteCount)",
+                        evidence: Evidence(offset: image.requiredByteCount)))
             }
         }
     }
@@ -251,7 +255,7 @@ public enum GainMapValidation {
         let names = ["base", "alternate"]
         for (i, h) in [m.baseHdrHeadroom, m.alternateHdrHeadroom].enumerated() where h.denominator == 0 {
             out.add(
-                .tmapDenominatorZero, .error, "\(names[i])_hdr_headroom has denominator 0",
+                .gainmapTmapDenominatorZero, "\(names[i])_hdr_headroom has denominator 0",
                 i == 0 ? .baseHeadroomDenominator : .alternateHeadroomDenominator)
         }
         for (c, ch) in m.channels.enumerated() {
@@ -264,11 +268,11 @@ public enum GainMapValidation {
                 ("alternate_offset", ch.alternateOffset.denominator, .alternateOffsetDenominator),
             ]
             for (name, d, field) in dens where d == 0 {
-                out.add(.tmapDenominatorZero, .error, "\(name)\(label) has denominator 0", field, c)
+                out.add(.gainmapTmapDenominatorZero, "\(name)\(label) has denominator 0", field, c)
             }
             if ch.gamma.numerator == 0 {
                 out.add(
-                    .tmapGammaZero, .error, "gamma\(label) is 0/\(ch.gamma.denominator); it must be > 0",
+                    .gainmapTmapGammaZero, "gamma\(label) is 0/\(ch.gamma.denominator); it must be > 0",
                     .gammaNumerator, c)
             }
             if ch.min.denominator != 0 && ch.max.denominator != 0 {
@@ -277,7 +281,7 @@ public enum GainMapValidation {
                 let rhs = Int64(ch.max.numerator) * Int64(ch.min.denominator)
                 if lhs > rhs {
                     out.add(
-                        .tmapMinExceedsMax, .error, "gain_map_min \(ch.min)\(label) exceeds gain_map_max \(ch.max)",
+                        .gainmapTmapMinExceedsMax, "gain_map_min \(ch.min)\(label) exceeds gain_map_max \(ch.max)",
                         .minNumerator, c)
                 }
             }
@@ -294,9 +298,7 @@ private struct ToneMapFindings {
     let image: ToneMapImage
     var all: [Finding] = []
 
-    mutating func add(
-        _ code: GainMapFindingCode, _ sev: Severity, _ msg: String, _ field: ToneMapImage.Field, _ c: Int = 0
-    ) {
-        all.append(Finding(code, sev, msg, offset: image.offset(of: field, channel: c)))
+    mutating func add(_ code: FindingCode, _ msg: String, _ field: ToneMapImage.Field, _ c: Int = 0) {
+        all.append(Finding(code, message: msg, evidence: Evidence(offset: image.offset(of: field, channel: c))))
     }
 }

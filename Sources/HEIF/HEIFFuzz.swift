@@ -33,7 +33,7 @@ public enum HEIFFuzz {
         guard deep else { return nil }
         if let p = f.primaryItemID, let s = f.standaloneFile(for: p) {
             let errors = HEIFFile(bytes: s, limits: limits).findings.filter {
-                $0.severity == .error && $0.code != FindingCode.containerIspeMissing.rawValue
+                $0.severity == .error && $0.code != .containerIspeMissing
             }
             if !errors.isEmpty { return "standaloneFile has error findings: \(errors.map(\.code))" }
         }

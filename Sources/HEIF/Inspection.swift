@@ -112,7 +112,7 @@ public struct Inspection: Codable, Sendable {
 
     /// A container finding as the JSON form writes it, flat: `{code, severity, message, offset?}`.
     public struct FindingSummary: Codable, Sendable, CustomStringConvertible {
-        public var code: String
+        public var code: FindingCode
         public var severity: Severity
         public var message: String
         public var offset: Int?

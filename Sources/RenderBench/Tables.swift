@@ -88,23 +88,23 @@ enum Tables {
         s += "| render.blank | output L* spread (p99 − p1) | \(show(range(legit) { $0.number("out_spread") })) | "
         s +=
             "\(show(range(all.filter { $0.failure == "constant" }) { $0.number("out_spread") })) | < \(f(t.blankSpread)) | "
-        s += caught("constant", RenderFindingCode.blank.rawValue) + " |\n"
+        s += caught("constant", DeliberateFailure.constant.expectedCode) + " |\n"
         s += "| render.orientation | identity's lead over the runner-up (legit); best's gain over identity (turned) | "
         s += "\(show(range(legit, runnerUp))) | \(show(range(all.filter { $0.failure == "turned-90" }, gain))) | "
         s +=
             "gain ≥ \(f(t.orientationGain)), best ≥ \(f(t.orientationCorrelation)) | "
-            + caught("turned-90", RenderFindingCode.orientation.rawValue) + " |\n"
+            + caught("turned-90", DeliberateFailure.turned90.expectedCode) + " |\n"
         s += "| render.cast | \\|Δa\\*b\\*\\| | \(show(range(legit) { $0.number("cast") })) | "
         s += "\(show(range(all.filter { $0.failure == "cast-rb-40" }) { $0.number("cast") })) | "
         s +=
             "warning ≥ \(f(t.castWarning)), error ≥ \(f(t.castError)) | "
-            + caught("cast-rb-40", RenderFindingCode.cast.rawValue) + " |\n"
+            + caught("cast-rb-40", DeliberateFailure.castRedBlue.expectedCode) + " |\n"
         s += "| render.exposure | mid-tone shift (stops) | \(show(range(legit) { $0.number("exposure_stops") })) | "
         s += "\(show(range(all.filter { $0.failure == "under-1.5" }) { $0.number("exposure_stops") })) | "
         s += "warning outside \(f(t.exposureWarning.lowerBound)) … \(f(t.exposureWarning.upperBound)), error outside "
         s +=
             "\(f(t.exposureError.lowerBound)) … \(f(t.exposureError.upperBound)) | "
-            + caught("under-1.5", RenderFindingCode.exposure.rawValue) + " |\n"
+            + caught("under-1.5", DeliberateFailure.under.expectedCode) + " |\n"
         let falseErrors = legit.filter { r in r.findings.contains { $0.hasSuffix(":error") } }
         let falseWarnings = legit.filter { r in r.findings.contains { $0.hasSuffix(":warning") } }
         s += "\nLegitimate renderings: \(legit.count); with a render error: \(falseErrors.count)"

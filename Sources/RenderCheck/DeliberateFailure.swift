@@ -21,10 +21,10 @@ public enum DeliberateFailure: String, CaseIterable, Sendable {
     /// The catalogue's code that must catch it.
     public var expectedFindingCode: FindingCode {
         switch self {
-        case .turned90: RenderFindingCode.orientation
-        case .castRedBlue: RenderFindingCode.cast
-        case .under: RenderFindingCode.exposure
-        case .constant: RenderFindingCode.blank
+        case .turned90: .renderOrientation
+        case .castRedBlue: .renderCast
+        case .under: .renderExposure
+        case .constant: .renderBlank
         }
     }
 

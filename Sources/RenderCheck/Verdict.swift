@@ -37,21 +37,6 @@ public struct RenderThresholds: Sendable, Hashable {
     }
 }
 
-/// The finding codes of the render check: the catalogue's `render.*` codes (`FindingCode` in Findings) under short
-/// names.
-public enum RenderFindingCode {
-    public static let blank = FindingCode.renderBlank
-    public static let orientation = FindingCode.renderOrientation
-    public static let cast = FindingCode.renderCast
-    public static let exposure = FindingCode.renderExposure
-    /// The source has no usable reference rendering: the check did not run (never a silent pass).
-    public static let noReference = FindingCode.renderNoReference
-    /// The output cannot be compared (an HDR transfer, pixels that do not decode): the check did not run.
-    public static let skipped = FindingCode.renderSkipped
-    /// A scene without neutral tones differs in saturation, not in hue: not a cast.
-    public static let saturation = FindingCode.renderSaturation
-}
-
 /// Turns a measurement into findings.
 public enum RenderVerdict {
     /// The findings for `m`. A blank frame is reported alone, and turned pixels are reported without colour or
@@ -71,7 +56,7 @@ public enum RenderVerdict {
             let note = orientationAmbiguous ? " (the reference's own orientation is ambiguous)" : ""
             return [
                 Finding(
-                    code: RenderFindingCode.orientation, severity: sev,
+                    code: .renderOrientation, severity: sev,
                     message: "the output's pixels are \(transformName(inverse(m.bestOrientation))) against the"
                         + " \(reference): they match it under orientation \(m.bestOrientation), not as signalled\(note)",
                     evidence: Evidence(
@@ -90,14 +75,14 @@ public enum RenderVerdict {
     static func frameFinding(_ m: RenderMeasurement, _ t: RenderThresholds, _ reference: String) -> Finding? {
         if m.referenceSpread < t.blankReferenceSpread {
             return Finding(
-                code: RenderFindingCode.noReference, severity: .info,
+                .renderNoReference,
                 message: String(
                     format: "no reference render: the %@ has no content to compare with (L* spread %.1f < %g)",
                     reference, m.referenceSpread, t.blankReferenceSpread))
         }
         guard m.outputSpread < t.blankSpread else { return nil }
         return Finding(
-            code: RenderFindingCode.blank, severity: .error,
+            .renderBlank,
             message: String(
                 format: "the output is a blank frame: its L* spread is %.1f where the %@'s is %.1f", m.outputSpread,
                 reference, m.referenceSpread),
@@ -118,7 +103,7 @@ public enum RenderVerdict {
         } else if m.cast >= t.castWarning {
             out.append(
                 Finding(
-                    code: RenderFindingCode.cast, severity: m.cast >= t.castError ? .error : .warning,
+                    code: .renderCast, severity: m.cast >= t.castError ? .error : .warning,
                     message: String(
                         format: "the output has a colour cast against the %@: Δa* %+.1f, Δb* %+.1f (|Δ| %.1f)",
                         reference, m.castA, m.castB, m.cast),
@@ -129,7 +114,7 @@ public enum RenderVerdict {
         if let e = m.exposureStops, !t.exposureWarning.contains(e) {
             out.append(
                 Finding(
-                    code: RenderFindingCode.exposure, severity: t.exposureError.contains(e) ? .warning : .error,
+                    code: .renderExposure, severity: t.exposureError.contains(e) ? .warning : .error,
                     message: String(
                         format: "the output's mid-tones are %.2f stops %@ than the %@'s", abs(e),
                         e < 0 ? "darker" : "brighter", reference),
@@ -151,7 +136,7 @@ public enum RenderVerdict {
         guard !m.castFromNeutrals, let hue = m.hueDifference, hue < t.castHueAgreement else { return nil }
         let ratio = m.chromaRatio ?? 1
         return Finding(
-            code: RenderFindingCode.saturation, severity: .warning,
+            .renderSaturation,
             message: String(
                 format: "the output is %@ saturated than the %@ (chroma ×%.2f, hues %.1f° apart on average; no neutral"
                     + " tones to judge a cast on)", ratio < 1 ? "less" : "more", reference, ratio, hue),

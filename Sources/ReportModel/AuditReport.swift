@@ -81,10 +81,27 @@ public struct LibraryVersion: Codable, Hashable, Sendable {
     }
 }
 
+/// How an audit found the files it judged; JSON holds the string.
+public enum AuditMode: String, Codable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// One source and its output.
+    case pair
+    /// A folder of sources and a folder of outputs, paired by name.
+    case directories
+    /// A list of source and output paths.
+    case pairsFile = "pairs-file"
+    /// A folder of outputs alone, with no source to compare with.
+    case outputsOnly = "outputs-only"
+    /// One output alone (`readback audit OUT`).
+    case output
+
+    /// The mode's string, as reports write it.
+    public var description: String { rawValue }
+}
+
 /// How the audit was run.
 public struct RunParameters: Codable, Hashable, Sendable {
-    /// `pair`, `directories`, `pairs-file` or `outputs-only`.
-    public var mode: String
+    /// `pair`, `directories`, `pairs-file`, `outputs-only` or `output`.
+    public var mode: AuditMode
     /// When the run started, ISO 8601 UTC (from the injected clock).
     public var startedAt: String
     /// Seconds the run took (0 in goldens).
@@ -106,7 +123,7 @@ public struct RunParameters: Codable, Hashable, Sendable {
     public var mergedShards: Int?
 
     public init(
-        mode: String, startedAt: String, durationSeconds: Double = 0, failOn: Severity = .error, decode: Bool = true,
+        mode: AuditMode, startedAt: String, durationSeconds: Double = 0, failOn: Severity = .error, decode: Bool = true,
         jobs: Int = 1, policy: String = "built-in", roots: [String: String] = [:], shard: ShardRecord? = nil,
         sourceList: SourceListRecord? = nil, mergedShards: Int? = nil
     ) {
@@ -237,10 +254,24 @@ public struct GainMapResult: Codable, Hashable, Sendable {
 
 /// The outcome of decoding one image of the output.
 public struct DecodeResult: Codable, Hashable, Sendable {
+    /// Which image was decoded; JSON holds the string.
+    public enum Target: String, Codable, Hashable, Sendable, CaseIterable {
+        case primary
+        case gainmap
+    }
+
+    /// How decoding went; JSON holds the string.
+    public enum Status: String, Codable, Hashable, Sendable, CaseIterable {
+        case ok
+        case failed
+        /// Not tried: the image uses what the decoder cannot handle (the message names it).
+        case skipped
+    }
+
     /// `primary` or `gainmap`.
-    public var target: String
-    /// `ok`, `failed` or `skipped` (with `--no-decode`).
-    public var status: String
+    public var target: Target
+    /// `ok`, `failed` or `skipped`.
+    public var status: Status
     public var width: Int?
     public var height: Int?
     public var bitDepth: Int?
@@ -251,7 +282,7 @@ public struct DecodeResult: Codable, Hashable, Sendable {
     public var decoder: String?
 
     public init(
-        target: String, status: String, width: Int? = nil, height: Int? = nil, bitDepth: Int? = nil,
+        target: Target, status: Status, width: Int? = nil, height: Int? = nil, bitDepth: Int? = nil,
         message: String? = nil, decoder: String? = nil
     ) {
         self.target = target
@@ -383,7 +414,7 @@ public struct Summary: Codable, Hashable, Sendable {
         if f.verdict == .fail { failed += 1 } else { passed += 1 }
         for x in f.findings {
             findingsBySeverity[x.severity.rawValue, default: 0] += 1
-            findingsByCode[x.code, default: 0] += 1
+            findingsByCode[x.code.rawValue, default: 0] += 1
         }
         if f.gainMaps.contains(where: \.isComplete) { gainMapsComplete += 1 }
     }

@@ -1,4 +1,3 @@
-import Findings
 import Foundation
 
 extension AuditReport {
@@ -19,28 +18,21 @@ extension AuditReport {
 
     /// Decodes a report, checking `schemaVersion` before anything else. The result is always a current report:
     /// a version-1 report comes back with the current `schemaVersion` (it differs only by the thumbnails, which are
-    /// dropped), and a report before version 4 with its renamed codes in their current spelling (a baseline of
-    /// version 3 compares with today's run; the old names are read for one report-schema version).
+    /// dropped), and a report before version 4 with its renamed codes in their current spelling, as every code is
+    /// read (`FindingCode.named`: a baseline of version 3 compares with today's run; the old names are read for one
+    /// report-schema version).
     /// - Parameter data: the bytes of a `report.json`.
     /// - Returns: the report.
-    /// - Throws: ``UnsupportedSchema`` for another version, or a `DecodingError`.
+    /// - Throws: ``UnsupportedSchema`` for another version; `FindingCode.Unknown` for a finding code this build's
+    ///   catalogue does not list (a report of a newer Readback: comparing with it would drop what this build cannot
+    ///   name); or a `DecodingError`.
     public static func decode(_ data: Data) throws -> AuditReport {
         let probe = try JSONDecoder().decode(Probe.self, from: data)
         guard let v = probe.schemaVersion else { throw UnsupportedSchema(found: nil) }
         guard readableSchemaVersions.contains(v) else { throw UnsupportedSchema(found: v) }
         var report = try JSONDecoder().decode(AuditReport.self, from: data)
         report.schemaVersion = currentSchemaVersion
-        if v < 4 { report.renameOldCodes() }
         return report
-    }
-
-    /// Rewrites every finding's code from an old spelling to the current one (`FindingCode.aliases`).
-    mutating func renameOldCodes() {
-        for i in files.indices {
-            for j in files[i].findings.indices {
-                files[i].findings[j].code = FindingCode.current(files[i].findings[j].code)
-            }
-        }
     }
 
     /// The stable JSON text: keys sorted, two-space indentation, `schemaVersion` moved to the first line so a reader

@@ -10,14 +10,14 @@ import Testing
     let seed = Repo.root.appendingPathComponent("Tests/HEIFTests/Fixtures/seed-avif.avif")
     let report = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
         AuditJob(name: "seed-avif.avif", source: nil, output: seed))
-    let failed = try #require(report.findings.first { $0.code == "decode.primary-failed" }, "\(report.findings)")
+    let failed = try #require(report.findings.first { $0.code == .decodePrimaryFailed }, "\(report.findings)")
     #expect(failed.message.contains("libavif \(AVIFDecoder.shortVersion) does not decode it either"), "\(failed)")
     let libavif = try #require(
         report.decode.first { $0.decoder == "libavif \(AVIFDecoder.shortVersion)" }, "\(report.decode)")
-    #expect(libavif.target == "primary" && libavif.status == "failed")
+    #expect(libavif.target == .primary && libavif.status == .failed)
     #expect(libavif.message?.contains("avifDecoderReadMemory") == true, "\(libavif)")
-    #expect(report.decode.contains { $0.decoder?.hasPrefix("libheif ") == true && $0.status == "failed" })
-    #expect(!report.findings.contains { $0.code == "decode.libavif-refused" }, "one finding for a file none decodes")
+    #expect(report.decode.contains { $0.decoder?.hasPrefix("libheif ") == true && $0.status == .failed })
+    #expect(!report.findings.contains { $0.code == .decodeLibavifRefused }, "one finding for a file none decodes")
 }
 
 /// A HEIC relabelled as AVIF (ftyp major brand `avif`, HEVC inside, as some converters write): libavif finds no AV1
@@ -34,14 +34,14 @@ import Testing
     try Data(bytes).write(to: url)
     let report = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
         AuditJob(name: "relabelled.avif", source: nil, output: url))
-    let refused = report.findings.filter { $0.code == "decode.libavif-refused" }
+    let refused = report.findings.filter { $0.code == .decodeLibavifRefused }
     #expect(refused.count == 1, "\(report.findings)")
     #expect(refused.first?.severity == .warning)
     #expect(refused.first?.message.contains("No AV1 items found") == true, "\(refused)")
-    #expect(!report.findings.contains { $0.code == "decode.primary-failed" }, "\(report.findings)")
-    let ok = try #require(report.decode.first { $0.status == "ok" }, "\(report.decode)")
+    #expect(!report.findings.contains { $0.code == .decodePrimaryFailed }, "\(report.findings)")
+    let ok = try #require(report.decode.first { $0.status == .ok }, "\(report.decode)")
     #expect(ok.decoder?.hasPrefix("libheif ") == true && ok.width == 256 && ok.height == 192, "\(ok)")
-    #expect(report.decode.contains { $0.decoder == "libavif \(AVIFDecoder.shortVersion)" && $0.status == "failed" })
+    #expect(report.decode.contains { $0.decoder == "libavif \(AVIFDecoder.shortVersion)" && $0.status == .failed })
 }
 
 /// libavif refuses bytes that are not an AVIF with its own reason, and never traps on a cut file.

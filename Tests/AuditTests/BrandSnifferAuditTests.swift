@@ -24,7 +24,7 @@ import Testing
     let findings = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
         AuditJob(name: "apple.heic", source: nil, output: out)
     ).findings
-    #expect(!findings.contains { $0.code == "output.not-heif" }, "\(findings.map(\.code))")
+    #expect(!findings.contains { $0.code == .outputNotHeif }, "\(findings.map(\.code))")
     // The container checks ran: they miss `mif1`.
-    #expect(findings.contains { $0.code.contains("mif1") }, "\(findings.map(\.code))")
+    #expect(findings.contains { $0.code.rawValue.contains("mif1") }, "\(findings.map(\.code))")
 }

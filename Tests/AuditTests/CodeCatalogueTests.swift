@@ -44,10 +44,24 @@ import Testing
 
 @Test func aFindingOfACataloguedCodeHasItsDefaultSeverity() {
     let f = Finding(.renderCast, message: "cast")
-    #expect(f.code == "render.cast" && f.severity == .warning && f.catalogued == .renderCast)
+    #expect(f.code == .renderCast && f.severity == .warning)
     #expect(Finding(.renderCast, severity: .error, message: "cast").severity == .error)
     #expect(FindingCode.containerPitmMissing.finding("no pitm").severity == .error)
-    #expect(Finding(code: "x.y", severity: .info, message: "m").catalogued == nil)
+}
+
+/// A finding's code is written as its string, in JSON and in text, and read back through the catalogue: an old
+/// spelling is read as the current code, an unknown one is refused with its name.
+@Test func aFindingCodeIsWrittenAsItsStringAndReadThroughTheCatalogue() throws {
+    let f = Finding(.containerIlocExtentPastEof, message: "m")
+    let json = String(decoding: try JSONEncoder().encode(f), as: UTF8.self)
+    #expect(json.contains(#""code":"container.iloc.extent-past-eof""#), "\(json)")
+    #expect(try JSONDecoder().decode(Finding.self, from: Data(json.utf8)) == f)
+    #expect("\(f.code)" == "container.iloc.extent-past-eof")
+    #expect(f.description == "error container.iloc.extent-past-eof: m")
+    let old = json.replacingOccurrences(of: "container.iloc.extent-past-eof", with: "container.iloc.extentPastEOF")
+    #expect(try JSONDecoder().decode(Finding.self, from: Data(old.utf8)).code == .containerIlocExtentPastEof)
+    let unknown = json.replacingOccurrences(of: "container.iloc.extent-past-eof", with: "x.y")
+    #expect(throws: FindingCode.Unknown.self) { try JSONDecoder().decode(Finding.self, from: Data(unknown.utf8)) }
 }
 
 @Test func theBuiltInPolicyNamesOnlyCataloguedCodesAndWarnsOfNothing() throws {

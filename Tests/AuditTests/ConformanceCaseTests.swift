@@ -50,7 +50,7 @@ func aConformanceCaseAuditedAgainstItselfGetsItsVerdict(_ file: String) throws {
     let url = Repo.root.appendingPathComponent("Corpus/" + ConformanceCases.folder + "/unknown-essential.heic")
     let bytes = [UInt8](try Data(contentsOf: url))
     let r = try auditBytes(source: nil, output: bytes)
-    let f = r.findings.first { $0.code == FindingCode.containerUnsupportedEssential.rawValue }
+    let f = r.findings.first { $0.code == .containerUnsupportedEssential }
     #expect(f?.message.contains("'pred'") == true)
     #expect(r.decode.isEmpty)
     // The same file with the property not essential: understood as descriptive, decoded and judged.
@@ -60,5 +60,5 @@ func aConformanceCaseAuditedAgainstItselfGetsItsVerdict(_ file: String) throws {
     b.setProperties(of: p, file.properties(of: p).map { ($0.property, essential: $0.property.type != "pred") })
     let relaxed = try auditBytes(source: nil, output: b.build())
     #expect(!codes(relaxed).contains(FindingCode.containerUnsupportedEssential.rawValue))
-    #expect(relaxed.decode.first?.status == "ok")
+    #expect(relaxed.decode.first?.status == .ok)
 }

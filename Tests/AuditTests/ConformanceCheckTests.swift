@@ -33,22 +33,23 @@ func theSPSGivesTheSizeLibheifDecodes(width: Int, height: Int) throws {
     let odd = try libheifOddFile()
     let alone = try auditBytes(source: nil, output: odd)
     // libheif 1.15 also leaves out the miaf brand (MIAF §7.2.1.2), a third conformance warning of the same file.
-    let codes = Set(alone.findings.filter { $0.code.hasPrefix("conformance.") }.map(\.code))
+    let codes = Set(alone.findings.filter { $0.code.rawValue.hasPrefix("conformance.") }.map(\.code))
     #expect(
-        codes == ["conformance.ispe-mismatch", "conformance.clap-odd", "conformance.brand-miaf-missing"],
+        codes == [.conformanceIspeMismatch, .conformanceClapOdd, .conformanceBrandMiafMissing],
         "\(alone.findings)")
-    #expect(alone.findings.filter { $0.code.hasPrefix("conformance.") }.allSatisfy { $0.severity == .warning })
-    let clap = alone.findings.first { $0.code == "conformance.clap-odd" }
+    #expect(alone.findings.filter { $0.code.rawValue.hasPrefix("conformance.") }.allSatisfy { $0.severity == .warning })
+    let clap = alone.findings.first { $0.code == .conformanceClapOdd }
     #expect(clap?.message.contains("§7.3.6.7") == true)
     // Expected: what libheif decodes the item to alone (64×64: it pads odd sides, and sides under 64 to 64).
     let f = HEIFFile(bytes: odd)
     let p = try #require(f.primaryItemID)
     let d = try HeifDecoder.decodePrimarySize(try #require(f.standaloneFile(for: p)))
-    let ispe = alone.findings.first { $0.code == "conformance.ispe-mismatch" }
+    let ispe = alone.findings.first { $0.code == .conformanceIspeMismatch }
     #expect(ispe?.evidence?.expected == "\(d.width)×\(d.height)" && ispe?.evidence?.actual == "63×47")
     let shared = try auditBytes(source: odd, output: odd)
-    #expect(shared.findings.filter { $0.code.hasPrefix("conformance.") }.allSatisfy { $0.severity == .warning })
-    #expect(shared.findings.contains { $0.code == "conformance.clap-odd" })
+    #expect(
+        shared.findings.filter { $0.code.rawValue.hasPrefix("conformance.") }.allSatisfy { $0.severity == .warning })
+    #expect(shared.findings.contains { $0.code == .conformanceClapOdd })
 }
 
 @Test func aConversionThatIntroducesThemGetsErrors() throws {
@@ -56,6 +57,6 @@ func theSPSGivesTheSizeLibheifDecodes(width: Int, height: Int) throws {
     #expect(Checks.conformanceProblems(HEIFFile(bytes: even)).isEmpty)
     let r = try auditBytes(source: even, output: try libheifOddFile())
     // The odd picture's two problems and libheif's missing miaf brand, none of which the source has.
-    let conf = r.findings.filter { $0.code.hasPrefix("conformance.") }
+    let conf = r.findings.filter { $0.code.rawValue.hasPrefix("conformance.") }
     #expect(conf.count == 3 && conf.allSatisfy { $0.severity == .error }, "\(conf)")
 }

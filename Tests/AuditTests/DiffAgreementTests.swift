@@ -56,16 +56,17 @@ func judgedRows(_ r: PairJudgement.Result, policy: Policy) -> [String: FieldClas
 /// The agreement check itself fails on a table that contradicts its findings (the bug this check guards against: a MakerNote
 /// listed as lost while its finding says known-loss), and on a silent loss.
 @Test func theAgreementCheckCatchesAContradiction() {
-    func finding(_ code: String, _ field: String) -> Finding {
+    func finding(_ code: FindingCode, _ field: String) -> Finding {
         Finding(code: code, severity: .info, message: "m", evidence: Evidence(field: field))
     }
     let field = "MakerNotes:MakerNote"
     #expect(
-        DiffAgreement.disagreements(rows: [field: .knownLoss], findings: [finding("metadata.known-loss", field)]) == [])
+        DiffAgreement.disagreements(rows: [field: .knownLoss], findings: [finding(.metadataKnownLoss, field)]) == [])
     #expect(
-        DiffAgreement.disagreements(rows: [field: .lost], findings: [finding("metadata.known-loss", field)]).count == 2)
+        DiffAgreement.disagreements(rows: [field: .lost], findings: [finding(.metadataKnownLoss, field)]).count == 2)
     #expect(DiffAgreement.disagreements(rows: ["GPS:GPSLatitude": .lost], findings: []).count == 1)
-    #expect(DiffAgreement.disagreements(rows: [:], findings: [finding("metadata.frobnicated", field)]).count == 1)
+    // A metadata code the mapping does not list is a disagreement too.
+    #expect(DiffAgreement.disagreements(rows: [:], findings: [finding(.metadataNone, field)]).count == 1)
 }
 
 /// A known loss is one thing everywhere: under a policy that lists GPS as a known loss, the GPS the mutation removed
@@ -80,6 +81,6 @@ func judgedRows(_ r: PairJudgement.Result, policy: Policy) -> [String: FieldClas
     let lat = try #require(r.diff?.entries.first { $0.key.description == "GPS:GPSLatitude" })
     #expect(lat.diffClass == .knownLoss)
     #expect(r.rows.first { $0.field == "GPS:GPSLatitude" }?.status == .knownLoss)
-    #expect(r.findings.filter { $0.evidence?.field == "GPS:GPSLatitude" }.map(\.code) == ["metadata.known-loss"])
+    #expect(r.findings.filter { $0.evidence?.field == "GPS:GPSLatitude" }.map(\.code) == [.metadataKnownLoss])
     #expect(DiffAgreement.disagreements(rows: judgedRows(r, policy: policy), findings: r.findings) == [])
 }

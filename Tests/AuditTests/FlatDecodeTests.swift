@@ -24,7 +24,7 @@ private func photo(flat: Bool) throws -> [UInt8] {
 /// No garbage passes: with nothing to compare with, a photo that decodes flat is still a finding.
 @Test func aFlatDecodeOfAPhotoIsAFindingWithoutAReference() throws {
     let flat = try auditBytes(source: nil, output: try photo(flat: true))
-    let f = flat.findings.first { $0.code == FindingCode.renderBlank.rawValue }
+    let f = flat.findings.first { $0.code == .renderBlank }
     #expect(f?.severity == .warning, "\(flat.findings)")
     #expect(f?.message.contains("flat picture") == true)
     // The same without thumbnails (the decode keeps only the size and the plane's spread).
@@ -34,8 +34,8 @@ private func photo(flat: Bool) throws -> [UInt8] {
     let job = AuditJob(name: "out.heic", source: nil, output: url, sourceDisplay: nil, outputDisplay: "out.heic")
     let r = FileAuditor(options: AuditOptions(policy: .builtIn, decode: true, thumbnails: false), decoders: .inProcess)
         .audit(job)
-    #expect(r.findings.contains { $0.code == FindingCode.renderBlank.rawValue }, "\(r.findings)")
+    #expect(r.findings.contains { $0.code == .renderBlank }, "\(r.findings)")
     // A picture with content is not.
     let gradient = try auditBytes(source: nil, output: try photo(flat: false))
-    #expect(!gradient.findings.contains { $0.code == FindingCode.renderBlank.rawValue }, "\(gradient.findings)")
+    #expect(!gradient.findings.contains { $0.code == .renderBlank }, "\(gradient.findings)")
 }

@@ -28,16 +28,16 @@ private func declaredOnlyJPEG() -> [UInt8] {
     let out = try Constructed.write(try Constructed.heic(o), "IMG.heic", in: dir)
     let r = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
         AuditJob(name: "IMG.heic", source: src, output: out))
-    #expect(r.findings.contains { $0.code == "gainmap.missing" && $0.severity == .error })
+    #expect(r.findings.contains { $0.code == .gainmapMissing && $0.severity == .error })
     // A plain JPEG source (no gain-map XMP) asks for nothing.
     let plain = try Constructed.write([0xFF, 0xD8, 0xFF, 0xD9], "PLAIN.jpg", in: dir)
     let r2 = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
         AuditJob(name: "IMG.heic", source: plain, output: out))
-    #expect(!r2.findings.contains { $0.code == "gainmap.missing" })
+    #expect(!r2.findings.contains { $0.code == .gainmapMissing })
     // Nor does a source that only announces one (hdrgm XMP, no MPF, no gain-map image): readers find none in it, as
     // a HEIF source's gain map counts only when readers would use it.
     let declared = try Constructed.write(declaredOnlyJPEG(), "DECLARED.jpg", in: dir)
     let r3 = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
         AuditJob(name: "IMG.heic", source: declared, output: out))
-    #expect(!r3.findings.contains { $0.code == "gainmap.missing" }, "\(r3.findings)")
+    #expect(!r3.findings.contains { $0.code == .gainmapMissing }, "\(r3.findings)")
 }

@@ -27,7 +27,7 @@ func chromium(_ args: [String]) throws -> (Int32, String, String) {
     // The thumbnails are files beside the page (thumbs/), as `readback audit --report` writes them.
     let thumbs = ThumbnailFolder(reportDirectory: dir)
     let report = Auditor.run(
-        try Pairing.outputsOnly(outputs), options: AuditOptions(thumbnails: true, jobs: 2), mode: "outputs-only",
+        try Pairing.outputsOnly(outputs), options: AuditOptions(thumbnails: true, jobs: 2), mode: .outputsOnly,
         roots: ["outputs": "out"], tool: ToolInfo(version: "test"), libraries: [], decoders: .inProcess,
         clock: { Date(timeIntervalSince1970: 0) }, thumbnails: thumbs)
     #expect(report.summary.files == 3)

@@ -17,7 +17,7 @@ struct JPEGGainMapAuditTests {
         ).findings
     }
 
-    static func errors(_ f: [Finding]) -> Set<String> { Set(f.filter { $0.severity == .error }.map(\.code)) }
+    static func errors(_ f: [Finding]) -> Set<String> { Set(f.filter { $0.severity == .error }.map(\.code.rawValue)) }
 
     /// The mutations listed in `Corpus/jpeg/mutations/MUTATIONS`: (file, code).
     static func mutations() throws -> [(String, String)] {
@@ -34,7 +34,7 @@ struct JPEGGainMapAuditTests {
         #expect(list.count == 8)
         for (file, code) in list {
             let f = Self.audit(nil, Self.jpeg.appendingPathComponent("mutations/\(file)"))
-            let hit = f.filter { $0.code == code }
+            let hit = f.filter { $0.code.rawValue == code }
             #expect(!hit.isEmpty, "\(file): \(f.map(\.code))")
             let expected = FindingCode(rawValue: code)?.severity
             #expect(hit.allSatisfy { $0.severity == expected }, "\(file): \(hit)")
@@ -53,7 +53,7 @@ struct JPEGGainMapAuditTests {
         #expect(Self.errors(report.findings).isEmpty, "\(report.findings)")
         #expect(report.gainMaps.count == 1, "\(report.gainMaps)")
         #expect(report.gainMaps.allSatisfy { $0.data == .pass && $0.metadata == .pass && $0.description == .pass })
-        #expect(!report.findings.contains { $0.code.hasPrefix("gainmap.") }, "\(report.findings)")
+        #expect(!report.findings.contains { $0.code.rawValue.hasPrefix("gainmap.") }, "\(report.findings)")
     }
 
     /// An iPhone-style HEIC (tmap + Apple aux) converted to a JPEG without a gain map: `gainmap.missing`.
@@ -92,8 +92,8 @@ struct JPEGGainMapAuditTests {
     func formChangeIsInfo(_ name: String) {
         let f = Self.audit(
             Self.jpeg.appendingPathComponent("\(name).jpg"), Self.jpeg.appendingPathComponent("ultrahdr.jpg"))
-        #expect(f.filter { $0.code == FindingCode.gainmapFormChanged.rawValue }.map(\.severity) == [.info], "\(f)")
-        #expect(!f.contains { $0.code == FindingCode.gainmapMetadataChanged.rawValue }, "\(f)")
+        #expect(f.filter { $0.code == .gainmapFormChanged }.map(\.severity) == [.info], "\(f)")
+        #expect(!f.contains { $0.code == .gainmapMetadataChanged }, "\(f)")
         #expect(Self.errors(f).isEmpty, "\(f)")
     }
 
@@ -125,7 +125,7 @@ struct JPEGGainMapAuditTests {
     #expect(GainMapFacts.compare(source: a, output: same).isEmpty)
     for (o, words) in [(lower, "HDR headroom"), (hdrBase, "base rendition"), (gamma, "gamma")] {
         let f = GainMapFacts.compare(source: a, output: o)
-        #expect(f.map(\.code) == [FindingCode.gainmapMetadataChanged.rawValue], "\(f)")
+        #expect(f.map(\.code) == [.gainmapMetadataChanged], "\(f)")
         #expect(f.first?.message.contains(words) == true, "\(f)")
         #expect(f.first?.severity == .warning)
     }

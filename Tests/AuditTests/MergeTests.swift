@@ -154,7 +154,7 @@ import Testing
     // A baseline where some files were better and some worse.
     // The file that lost a field had kept it, with no error; a clean file had an error; one file is new.
     var old = full
-    let lost = try #require(old.files.firstIndex { $0.findings.contains { $0.code == "metadata.lost" } })
+    let lost = try #require(old.files.firstIndex { $0.findings.contains { $0.code == .metadataLost } })
     old.files[lost].findings = []
     old.files[lost].metadata = old.files[lost].metadata.map {
         var r = $0
@@ -162,7 +162,7 @@ import Testing
         return r
     }
     let clean = try #require(old.files.firstIndex { $0.verdict == .pass })
-    old.files[clean].findings.append(Finding(code: "decode.primary-failed", severity: .error, message: "x"))
+    old.files[clean].findings.append(Finding(code: .decodePrimaryFailed, severity: .error, message: "x"))
     old.files.remove(at: try #require(old.files.indices.first { $0 != lost && $0 != clean }))
     old.recomputeSummary()
     var shuffled = old

@@ -46,13 +46,13 @@ enum OverlayFixture {
     let r = try auditBytes(source: bytes, output: bytes)
     let errors = r.findings.filter { $0.severity == .error }
     #expect(errors.isEmpty, "\(errors.map { "\($0.code): \($0.message)" })")
-    let named = r.findings.filter { $0.code == FindingCode.decodeUnsupported.rawValue }
+    let named = r.findings.filter { $0.code == .decodeUnsupported }
     #expect(named.count == 1)
     #expect(named.first?.severity == .warning)
     #expect(named.first?.message.contains("iovl, item \(o)") == true)
     #expect(named.first?.evidence?.item == o)
-    let primary = r.decode.filter { $0.target == "primary" }
-    #expect(primary.map(\.status) == ["skipped"])
+    let primary = r.decode.filter { $0.target == .primary }
+    #expect(primary.map(\.status) == [.skipped])
     #expect(primary.first?.message?.contains("libheif 1.15 crashes") == true)
     // Not decoded without being asked to decode either: no decode row, no finding about it.
     let quick = try auditBytes(source: bytes, output: bytes, decode: false)
@@ -65,5 +65,5 @@ enum OverlayFixture {
     let r = try auditBytes(source: nil, output: bytes)
     #expect(codes(r).contains(FindingCode.decodeUnsupported.rawValue), "\(r.findings)")
     #expect(r.findings.contains { $0.evidence?.item == o })
-    #expect(r.decode.filter { $0.target == "primary" }.map(\.status) == ["skipped"])
+    #expect(r.decode.filter { $0.target == .primary }.map(\.status) == [.skipped])
 }

@@ -24,14 +24,16 @@ import Testing
     for (name, o) in [("same", src), ("turned", turned), ("nogps", noGPS), ("shifted", shifted)] {
         let out = try Constructed.write(try Constructed.heic(o), "\(name).heic", in: dir)
         func key(_ f: Finding) -> String { "\(f.code) \(f.severity) \(f.evidence?.field ?? "")" }
-        func judged(_ f: Finding) -> Bool { f.code.hasPrefix("metadata.") || f.code.hasPrefix("orientation.") }
+        func judged(_ f: Finding) -> Bool {
+            f.code.rawValue.hasPrefix("metadata.") || f.code.rawValue.hasPrefix("orientation.")
+        }
         let diff = Policy.builtIn.apply(PairJudgement.judge(source: s, output: out, decoders: .inProcess).findings)
             .filter(judged)
         let audit = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
             AuditJob(name: name, source: s, output: out)
         ).findings.filter(judged)
         #expect(diff.map(key).sorted() == audit.map(key).sorted(), "\(name)")
-        let errors = Set(audit.filter { $0.severity == .error }.map { $0.code })
+        let errors = Set(audit.filter { $0.severity == .error }.map { $0.code.rawValue })
         switch name {
         case "same": #expect(errors.isEmpty, "\(audit)")
         case "turned": #expect(errors == ["orientation.changed"], "\(audit)")
@@ -61,8 +63,8 @@ import Testing
     }
     let itself = audit(src, src)
     #expect(itself.filter { $0.severity == .error }.isEmpty, "\(itself)")
-    #expect(itself.filter { $0.code == "output.not-heif" }.map(\.severity) == [.warning])
+    #expect(itself.filter { $0.code == .outputNotHeif }.map(\.severity) == [.warning])
     let lost = audit(src, noGPS)
-    #expect(lost.contains { $0.code == "metadata.lost" && $0.severity == .error })
-    #expect(audit(src, junk).contains { $0.code == "container.ftyp.missing" })
+    #expect(lost.contains { $0.code == .metadataLost && $0.severity == .error })
+    #expect(audit(src, junk).contains { $0.code == .containerFtypMissing })
 }

@@ -76,8 +76,8 @@ private func touch(_ root: URL, _ rel: String) throws {
 @Test func missingOutputIsAFindingAndGatesTheRun() {
     let job = AuditJob(name: "IMG_9.dng", source: URL(fileURLWithPath: "/nonexistent/IMG_9.dng"), output: nil)
     let r = FileAuditor(options: AuditOptions(), decoders: .inProcess).audit(job)
-    #expect(r.findings.map(\.code).contains("output.missing"))
-    #expect(r.findings.first { $0.code == "output.missing" }?.severity == .error)
+    #expect(r.findings.map(\.code).contains(.outputMissing))
+    #expect(r.findings.first { $0.code == .outputMissing }?.severity == .error)
     #expect(r.verdict(failOn: .error) == .fail)
 }
 
@@ -107,7 +107,7 @@ private func touch(_ root: URL, _ rel: String) throws {
         DiffRow(field: "GPS:GPSLatitude", status: .kept, source: "48.8584", output: "48.8584"),
     ]
     new.files[1].gainMaps[1].data = .fail  // gainMaps sorted: apple, iso
-    new.files[3].findings = [Finding(code: "decode.primary-failed", severity: .error, message: "x")]
+    new.files[3].findings = [Finding(code: .decodePrimaryFailed, severity: .error, message: "x")]
     new.recomputeSummary()
     let b = Baseline.compare(old: old, current: new, path: "old.json")
     #expect(

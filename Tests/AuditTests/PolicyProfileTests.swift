@@ -29,10 +29,10 @@ import Testing
     #expect(p.name == "mine")
     #expect(p.knownLosses.isEmpty)
     #expect(p.verdictRules.count == Policy.convert.verdictRules.count + 1)
-    #expect(p.conversionAction(for: Finding(code: "gainmap.missing", severity: .error, message: "m")) == .pass)
-    #expect(p.conversionAction(for: Finding(code: "container.truncated", severity: .error, message: "m")) == .fail)
-    #expect(p.conversionAction(for: Finding(code: "metadata.lost", severity: .error, message: "m")) == .keep)
-    #expect(p.conversionAction(for: Finding(code: "metadata.lost", severity: .info, message: "m")) == .pass)
+    #expect(p.conversionAction(for: Finding(code: .gainmapMissing, severity: .error, message: "m")) == .pass)
+    #expect(p.conversionAction(for: Finding(code: .containerTruncated, severity: .error, message: "m")) == .fail)
+    #expect(p.conversionAction(for: Finding(code: .metadataLost, severity: .error, message: "m")) == .keep)
+    #expect(p.conversionAction(for: Finding(code: .metadataLost, severity: .info, message: "m")) == .pass)
     let usage = "usage: verdict fail|keep|pass error|warning|known-loss|info|any CODE…"
     for (text, message) in [
         ("verdict drop error x.y", usage), ("verdict keep fatal x.y", usage), ("verdict keep error", usage),

@@ -49,10 +49,10 @@ import Testing
     #expect(p.requireGainMap)
     #expect(p.sizeRatioMin == nil && p.sizeRatioMax == 3)
     let applied = p.apply([
-        Finding(code: "metadata.added", severity: .info, message: "x"),
-        Finding(code: "container.box.truncated", severity: .error, message: "y"),
+        Finding(code: .metadataAdded, severity: .info, message: "x"),
+        Finding(code: .containerBoxTruncated, severity: .error, message: "y"),
     ])
-    #expect(applied.map(\.code) == ["container.box.truncated"])
+    #expect(applied.map(\.code) == [.containerBoxTruncated])
     #expect(applied.map(\.severity) == [.warning])
 }
 

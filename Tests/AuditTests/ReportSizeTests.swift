@@ -17,22 +17,22 @@ private func generatedReport(_ n: Int, failEvery: Int = 100) -> AuditReport {
             findings: failing
                 ? [
                     Finding(
-                        code: FindingCode.containerTruncated.rawValue, severity: .error,
+                        code: .containerTruncated, severity: .error,
                         message: "the file is truncated: 'mdat' declares 3051 bytes but only 3050 remain",
                         evidence: Evidence(offset: 607, actual: "3657 bytes in the file")),
                     Finding(
-                        code: FindingCode.signallingNclxMissing.rawValue, severity: .warning,
+                        code: .signallingNclxMissing, severity: .warning,
                         message: "the primary image has no nclx colour"),
                 ] : [],
             gainMaps: [
                 GainMapResult(
                     kind: "apple", item: 10, description: .pass, metadata: .pass, data: .pass, colourSpace: .absent)
             ],
-            decode: [DecodeResult(target: "primary", status: "skipped")])
+            decode: [DecodeResult(target: .primary, status: .skipped)])
     }
     return AuditReport(
         tool: ToolInfo(version: "test"), libraries: [],
-        run: RunParameters(mode: "outputs-only", startedAt: "2026-12-02T00:00:00Z", decode: false), files: files)
+        run: RunParameters(mode: .outputsOnly, startedAt: "2026-12-02T00:00:00Z", decode: false), files: files)
 }
 
 /// The report's files: report.html, and the chunk files in report-files/ (name → bytes).

@@ -14,20 +14,20 @@ enum ShardReports {
         for i in 0..<n {
             let folder = ["2024/été", "a", "b/\"quoted\" {braces}", "Ünïcode ✓", "deep/x/y"][i % 5]
             let stem = "IMG_\(String(format: "%04d", i))"
-            var findings: [Finding] = [Finding(code: "metadata.kept", severity: .info, message: "all fields kept")]
+            var findings: [Finding] = [Finding(code: .metadataReencoded, severity: .info, message: "all fields kept")]
             if i % 7 == 3 {
                 findings.append(
                     Finding(
-                        code: "metadata.lost", severity: .error, message: "GPS:GPSLatitude lost \\ <&>",
+                        code: .metadataLost, severity: .error, message: "GPS:GPSLatitude lost \\ <&>",
                         evidence: Evidence(expected: "48.8584", field: "GPS:GPSLatitude")))
             }
-            if i % 5 == 1 { findings.append(Finding(code: "size.ratio", severity: .warning, message: "small")) }
+            if i % 5 == 1 { findings.append(Finding(code: .sizeRatio, severity: .warning, message: "small")) }
             if i % 11 == 2 {
-                findings.append(Finding(code: "metadata.known-loss", severity: .knownLoss, message: "MakerNote"))
+                findings.append(Finding(code: .metadataKnownLoss, severity: .knownLoss, message: "MakerNote"))
             }
             let missing = i % 13 == 6
             if missing {
-                findings = [Finding(code: "output.missing", severity: .error, message: "no output was found")]
+                findings = [Finding(code: .outputMissing, severity: .error, message: "no output was found")]
             }
             files.append(
                 FileResult(
@@ -51,11 +51,11 @@ enum ShardReports {
                                 kind: "iso", item: 7, description: .pass, metadata: .pass, data: .pass,
                                 colourSpace: i % 9 == 0 ? .fail : .pass)
                         ] : [],
-                    decode: missing ? [] : [DecodeResult(target: "primary", status: "ok", width: 64, height: 48)]))
+                    decode: missing ? [] : [DecodeResult(target: .primary, status: .ok, width: 64, height: 48)]))
         }
         files.sort { $0.name < $1.name }
         let run = RunParameters(
-            mode: "directories", startedAt: "2026-01-02T03:04:05Z", durationSeconds: 0, failOn: failOn,
+            mode: .directories, startedAt: "2026-01-02T03:04:05Z", durationSeconds: 0, failOn: failOn,
             jobs: 1, roots: ["outputs": "out", "sources": "src"])
         return AuditReport(
             tool: ToolInfo(version: "0.0.0-test"), libraries: [LibraryVersion(name: "libheif", version: "X")],

@@ -32,7 +32,7 @@ func auditBytesWithThumbnails(
 let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
 func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) -> Set<String> {
-    Set(r.findings.filter { severities.contains($0.severity) }.map(\.code))
+    Set(r.findings.filter { severities.contains($0.severity) }.map(\.code.rawValue))
 }
 
 @Test func completeFileIsClean() throws {
@@ -41,7 +41,7 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     #expect(codes(r).isEmpty, "unexpected: \(r.findings)")
     #expect(r.gainMaps.map(\.kind) == ["apple", "iso"])
     #expect(r.gainMaps.allSatisfy { $0.isComplete })
-    #expect(r.decode.map(\.status) == ["ok", "ok"])
+    #expect(r.decode.map(\.status) == [.ok, .ok])
     #expect(r.decode.first?.width == 64)
     #expect(thumbnails.primary?.starts(with: pngSignature) == true)
     #expect(thumbnails.gainMap?.starts(with: pngSignature) == true)
@@ -54,7 +54,7 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     o.isoGainMap = false
     let r = try auditBytes(source: try Constructed.heic(), output: try Constructed.heic(o))
     #expect(codes(r).contains("gainmap.missing"))
-    #expect(r.findings.first { $0.code == "gainmap.missing" }?.severity == .error)
+    #expect(r.findings.first { $0.code == .gainmapMissing }?.severity == .error)
     #expect(r.gainMaps.isEmpty)
     // Without a source there is nothing to miss, unless the policy requires a gain map.
     #expect(!codes(try auditBytes(source: nil, output: try Constructed.heic(o))).contains("gainmap.missing"))
@@ -117,7 +117,7 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     var o = Constructed.Options()
     o.pixi = 10
     let r = try auditBytes(source: nil, output: try Constructed.heic(o))
-    let f = r.findings.first { $0.code == "signalling.bit-depth-mismatch" }
+    let f = r.findings.first { $0.code == .signallingBitDepthMismatch }
     #expect(f?.evidence?.expected == "8")
     #expect(f?.evidence?.actual == "10")
 }
@@ -128,7 +128,7 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     let mdat = try #require(f.boxes.first { $0.type == "mdat" })
     let cut = Array(good.prefix(good.count - 200))
     let r = try auditBytes(source: nil, output: cut)
-    let t = r.findings.filter { $0.code == "container.truncated" }
+    let t = r.findings.filter { $0.code == .containerTruncated }
     #expect(!t.isEmpty)
     #expect(t.contains { $0.evidence?.offset == mdat.offset })
     #expect(t.allSatisfy { $0.severity == .error })
@@ -174,7 +174,7 @@ func codes(_ r: FileResult, _ severities: Set<Severity> = [.error, .warning]) ->
     // A HEIF reader ignores the source's Exif 6 and shows it 64×48; the output is shown 48×64: the orientation a
     // HEIF reader shows changed. (No irot, so no double-rotation pairing.)
     let r = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))
-    #expect(r.findings.contains { $0.code == "orientation.changed" && $0.severity == .error })
+    #expect(r.findings.contains { $0.code == .orientationChanged && $0.severity == .error })
     // Pixels turned and Orientation reset to 1: fine.
     out.exif = TinyTIFF.make(orientation: 1)
     #expect(
@@ -201,7 +201,7 @@ func mutatorSilentFailuresAreCaught(_ code: String) throws {
     // Any severity: the added irot + Exif 6 pairing is information (only readers applying both turn twice); the
     // turn a HEIF reader now shows is the error that fails the gate.
     #expect(
-        Set(r.findings.map(\.code)).contains(code),
+        Set(r.findings.map(\.code.rawValue)).contains(code),
         "\(code) not raised; got \(r.findings.map { "\($0.code): \($0.message)" })")
     #expect(r.verdict(failOn: .error) == .fail)
 }
@@ -212,7 +212,7 @@ func mutatorSilentFailuresAreCaught(_ code: String) throws {
     var out = src
     out.exif = TinyTIFF.make(gps: nil)
     let r = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))
-    let lost = r.findings.filter { $0.code == "metadata.lost" }
+    let lost = r.findings.filter { $0.code == .metadataLost }
     #expect(lost.contains { $0.evidence?.field?.hasPrefix("GPS:") == true && $0.severity == .error })
     #expect(r.metadata.contains { $0.field.hasPrefix("GPS:GPSLatitude") && $0.status == .lost })
     #expect(r.metadata.contains { $0.field == "IFD0:Make" && $0.status == .kept })
@@ -225,7 +225,7 @@ func mutatorSilentFailuresAreCaught(_ code: String) throws {
     out.exif = TinyTIFF.make(dateTimeOriginal: "2024:05:06 07:08:10")
     let r = try auditBytes(source: try Constructed.heic(src), output: try Constructed.heic(out))
     let f = r.findings.first {
-        $0.code == "metadata.changed" && $0.evidence?.field?.hasSuffix("DateTimeOriginal") == true
+        $0.code == .metadataChanged && $0.evidence?.field?.hasSuffix("DateTimeOriginal") == true
     }
     #expect(f?.severity == .error)
     #expect(f?.evidence?.expected?.contains("07:08:09") == true)
@@ -246,7 +246,7 @@ func mutatorSilentFailuresAreCaught(_ code: String) throws {
         of: p,
         props.map { ($0.property, essential: $0.essential) } + [(.colrICC(type: "prof", profile: [0, 0, 0, 0]), false)])
     let r = try auditBytes(source: good, output: b.build())
-    let f = r.findings.first { $0.code == "signalling.nclx-missing" }
+    let f = r.findings.first { $0.code == .signallingNclxMissing }
     #expect(f?.severity == .error)
     #expect(f?.evidence?.expected == "nclx 1/13/6")
     // Without a source, an ICC describes the transfer: nothing to say.

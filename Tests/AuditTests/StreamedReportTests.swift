@@ -17,7 +17,7 @@ private func awkwardReport() -> AuditReport {
         f.name = name
         f.findings.append(
             Finding(
-                code: FindingCode.outputMissing.rawValue, severity: .warning,
+                code: .outputMissing, severity: .warning,
                 message: "text with \(name) and a\ttab\nline"))
         files.append(f)
     }

@@ -15,8 +15,8 @@ private func result(_ findings: [Finding]) -> FileResult {
         AuditVerifier.verdict(for: result([])) == .clean(summary: "audit: 0 error, 0 warning, 0 known-loss, 0 info"))
     // Known losses and info do not veto removal.
     let known = result([
-        Finding(code: "metadata.known-loss", severity: .knownLoss, message: "MakerNote not carried"),
-        Finding(code: "metadata.added", severity: .info, message: "Software added"),
+        Finding(code: .metadataKnownLoss, severity: .knownLoss, message: "MakerNote not carried"),
+        Finding(code: .metadataAdded, severity: .info, message: "Software added"),
     ])
     guard case .clean = AuditVerifier.verdict(for: known) else {
         Issue.record("known losses must not veto removal")
@@ -25,7 +25,7 @@ private func result(_ findings: [Finding]) -> FileResult {
     // A field or the gain map not carried: partial, with the reason.
     let lost = AuditVerifier.verdict(
         for: result([
-            Finding(code: "gainmap.missing", severity: .error, message: "the source's gain map is not in the output")
+            Finding(code: .gainmapMissing, severity: .error, message: "the source's gain map is not in the output")
         ]))
     #expect(
         lost
@@ -34,7 +34,7 @@ private func result(_ findings: [Finding]) -> FileResult {
                 summary: "audit: 1 error, 0 warning, 0 known-loss, 0 info"))
     let warnedField = AuditVerifier.verdict(
         for: result([
-            Finding(code: "metadata.changed", severity: .warning, message: "GPS:GPSLatitude changed")
+            Finding(code: .metadataChanged, severity: .warning, message: "GPS:GPSLatitude changed")
         ]))
     guard case .kept = warnedField else {
         Issue.record("a metadata warning must keep the original")
@@ -43,7 +43,7 @@ private func result(_ findings: [Finding]) -> FileResult {
     // Unusable output: failed.
     let broken = AuditVerifier.verdict(
         for: result([
-            Finding(code: "container.truncated", severity: .error, message: "box ftyp runs past the end")
+            Finding(code: .containerTruncated, severity: .error, message: "box ftyp runs past the end")
         ]))
     #expect(broken == .failed(reason: "container.truncated: box ftyp runs past the end"))
 }
@@ -51,12 +51,12 @@ private func result(_ findings: [Finding]) -> FileResult {
 /// A colour cast or a blank frame keeps the original whatever removal asks for: a cast (even a warning) and turned
 /// pixels are partial, a blank frame fails; an exposure warning or the lack of a reference render does not veto.
 @Test func renderFindingsVetoRemoval() {
-    func verdict(_ code: String, _ severity: Severity) -> VerificationResult {
+    func verdict(_ code: FindingCode, _ severity: Severity) -> VerificationResult {
         AuditVerifier.verdict(for: result([Finding(code: code, severity: severity, message: "m")]))
     }
     for (code, severity) in [
-        ("render.cast", Severity.warning), ("render.cast", .error), ("render.orientation", .error),
-        ("render.orientation", .warning), ("render.exposure", .error),
+        (FindingCode.renderCast, Severity.warning), (.renderCast, .error), (.renderOrientation, .error),
+        (.renderOrientation, .warning), (.renderExposure, .error),
     ] {
         guard case .kept(let reasons, _) = verdict(code, severity) else {
             Issue.record("\(code) \(severity) must keep the original")
@@ -64,8 +64,8 @@ private func result(_ findings: [Finding]) -> FileResult {
         }
         #expect(reasons == ["\(code): m"])
     }
-    #expect(verdict("render.blank", .error) == .failed(reason: "render.blank: m"))
-    guard case .clean = verdict("render.exposure", .warning), case .clean = verdict("render.no-reference", .info)
+    #expect(verdict(.renderBlank, .error) == .failed(reason: "render.blank: m"))
+    guard case .clean = verdict(.renderExposure, .warning), case .clean = verdict(.renderNoReference, .info)
     else {
         Issue.record("an exposure warning or a missing reference must not veto removal")
         return

@@ -9,17 +9,19 @@ import Testing
 /// reference the profile's `verdict` lines must reproduce.
 private func formerVerdict(_ findings: [Finding]) -> String {
     func unusable(_ f: Finding) -> Bool {
-        f.code.hasPrefix("container.") || f.code.hasPrefix("input.") || f.code.hasPrefix("output.")
-            || f.code == "decode.primary-failed" || f.code == "render.blank"
+        f.code.rawValue.hasPrefix("container.") || f.code.rawValue.hasPrefix("input.")
+            || f.code.rawValue.hasPrefix("output.")
+            || f.code == .decodePrimaryFailed || f.code == .renderBlank
     }
     let vetoWarning: Set<String> = ["render.cast", "render.blank", "render.orientation"]
     let prefixes = ["metadata.", "gainmap.", "orientation.", "file.", "sidecar."]
     let serious = findings.filter { f in
         f.severity == .error
-            || (f.severity == .warning && (prefixes.contains { f.code.hasPrefix($0) } || vetoWarning.contains(f.code)))
+            || (f.severity == .warning
+                && (prefixes.contains { f.code.rawValue.hasPrefix($0) } || vetoWarning.contains(f.code.rawValue)))
     }
     if let bad = serious.first(where: { unusable($0) && $0.severity == .error }) { return "failed \(bad.code)" }
-    if !serious.isEmpty { return "partial " + serious.map(\.code).joined(separator: ",") }
+    if !serious.isEmpty { return "partial " + serious.map(\.code.rawValue).joined(separator: ",") }
     return "clean"
 }
 
@@ -38,14 +40,13 @@ private func result(_ findings: [Finding]) -> FileResult {
 }
 
 /// One code of each family the converter's audit raises, and the codes the former grading named one by one.
-private let codes = [
-    "container.truncated", "container.pitm.missing", "input.unreadable", "output.missing", "output.not-heif",
-    "decode.primary-failed", "decode.gainmap-failed", "decode.primary-rewrapped", "render.blank", "render.cast",
-    "render.orientation", "render.exposure", "render.no-reference", "render.skipped", "metadata.lost",
-    "metadata.changed", "metadata.rounded", "metadata.known-loss", "metadata.unreadable", "gainmap.missing",
-    "gainmap.tmap.colr-missing", "orientation.changed", "orientation.inconsistent", "file.mtime.changed",
-    "file.xattr.lost", "sidecar.edits-not-applied", "signalling.nclx-missing", "signalling.bit-depth-mismatch",
-    "size.ratio", "iloc.extentPastEOF",
+private let codes: [FindingCode] = [
+    .containerTruncated, .containerPitmMissing, .inputUnreadable, .outputMissing, .outputNotHeif, .decodePrimaryFailed,
+    .decodeGainmapFailed, .decodePrimaryRewrapped, .renderBlank, .renderCast, .renderOrientation, .renderExposure,
+    .renderNoReference, .renderSkipped, .metadataLost, .metadataChanged, .metadataRounded, .metadataKnownLoss,
+    .metadataUnreadable, .gainmapMissing, .gainmapTmapColrMissing, .orientationChanged, .orientationInconsistent,
+    .fileMtimeChanged, .fileXattrLost, .sidecarEditsNotApplied, .signallingNclxMissing, .signallingBitDepthMismatch,
+    .sizeRatio,
 ]
 
 /// The `convert` profile's `verdict` lines grade every (code family × severity) as the former
@@ -71,8 +72,8 @@ private let codes = [
 /// The grading is the policy's: a user policy on top of `convert` changes the verdict (a gain map lost no longer
 /// keeps the original; an exposure warning does), and a policy with no `verdict` line passes everything.
 @Test func aUserPolicyChangesTheConvertGrading() throws {
-    let gainMap = result([Finding(code: "gainmap.missing", severity: .error, message: "gone")])
-    let exposure = result([Finding(code: "render.exposure", severity: .warning, message: "dark")])
+    let gainMap = result([Finding(code: .gainmapMissing, severity: .error, message: "gone")])
+    let exposure = result([Finding(code: .renderExposure, severity: .warning, message: "dark")])
     guard case .kept = AuditVerifier.verdict(for: gainMap), case .clean = AuditVerifier.verdict(for: exposure)
     else {
         Issue.record("the convert profile keeps the original on a lost gain map, not on an exposure warning")
@@ -85,7 +86,7 @@ private let codes = [
     #expect(
         AuditVerifier.verdict(for: exposure, policy: user)
             == .kept(reasons: ["render.exposure: dark"], summary: AuditVerifier.summary(exposure)))
-    let ratio = result([Finding(code: "size.ratio", severity: .info, message: "big")])
+    let ratio = result([Finding(code: .sizeRatio, severity: .info, message: "big")])
     #expect(AuditVerifier.verdict(for: ratio, policy: user) == .failed(reason: "size.ratio: big"))
     #expect(AuditVerifier.verdict(for: gainMap, policy: .builtIn) == .clean(summary: AuditVerifier.summary(gainMap)))
 }

@@ -44,8 +44,8 @@ private func writeOverlayHEIC(_ dir: URL, _ name: String) throws -> URL {
     let report = try JSONDecoder().decode(AuditReport.self, from: Data(contentsOf: json))
     let byName = Dictionary(uniqueKeysWithValues: report.files.map { ($0.name, $0) })
     let a = try #require(byName["a.heic"])
-    #expect(a.decode.first { $0.target == "primary" }?.status == "ok")
+    #expect(a.decode.first { $0.target == .primary }?.status == .ok)
     let o = try #require(byName["ov.heic"])
-    #expect(o.decode.first { $0.target == "primary" }?.status == "skipped")
+    #expect(o.decode.first { $0.target == .primary }?.status == .skipped)
     #expect(o.findings.contains { $0.severity == .warning && $0.message.contains("libheif 1.15 crashes") })
 }

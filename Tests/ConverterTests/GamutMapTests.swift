@@ -153,7 +153,7 @@ private func hueError(_ a: Double, _ b: Double) -> Double {
         reference: RenderImage(width: w, height: h, codes: ref, space: .sRGB),
         output: RenderImage(width: w, height: h, codes: d.samples, space: .sRGB))
     let f = RenderVerdict.findings(m, thresholds: RenderThresholds(), reference: "camera-like preview")
-    #expect(!f.contains { $0.code == RenderFindingCode.cast.code }, "\(f) \(m)")
+    #expect(!f.contains { $0.code == .renderCast }, "\(f) \(m)")
     #expect(f.isEmpty && m.cast < RenderThresholds().castWarning, "\(f) \(m)")
     let mc = RenderComparison.compare(
         reference: RenderImage(width: w, height: h, codes: ref, space: .sRGB),

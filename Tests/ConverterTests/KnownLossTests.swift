@@ -22,10 +22,10 @@ import Testing
     }
     let code = "metadata.known-loss-not-happened"
     let builtIn = audit(.builtIn)
-    #expect(!builtIn.contains { $0.code == code }, "\(builtIn.map(\.description))")
-    #expect(!builtIn.contains { $0.code.hasPrefix("metadata.known-loss") })
+    #expect(!builtIn.contains { $0.code.rawValue == code }, "\(builtIn.map(\.description))")
+    #expect(!builtIn.contains { $0.code.rawValue.hasPrefix("metadata.known-loss") })
     let asking = try Policy.parse("severity \(code) info", name: "ask.policy")
-    let asked = audit(asking).filter { $0.code == code }
+    let asked = audit(asking).filter { $0.code.rawValue == code }
     #expect(asked.map(\.severity) == [.info])
     #expect(asked.first?.evidence?.field?.contains("MakerNote") == true, "\(asked.map(\.description))")
 }

@@ -13,7 +13,7 @@ import Testing
 func renderFindings(source: URL, output: URL) -> [Finding] {
     let job = AuditJob(name: output.lastPathComponent, source: source, output: output)
     return FileAuditor(options: AuditOptions(policy: .readbackOutputs), decoders: .inProcess).audit(job).findings
-        .filter { $0.code.hasPrefix("render.") }
+        .filter { $0.code.rawValue.hasPrefix("render.") }
 }
 
 /// Every committed recipe (all 8 orientations, Bayer and linear, uncompressed and lossless JPEG) converted by
@@ -52,7 +52,7 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
     defer { try? FileManager.default.removeItem(at: dir) }
     let (src, bad) = try brokenConversion(failure, in: dir)
     let f = renderFindings(source: src, output: bad)
-    #expect(f.map(\.code) == [failure.expectedCode], "\(f.map(\.description))")
+    #expect(f.map(\.code) == [failure.expectedFindingCode], "\(f.map(\.description))")
     #expect(f.first?.severity == .error)
     #expect(f.first?.evidence?.actual != nil, "the evidence carries the measured numbers")
 }
@@ -69,7 +69,7 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
     let plain = dir.appendingPathComponent("plain.heic")
     try Data(try OutputImage.broken([UInt8](good), .under, decoders: .inProcess)).write(to: plain)
     let f = renderFindings(source: plain, output: out)
-    #expect(f.map(\.code) == ["render.no-reference"], "\(f.map(\.description))")
+    #expect(f.map(\.code) == [.renderNoReference], "\(f.map(\.description))")
     #expect(f.first?.severity == .info && f.first?.message.hasPrefix("no reference render: ") == true)
 }
 
@@ -82,10 +82,10 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
     let reportDir = dir.appendingPathComponent("report")
     let report = Auditor.run(
         Pairing(jobs: [AuditJob(name: "bad.heic", source: src, output: bad)], unmatchedOutputs: []),
-        options: AuditOptions(policy: .readbackOutputs, thumbnails: true), mode: "pair", roots: [:],
+        options: AuditOptions(policy: .readbackOutputs, thumbnails: true), mode: .pair, roots: [:],
         tool: ToolInfo(version: "test"), libraries: [], decoders: .inProcess,
         thumbnails: ThumbnailFolder(reportDirectory: reportDir))
-    #expect(report.files.first?.findings.contains { $0.code == "render.cast" } == true)
+    #expect(report.files.first?.findings.contains { $0.code == .renderCast } == true)
     try Auditor.writeReports(report, to: reportDir, html: .inlined)
     let html = try String(contentsOf: reportDir.appendingPathComponent("report.html"), encoding: .utf8)
     let section = try #require(html.range(of: "render.cast").map { html[$0.lowerBound...] })

@@ -256,11 +256,11 @@ func tiledOutputAuditsClean(gainMapGrid: Bool) throws {
     .audit(AuditJob(name: out.lastPathComponent, source: pair.dng, output: out))
     let serious = r.findings.filter { $0.severity >= .warning }
     #expect(serious.isEmpty, "\(serious.map { "\($0.code): \($0.message)" })")
-    let primary = try #require(r.decode.first { $0.target == "primary" })
+    let primary = try #require(r.decode.first { $0.target == .primary })
     #expect(
-        primary.status == "ok" && primary.width == pair.tiled.result.width && primary.height == pair.tiled.result.height
+        primary.status == .ok && primary.width == pair.tiled.result.width && primary.height == pair.tiled.result.height
     )
-    #expect(r.decode.contains { $0.target == "gainmap" && $0.status == "ok" })
+    #expect(r.decode.contains { $0.target == .gainmap && $0.status == .ok })
     #expect(!r.gainMaps.isEmpty)
     let incomplete = r.gainMaps.filter { !$0.isComplete }
     #expect(incomplete.isEmpty, "\(incomplete)")

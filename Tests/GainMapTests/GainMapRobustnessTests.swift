@@ -1,5 +1,6 @@
 import ColorScience
 import CorpusKit
+import Findings
 import HEIF
 import Testing
 
@@ -114,25 +115,25 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
         let first = GainMapInspector.inspect(HEIFFile(bytes: b.build())).reports.first
         return try #require(first)
     }
-    func codes(_ r: GainMapReport) -> Set<GainMapFindingCode> { Set(r.findings.compactMap(\.gainMapCode)) }
+    func codes(_ r: GainMapReport) -> Set<FindingCode> { Set(r.findings.map(\.code)) }
     let base = try #require(file.primaryItemID)
     // Wrong altr order.
     var r = try inspectEdited { b in
         b.setGroups([EntityGroup(type: "altr", id: w.alternativeGroupID, entities: [base, w.toneMapItemID])])
     }
-    #expect(codes(r) == [.altrOrder] && r.part(.consistency).verdict == .fail)
+    #expect(codes(r) == [.gainmapAltrOrder] && r.part(.consistency).verdict == .fail)
     // No altr.
     r = try inspectEdited { b in b.setGroups([]) }
-    #expect(codes(r) == [.altrMissing])
+    #expect(codes(r) == [.gainmapAltrMissing])
     // No brand.
     r = try inspectEdited { b in b.brands.compatible.removeAll { $0 == "tmap" } }
-    #expect(codes(r) == [.brandMissing])
+    #expect(codes(r) == [.gainmapBrandMissing])
     // tmap ispe differs from the base's.
     r = try inspectEdited { b in
         b.removeProperties("ispe", of: w.toneMapItemID)
         b.setProperties(of: w.toneMapItemID, [(.ispe(width: 10, height: 10), false)])
     }
-    #expect(codes(r).contains(.tmapIspeMismatch) && codes(r).contains(.tmapColrMissing))
+    #expect(codes(r).contains(.gainmapTmapIspeMismatch) && codes(r).contains(.gainmapTmapColrMissing))
     // A real transform on the tmap (libavif rejects it); irot 0 is not reported.
     r = try inspectEdited { b in
         b.setProperties(
@@ -146,7 +147,7 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
                 ), (.irot(quarterTurns: 1), true),
             ])
     }
-    #expect(codes(r) == [.tmapTransform] && r.part(.consistency).verdict == .warn)
+    #expect(codes(r) == [.gainmapTmapTransform] && r.part(.consistency).verdict == .warn)
     r = try inspectEdited { b in
         b.setProperties(
             of: w.toneMapItemID,
@@ -164,17 +165,17 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
     r = try inspectEdited { b in
         for t: FourCC in ["pixi", "colr", "ispe"] { b.removeProperties(t, of: w.gainMapItemID) }
     }
-    #expect(codes(r) == [.descriptionPixiMissing, .descriptionIspeMissing, .colrMissing])
+    #expect(codes(r) == [.gainmapDescriptionPixiMissing, .gainmapDescriptionIspeMissing, .gainmapColrMissing])
     #expect(r.part(.description).verdict == .fail && r.part(.colour).verdict == .warn)
     // Empty gain-map data.
     r = try inspectEdited { b in b.replacePayload(of: w.gainMapItemID, with: []) }
-    #expect(codes(r) == [.dataMissing] && r.part(.data).verdict == .fail)
+    #expect(codes(r) == [.gainmapDataMissing] && r.part(.data).verdict == .fail)
     // Apple XMP gone: the ISO form still stands, the Apple view fails its metadata.
     r = try inspectEdited { b in b.removeItem(w.appleXMPItemID!) }
-    #expect(codes(r) == [.appleXMPMissing])
+    #expect(codes(r) == [.gainmapAppleXmpMissing])
     // Apple headroom that disagrees with the tmap.
     r = try inspectEdited { b in b.replacePayload(of: w.appleXMPItemID!, with: AppleGainMapXMP.packet(headroom: 2)) }
-    #expect(codes(r) == [.headroomMismatch])
+    #expect(codes(r) == [.gainmapHeadroomMismatch])
     // The tmap names a gain map that does not exist: description, data and dimg all say so.
     r = try inspectEdited { b in
         b.setReferences(
@@ -184,22 +185,24 @@ func builtGainMapFile(metadata: GainMapMetadata) throws -> (bytes: [UInt8], writ
                 return x
             })
     }
-    #expect(codes(r).isSuperset(of: [.descriptionItemMissing, .dataMissing, .dimgInvalid]), "\(r.findings)")
+    #expect(
+        codes(r).isSuperset(of: [.gainmapDescriptionItemMissing, .gainmapDataMissing, .gainmapDimgInvalid]),
+        "\(r.findings)")
     #expect(r.part(.description).verdict == .fail && r.part(.data).verdict == .fail)
     // A brand without any tmap item is a file-level finding.
     var b = HEIFBuilder(file: file)
     b.removeItem(w.toneMapItemID)
     let ins = GainMapInspector.inspect(HEIFFile(bytes: b.build()))
-    #expect(ins.findings.map(\.gainMapCode) == [.brandWithoutTmap])
+    #expect(ins.findings.map(\.code) == [.gainmapBrandWithoutTmap])
     #expect(ins.reports.map(\.forms) == [[.appleAux]])
     // A constant map is caught when decoding; an undecodable one too.
     let constant = GainMapInspector.inspect(file) { _ in
         DecodedPlane(width: 32, height: 24, bitDepth: 8, samples: .init(repeating: 7, count: 768))
     }
-    #expect(constant.reports[0].findings.map(\.gainMapCode) == [.dataConstant])
+    #expect(constant.reports[0].findings.map(\.code) == [.gainmapDataConstant])
     struct Boom: Error {}
     let broken = GainMapInspector.inspect(file) { _ in throw Boom() }
-    #expect(broken.reports[0].findings.map(\.gainMapCode) == [.dataUndecodable])
+    #expect(broken.reports[0].findings.map(\.code) == [.gainmapDataUndecodable])
 }
 
 @Test func inspectorSurvivesTruncatedFiles() throws {

@@ -1,3 +1,4 @@
+import Findings
 import Testing
 
 @testable import GainMap
@@ -119,12 +120,12 @@ enum Vectors {
     #expect(try ToneMapImage(metadata: m).encoded() == Vectors.oneChannel)
 }
 
-func codes(_ bytes: [UInt8]) -> [String] { ToneMapImage.decode(bytes).findings.map(\.code) }
+func codes(_ bytes: [UInt8]) -> [String] { ToneMapImage.decode(bytes).findings.map(\.code.rawValue) }
 
 @Test func gammaZeroIsAnError() {
     let v = Vectors.patched(Vectors.oneChannel, at: 22 + 16, [0, 0, 0, 0])
     let d = ToneMapImage.decode(v)
-    #expect(d.findings.map(\.gainMapCode) == [.tmapGammaZero])
+    #expect(d.findings.map(\.code) == [.gainmapTmapGammaZero])
     #expect(d.findings.first?.offset == 38)
     #expect(d.usableMetadata == nil)
 }
@@ -133,7 +134,7 @@ func codes(_ bytes: [UInt8]) -> [String] { ToneMapImage.decode(bytes).findings.m
     var v = Vectors.patched(Vectors.threeChannels, at: 10, [0, 0, 0, 0])  // base headroom den
     v = Vectors.patched(v, at: 62 + 36, [0, 0, 0, 0])  // G alternate_offset den
     let d = ToneMapImage.decode(v)
-    #expect(d.findings.map(\.gainMapCode) == [.tmapDenominatorZero, .tmapDenominatorZero])
+    #expect(d.findings.map(\.code) == [.gainmapTmapDenominatorZero, .gainmapTmapDenominatorZero])
     #expect(d.findings.map(\.offset) == [10, 98])
 }
 
@@ -168,7 +169,7 @@ func codes(_ bytes: [UInt8]) -> [String] { ToneMapImage.decode(bytes).findings.m
     // Truncated anywhere: one length finding, never a crash.
     for n in 1..<62 {
         let d = ToneMapImage.decode(Array(Vectors.oneChannel.prefix(n)))
-        #expect(d.findings.map(\.gainMapCode) == [.tmapLength], "prefix \(n)")
+        #expect(d.findings.map(\.code) == [.gainmapTmapLength], "prefix \(n)")
         #expect(d.usableMetadata == nil)
     }
     #expect(codes([]) == ["gainmap.tmap.length"])
@@ -186,7 +187,7 @@ func codes(_ bytes: [UInt8]) -> [String] { ToneMapImage.decode(bytes).findings.m
     // 0x04 (libultrahdr backwardDirection) and a reserved bit 0x01.
     let v = Vectors.patched(Vectors.oneChannel, at: 5, [0x45])
     let d = ToneMapImage.decode(v)
-    #expect(d.findings.map(\.gainMapCode) == [.tmapNonstandardFlags])
+    #expect(d.findings.map(\.code) == [.gainmapTmapNonstandardFlags])
     #expect(d.findings[0].severity == .warning)
     #expect(d.findings[0].message.contains("0x04") && d.findings[0].message.contains("0x1"))
     #expect(d.usableMetadata?.reservedFlags == 0x05)
@@ -211,22 +212,22 @@ func codes(_ bytes: [UInt8]) -> [String] { ToneMapImage.decode(bytes).findings.m
     #expect(v.count == 38)
     let d = ToneMapImage.decode(v)
     #expect(d.image?.layout == .commonDenominator)
-    #expect(Set(d.findings.map(\.gainMapCode)) == [.tmapNonstandardFlags, .tmapCommonDenominator])
+    #expect(Set(d.findings.map(\.code)) == [.gainmapTmapNonstandardFlags, .gainmapTmapCommonDenominator])
     #expect(d.findings.allSatisfy { $0.severity == .warning })
     let m = try #require(d.usableMetadata)
     #expect(m.alternateHdrHeadroom == UFraction(13, 4))
     #expect(m.channels[0].min.doubleValue == -0.5 && m.channels[0].max.doubleValue == 3.5)
     #expect(m.channels[0].gamma.doubleValue == 1)
     // And its own length rule.
-    #expect(ToneMapImage.decode(Array(v.prefix(37))).findings.map(\.gainMapCode).contains(.tmapLength))
+    #expect(ToneMapImage.decode(Array(v.prefix(37))).findings.map(\.code).contains(.gainmapTmapLength))
 }
 
-@Test func everyFindingCodeIsUniqueAndNamespaced() {
-    let raw = GainMapFindingCode.allCases.map(\.rawValue)
+@Test func everyGainMapFindingCodeIsUniqueAndNamespaced() {
+    let raw = FindingCode.allCases.filter { $0.topic == .gainMap }.map(\.rawValue)
     #expect(Set(raw).count == raw.count)
     #expect(raw.allSatisfy { $0.hasPrefix("gainmap.") })
-    #expect(GainMapFindingCode.tmapGammaZero.rawValue == "gainmap.tmap.gamma-zero")
-    #expect(GainMapFindingCode.headroomMismatch.rawValue == "gainmap.headroom-mismatch")
+    #expect(FindingCode.gainmapTmapGammaZero.rawValue == "gainmap.tmap.gamma-zero")
+    #expect(FindingCode.gainmapHeadroomMismatch.rawValue == "gainmap.headroom-mismatch")
 }
 
 @Test func fractionsApproximateAndStayInRange() throws {

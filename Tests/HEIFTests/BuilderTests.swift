@@ -135,7 +135,7 @@ func orientationRoundTripsThroughIrotImir(_ exif: Int) {
     #expect(edited.groups.first?.entities == [ids["grid"]!])
     #expect(edited.xmp(of: ids["xmp"]!) == Array("<new/>".utf8))
     #expect(edited.orientation(of: ids["grid"]!) == 1)
-    #expect(edited.findings.map(\.code).contains("container.tmap.brand-without-item"))
+    #expect(edited.findings.map(\.code).contains(.containerTmapBrandWithoutItem))
 }
 
 @Test func standaloneFileWrapsOneItemOrAGrid() throws {

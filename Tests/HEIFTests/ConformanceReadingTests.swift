@@ -12,7 +12,7 @@ private func corpusFile(_ name: String) throws -> HEIFFile {
     return HEIFFile(bytes: [UInt8](try Data(contentsOf: url)))
 }
 
-private func codes(_ f: HEIFFile) -> [String] { f.findings.map(\.code) }
+private func codes(_ f: HEIFFile) -> [String] { f.findings.map(\.code.rawValue) }
 
 @Test func ipmaMayNameAnEntityGroupButNotAnIdNobodyHas() throws {
     let f = try corpusFile("group-properties.heic")

@@ -123,7 +123,7 @@ func findingCases() -> [(code: String, bytes: [UInt8], limits: Limits)] {
 func findingIsReported(_ code: String) throws {
     let c = try #require(findingCases().first { $0.code == code })
     let f = HEIFFile(bytes: c.bytes, limits: c.limits)
-    let hit = f.findings.first { $0.code == code }
+    let hit = f.findings.first { $0.code.rawValue == code }
     #expect(hit != nil, "\(code) not in \(f.findings)")
     #expect(hit?.severity == FindingCode(rawValue: code)?.severity)
     #expect(hit.map { !$0.message.isEmpty && !$0.message.contains("\n") } == true)

@@ -109,11 +109,11 @@ func fuzzSeeds() -> [(name: String, bytes: [UInt8])] {
             ]), limits: .fuzzing)
     #expect(f.locations.count <= Limits.fuzzing.maxItems)
     #expect(f.groups.isEmpty)
-    #expect(f.findings.contains { $0.code == "container.box.malformed" })
+    #expect(f.findings.contains { $0.code == .containerBoxMalformed })
     // Deep nesting stops at maxDepth.
     var nested: [UInt8] = []
     for _ in 0..<100 { nested = V.box("iprp", nested) }
     let g = HEIFFile(bytes: nested, limits: .fuzzing)
-    #expect(g.findings.contains { $0.code == "container.limits.exceeded" })
+    #expect(g.findings.contains { $0.code == .containerLimitsExceeded })
     #expect(g.serialize() == nested)
 }

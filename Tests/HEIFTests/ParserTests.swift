@@ -132,7 +132,7 @@ func ipmaVersionsAndIndexWidths(_ layout: (Int, Bool)) {
     #expect(f.boxes[1].headerSize == 16 && f.boxes[1].size == 19)
     #expect(f.boxes[2].extendsToEnd && f.boxes[2].size == 12)
     #expect(f.mdat == [(ft.count + 19 + 8)..<(ft.count + 19 + 12)])
-    #expect(f.findings.map(\.code) == ["container.meta.missing"])
+    #expect(f.findings.map(\.code) == [.containerMetaMissing])
     #expect(f.serialize() == f.bytes)
 }
 
@@ -141,9 +141,9 @@ func ipmaVersionsAndIndexWidths(_ layout: (Int, Bool)) {
     let cut = Array(full.prefix(full.count - 40))
     let f = HEIFFile(bytes: cut)
     let mdatOffset = full.count - 108
-    let trunc = f.findings.first { $0.code == "container.box.truncated" }
+    let trunc = f.findings.first { $0.code == .containerBoxTruncated }
     #expect(trunc?.offset == mdatOffset)
-    let past = f.findings.first { $0.code == "container.iloc.extent-past-eof" }
+    let past = f.findings.first { $0.code == .containerIlocExtentPastEof }
     #expect(past?.offset == mdatOffset + 8)
     #expect(f.payload(of: 1) == nil)
     #expect(f.serialize() == cut)
@@ -175,5 +175,5 @@ func ipmaVersionsAndIndexWidths(_ layout: (Int, Bool)) {
     let f = HEIFFile(bytes: b.build())
     #expect(f.exifTIFF(of: apple) == Samples.tiff)
     #expect(f.exifItems == [apple])
-    #expect(!f.findings.contains { $0.code == "container.exif.bad-offset" })
+    #expect(!f.findings.contains { $0.code == .containerExifBadOffset })
 }

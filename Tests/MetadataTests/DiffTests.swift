@@ -56,7 +56,7 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     let lat = try #require(d.entries.first { $0.key.description == "GPS:GPSLatitude" })
     #expect(lat.diffClass == .lost)
     #expect(lat.criticality == .critical)
-    #expect(d.findings.contains { $0.metadataCode == .lost && $0.key?.description == "GPS:GPSLongitude" })
+    #expect(d.findings.contains { $0.code == .metadataLost && $0.key?.description == "GPS:GPSLongitude" })
     #expect(d.hasSeriousLoss)
 }
 
@@ -68,7 +68,7 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     #expect(e.diffClass == .changed)
     #expect(e.source?.description == "2024:05:01 10:20:30")
     #expect(e.output?.description == "2024:05:01 11:20:30")
-    #expect(d.findings.contains { $0.metadataCode == .changed && $0.criticality == .critical })
+    #expect(d.findings.contains { $0.code == .metadataChanged && $0.criticality == .critical })
     #expect(d.count(.changed) == 1)
 }
 
@@ -83,7 +83,7 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     let d = Diff.compare(source: src, output: out, policy: .standard)
     let e = try #require(d.entries.first { $0.key.description == "MakerNotes:MakerNote" })
     #expect(e.diffClass == .knownLoss)
-    #expect(d.findings.contains { $0.metadataCode == .knownLoss })
+    #expect(d.findings.contains { $0.code == .metadataKnownLoss })
     #expect(!d.hasSeriousLoss)
     // Without the policy's known loss it is a plain loss.
     var strict = MetadataPolicy.standard
@@ -92,7 +92,7 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     #expect(d2.entries.first { $0.key.description == "MakerNotes:MakerNote" }?.diffClass == .lost)
     // Kept MakerNote under the standard policy: known-loss-not-happened.
     let d3 = Diff.compare(source: src, output: src, policy: .standard)
-    #expect(d3.findings.map(\.metadataCode) == [.knownLossNotHappened])
+    #expect(d3.findings.map(\.code) == [.metadataKnownLossNotHappened])
 }
 
 @Test func orientationResetOnUprightOutputIsExpected() throws {
@@ -103,12 +103,12 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     let e = try #require(d.entries.first { $0.key.description == "IFD0:Orientation" })
     #expect(e.diffClass == .expectedChange)
     #expect(e.note == "pixels made upright")
-    #expect(!d.findings.contains { $0.metadataCode == .orientationChanged || $0.metadataCode == .doubleRotation })
+    #expect(!d.findings.contains { $0.code == .orientationChanged || $0.code == .orientationDoubleRotation })
     // When the output is known not to be upright, the same pair changes the orientation.
     var p = MetadataPolicy.standard
     p.outputPixelsUpright = false
     let d2 = Diff.compare(source: src, output: out, policy: p)
-    #expect(d2.findings.contains { $0.metadataCode == .orientationChanged })
+    #expect(d2.findings.contains { $0.code == .orientationChanged })
 }
 
 @Test func irotWithExifOrientationSixIsDoubleRotation() throws {
@@ -119,7 +119,7 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     let out = try metadataSet(
         .camera(orientation: 6), label: "out", orientation: OrientationInfo(heifTransform: 6, hasTransform: true))
     let d = Diff.compare(source: src, output: out, policy: .standard)
-    #expect(d.findings.contains { $0.metadataCode == .doubleRotation && $0.severity == .info })
+    #expect(d.findings.contains { $0.code == .orientationDoubleRotation && $0.severity == .info })
     #expect(d.orientation.verdict == .unverified)
     #expect(!d.hasSeriousLoss)
     // With sizes: the source's coded raster is landscape; upright (portrait) pixels plus irot 6 are shown turned by
@@ -130,7 +130,7 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
         orientation: OrientationInfo(heifTransform: 6, hasTransform: true, codedWidth: 3000, codedHeight: 4000))
     let srcSized = try metadataSet(.camera(orientation: 6), label: "src", orientation: so)
     let d2 = Diff.compare(source: srcSized, output: turned, policy: .standard)
-    #expect(d2.findings.contains { $0.metadataCode == .orientationChanged && $0.severity == .error })
+    #expect(d2.findings.contains { $0.code == .orientationChanged && $0.severity == .error })
     #expect(d2.orientation.transform == ExifOrientation(exif: 6))
     // The coded pixels kept (landscape) with irot 6: shown as the source.
     let kept = try metadataSet(

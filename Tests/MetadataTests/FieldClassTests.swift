@@ -14,7 +14,12 @@ import Testing
             #expect(DiffAgreement.silentClasses.contains(c), "\(c) raises no finding but is not silent")
         }
     }
-    for code in MetadataFindingCode.allCases {
+    let codes =
+        DiffClass.allCases.compactMap(\.findingCode) + [
+            .metadataKnownLossNotHappened, .orientationChanged, .orientationInconsistent, .orientationDoubleRotation,
+            .orientationUnverified,
+        ]
+    for code in codes {
         switch DiffClass.classes(for: code) {
         case let classes?:
             #expect(!classes.isEmpty, "\(code)")

@@ -103,7 +103,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     #expect(out.orientation.exif == 6)
     #expect(out["IFD0:Make"]?.value == .text("Canon"))
     let d = Diff.compare(source: src, output: out, policy: .standard)
-    #expect(d.findings.contains { $0.metadataCode == .doubleRotation })
+    #expect(d.findings.contains { $0.code == .orientationDoubleRotation })
     // exiftool sees both: the Exif Orientation and the irot as QuickTime Rotation.
     let theirs = try exiftool(url)
     #expect((theirs["IFD0:Orientation"] as? NSNumber)?.intValue == 6)
@@ -114,7 +114,7 @@ func heic(exif: [UInt8], transform: [Property]) -> [UInt8] {
     defer { try? FileManager.default.removeItem(at: ok.deletingLastPathComponent()) }
     let good = try MetadataReader.read(ok, decoders: .inProcess)
     let d2 = Diff.compare(source: src, output: good, policy: .standard)
-    #expect(!d2.findings.contains { $0.metadataCode == .doubleRotation || $0.metadataCode == .orientationChanged })
+    #expect(!d2.findings.contains { $0.code == .orientationDoubleRotation || $0.code == .orientationChanged })
     #expect(d2.entries.first { $0.key.description == "IFD0:Orientation" }?.note == "orientation carried by irot/imir")
 }
 

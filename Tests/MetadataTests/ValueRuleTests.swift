@@ -61,16 +61,16 @@ import Testing
     let d = Diff.compare(
         source: try metadataSet(src, label: "src"), output: try metadataSet(out, label: "out"), policy: .standard)
     let focal = try #require(d.findings.first { $0.key?.description == "ExifIFD:FocalLength" })
-    #expect(focal.metadataCode == .rounded && focal.severity == .warning)
+    #expect(focal.code == .metadataRounded && focal.severity == .warning)
     #expect(focal.evidence?.expected != nil && focal.evidence?.actual != nil && focal.message.contains("50.0"))
     let fnumber = try #require(d.findings.first { $0.key?.description == "ExifIFD:FNumber" })
-    #expect(fnumber.metadataCode == .reencoded && fnumber.severity == .info)
+    #expect(fnumber.code == .metadataReencoded && fnumber.severity == .info)
     #expect(!d.hasSeriousLoss)
     // FocalLength 50 → 55: an error on a critical field.
     out.exif[7] = .init(tag: 0x920A, value: .rational([(55, 1)]))
     let d2 = Diff.compare(
         source: try metadataSet(src, label: "src"), output: try metadataSet(out, label: "out"), policy: .standard)
-    #expect(d2.findings.contains { $0.metadataCode == .changed && $0.severity == .error })
+    #expect(d2.findings.contains { $0.code == .metadataChanged && $0.severity == .error })
 }
 
 /// A MakerNote exiv2 parses compares tag by tag: a rewrite that only moved offsets (a different size) is no change.
@@ -122,7 +122,7 @@ import Testing
     #expect(dropped.entry.diffClass == .kept)
     let loss = try #require(dropped.findings.first)
     #expect(dropped.findings.count == 1)
-    #expect(loss.metadataCode == .knownLoss && loss.severity == .info)
+    #expect(loss.code == .metadataKnownLoss && loss.severity == .info)
     #expect(loss.message.contains("Nikon3.Preview") && loss.message.contains("NikonPreview.JPEGInterchangeFormat"))
     // Carried: no finding at all.
     #expect(try #require(Diff.makerNote(note(tags, previews), note(tags, previews), policy: policy)).findings.isEmpty)
@@ -130,8 +130,8 @@ import Testing
     let lost = try #require(
         Diff.makerNote(note(tags, previews), note(["Nikon3.ISOSettings": .integers([0, 200])], []), policy: policy))
     #expect(lost.entry.diffClass == .changed)
-    #expect(lost.findings.contains { $0.metadataCode == .changed && $0.message.contains("NikonSi02xx.0x027a") })
-    #expect(lost.findings.contains { $0.metadataCode == .knownLoss })
+    #expect(lost.findings.contains { $0.code == .metadataChanged && $0.message.contains("NikonSi02xx.0x027a") })
+    #expect(lost.findings.contains { $0.code == .metadataKnownLoss })
 }
 
 /// Orientation by reader model, from tags and coded sizes.
@@ -164,7 +164,7 @@ import Testing
     let paired = judge(jpeg, heif(6, exif: 6, 4000, 3000))
     #expect(paired.verdict == .kept && paired.introducesDoubleRotation)
     let f = Diff.orientationFindings(paired, evidence: .none)
-    #expect(f.map(\.metadataCode) == [.doubleRotation] && f.allSatisfy { $0.severity == .info })
+    #expect(f.map(\.code) == [.orientationDoubleRotation] && f.allSatisfy { $0.severity == .info })
     // Pixels decide over tags.
     let turned = judge(apple, apple, OrientationEvidence(shownTransform: 6, note: "test"))
     #expect(turned.verdict == .changed && turned.transform == ExifOrientation(exif: 6))

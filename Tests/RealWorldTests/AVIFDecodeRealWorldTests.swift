@@ -20,11 +20,11 @@ struct AVIFDecodeRealWorldTests {
             let heif = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
             let report = FileAuditor(options: AuditOptions(decode: true), decoders: .inProcess).audit(
                 AuditJob(name: name, source: nil, output: f))
-            let row = try #require(report.decode.first { $0.target == "primary" }, "\(name): \(report.decode)")
+            let row = try #require(report.decode.first { $0.target == .primary }, "\(name): \(report.decode)")
             #expect(row.decoder == "libavif \(AVIFDecoder.shortVersion)", "\(name): \(row)")
-            #expect(row.status == "ok" && row.width == heif.width && row.height == heif.height, "\(name): \(row)")
+            #expect(row.status == .ok && row.width == heif.width && row.height == heif.height, "\(name): \(row)")
             #expect(row.bitDepth == heif.codedBitDepth, "\(name): \(row)")
-            #expect(!report.findings.contains { $0.code.hasPrefix("decode.") }, "\(name): \(report.findings)")
+            #expect(!report.findings.contains { $0.code.rawValue.hasPrefix("decode.") }, "\(name): \(report.findings)")
             if row.message != nil { relaxed.append("\(name): \(row.message!)") }
 
             // The pixels the render check reads: libavif's, turned upright by the primary's irot/imir.
@@ -54,10 +54,12 @@ struct AVIFDecodeRealWorldTests {
             AuditJob(
                 name: "seine", source: root.appendingPathComponent("jpeg/libavif_seine_sdr_gainmap_srgb.jpg"),
                 output: root.appendingPathComponent("avif/libavif_seine_sdr_gainmap_srgb.avif")))
-        let row = try #require(report.decode.first { $0.target == "primary" })
-        #expect(row.decoder == "libavif \(AVIFDecoder.shortVersion)" && row.status == "ok", "\(row)")
+        let row = try #require(report.decode.first { $0.target == .primary })
+        #expect(row.decoder == "libavif \(AVIFDecoder.shortVersion)" && row.status == .ok, "\(row)")
         #expect(
-            !report.findings.contains { $0.code.hasPrefix("render.") || $0.code.hasPrefix("decode.") },
+            !report.findings.contains {
+                $0.code.rawValue.hasPrefix("render.") || $0.code.rawValue.hasPrefix("decode.")
+            },
             "\(report.findings)")
     }
 }

@@ -28,10 +28,10 @@ enum AuditExpectations {
     static func verdict(_ r: FileResult) -> Line {
         var codes = Set<String>()
         for f in r.findings where f.severity == .error || f.severity == .warning {
-            if f.code == "container.truncated", let o = f.evidence?.offset {
+            if f.code == .containerTruncated, let o = f.evidence?.offset {
                 codes.insert("\(f.code)@\(o)")
             } else {
-                codes.insert(f.code)
+                codes.insert(f.code.rawValue)
             }
         }
         let gm = r.gainMaps.map { g in
@@ -69,7 +69,7 @@ enum AuditExpectations {
     let pairing = try Pairing.outputsOnly(root)
     #expect(pairing.jobs.count >= 50, "expected the corpus's HEIF files, found \(pairing.jobs.count)")
     let report = Auditor.run(
-        pairing, options: AuditOptions(decode: true, jobs: 2), mode: "outputs-only", roots: ["outputs": root.path],
+        pairing, options: AuditOptions(decode: true, jobs: 2), mode: .outputsOnly, roots: ["outputs": root.path],
         tool: ToolInfo(version: "test"), libraries: [], decoders: .inProcess)
     let actual = report.files.map(AuditExpectations.verdict)
     if ProcessInfo.processInfo.environment["RECORD_EXPECTATIONS"] != nil {
@@ -106,17 +106,17 @@ enum AuditExpectations {
     let iphone16 = audit("heic/libvips_pr5132_iphone16_apple-heic-gainmap.heic")
     #expect(iphone16.gainMaps.map(\.kind) == ["apple", "iso"])
     #expect(iphone16.gainMaps.allSatisfy { $0.isComplete })
-    #expect(iphone16.decode.first?.status == "ok")
+    #expect(iphone16.decode.first?.status == .ok)
     #expect(iphone16.decode.first?.width == 5712)
     #expect(iphone16.verdict(failOn: .error) == .pass)
     // A truncated file: a container error with its offset (the mdat at 607 declares one byte more than remains).
     let truncated = audit("heic/pillowheif_truncated.heic")
-    #expect(truncated.findings.contains { $0.code == "container.truncated" && $0.evidence?.offset == 607 })
+    #expect(truncated.findings.contains { $0.code == .containerTruncated && $0.evidence?.offset == 607 })
     #expect(truncated.verdict(failOn: .error) == .fail)
     // libavif's zero-gamma tmap: the metadata part fails.
     let gamma = audit("avif/libavif_seine_sdr_gainmap_gammazero.avif")
     #expect(gamma.gainMaps.first?.metadata == .fail)
-    #expect(gamma.findings.contains { $0.code == "gainmap.tmap.gamma-zero" })
+    #expect(gamma.findings.contains { $0.code == .gainmapTmapGammaZero })
     // An iPhone 13 Pro (iOS 17) file: Apple aux only, complete.
     let ios17 = audit("heic/applehdrheic_hdr-sample_iPhone13Pro_iOS17.heic")
     #expect(ios17.gainMaps.map(\.kind) == ["apple"])

@@ -87,7 +87,7 @@ import Testing
     static func readbackCodes(_ file: URL, name: String) -> Set<String> {
         let r = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
             AuditJob(name: name, source: nil, output: file))
-        return Set(r.findings.filter { $0.severity == .error || $0.severity == .warning }.map(\.code))
+        return Set(r.findings.filter { $0.severity == .error || $0.severity == .warning }.map(\.code.rawValue))
     }
 
     static func toolsFolder() throws -> URL {
@@ -198,7 +198,7 @@ import Testing
         for file in files.sorted(by: { $0.path < $1.path }) {
             let r = FileAuditor(options: AuditOptions(decode: false), decoders: .inProcess).audit(
                 AuditJob(name: file.lastPathComponent, source: file, output: file))
-            let conformance = r.findings.filter { $0.code.hasPrefix("conformance.") }
+            let conformance = r.findings.filter { $0.code.rawValue.hasPrefix("conformance.") }
             #expect(
                 conformance.allSatisfy { $0.severity == .warning },
                 "\(file.lastPathComponent): \(conformance.filter { $0.severity != .warning }.map(\.code))")

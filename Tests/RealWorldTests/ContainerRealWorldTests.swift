@@ -43,12 +43,12 @@ enum ContainerCorpus {
         #expect(!errors.isEmpty)
         #expect(errors.contains { $0.offset != nil }, "\(url.lastPathComponent): \(errors)")
         // Box offsets lie in the file; an iloc extent's offset is where its data should start, possibly past EOF.
-        for e in errors where e.code != "container.iloc.extent-past-eof" {
+        for e in errors where e.code != .containerIlocExtentPastEof {
             if let o = e.offset { #expect(o >= 0 && o <= f.bytes.count, "\(e)") }
         }
     }
     let (_, t) = try ContainerCorpus.file("heic/pillowheif_truncated.heic")
-    #expect(t.findings.map(\.code) == ["container.box.truncated", "container.iloc.extent-past-eof"])
+    #expect(t.findings.map(\.code) == [.containerBoxTruncated, .containerIlocExtentPastEof])
     #expect(t.findings.map(\.offset) == [607, 1648])
     #expect(t.payload(of: 1)?.count == 1033)
     #expect(t.payload(of: 2) == nil)
@@ -97,8 +97,8 @@ enum ContainerCorpus {
     #expect(f.item(124)?.isExif == true)
     #expect(f.references(from: 63, type: "auxl").first?.to == [46, 122])
     let codes = f.findings.map(\.code)
-    #expect(codes.filter { $0 == "container.iref.auxl-multi-target" }.count == 5)
-    #expect(codes.filter { $0 == "container.iref.cdsc-multi-target" }.count == 2)
+    #expect(codes.filter { $0 == .containerIrefAuxlMultiTarget }.count == 5)
+    #expect(codes.filter { $0 == .containerIrefCdscMultiTarget }.count == 2)
     #expect(!f.hasErrors)
     #expect(f.orientation(of: 46) == 6)
     #expect(f.exifTIFF(of: 124)?.prefix(2) == [0x4D, 0x4D])

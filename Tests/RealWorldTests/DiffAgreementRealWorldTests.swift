@@ -58,7 +58,7 @@ import Testing
             rows["MakerNotes:MakerNote"] == .knownLoss,
             "\(p.source.relative): \(rows["MakerNotes:MakerNote"].map(\.rawValue) ?? "no row")")
         let codes = r.findings.filter { $0.evidence?.field == "MakerNotes:MakerNote" }.map(\.code)
-        #expect(codes == ["metadata.known-loss"], "\(p.source.relative)")
+        #expect(codes == [.metadataKnownLoss], "\(p.source.relative)")
     }
     #expect(iPhoneStrips >= 1, "the corpus's iPhone HEICs carry a MakerNote")
 }

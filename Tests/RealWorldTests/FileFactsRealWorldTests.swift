@@ -28,7 +28,7 @@ import Testing
             rendered += 1
             let j = try #require(FileFactsCheck.judge(source: url, output: url, decoders: .inProcess))
             #expect(
-                !j.findings.contains { $0.code.hasPrefix("sidecar.") },
+                !j.findings.contains { $0.code.rawValue.hasPrefix("sidecar.") },
                 "\(url.lastPathComponent): applied edits of a rendered file held against it")
         }
     }

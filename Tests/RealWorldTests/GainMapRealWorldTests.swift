@@ -1,5 +1,6 @@
 import Audit
 import Digest
+import Findings
 import Foundation
 import GainMap
 import HEIF
@@ -13,7 +14,7 @@ struct GainMapExpectation: Sendable {
     /// description, metadata, data (without a decoder), colour, consistency.
     var verdicts: [PartVerdict]
     /// Exactly these finding codes (sorted), across all parts.
-    var codes: [GainMapFindingCode]
+    var codes: [FindingCode]
 }
 
 private let ok = PartVerdict.pass
@@ -40,39 +41,39 @@ let gainMapExpectations: [String: GainMapExpectation] = [
     // Atypical sizes (valid): a 2x map, and grids whose map is not 1, 1/2 or 1/4 of the base.
     "b672cfd5ac792ae0": .init(
         name: "libavif_seine_sdr_gainmap_big_srgb.avif", forms: [.iso21496], verdicts: [warn, ok, unv, ok, ok],
-        codes: [.descriptionSizeImplausible]),
+        codes: [.gainmapDescriptionSizeImplausible]),
     "73a68c3d6daad7b8": .init(
         name: "libavif_color_grid_gainmap_different_grid.avif", forms: [.iso21496], verdicts: [warn, ok, unv, ok, ok],
-        codes: [.descriptionSizeImplausible]),
+        codes: [.gainmapDescriptionSizeImplausible]),
     "d783e0d9ce778f97": .init(
         name: "libavif_color_nogrid_alpha_nogrid_gainmap_grid.avif", forms: [.iso21496],
         verdicts: [warn, ok, unv, ok, ok],
-        codes: [.descriptionSizeImplausible]),
+        codes: [.gainmapDescriptionSizeImplausible]),
     // libavif: deliberately broken, each with its own finding.
     "23990f6493467f13": .init(
         name: "libavif_seine_hdr_gainmap_wrongaltr.avif", forms: [.iso21496], verdicts: [ok, ok, unv, ok, fail],
-        codes: [.altrOrder]),
+        codes: [.gainmapAltrOrder]),
     "63da247475627242": .init(
         name: "libavif_seine_sdr_gainmap_notmapbrand.avif", forms: [.iso21496], verdicts: [ok, ok, unv, ok, fail],
-        codes: [.brandMissing]),
+        codes: [.gainmapBrandMissing]),
     "faf73bb88eb6ed04": .init(
         name: "libavif_seine_sdr_gainmap_gammazero.avif", forms: [.iso21496], verdicts: [ok, fail, unv, ok, ok],
-        codes: [.tmapGammaZero, .tmapGammaZero, .tmapGammaZero]),
+        codes: [.gainmapTmapGammaZero, .gainmapTmapGammaZero, .gainmapTmapGammaZero]),
     "f67ef979ee9df50c": .init(
         name: "libavif_unsupported_gainmap_version.avif", forms: [.iso21496], verdicts: [ok, fail, unv, ok, ok],
-        codes: [.tmapVersionUnsupported]),
+        codes: [.gainmapTmapVersionUnsupported]),
     "d675f46519029ce3": .init(
         name: "libavif_unsupported_gainmap_minimum_version.avif", forms: [.iso21496],
         verdicts: [ok, fail, unv, ok, ok],
-        codes: [.tmapMinimumVersionUnsupported]),
+        codes: [.gainmapTmapMinimumVersionUnsupported]),
     "189398ea72d391c7": .init(
         name: "libavif_supported_gainmap_writer_version_with_extra_bytes.avif", forms: [.iso21496],
         verdicts: [ok, fail, unv, ok, ok],
-        codes: [.tmapExtraBytes]),
+        codes: [.gainmapTmapExtraBytes]),
     // Adobe-style aux map (urn:com:photo:aux:hdrgainmap) with hdrgm XMP, not hidden; libavif ignores it.
     "b4f440392ad8cdfd": .init(
         name: "libavif_seine_hdr_srgb_pq.avif", forms: [.otherAux], verdicts: [warn, ok, unv, ok, ok],
-        codes: [.descriptionNotHidden]),
+        codes: [.gainmapDescriptionNotHidden]),
     // Apple.
     "c690fa4ecc6ae71e": .init(
         name: "applehdrheic_hdr-sample_iPhone13Pro_iOS17.heic", forms: [.appleAux], verdicts: [ok, ok, unv, ok, ok],
@@ -83,7 +84,7 @@ let gainMapExpectations: [String: GainMapExpectation] = [
     // iOS 16.2: version 65536, MakerNote 0x0021 but no 0x0030 and no XMP headroom.
     "1ddce96766efbfa0": .init(
         name: "pillowheif_pug_iPhone13Pro.heic", forms: [.appleAux], verdicts: [ok, warn, unv, ok, ok],
-        codes: [.appleHeadroomMissing]),
+        codes: [.gainmapAppleHeadroomMissing]),
     // iOS 26: one grid item is both the tmap's gain map and the Apple aux map.
     "3ca9efeb6fd5ad30": .init(
         name: "libvips_pr5132_iphone16_apple-heic-gainmap.heic", forms: [.iso21496, .appleAux],
@@ -91,7 +92,7 @@ let gainMapExpectations: [String: GainMapExpectation] = [
     // Samsung.
     "4dd7209010986a50": .init(
         name: "pillowheif_200MP_GalaxyS24Ultra.heic", forms: [.otherAux], verdicts: [warn, ok, unv, ok, ok],
-        codes: [.descriptionPixiMissing]),
+        codes: [.gainmapDescriptionPixiMissing]),
     "8deae321c3b6424f": .init(
         name: "pillowheif_aux_YCbCr_GalaxyS25Ultra.heic", forms: [.iso21496, .otherAux],
         verdicts: [ok, ok, unv, ok, ok],
@@ -125,7 +126,7 @@ func heifCorpusFiles() throws -> [(URL, String)] { try heifCorpusListing.get() }
         #expect(r.forms == exp.forms, "\(name)")
         #expect(r.parts.map(\.part) == GainMapPart.allCases, "\(name)")
         #expect(r.parts.map(\.verdict) == exp.verdicts, "\(name): \(r.parts.map { "\($0.part): \($0.findings)" })")
-        #expect(r.findings.map(\.code).sorted() == exp.codes.map(\.rawValue).sorted(), "\(name): \(r.findings)")
+        #expect(r.findings.map(\.code).sorted() == exp.codes.sorted(), "\(name): \(r.findings)")
         // Every finding says where it is.
         #expect(
             r.findings.allSatisfy { ($0.offset ?? -1) >= 0 && $0.offset! < file.bytes.count }, "\(name): \(r.findings)")

@@ -102,7 +102,7 @@ func realWorldMakerNotesAreCarriedWhole(donorPath: String) throws {
     let job = AuditJob(name: out.lastPathComponent, source: src, output: out)
     let audit = FileAuditor(
         options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1), decoders: .inProcess)
-    let kept = audit.audit(job).findings.filter { $0.code.hasPrefix("metadata.") }
+    let kept = audit.audit(job).findings.filter { $0.code.rawValue.hasPrefix("metadata.") }
         .filter { Policy.convert.conversionAction(for: $0) != .pass }
     #expect(kept.isEmpty, "\(donorPath): \(kept.map { "\($0.code): \($0.message)" })")
 }

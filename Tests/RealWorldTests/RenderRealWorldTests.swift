@@ -120,7 +120,7 @@ private func codes(_ f: [Finding]) -> String {
         let own = judge(out)
         line.output = "\(what): \(codes(own))"
         // A reference without content (a stripped sample's near-black thumbnail) judges nothing and says so.
-        if own.contains(where: { $0.code == RenderFindingCode.noReference.rawValue }) { continue }
+        if own.contains(where: { $0.code == .renderNoReference }) { continue }
         compared += 1
         #expect(
             !own.contains { $0.severity == .error || $0.severity == .warning },
@@ -129,7 +129,7 @@ private func codes(_ f: [Finding]) -> String {
         for failure in DeliberateFailure.allCases {
             let f = judge(failure.apply(to: out))
             caught.append("\(failure.rawValue)=\(codes(f))")
-            let hit = f.first { $0.code == failure.expectedCode }
+            let hit = f.first { $0.code == failure.expectedFindingCode }
             #expect(hit != nil, "\(url.lastPathComponent): \(failure.rawValue) not caught: \(f.map(\.description))")
             if failure != .under && !ref.orientationAmbiguous {
                 #expect(

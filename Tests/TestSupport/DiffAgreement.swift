@@ -41,9 +41,10 @@ public enum DiffAgreement {
     public static func disagreements(rows: [String: FieldClass], findings: [Finding]) -> [String] {
         var out: [String] = []
         var codesByField: [String: Set<String>] = [:]
-        for f in findings where f.code.hasPrefix("metadata.") || f.code.hasPrefix("orientation.") {
-            guard !pairCodes.contains(f.code) else { continue }
-            guard let allowed = classesByCode[f.code] else {
+        for f in findings where f.code.topic == .metadata || f.code.topic == .orientation {
+            let code = f.code.rawValue
+            guard !pairCodes.contains(code) else { continue }
+            guard let allowed = classesByCode[code] else {
                 out.append("\(f.code): a metadata or orientation code the mapping does not know")
                 continue
             }
@@ -51,10 +52,10 @@ public enum DiffAgreement {
                 out.append("\(f.code) names no field: \(f.message)")
                 continue
             }
-            codesByField[field, default: []].insert(f.code)
+            codesByField[field, default: []].insert(code)
             guard let cls = rows[field] else {
                 // The orientation may change with no Orientation tag on either side: no row to disagree with.
-                if f.code != "orientation.changed" { out.append("\(field): \(f.code) but no row") }
+                if f.code != .orientationChanged { out.append("\(field): \(f.code) but no row") }
                 continue
             }
             if !allowed.contains(cls) { out.append("\(field): class \(cls.rawValue) but finding \(f.code)") }

@@ -10,15 +10,15 @@ public enum FixedReport {
                 outputBytes: 3_000_000, sha256: String(repeating: "ab", count: 32),
                 findings: [
                     Finding(
-                        code: "metadata.lost", severity: .error,
+                        code: .metadataLost, severity: .error,
                         message: "GPS:GPSLatitude is in the source but not in the output",
                         evidence: Evidence(expected: "48.8584", field: "GPS:GPSLatitude")),
                     Finding(
-                        code: "metadata.known-loss", severity: .knownLoss,
+                        code: .metadataKnownLoss, severity: .knownLoss,
                         message: "ExifIFD:MakerNote lost (known loss)",
                         evidence: Evidence(field: "ExifIFD:MakerNote")),
                     Finding(
-                        code: "gainmap.missing", severity: .error,
+                        code: .gainmapMissing, severity: .error,
                         message: "the source has a gain map; the output has none <&>"),
                 ],
                 metadata: [
@@ -30,7 +30,7 @@ public enum FixedReport {
                         note: "pixels rotated"),
                 ],
                 gainMaps: [],
-                decode: [DecodeResult(target: "primary", status: "ok", width: 6000, height: 4000, bitDepth: 10)],
+                decode: [DecodeResult(target: .primary, status: .ok, width: 6000, height: 4000, bitDepth: 10)],
                 fileFacts: [
                     FileFactRow(
                         fact: "mtime", source: "2019-06-20T10:00:00Z", output: "2026-01-02T03:04:05Z", status: "changed"
@@ -43,7 +43,7 @@ public enum FixedReport {
                 outputBytes: 2_100_000, sha256: String(repeating: "cd", count: 32),
                 findings: [
                     Finding(
-                        code: "metadata.known-loss-not-happened", severity: .info,
+                        code: .metadataKnownLossNotHappened, severity: .info,
                         message: "ExifIFD:MakerNote survived although the policy lists it as a known loss",
                         evidence: Evidence(field: "ExifIFD:MakerNote"))
                 ],
@@ -54,28 +54,28 @@ public enum FixedReport {
                         kind: "apple", item: 5, description: .pass, metadata: .fail, data: .pass, colourSpace: .absent),
                 ],
                 decode: [
-                    DecodeResult(target: "primary", status: "ok", width: 4032, height: 3024, bitDepth: 8),
-                    DecodeResult(target: "gainmap", status: "failed", message: "libheif: Unsupported color conversion"),
+                    DecodeResult(target: .primary, status: .ok, width: 4032, height: 3024, bitDepth: 8),
+                    DecodeResult(target: .gainmap, status: .failed, message: "libheif: Unsupported color conversion"),
                 ]),
             FileResult(
                 name: "c/IMG_0003.dng", source: "c/IMG_0003.dng", sourceBytes: 100,
                 findings: [
-                    Finding(code: "output.missing", severity: .error, message: "no output was found for this source")
+                    Finding(code: .outputMissing, severity: .error, message: "no output was found for this source")
                 ]),
             FileResult(
                 name: "d/broken.heic", output: "d/broken.heic", outputBytes: 5000,
                 sha256: String(repeating: "ef", count: 32),
                 findings: [
                     Finding(
-                        code: "container.truncated", severity: .error, message: "mdat runs past the end of the file",
+                        code: .containerTruncated, severity: .error, message: "mdat runs past the end of the file",
                         evidence: Evidence(offset: 1234, expected: "9000 bytes", actual: "3766 bytes")),
                     Finding(
-                        code: "signalling.bit-depth-mismatch", severity: .warning, message: "pixi says 8 bits, hvcC 10",
+                        code: .signallingBitDepthMismatch, severity: .warning, message: "pixi says 8 bits, hvcC 10",
                         evidence: Evidence(expected: "10", actual: "8", item: 1)),
                 ]),
         ]
         let run = RunParameters(
-            mode: "directories", startedAt: "2026-01-02T03:04:05Z", durationSeconds: 0, failOn: .error, decode: true,
+            mode: .directories, startedAt: "2026-01-02T03:04:05Z", durationSeconds: 0, failOn: .error, decode: true,
             jobs: 2, policy: "built-in", roots: ["outputs": "out", "sources": "src"])
         return AuditReport(
             tool: ToolInfo(version: "0.0.0-test"),

@@ -88,9 +88,9 @@ extension Checks {
     static func libavifRefused(_ ctx: inout Context, _ primary: PrimaryDecode) {
         guard let why = primary.libavifFailure else { return }
         ctx.decode.append(
-            DecodeResult(target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
+            DecodeResult(target: .primary, status: .failed, message: why, decoder: LibavifPrimary.decoder))
         ctx.add(
-            .decodeLibavifRefused, .warning,
+            .decodeLibavifRefused,
             "\(LibavifPrimary.decoder) does not decode the primary image (\(why)); its pixels come from libheif",
             Evidence(actual: why, item: ctx.file?.primaryItemID))
     }

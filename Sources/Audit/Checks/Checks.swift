@@ -65,6 +65,12 @@ enum Checks {
             return f
         }
 
+        /// Adds a finding at the catalogue's severity for `code`.
+        mutating func add(_ code: FindingCode, _ message: String, _ evidence: Evidence? = nil) {
+            findings.append(Finding(code, message: message, evidence: evidence))
+        }
+
+        /// Adds a finding at a severity other than the catalogue's (the call site says why).
         mutating func add(_ code: FindingCode, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
             findings.append(Finding(code: code, severity: severity, message: message, evidence: evidence))
         }
@@ -131,7 +137,7 @@ extension Checks {
     static func notHEIF(_ ctx: inout Context, _ format: String) {
         let jpeg = Source.isJPEG(ctx.output)
         ctx.add(
-            .outputNotHeif, .warning,
+            .outputNotHeif,
             "the output is not a HEIF-family file (\(format)): only its metadata, orientation\(jpeg ? " and gain map" : "") were compared",
             Evidence(expected: "a HEIF-family file (ftyp with a HEIF brand)", actual: format))
         FileFactsCheck.run(&ctx)

@@ -12,9 +12,9 @@ extension Checks {
         ctx.file = file
         for f in file.findings {
             let evidence = Evidence(offset: f.offset.map { max(0, $0) })
-            if f.catalogued == .containerBoxTruncated || f.catalogued == .containerIlocExtentPastEof {
+            if f.code == .containerBoxTruncated || f.code == .containerIlocExtentPastEof {
                 ctx.add(
-                    .containerTruncated, .error, "the file is truncated: \(f.message)",
+                    .containerTruncated, "the file is truncated: \(f.message)",
                     Evidence(offset: evidence.offset, actual: "\(ctx.output.count) bytes in the file"))
             } else {
                 ctx.findings.append(Finding(code: f.code, severity: f.severity, message: f.message, evidence: evidence))

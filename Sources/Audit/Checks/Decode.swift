@@ -22,7 +22,7 @@ extension Checks {
             case .libavif(let p):
                 ctx.decode.append(
                     DecodeResult(
-                        target: "primary", status: "ok", width: p.size.width, height: p.size.height,
+                        target: .primary, status: .ok, width: p.size.width, height: p.size.height,
                         bitDepth: p.size.codedBitDepth, message: p.note, decoder: LibavifPrimary.decoder))
                 if let img = p.image {
                     if thumbs { ctx.thumbnails.primary = thumbnail(img) }
@@ -32,7 +32,7 @@ extension Checks {
             case .image(let img):
                 ctx.decode.append(
                     DecodeResult(
-                        target: "primary", status: "ok", width: img.width, height: img.height,
+                        target: .primary, status: .ok, width: img.width, height: img.height,
                         bitDepth: img.codedBitDepth, decoder: libheif))
                 ctx.thumbnails.primary = thumbnail(img)
                 ctx.outputPixels = img
@@ -40,13 +40,13 @@ extension Checks {
             case .reduced(let img, let d):
                 ctx.decode.append(
                     DecodeResult(
-                        target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth,
+                        target: .primary, status: .ok, width: d.width, height: d.height, bitDepth: d.codedBitDepth,
                         decoder: libheif))
                 ctx.outputPixels = img
             case .size(let d):
                 ctx.decode.append(
                     DecodeResult(
-                        target: "primary", status: "ok", width: d.width, height: d.height, bitDepth: d.codedBitDepth,
+                        target: .primary, status: .ok, width: d.width, height: d.height, bitDepth: d.codedBitDepth,
                         decoder: libheif))
                 flatDecode(&ctx, spread: d.firstPlaneSpread, compared: compared)
             }
@@ -55,9 +55,9 @@ extension Checks {
             // The decoder's worker died, hung or ran out of memory: not tried again on these bytes (re-wrapped, the
             // same stream would do the same); the run goes on.
             ctx.decode.append(
-                DecodeResult(target: "primary", status: "failed", message: failure.description, decoder: libheif))
+                DecodeResult(target: .primary, status: .failed, message: failure.description, decoder: libheif))
             ctx.add(
-                FindingCode(failure), .error, "the primary image does not decode: \(failure.description)",
+                FindingCode(failure), "the primary image does not decode: \(failure.description)",
                 Evidence(actual: failure.stage, item: file.primaryItemID))
         } catch {
             decodeFailed(&ctx, error, file: file, primary: primary)
@@ -76,11 +76,11 @@ extension Checks {
         {
             ctx.decode.append(
                 DecodeResult(
-                    target: "primary", status: "ok", width: img.width, height: img.height,
+                    target: .primary, status: .ok, width: img.width, height: img.height,
                     bitDepth: img.codedBitDepth,
                     message: "decoded re-wrapped; libheif refused the whole file: \(whole)", decoder: libheif))
             ctx.add(
-                .decodePrimaryRewrapped, .info,
+                .decodePrimaryRewrapped,
                 "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
                 Evidence(actual: whole, item: p))
             if thumbs { ctx.thumbnails.primary = thumbnail(img) }
@@ -89,21 +89,21 @@ extension Checks {
             libavifRefused(&ctx, primary)
         } else if let feature = unsupportedPrimaryFeature(file) {
             // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
-            ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: feature))
+            ctx.decode.append(DecodeResult(target: .primary, status: .skipped, message: feature))
             ctx.add(
-                .decodeUnsupported, .warning,
+                .decodeUnsupported,
                 "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
                 Evidence(actual: feature, item: file.primaryItemID))
         } else {
-            ctx.decode.append(DecodeResult(target: "primary", status: "failed", message: whole, decoder: libheif))
+            ctx.decode.append(DecodeResult(target: .primary, status: .failed, message: whole, decoder: libheif))
             let avif = primary.libavifFailure.map { "; \(LibavifPrimary.decoder) does not decode it either: \($0)" }
             if let why = primary.libavifFailure {
                 ctx.decode.append(
                     DecodeResult(
-                        target: "primary", status: "failed", message: why, decoder: LibavifPrimary.decoder))
+                        target: .primary, status: .failed, message: why, decoder: LibavifPrimary.decoder))
             }
             ctx.add(
-                .decodePrimaryFailed, .error, "the primary image does not decode: \(whole)" + (avif ?? ""),
+                .decodePrimaryFailed, "the primary image does not decode: \(whole)" + (avif ?? ""),
                 Evidence(item: file.primaryItemID))
         }
     }

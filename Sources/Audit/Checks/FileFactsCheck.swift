@@ -14,6 +14,12 @@ public enum FileFactsCheck {
         public var rows: [FileFactRow] = []
         public var findings: [Finding] = []
 
+        /// Adds a finding at the catalogue's severity for `code`.
+        mutating func add(_ code: FindingCode, _ message: String, _ evidence: Evidence? = nil) {
+            findings.append(Finding(code, message: message, evidence: evidence))
+        }
+
+        /// Adds a finding at a severity other than the catalogue's (the call site says why).
         mutating func add(_ code: FindingCode, _ severity: Severity, _ message: String, _ evidence: Evidence? = nil) {
             findings.append(Finding(code: code, severity: severity, message: message, evidence: evidence))
         }
@@ -73,7 +79,7 @@ public enum FileFactsCheck {
                 fact: "mtime", source: time(s.mtimeNs), output: time(o.mtimeNs), status: same ? "kept" : "changed"))
         if !same {
             j.add(
-                .fileMtimeChanged, .warning,
+                .fileMtimeChanged,
                 "the output's modification time differs from the source's by \(Self.span(delta)): file browsers and photo managers that sort by it misplace the photo",
                 Evidence(expected: time(s.mtimeNs), actual: time(o.mtimeNs)))
         }
@@ -101,7 +107,7 @@ public enum FileFactsCheck {
             if widened & 0o004 != 0 { who.append("everyone can read it") }
             if widened & 0o002 != 0 { who.append("everyone can write it") }
             j.add(
-                .fileModeWidened, .error,
+                .fileModeWidened,
                 "the output is open to more people than the source: \(who.joined(separator: ", ")) (mode \(octal(o.mode)), the source's \(octal(s.mode)))",
                 Evidence(expected: "no wider than \(octal(s.mode))", actual: octal(o.mode)))
         }
@@ -115,7 +121,7 @@ public enum FileFactsCheck {
                 status: same ? "kept" : "changed"))
         if !same {
             j.add(
-                .fileOwnerChanged, .info,
+                .fileOwnerChanged,
                 "the output belongs to \(o.uid):\(o.gid), the source to \(s.uid):\(s.gid) (only root can keep an owner)",
                 Evidence(expected: "\(s.uid):\(s.gid)", actual: "\(o.uid):\(o.gid)"))
         }
@@ -162,7 +168,7 @@ public enum FileFactsCheck {
                 if role == .checksum {
                     j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "dropped"))
                     j.add(
-                        .fileXattrDropped, .info,
+                        .fileXattrDropped,
                         "\(name) not carried: it is a checksum of the source's bytes, untrue of the output's",
                         Evidence(expected: "dropped", actual: "dropped"))
                 } else if !o.xattrsSupported {
@@ -237,7 +243,7 @@ public enum FileFactsCheck {
                 output: nil, status: edits.isEmpty ? "kept" : "edits-not-applied"))
         if !edits.isEmpty {
             j.add(
-                .sidecarEditsNotApplied, .warning,
+                .sidecarEditsNotApplied,
                 "\(name) holds edits to the RAW that the output does not show unless its converter applied them: \(edits.joined(separator: "; "))",
                 Evidence(expected: "the edits applied to the pixels", actual: edits.joined(separator: "; ")))
         }

@@ -29,7 +29,7 @@ extension Checks {
                     let img = try decoders.heifPrimary(standalone, format: .firstPlane)
                     decoded.results.append(
                         DecodeResult(
-                            target: "gainmap", status: "ok", width: img.width, height: img.height,
+                            target: .gainmap, status: .ok, width: img.width, height: img.height,
                             bitDepth: img.codedBitDepth))
                     if thumbs && decoded.firstImage == nil {
                         decoded.firstImage = try? decoders.heifPrimary(standalone, format: .rgb8)
@@ -37,7 +37,7 @@ extension Checks {
                     return DecodedPlane(
                         width: img.width, height: img.height, bitDepth: img.bitDepth, samples: img.samples)
                 } catch {
-                    decoded.results.append(DecodeResult(target: "gainmap", status: "failed", message: "\(error)"))
+                    decoded.results.append(DecodeResult(target: .gainmap, status: .failed, message: "\(error)"))
                     throw error
                 }
             } : nil
@@ -46,8 +46,8 @@ extension Checks {
         ctx.gainMaps = results
         ctx.findings += findings
         ctx.gainMapDecodes = decoded.results
-        for d in decoded.results where d.status == "failed" {
-            ctx.add(.decodeGainmapFailed, .error, "a gain map does not decode: \(d.message ?? "")")
+        for d in decoded.results where d.status == .failed {
+            ctx.add(.decodeGainmapFailed, "a gain map does not decode: \(d.message ?? "")")
         }
         if ctx.options.thumbnails, let img = decoded.firstImage { ctx.thumbnails.gainMap = thumbnail(img) }
         pairGainMaps(&ctx, output: GainMapFacts.of(inspection), outputHasOne: inspection.hasGainMap)
@@ -69,7 +69,8 @@ enum GainMapView {
 
     /// Whether a finding code concerns one form: `gainmap.apple.*` only Apple's, tmap/altr/brand/dimg codes only
     /// the ISO form, everything else both.
-    static func concerns(_ code: String, _ kind: String) -> Bool {
+    static func concerns(_ finding: FindingCode, _ kind: String) -> Bool {
+        let code = finding.rawValue
         if code.hasPrefix("gainmap.apple.") { return kind == "apple" }
         for p in [
             "gainmap.tmap.", "gainmap.altr.", "gainmap.brand.", "gainmap.dimg.",
@@ -103,7 +104,7 @@ enum GainMapView {
                 let k = kind(form)
                 func status(_ parts: [GainMapPart]) -> PartStatus {
                     let failing = parts.flatMap { r.part($0).findings }.contains {
-                        policy.severity(for: $0.code, default: $0.severity) == .error && concerns($0.code, k)
+                        policy.severity(for: $0.code.rawValue, default: $0.severity) == .error && concerns($0.code, k)
                     }
                     return failing ? .fail : .pass
                 }

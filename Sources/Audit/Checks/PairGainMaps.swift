@@ -46,7 +46,7 @@ extension Checks {
                 : ctx.options.policy.requireGainMap ? "the policy requires a gain map" : nil
             if let why {
                 ctx.add(
-                    .gainmapMissing, .error,
+                    .gainmapMissing,
                     "\(why) (\(source?.forms.sorted().joined(separator: "+") ?? "any form")); the output has none",
                     Evidence(
                         expected:

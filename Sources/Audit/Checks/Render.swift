@@ -13,10 +13,10 @@ extension Checks {
         guard let lookup else { return }
         switch lookup {
         case .none(let why):
-            ctx.add(RenderFindingCode.noReference, .info, "no reference render: \(why)")
+            ctx.add(.renderNoReference, "no reference render: \(why)")
         case .died(let failure):
             ctx.add(
-                FindingCode(failure), .error, "the source's reference render cannot be read: \(failure)",
+                FindingCode(failure), "the source's reference render cannot be read: \(failure)",
                 Evidence(actual: failure.stage))
         case .found(let ref):
             if ctx.options.thumbnails { ctx.thumbnails.reference = thumbnail(ref.image) }
@@ -24,7 +24,7 @@ extension Checks {
             guard let px = ctx.outputPixels else { return }
             let out: RenderImage
             do { out = try OutputImage.image(px).oriented(ExifOrientation(exif: ctx.outputPixelsOrientation)) } catch {
-                ctx.add(RenderFindingCode.skipped, .info, "not compared with the \(ref.description): \(error)")
+                ctx.add(.renderSkipped, "not compared with the \(ref.description): \(error)")
                 return
             }
             let m = RenderComparison.compare(reference: ref.image, output: out)

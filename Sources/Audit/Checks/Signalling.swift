@@ -33,7 +33,7 @@ extension Checks {
             if colours.isEmpty {
                 let why = hasGainMap ? "has a gain map" : "is HDR (clli or mdcv)"
                 ctx.add(
-                    .signallingNclxMissing, .error,
+                    .signallingNclxMissing,
                     "the output \(why) but its primary image has no colr (nclx or ICC): its transfer is undescribed",
                     Evidence(expected: "colr nclx or ICC", actual: "none", item: primary.id))
             }
@@ -41,10 +41,10 @@ extension Checks {
         // Against a HEIF source: an nclx the source's primary had and the output's primary lost (an ICC may
         // remain, but readers that key HDR handling on CICP lose the transfer).
         if let src = ctx.sourceHEIF, let sp = src.primaryItemID, let n = nclx(src, sp), nclx(file, primary.id) == nil,
-            !ctx.findings.contains(where: { $0.code == FindingCode.signallingNclxMissing.rawValue })
+            !ctx.findings.contains(where: { $0.code == .signallingNclxMissing })
         {
             ctx.add(
-                .signallingNclxMissing, .error,
+                .signallingNclxMissing,
                 "the source's primary has an nclx colr (\(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients)); the output's primary has none",
                 Evidence(
                     expected: "nclx \(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients)",
@@ -60,7 +60,7 @@ extension Checks {
             guard case .hvcC(let c)? = file.property("hvcC", of: codedID) else { continue }
             if Int(declared) != Int(c.bitDepthLuma) {
                 ctx.add(
-                    .signallingBitDepthMismatch, .warning,
+                    .signallingBitDepthMismatch,
                     "item \(item.id) declares \(declared) bits in pixi but its hvcC codes \(c.bitDepthLuma)",
                     Evidence(expected: "\(c.bitDepthLuma)", actual: "\(declared)", item: item.id))
             }

@@ -16,8 +16,7 @@ extension Checks {
         }
         let what = file.sequenceDescription
         ctx.add(
-            .decodeUnsupported, .warning,
-            "an image sequence (\(what)) and no still image: this tool audits still images only",
+            .decodeUnsupported, "an image sequence (\(what)) and no still image: this tool audits still images only",
             Evidence(expected: "a still image (meta with a primary item)", actual: "image sequence: \(what)"))
         return true
     }
@@ -46,7 +45,7 @@ extension Checks {
                 found = true
                 let role = id == primary ? "the primary item \(id)" : "item \(id), an input of the primary"
                 ctx.add(
-                    .containerUnsupportedEssential, .warning,
+                    .containerUnsupportedEssential,
                     "\(role) has the essential property '\(type)', which Readback does not understand: "
                         + "its pixels are not judged",
                     Evidence(actual: "\(type) (essential)", item: id))
@@ -81,9 +80,9 @@ extension Checks {
     static func overlayPrimary(_ ctx: inout Context) -> Bool {
         guard ctx.options.decode, let file = ctx.file, let item = file.overlayInPrimaryDerivation else { return false }
         let why = HEIFFile.overlayRefusal(item)
-        ctx.decode.append(DecodeResult(target: "primary", status: "skipped", message: why))
+        ctx.decode.append(DecodeResult(target: .primary, status: .skipped, message: why))
         ctx.add(
-            .decodeUnsupported, .warning, "\(why): not decoded, not judged by its pixels",
+            .decodeUnsupported, "\(why): not decoded, not judged by its pixels",
             Evidence(actual: "iovl (item \(item))", item: item))
         return true
     }

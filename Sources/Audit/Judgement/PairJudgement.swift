@@ -86,7 +86,7 @@ public enum PairJudgement {
                     diff: nil, rows: [],
                     findings: [
                         Finding(
-                            code: .metadataNone, severity: .info,
+                            .metadataNone,
                             message: "the source holds no Exif, XMP or MakerNote container: nothing to carry")
                     ])
             }
@@ -114,8 +114,7 @@ public enum PairJudgement {
         Result(
             diff: nil, rows: [],
             findings: [
-                Finding(
-                    code: FindingCode(failure), severity: .error, message: "\(what) cannot be read: \(failure)")
+                Finding(FindingCode(failure), message: "\(what) cannot be read: \(failure)")
             ])
     }
 
@@ -141,7 +140,7 @@ public enum PairJudgement {
         let findings = diff.findings.filter { f in
             guard let field = f.evidence?.field else { return true }
             guard policy.matters(field) else { return false }
-            return !(f.metadataCode == .added && criticality[field] == .informational)
+            return !(f.code == .metadataAdded && criticality[field] == .informational)
         }
         return Result(diff: diff, rows: rows, findings: findings)
     }

@@ -41,7 +41,7 @@ public enum ShardMerge {
         let writer = try MergedReportWriter(folder: folder, gate: options.failOn)
         do {
             let baseline = try options.baseline.map {
-                try BaselineLookup(url: $0.url, streamable: set.members[0].header.run.mode != "pairs-file")
+                try BaselineLookup(url: $0.url, streamable: set.members[0].header.run.mode != .pairsFile)
             }
             var regressions: [BaselineComparison.Change] = []
             var improvements: [BaselineComparison.Change] = []

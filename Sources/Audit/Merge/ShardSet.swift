@@ -29,7 +29,7 @@ public struct ShardSet: Sendable {
     struct Identity: Hashable {
         let count: Int
         let sourceList: SourceListRecord
-        let mode: String
+        let mode: AuditMode
         let decode: Bool
 
         init(_ run: RunParameters, _ shard: ShardRecord, _ list: SourceListRecord) {

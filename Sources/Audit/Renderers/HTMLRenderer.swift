@@ -102,7 +102,7 @@ public enum HTMLRenderer {
             <header><h1>Readback audit</h1>
             <p class="meta">\(esc(report.tool.name)) \(esc(report.tool.version)) · \
             \(report.libraries.map { esc($0.name) + " " + esc($0.version) + " · " }.joined())\
-            started \(esc(report.run.startedAt)) · mode \(esc(report.run.mode)) · \
+            started \(esc(report.run.startedAt)) · mode \(report.run.mode.rawValue) · \
             gate \(esc(report.run.failOn.rawValue)) · \(report.run.decode ? "full decode" : "no decode") · \
             policy \(esc(report.run.policy)) · schema \(report.schemaVersion)</p></header>
 
@@ -153,7 +153,7 @@ public enum HTMLRenderer {
     /// the details chunk that holds its details when they are not in the page (``HTMLRowChunks``).
     public static func row(_ f: FileResult, index i: Int, detailsIn: Int? = nil) -> String {
         var h = ""
-        let codes = Array(Set(f.findings.map(\.code))).sorted()
+        let codes = Array(Set(f.findings.map(\.code.rawValue))).sorted()
         let worst = f.worstSeverity
         h += "<tr class=\"\(f.verdict.rawValue)\" data-verdict=\"\(f.verdict.rawValue)\">"
         let chunk = detailsIn.map { " data-in=\"\($0)\"" } ?? ""
@@ -168,7 +168,7 @@ public enum HTMLRenderer {
             "<td data-v=\"\(f.sizeRatio.map { String($0) } ?? "-1")\">\(f.sizeRatio.map { String(format: "%.3f", $0) } ?? "—")</td>"
         let gm = f.gainMaps.map { "\(esc($0.kind)) \($0.isComplete ? "✓" : "✗")" }.joined(separator: ", ")
         h += "<td data-v=\"\(esc(gm))\">\(gm.isEmpty ? "—" : gm)</td>"
-        let dec = f.decode.map { "\(esc($0.target)) \(mark($0.status))" }.joined(separator: ", ")
+        let dec = f.decode.map { "\($0.target.rawValue) \(mark($0.status.rawValue))" }.joined(separator: ", ")
         h += "<td data-v=\"\(esc(dec))\">\(dec.isEmpty ? "—" : dec)</td>"
         h += "</tr>\n"
         return h
@@ -186,7 +186,7 @@ public enum HTMLRenderer {
     /// the sort key differs from the text, so a report of 100,000 passing files stays small.
     public static func compactRow(_ f: FileResult) -> String {
         let worst = f.worstSeverity
-        let codes = Array(Set(f.findings.map(\.code))).sorted()
+        let codes = Array(Set(f.findings.map(\.code.rawValue))).sorted()
         var h = "<tr class=\"pass\" data-verdict=\"pass\"><td>\(esc(f.name))</td><td class=\"verdict\">pass</td>"
         h +=
             "<td data-v=\"\(worst?.rank ?? -1)\" class=\"sev-\(worst?.rawValue ?? "none")\">\(worst?.rawValue ?? "—")</td>"
@@ -194,7 +194,7 @@ public enum HTMLRenderer {
         h += "<td data-v=\"\(f.sizeRatio.map { String($0) } ?? "-1")\">"
         h += "\(f.sizeRatio.map { String(format: "%.3f", $0) } ?? "—")</td>"
         let gm = f.gainMaps.map { "\(esc($0.kind)) \($0.isComplete ? "✓" : "✗")" }.joined(separator: ", ")
-        let dec = f.decode.map { "\(esc($0.target)) \(mark($0.status))" }.joined(separator: ", ")
+        let dec = f.decode.map { "\($0.target.rawValue) \(mark($0.status.rawValue))" }.joined(separator: ", ")
         return h + "<td>\(gm.isEmpty ? "—" : gm)</td><td>\(dec.isEmpty ? "—" : dec)</td></tr>\n"
     }
 
@@ -291,7 +291,7 @@ public enum HTMLRenderer {
             for x in f.findings {
                 let over = x.severity.fails(gate: gate) ? " over" : ""
                 h +=
-                    "<tr class=\"sev-\(x.severity.rawValue)\(over)\"><td>\(x.severity.rawValue)</td><td><code>\(esc(x.code))</code></td>"
+                    "<tr class=\"sev-\(x.severity.rawValue)\(over)\"><td>\(x.severity.rawValue)</td><td><code>\(esc(x.code.rawValue))</code></td>"
                 h +=
                     "<td>\(esc(x.message))</td><td>\(x.evidence.map { esc(EvidenceText.describe($0)) } ?? "")</td></tr>"
             }
@@ -304,7 +304,8 @@ public enum HTMLRenderer {
             for d in f.decode {
                 let size = (d.width != nil && d.height != nil) ? "\(d.width!)×\(d.height!)" : "—"
                 let by = d.decoder.map { " (\(esc($0)))" } ?? ""
-                h += "<tr><td>\(esc(d.target))\(by)</td><td>\(mark(d.status)) \(esc(d.status))</td><td>\(size)</td>"
+                h +=
+                    "<tr><td>\(d.target.rawValue)\(by)</td><td>\(mark(d.status.rawValue)) \(d.status.rawValue)</td><td>\(size)</td>"
                 h += "<td>\(d.bitDepth.map(String.init) ?? "—")</td><td>\(esc(d.message ?? ""))</td></tr>"
             }
             h += "</tbody></table>\n"

@@ -40,7 +40,7 @@ public enum JUnitRenderer {
         var x = "    <testcase classname=\"readback.audit\" name=\"\(esc(f.name))\" time=\"0\">\n"
         let failing = f.failures(failOn: gate)
         if !failing.isEmpty {
-            let codes = Array(Set(failing.map(\.code))).sorted().joined(separator: " ")
+            let codes = Array(Set(failing.map(\.code.rawValue))).sorted().joined(separator: " ")
             x +=
                 "      <failure type=\"\(esc(codes))\" message=\"\(failing.count) finding(s) at or above \(gate.rawValue): \(esc(codes))\">"
             x += esc(failing.map(line).joined(separator: "\n"))

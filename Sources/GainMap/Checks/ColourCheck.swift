@@ -12,7 +12,7 @@ extension GainMapInspector {
                 if cs.isEmpty {
                     if r.isISO {
                         part.add(
-                            .colrMissing, .warning, "gain-map item \(g.id) has no colr (libavif expects nclx)",
+                            .gainmapColrMissing, "gain-map item \(g.id) has no colr (libavif expects nclx)",
                             g.offset)
                     } else {
                         part.evidence.append(
@@ -27,7 +27,7 @@ extension GainMapInspector {
                 let cs = f.colours(of: t)
                 if cs.isEmpty {
                     part.add(
-                        .tmapColrMissing, .warning, "tmap \(t) has no colr (nclx or ICC) for the alternate rendition",
+                        .gainmapTmapColrMissing, "tmap \(t) has no colr (nclx or ICC) for the alternate rendition",
                         f.item(t)?.offset)
                 } else {
                     part.evidence.append("alternate (tmap) colr " + cs.map(describe).joined(separator: " + "))

@@ -14,7 +14,7 @@ extension GainMapInspector {
                     part.evidence.append("ftyp has the tmap brand")
                 } else {
                     part.add(
-                        .brandMissing, .error, "tmap item \(t) but no tmap brand in ftyp; readers ignore the gain map",
+                        .gainmapBrandMissing, "tmap item \(t) but no tmap brand in ftyp; readers ignore the gain map",
                         0)
                 }
                 derivation(&part, f, t)
@@ -39,14 +39,14 @@ extension GainMapInspector {
             let off = dimgs.first?.offset ?? f.item(t)?.offset
             if inputs.count != 2 || Set(inputs).count != 2 || inputs.contains(where: { f.item($0)?.isImage != true }) {
                 part.add(
-                    .dimgInvalid, .error,
+                    .gainmapDimgInvalid,
                     "tmap \(t) dimg is \(inputs); it must list two distinct images [base, gain map]", off)
             } else if dimgs.count > 1 {
                 part.add(
-                    .dimgInvalid, .error, "tmap \(t) has \(dimgs.count) dimg boxes; one is allowed", dimgs[1].offset)
+                    .gainmapDimgInvalid, "tmap \(t) has \(dimgs.count) dimg boxes; one is allowed", dimgs[1].offset)
             } else if inputs[0] != f.primaryItemID {
                 part.add(
-                    .dimgInvalid, .warning,
+                    .gainmapDimgInvalid, .warning,
                     "tmap \(t) base input \(inputs[0]) is not the primary item \(f.primaryItemID.map(String.init) ?? "none")",
                     off)
             } else {
@@ -59,7 +59,7 @@ extension GainMapInspector {
             let groups = f.alternativeGroups(containing: t)
             guard let gr = groups.first(where: { $0.entities.contains(r.baseItemID) }) else {
                 part.add(
-                    .altrMissing, .error, "no altr group holds tmap \(t) and base \(r.baseItemID)", f.item(t)?.offset)
+                    .gainmapAltrMissing, "no altr group holds tmap \(t) and base \(r.baseItemID)", f.item(t)?.offset)
                 return
             }
             let it = gr.entities.firstIndex(of: t)!
@@ -68,7 +68,7 @@ extension GainMapInspector {
                 part.evidence.append("altr \(gr.id) [\(gr.entities.map(String.init).joined(separator: ", "))]")
             } else {
                 part.add(
-                    .altrOrder, .error,
+                    .gainmapAltrOrder,
                     "altr \(gr.id) lists base \(r.baseItemID) before tmap \(t); readers ignore the gain map", gr.offset)
             }
         }
@@ -85,7 +85,7 @@ extension GainMapInspector {
             }
             if let first = transforms.first {
                 part.add(
-                    .tmapTransform, .warning,
+                    .gainmapTmapTransform,
                     "tmap \(t) carries \(transforms.map { $0.property.type.description }.joined(separator: ", ")); libavif rejects transforms on tmap (put them on base and gain map)",
                     f.propertyBoxes[first.index - 1].range?.lowerBound ?? f.item(t)?.offset)
             }
@@ -94,7 +94,7 @@ extension GainMapInspector {
         /// The `tmap`'s `ispe` equals the base's (or the base's after its rotation, as iOS writes it).
         static func toneMapSize(_ part: inout Part, _ r: GainMapReport, _ f: HEIFFile, _ t: UInt32) {
             guard let ts = f.imageSize(of: t) else {
-                part.add(.tmapIspeMissing, .error, "tmap \(t) has no ispe", f.item(t)?.offset)
+                part.add(.gainmapTmapIspeMissing, "tmap \(t) has no ispe", f.item(t)?.offset)
                 return
             }
             guard let bs = f.imageSize(of: r.baseItemID) else { return }
@@ -105,7 +105,7 @@ extension GainMapInspector {
                     "tmap ispe \(ts.width)x\(ts.height) = base ispe after its rotation (as iOS writes it)")
             } else {
                 part.add(
-                    .tmapIspeMismatch, .error,
+                    .gainmapTmapIspeMismatch,
                     "tmap ispe \(ts.width)x\(ts.height) differs from base ispe \(bs.width)x\(bs.height)",
                     propertyOffset(f, "ispe", t))
             }
@@ -119,7 +119,7 @@ extension GainMapInspector {
                 let d = abs(log2(h) - ha)
                 if d > 0.05 {
                     part.add(
-                        .headroomMismatch, .warning,
+                        .gainmapHeadroomMismatch,
                         "Apple headroom \(fmt(h)) = \(fmt(log2(h))) stops vs ISO alternate_hdr_headroom \(fmt(ha)) (Δ \(fmt(d)))",
                         r.toneMapItemID.flatMap { f.payloadRanges(of: $0)?.first?.lowerBound }.map { $0 + 14 })
                 } else {
@@ -129,7 +129,7 @@ extension GainMapInspector {
             if let a = r.adobeXMP?.hdrCapacityMax {
                 if abs(a - ha) > 0.05 {
                     part.add(
-                        .headroomMismatch, .warning,
+                        .gainmapHeadroomMismatch,
                         "hdrgm HDRCapacityMax \(fmt(a)) vs ISO alternate_hdr_headroom \(fmt(ha))", nil)
                 } else {
                     part.evidence.append("hdrgm HDRCapacityMax \(fmt(a)) ≈ ISO \(fmt(ha))")

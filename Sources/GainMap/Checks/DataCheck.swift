@@ -8,7 +8,7 @@ extension GainMapInspector {
         static func run(_ r: GainMapReport, _ f: HEIFFile, _ decode: GainMapDecoder?) -> Part {
             var part = Part()
             guard let g = r.gainMapItem(in: f) else {
-                part.add(.dataMissing, .error, "there is no gain-map item, so no gain-map data", nil)
+                part.add(.gainmapDataMissing, "there is no gain-map item, so no gain-map data", nil)
                 return part
             }
             let coded = g.type == "grid" ? f.derivedInputs(of: g.id) : [g.id]
@@ -20,7 +20,7 @@ extension GainMapInspector {
             if g.type == "grid", f.grid(of: g.id) == nil { missing.append(g.id) }
             if !missing.isEmpty || coded.isEmpty {
                 part.add(
-                    .dataMissing, .error,
+                    .gainmapDataMissing,
                     coded.isEmpty
                         ? "grid \(g.id) has no tiles"
                         : "no or empty iloc data for item\(missing.count > 1 ? "s" : "") \(missing.map(String.init).joined(separator: ", "))",
@@ -41,17 +41,17 @@ extension GainMapInspector {
         static func decodeCheck(_ data: inout Part, _ f: HEIFFile, _ id: UInt32, _ decode: GainMapDecoder) {
             guard let standalone = standalone(f, id) else {
                 data.add(
-                    .dataUndecodable, .error, "item \(id) cannot be wrapped as a standalone image to decode",
+                    .gainmapDataUndecodable, "item \(id) cannot be wrapped as a standalone image to decode",
                     f.item(id)?.offset)
                 return
             }
             let plane: DecodedPlane?
             do { plane = try decode(standalone) } catch {
-                data.add(.dataUndecodable, .error, "item \(id) does not decode: \(error)", f.item(id)?.offset)
+                data.add(.gainmapDataUndecodable, "item \(id) does not decode: \(error)", f.item(id)?.offset)
                 return
             }
             guard let p = plane, !p.samples.isEmpty else {
-                data.add(.dataUndecodable, .error, "item \(id) decoded to nothing", f.item(id)?.offset)
+                data.add(.gainmapDataUndecodable, "item \(id) decoded to nothing", f.item(id)?.offset)
                 return
             }
             var lo = p.samples[0]
@@ -63,7 +63,7 @@ extension GainMapInspector {
             data.evidence.append("decoded \(p.width)x\(p.height) \(p.bitDepth)-bit, samples \(lo)…\(hi)")
             if lo == hi {
                 data.add(
-                    .dataConstant, .error, "gain map \(id) is constant (every sample \(lo)): it carries no HDR",
+                    .gainmapDataConstant, "gain map \(id) is constant (every sample \(lo)): it carries no HDR",
                     f.item(id)?.offset)
             }
         }

@@ -14,25 +14,25 @@ extension GainMapInspector {
                 let off =
                     r.toneMapItemID.flatMap { f.references(from: $0, type: "dimg").first?.offset }
                     ?? r.toneMapItemID.flatMap { f.item($0)?.offset }
-                part.add(.descriptionItemMissing, .error, msg, off)
+                part.add(.gainmapDescriptionItemMissing, msg, off)
                 return part
             }
             part.evidence.append(
                 "item \(g.id) '\(g.type)'\(g.hidden ? " hidden" : "")\(r.auxiliaryType.map { ", auxC \($0)" } ?? "")")
             if !g.hidden {
                 part.add(
-                    .descriptionNotHidden, .warning,
+                    .gainmapDescriptionNotHidden,
                     "gain-map item \(g.id) is not hidden; readers show it as an image of its own", g.offset)
             }
             if let s = f.imageSize(of: g.id) {
                 part.evidence.append("ispe \(s.width)x\(s.height)")
             } else {
-                part.add(.descriptionIspeMissing, .error, "gain-map item \(g.id) has no ispe", g.offset)
+                part.add(.gainmapDescriptionIspeMissing, "gain-map item \(g.id) has no ispe", g.offset)
             }
             if case .pixi(let b)? = f.property("pixi", of: g.id) {
                 part.evidence.append("pixi \(b.map(String.init).joined(separator: ","))")
             } else {
-                part.add(.descriptionPixiMissing, .warning, "gain-map item \(g.id) has no pixi", g.offset)
+                part.add(.gainmapDescriptionPixiMissing, "gain-map item \(g.id) has no pixi", g.offset)
             }
             codecConfiguration(&part, g, f)
             size(&part, r, g, f)
@@ -45,7 +45,7 @@ extension GainMapInspector {
             let withConfig = coded.filter { f.property("hvcC", of: $0) != nil || f.property("av1C", of: $0) != nil }
             if coded.isEmpty || withConfig.count != coded.count {
                 part.add(
-                    .descriptionCodecConfigMissing, .error,
+                    .gainmapDescriptionCodecConfigMissing,
                     g.type == "grid"
                         ? "\(coded.count - withConfig.count) of \(coded.count) tiles of grid \(g.id) lack hvcC/av1C"
                         : "gain-map item \(g.id) has no codec configuration (hvcC/av1C)", g.offset)
@@ -70,7 +70,7 @@ extension GainMapInspector {
                     k == 1 ? "same size as base \(b.width)x\(b.height)" : "1/\(k) of base \(b.width)x\(b.height)")
             } else {
                 part.add(
-                    .descriptionSizeImplausible, .warning,
+                    .gainmapDescriptionSizeImplausible,
                     "gain map \(s.width)x\(s.height) is not 1, 1/2 or 1/4 of base \(b.width)x\(b.height)",
                     propertyOffset(f, "ispe", g.id))
             }

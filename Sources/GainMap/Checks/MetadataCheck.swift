@@ -20,7 +20,7 @@ extension GainMapInspector {
         /// The `tmap` body, its findings moved from body offsets to file offsets.
         static func toneMap(_ part: inout Part, _ r: inout GainMapReport, _ f: HEIFFile, _ t: UInt32) {
             guard let body = f.payload(of: t) else {
-                part.add(.tmapBodyMissing, .error, "tmap item \(t) has no readable body", f.item(t)?.offset)
+                part.add(.gainmapTmapBodyMissing, "tmap item \(t) has no readable body", f.item(t)?.offset)
                 return
             }
             let d = ToneMapImage.decode(body)
@@ -48,7 +48,7 @@ extension GainMapInspector {
                     part.evidence.append("XMP item \(id) → item \(g.id): HDRGainMapVersion \(v)")
                 } else {
                     part.add(
-                        .appleVersionMissing, .error, "XMP item \(id) on the gain map has no HDRGainMapVersion",
+                        .gainmapAppleVersionMissing, "XMP item \(id) on the gain map has no HDRGainMapVersion",
                         f.item(id)?.offset)
                 }
                 if let h = x.headroom {
@@ -56,7 +56,7 @@ extension GainMapInspector {
                 }
             } else {
                 part.add(
-                    .appleXMPMissing, .error,
+                    .gainmapAppleXmpMissing,
                     xmps.isEmpty
                         ? "no XMP item describes (cdsc) the Apple gain map \(g.id)"
                         : "the XMP on gain map \(g.id) has no HDRGainMap properties", g.offset)
@@ -76,12 +76,12 @@ extension GainMapInspector {
                     ? "0x0021 HDRHeadroom \(fmt(a)) without 0x0030 HDRGain"
                     : "0x0030 HDRGain \(fmt(a)) without 0x0021 HDRHeadroom"
                 part.add(
-                    .appleHeadroomMissing, .warning,
+                    .gainmapAppleHeadroomMissing, .warning,
                     "no HDRGainMapHeadroom in the XMP and only MakerNote \(which): readers fall back to defaults",
                     g.offset)
             } else if xmpFound {
                 part.add(
-                    .appleHeadroomMissing, .error,
+                    .gainmapAppleHeadroomMissing,
                     "no HDRGainMapHeadroom in the XMP and no MakerNote tags 0x0021/0x0030 in the base's Exif",
                     g.offset)
             }
@@ -96,7 +96,7 @@ extension GainMapInspector {
                 part.evidence.append("hdrgm XMP item \(id) → item \(g.id): " + describe(m, bytes: nil))
             } else if !r.isISO {
                 part.add(
-                    .auxMetadataMissing, .error,
+                    .gainmapAuxMetadataMissing,
                     "no usable hdrgm XMP (Version, GainMapMax, HDRCapacityMax) describes the auxiliary gain map \(g.id)",
                     g.offset)
             }

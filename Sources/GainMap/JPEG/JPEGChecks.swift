@@ -13,7 +13,7 @@ enum JPEGChecks {
         let b = c.bytes
         if c.mpf == nil {
             part.add(
-                .jpegMPFMissing, .error,
+                .gainmapJpegMpfMissing,
                 "the primary announces a gain map but has no MPF index: readers find no gain-map image", 0)
         } else if let m = c.mpf {
             part.evidence.append(
@@ -23,19 +23,19 @@ enum JPEGChecks {
         if let e = c.candidate.mpfEntry, let k = c.candidate.entry {
             if e.fileOffset > b.count {
                 part.add(
-                    .jpegMPFOffsetPastEOF, .error,
+                    .gainmapJpegMpfOffsetPastEof,
                     "MPF image \(k + 1) starts at \(e.fileOffset), past the end of the \(b.count)-byte file",
                     c.mpf?.segmentOffset)
             } else if c.candidate.image == nil {
                 part.add(
-                    .jpegImageAbsent, .error,
+                    .gainmapJpegImageAbsent,
                     e.fileOffset == b.count
                         ? "the file ends where MPF image \(k + 1) should start (\(e.fileOffset)): the gain map is not there"
                         : "MPF image \(k + 1) at \(e.fileOffset) does not start with a JPEG SOI", e.fileOffset)
             }
         } else if c.candidate.image == nil {
             part.add(
-                .jpegImageAbsent, .error,
+                .gainmapJpegImageAbsent,
                 c.mpf == nil
                     ? "the declared gain-map image is not in the file (nothing follows the primary)"
                     : "the MPF index lists no image besides the primary", c.mpf?.segmentOffset ?? 0)
@@ -43,7 +43,7 @@ enum JPEGChecks {
         guard let g = c.candidate.image else { return part }
         let at = c.candidate.entry.map { "MPF image \($0 + 1)" } ?? "JPEG after the primary"
         guard let w = g.width, let h = g.height else {
-            part.add(.descriptionIspeMissing, .error, "\(at) at \(g.start) has no frame header (SOFn)", g.start)
+            part.add(.gainmapDescriptionIspeMissing, "\(at) at \(g.start) has no frame header (SOFn)", g.start)
             return part
         }
         part.evidence.append("\(at) at \(g.start): \(w)x\(h), \(g.components ?? 0) component(s)")
@@ -54,7 +54,7 @@ enum JPEGChecks {
                 part.evidence.append(k == 1 ? "same size as primary \(bw)x\(bh)" : "1/\(k) of primary \(bw)x\(bh)")
             } else {
                 part.add(
-                    .descriptionSizeImplausible, .warning,
+                    .gainmapDescriptionSizeImplausible,
                     "gain map \(w)x\(h) is not 1, 1/2, 1/4 or 1/8 of primary \(bw)x\(bh)", g.start)
             }
         }
@@ -89,8 +89,8 @@ enum JPEGChecks {
                 part.evidence.append("gain-map XMP hdrgm: " + GainMapInspector.describe(m, bytes: nil))
             } else if c.candidate.iso == nil {
                 part.add(
-                    .auxMetadataMissing, .error,
-                    "the gain map's hdrgm XMP lacks Version, GainMapMax or HDRCapacityMax", g.start)
+                    .gainmapAuxMetadataMissing, "the gain map's hdrgm XMP lacks Version, GainMapMax or HDRCapacityMax",
+                    g.start)
             }
         }
         if let a = c.candidate.apple {
@@ -98,7 +98,7 @@ enum JPEGChecks {
         }
         if !c.candidate.hasMetadata {
             part.add(
-                .auxMetadataMissing, .error,
+                .gainmapAuxMetadataMissing,
                 "the gain-map image at \(g.start) carries no gain-map metadata (no hdrgm XMP, no ISO 21496-1 block)",
                 g.start)
         }
@@ -114,7 +114,7 @@ enum JPEGChecks {
         if let v = a.version {
             part.evidence.append("gain-map XMP HDRGainMapVersion \(v)")
         } else {
-            part.add(.appleVersionMissing, .error, "the Apple gain map's XMP has no HDRGainMapVersion", g.start)
+            part.add(.gainmapAppleVersionMissing, "the Apple gain map's XMP has no HDRGainMapVersion", g.start)
         }
         if let h = a.headroom {
             part.evidence.append("HDRGainMapHeadroom \(h) (\(GainMapInspector.fmt(log2(h))) stops)")
@@ -124,7 +124,7 @@ enum JPEGChecks {
             )
         } else {
             part.add(
-                .appleHeadroomMissing, .error,
+                .gainmapAppleHeadroomMissing,
                 "no HDRGainMapHeadroom in the XMP and no MakerNote tags 0x0021/0x0030 in the primary's Exif", g.start)
         }
     }
@@ -133,20 +133,20 @@ enum JPEGChecks {
     static func data(_ c: JPEGCheckContext, _ decode: JPEGGainMapDecoder?) -> Part {
         var part = Part()
         guard let g = c.candidate.image else {
-            part.add(.dataMissing, .error, "there is no gain-map image, so no gain-map data", nil)
+            part.add(.gainmapDataMissing, "there is no gain-map image, so no gain-map data", nil)
             return part
         }
         let b = c.bytes
         if let e = c.candidate.mpfEntry, e.fileOffset + e.size > b.count {
             part.add(
-                .dataMissing, .error,
+                .gainmapDataMissing,
                 "the gain-map image is truncated: MPF gives \(e.size) bytes at \(e.fileOffset), the file ends at \(b.count)",
                 b.count)
             return part
         }
         guard g.hasScan, let end = g.end else {
             part.add(
-                .dataMissing, .error,
+                .gainmapDataMissing,
                 g.hasScan ? "the gain-map image has no EOI: truncated" : "the gain-map image has no scan (SOS)",
                 g.start)
             return part
@@ -159,11 +159,11 @@ enum JPEGChecks {
         }
         let plane: DecodedPlane?
         do { plane = try decode(Array(b[g.start..<end])) } catch {
-            part.add(.dataUndecodable, .error, "the gain-map JPEG does not decode: \(error)", g.start)
+            part.add(.gainmapDataUndecodable, "the gain-map JPEG does not decode: \(error)", g.start)
             return part
         }
         guard let p = plane, let first = p.samples.first else {
-            part.add(.dataUndecodable, .error, "the gain-map JPEG decoded to nothing", g.start)
+            part.add(.gainmapDataUndecodable, "the gain-map JPEG decoded to nothing", g.start)
             return part
         }
         let lo = p.samples.min() ?? first
@@ -171,7 +171,7 @@ enum JPEGChecks {
         part.evidence.append("decoded \(p.width)x\(p.height) \(p.bitDepth)-bit, samples \(lo)…\(hi)")
         if lo == hi {
             part.add(
-                .dataConstant, .error, "the gain map is constant (every sample \(lo)): it carries no HDR", g.start)
+                .gainmapDataConstant, "the gain map is constant (every sample \(lo)): it carries no HDR", g.start)
         }
         return part
     }
@@ -202,13 +202,13 @@ enum JPEGChecks {
         let cand = c.candidate
         if cand.image != nil, cand.apple == nil, !c.signals.declared {
             part.add(
-                .jpegPrimarySignalMissing, .error,
+                .gainmapJpegPrimarySignalMissing,
                 "the gain-map image carries \(cand.iso != nil ? "an ISO 21496-1 block" : "hdrgm XMP") but the primary has neither hdrgm XMP nor an ISO 21496-1 block",
                 0)
         }
         if let n = c.signals.containerGainMapLength, let e = cand.mpfEntry, n != e.size {
             part.add(
-                .jpegXMPLengthMismatch, .warning, "GContainer Item:Length \(n) vs MPF size \(e.size) of the gain map",
+                .gainmapJpegXmpLengthMismatch, "GContainer Item:Length \(n) vs MPF size \(e.size) of the gain map",
                 c.mpf?.segmentOffset)
         } else if let n = c.signals.containerGainMapLength {
             part.evidence.append("GContainer Item:Length \(n) agrees with MPF")
@@ -220,7 +220,7 @@ enum JPEGChecks {
             let iso = (r.adobeXMP?.baseRenditionIsHDR ?? false) ? hb : ha
             if abs(a - iso) > 0.05 {
                 part.add(
-                    .headroomMismatch, .warning,
+                    .gainmapHeadroomMismatch,
                     "hdrgm HDRCapacityMax \(GainMapInspector.fmt(a)) vs ISO headroom \(GainMapInspector.fmt(iso))",
                     cand.iso?.offset)
             } else {

@@ -9,15 +9,15 @@ extension FieldClass {
     /// diff's judge (``FieldJudge``) uses to make each finding, so the table and the findings cannot disagree. Nil
     /// for a class that raises none (kept, an expected change). A field that survived a known loss is kept,
     /// re-encoded or rounded and raises `metadata.known-loss-not-happened` besides (``survivesKnownLoss``).
-    public var findingCode: MetadataFindingCode? {
+    public var findingCode: FindingCode? {
         switch self {
         case .kept, .expectedChange: nil
-        case .reencoded: .reencoded
-        case .rounded: .rounded
-        case .changed: .changed
-        case .lost: .lost
-        case .added: .added
-        case .knownLoss: .knownLoss
+        case .reencoded: .metadataReencoded
+        case .rounded: .metadataRounded
+        case .changed: .metadataChanged
+        case .lost: .metadataLost
+        case .added: .metadataAdded
+        case .knownLoss: .metadataKnownLoss
         }
     }
 
@@ -25,14 +25,13 @@ extension FieldClass {
     /// policy lists the field as a known loss, the loss did not happen.
     public var survivesKnownLoss: Bool { self == .kept || self == .reencoded || self == .rounded }
 
-    /// The classes a finding with this metadata code may be about (the inverse of ``findingCode``); nil for a code
-    /// that is not about one field's class (the orientation codes, judged by reader model).
-    public static func classes(for code: MetadataFindingCode) -> Set<FieldClass>? {
-        switch code {
-        case .knownLossNotHappened: Set(allCases.filter(\.survivesKnownLoss))
-        case .orientationChanged, .orientationInconsistent, .doubleRotation, .orientationUnverified: nil
-        default: Set(allCases.filter { $0.findingCode == code })
-        }
+    /// The classes a finding with this code may be about (the inverse of ``findingCode``); nil for a code that is
+    /// not about one field's class (the orientation codes, judged by reader model, and the codes of other layers).
+    public static func classes(for code: FindingCode) -> Set<FieldClass>? {
+        let classes =
+            code == .metadataKnownLossNotHappened
+            ? Set(allCases.filter(\.survivesKnownLoss)) : Set(allCases.filter { $0.findingCode == code })
+        return classes.isEmpty ? nil : classes
     }
 }
 
@@ -85,23 +84,22 @@ extension Criticality {
 }
 
 extension Finding {
-    /// A metadata-diff finding with its severity, about a field (the evidence's field) with both values.
+    /// A metadata-diff finding about a field (the evidence's field) with both values, at the catalogue's severity
+    /// for `code` unless `severity` is given.
     public init(
-        code: MetadataFindingCode, severity: Severity, key: FieldKey?, message: String, expected: String? = nil,
+        code: FindingCode, severity: Severity? = nil, key: FieldKey?, message: String, expected: String? = nil,
         actual: String? = nil
     ) {
         self.init(
-            code: code.rawValue, severity: severity, message: message,
+            code: code, severity: severity ?? code.severity, message: message,
             evidence: Evidence(expected: expected, actual: actual, field: key?.description))
     }
 
     /// A metadata-diff finding whose severity is the class's default (``Criticality/severity``).
-    public init(code: MetadataFindingCode, criticality: Criticality, key: FieldKey?, message: String) {
+    public init(code: FindingCode, criticality: Criticality, key: FieldKey?, message: String) {
         self.init(code: code, severity: criticality.severity, key: key, message: message)
     }
 
-    /// The code as a metadata-diff code, nil for a code of another layer.
-    public var metadataCode: MetadataFindingCode? { MetadataFindingCode(rawValue: code) }
     /// For a metadata-diff finding: the class its severity stands for.
     public var criticality: Criticality { Criticality(severity: severity) }
     /// For a metadata-diff finding: the field it is about (`evidence.field`).

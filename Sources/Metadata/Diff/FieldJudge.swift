@@ -54,7 +54,7 @@ struct FieldJudge {
         if entry.diffClass.survivesKnownLoss, entry.source != nil, entry.output != nil, policy.isKnownLoss(entry.key) {
             findings.append(
                 Finding(
-                    code: .knownLossNotHappened, severity: .info, key: entry.key,
+                    code: .metadataKnownLossNotHappened, key: entry.key,
                     message: "\(entry.key) survived although the policy lists it as a known loss",
                     expected: Diff.text(entry.source), actual: Diff.text(entry.output)))
         }

@@ -50,7 +50,7 @@ extension Diff {
         guard !missing.isEmpty else { return nil }
         let shown = missing.prefix(8).joined(separator: ", ") + (missing.count > 8 ? ", …" : "")
         return Finding(
-            code: .knownLoss, severity: .info, key: makerNoteKey,
+            code: .metadataKnownLoss, severity: .info, key: makerNoteKey,
             message: "MakerNote preview not carried (the output has its own thumbnail): \(missing.count) preview "
                 + "tags (\(shown))",
             expected: missing.joined(separator: ", "), actual: nil)

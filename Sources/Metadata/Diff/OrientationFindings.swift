@@ -17,14 +17,14 @@ extension Diff {
             let how = j.transform?.description ?? "turned or mirrored"
             out.append(
                 Finding(
-                    code: .orientationChanged, severity: .error, key: orientationKey,
+                    code: .orientationChanged, key: orientationKey,
                     message:
                         "a HEIF reader shows the output \(how) against the source as shown (source: \(s); output: \(o); decided by \(j.basis)\(pixels))",
                     expected: "shown as the source (\(s))", actual: "\(how) (\(o))"))
         case .unverified:
             out.append(
                 Finding(
-                    code: .orientationUnverified, severity: .info, key: orientationKey,
+                    code: .orientationUnverified, key: orientationKey,
                     message:
                         "the tags cannot tell whether the output's pixels were turned (source: \(s); output: \(o))\(pixels); taken as unchanged",
                     expected: s, actual: o))
@@ -35,7 +35,7 @@ extension Diff {
             let exifReader = j.output.heifView.inverse.then(j.output.exifView)
             out.append(
                 Finding(
-                    code: .orientationInconsistent, severity: .error, key: orientationKey,
+                    code: .orientationInconsistent, key: orientationKey,
                     message:
                         "the output's irot/imir and Exif Orientation disagree although the source's agreed (source: \(s); output: \(o)): a reader that honours only Exif shows it \(exifReader) against a HEIF reader",
                     expected: "irot/imir and Exif Orientation telling the same turn", actual: o))
@@ -44,7 +44,7 @@ extension Diff {
             let both = j.output.heifView.then(j.output.exifView)
             out.append(
                 Finding(
-                    code: .doubleRotation, severity: .info, key: orientationKey,
+                    code: .orientationDoubleRotation, key: orientationKey,
                     message:
                         "the output pairs irot/imir with Exif Orientation \(j.output.exif ?? 1), which the source did not: a reader that applies both (libheif#227) shows the coded pixels \(both)",
                     actual: o))

@@ -207,9 +207,9 @@ struct AuditCommand: Subcommand {
     }
 
     /// What to audit, from the command line: the jobs, the mode's name and the roots as given.
-    static func pairing(_ args: ParsedArguments) throws -> (Pairing, String, [String: String]) {
+    static func pairing(_ args: ParsedArguments) throws -> (Pairing, AuditMode, [String: String]) {
         let pairing: Pairing
-        let mode: String
+        let mode: AuditMode
         var roots: [String: String] = [:]
         let pos = args.positionals
         let src = args.value("sources")
@@ -217,7 +217,7 @@ struct AuditCommand: Subcommand {
         let pairs = args.value("pairs")
         switch (pos.count, src, out, pairs) {
         case (2, nil, nil, nil):
-            mode = "pair"
+            mode = .pair
             roots = ["source": pos[0], "output": pos[1]]
             let o = URL(fileURLWithPath: pos[1])
             guard FileManager.default.fileExists(atPath: pos[0]) else { throw IOFailure("\(pos[0]): no such file") }
@@ -237,7 +237,7 @@ struct AuditCommand: Subcommand {
                         sourceDisplay: pos[0], outputDisplay: exists ? pos[1] : nil)
                 ], unmatchedOutputs: [])
         case (0, let s?, let o?, nil):
-            mode = "directories"
+            mode = .directories
             roots = ["sources": s, "outputs": o]
             let ext = try outputExtensions(args)
             do {
@@ -247,14 +247,14 @@ struct AuditCommand: Subcommand {
                 throw IOFailure(error.message)
             }
         case (0, nil, let o?, nil):
-            mode = "outputs-only"
+            mode = .outputsOnly
             roots = ["outputs": o]
             let ext = try outputExtensions(args)
             do { pairing = try Pairing.outputsOnly(URL(fileURLWithPath: o), extensions: ext) } catch {
                 throw IOFailure(error.message)
             }
         case (0, nil, nil, let p?):
-            mode = "pairs-file"
+            mode = .pairsFile
             roots = ["pairs": p]
             guard let data = FileManager.default.contents(atPath: p), let text = String(data: data, encoding: .utf8)
             else {
@@ -267,7 +267,7 @@ struct AuditCommand: Subcommand {
         case (let n, _, _, _) where n > 0 && (src != nil || out != nil || pairs != nil):
             throw UsageError("give either SRC OUT or --sources/--outputs/--pairs, not both")
         case (1, nil, nil, nil):
-            (pairing, mode) = (try singleOutput(pos[0], args), "output")
+            (pairing, mode) = (try singleOutput(pos[0], args), .output)
             roots = ["output": pos[0]]
         case (let n, _, _, _) where n > 2:
             throw UsageError("expected SRC OUT, got \(n) files; use --pairs FILE or --sources/--outputs for many")

@@ -132,7 +132,7 @@ struct DiffCommand: Subcommand {
     /// A finding as the JSON has always written it, `{code, criticality, key?, message}`, plus its severity (the
     /// audit's, after the policy).
     struct JSONFinding: Encodable {
-        let code: String
+        let code: FindingCode
         let severity: Severity
         let criticality: Criticality
         let key: FieldKey?

@@ -131,7 +131,7 @@ enum CalibrationRun {
         /// The topic of an error finding, nil for one the truth does not judge.
         static func topic(_ f: Finding) -> String? {
             let field = f.evidence?.field ?? ""
-            switch f.code {
+            switch f.code.rawValue {
             case "orientation.changed": return "orientation"
             case "orientation.inconsistent": return "consistency"
             case "gainmap.missing": return "gain_map"
