@@ -1,6 +1,7 @@
 import Findings
 import Foundation
 import ReportModel
+import Synchronization
 
 /// Options of one audit run.
 public struct AuditOptions: Sendable {
@@ -58,12 +59,14 @@ public enum AuditRunner {
         _ jobs: [AuditJob], workers: Int, indexedAudit audit: @escaping @Sendable (Int, AuditJob) -> FileResult,
         progress: @escaping @Sendable (Int, Int, FileResult) -> Void
     ) -> [FileResult] {
-        final class State: @unchecked Sendable {
-            let lock = NSLock()
+        struct Progress {
             var next = 0
             var done = 0
             var results: [FileResult?]
-            init(_ n: Int) { results = Array(repeating: nil, count: n) }
+        }
+        final class State: Sendable {
+            let value: Mutex<Progress>
+            init(_ n: Int) { value = Mutex(Progress(results: Array(repeating: nil, count: n))) }
         }
         let state = State(jobs.count)
         let n = max(1, min(workers, jobs.count))
@@ -72,17 +75,17 @@ public enum AuditRunner {
             group.enter()
             let t = Thread {
                 while true {
-                    let i: Int? = state.lock.withLock {
-                        guard state.next < jobs.count else { return nil }
-                        defer { state.next += 1 }
-                        return state.next
+                    let i: Int? = state.value.withLock { s in
+                        guard s.next < jobs.count else { return nil }
+                        defer { s.next += 1 }
+                        return s.next
                     }
                     guard let i else { break }
                     let r = autoreleasepool { audit(i, jobs[i]) }
-                    state.lock.withLock {
-                        state.results[i] = r
-                        state.done += 1
-                        progress(state.done, jobs.count, r)
+                    state.value.withLock { s in
+                        s.results[i] = r
+                        s.done += 1
+                        progress(s.done, jobs.count, r)
                     }
                 }
                 group.leave()
@@ -91,7 +94,7 @@ public enum AuditRunner {
             t.start()
         }
         group.wait()
-        return state.results.enumerated().map { i, r in r ?? FileResult(name: jobs[i].name) }
+        return state.value.withLock { $0.results }.enumerated().map { i, r in r ?? FileResult(name: jobs[i].name) }
     }
 }
 

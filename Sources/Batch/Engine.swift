@@ -4,6 +4,7 @@ import Foundation
 import Isolation
 import ReportModel
 import Sharding
+import Synchronization
 
 /// Everything a batch run needs, decoded from `readback convert`'s arguments.
 public struct BatchConfiguration: Sendable {
@@ -468,16 +469,17 @@ extension BatchEngine {
     /// Runs the batch from synchronous code (the CLI's `main`), blocking the calling thread until it ends.
     /// Call it from a plain thread, not from inside a Swift concurrency task.
     public func runBlocking() -> BatchSummary {
-        final class Box: @unchecked Sendable { var value = BatchSummary() }
+        final class Box: Sendable { let value = Mutex(BatchSummary()) }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         let err = self.err
         InFlight.installHandlers { err($0) }
         Task.detached {
-            box.value = await self.run()
+            let summary = await self.run()
+            box.value.withLock { $0 = summary }
             done.signal()
         }
         done.wait()
-        return box.value
+        return box.value.withLock { $0 }
     }
 }

@@ -23,6 +23,7 @@ public enum Concurrently {
 
     /// The two computations and their results' storage; iteration 0 runs the first and writes `a`, iteration 1 the
     /// second and `b`, and both are done when `concurrentPerform` returns.
+    // unchecked: iteration 0 alone writes `a` and iteration 1 alone `b`; both are read after concurrentPerform returns.
     private struct Work<A, B>: @unchecked Sendable {
         let first: () -> A
         let second: () -> B
@@ -36,6 +37,7 @@ public enum Concurrently {
 }
 
 /// A pointer or buffer handed to `concurrentPerform` iterations, which read it or write disjoint parts of it.
+// unchecked: a pointer whose users read it or write disjoint parts of it, all inside one concurrentPerform.
 public struct UnsafeSendable<P>: @unchecked Sendable {
     public let value: P
     public init(_ v: P) { value = v }

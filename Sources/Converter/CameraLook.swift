@@ -46,6 +46,7 @@ public struct LookSummary: Sendable, Codable, Equatable {
 
 /// `ToneMatch` as a table the render's hot loop reads: one gain per 1/1024 of each octave of luminance, indexed by
 /// the float's exponent and top mantissa bits (no log in the loop), from 2⁻²⁰ to 2⁸.
+// unchecked: filled in init and only read after: the render's threads share it read-only.
 final class ToneTable: @unchecked Sendable {
     static let mantissaBits = 10
     static let lowExponent = 107  // 2^-20
@@ -242,6 +243,7 @@ extension HEICConverter {
 /// libjpeg-turbo decodes the chosen one (in the pool's other worker, or here without a pool), then the preview's
 /// CIELAB planes are computed. LibRaw's unpack runs on one core, so the look's lookup costs the decode no wall time.
 /// The same lookup, and the same planes, as `toneLook` would make after the decode.
+// unchecked: its thread writes the lookup before signalling `done`; it is read only after `wait()`.
 final class ReferencePrefetch: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var lookup: ReferenceLookup = .none(reason: "not looked up")

@@ -37,6 +37,7 @@ extension RawFrame: LinearFrame {}
 /// codes over f×f blocks (f = ⌈long side / 320⌉).
 ///
 /// `render(rows:into:)` may be called for consecutive bands only (from one thread); it uses all cores inside.
+// unchecked: bands are rendered from one thread at a time; inside one, the threads write disjoint rows.
 final class RenderPass: @unchecked Sendable {
     let renderer: Renderer
     private(set) var frame: (any LinearFrame)?

@@ -192,6 +192,7 @@ struct TileLayout: Equatable {
 ///
 /// Dedicated threads (not GCD) so that a producer waiting for room can never starve the workers of a thread, even
 /// when several conversions run at once.
+// unchecked: every mutable field is read and written under `cond`.
 final class TileEncodePool: @unchecked Sendable {
     private let cond = NSCondition()
     private var queue: [(index: Int, pixels: HeifPixels)] = []

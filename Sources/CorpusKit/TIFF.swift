@@ -492,6 +492,6 @@ extension TIFFIFD {
 }
 
 /// A counter shared by a reader's copies: the bytes it has decoded.
-private final class Tally: @unchecked Sendable {  // one walk uses it, on one thread
+private final class Tally {  // one walk uses it, on one thread
     var n = 0
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A file's content read into memory, whole, in one read: the one way the reading paths (audit, diff, convert) get
 /// a file's bytes, so each input is read once and handed on, and a test can count the reads per path
@@ -95,22 +96,24 @@ public enum FileContent {
     /// Every path counted for `event`, with its count.
     public static func tallies(of event: String) -> [String: Int] { Tally.shared.all(event) }
 
-    /// The process-wide tally (a lock around a dictionary, kept only once counting started).
-    final class Tally: @unchecked Sendable {
+    /// The process-wide tally (a dictionary behind a mutex, kept only once counting started).
+    final class Tally: Sendable {
         static let shared = Tally()
-        private let lock = NSLock()
-        private var on = false
-        private var counts: [String: [String: Int]] = [:]
+        private struct State {
+            var on = false
+            var counts: [String: [String: Int]] = [:]
+        }
+        private let state = Mutex(State())
 
-        func start() { lock.withLock { on = true } }
+        func start() { state.withLock { $0.on = true } }
 
         func record(_ event: String, _ path: String) {
-            lock.withLock { if on { counts[event, default: [:]][path, default: 0] += 1 } }
+            state.withLock { s in if s.on { s.counts[event, default: [:]][path, default: 0] += 1 } }
         }
 
-        func count(_ event: String, _ path: String) -> Int { lock.withLock { counts[event]?[path] ?? 0 } }
+        func count(_ event: String, _ path: String) -> Int { state.withLock { $0.counts[event]?[path] ?? 0 } }
 
-        func all(_ event: String) -> [String: Int] { lock.withLock { counts[event] ?? [:] } }
+        func all(_ event: String) -> [String: Int] { state.withLock { $0.counts[event] ?? [:] } }
     }
 }
 

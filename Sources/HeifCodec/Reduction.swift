@@ -87,6 +87,7 @@ extension HeifDecoder {
 
     /// One channel of a plane handed to `reduce`'s bands, which read it or write disjoint rows of it: `stride`
     /// elements from row to row, `step` from pixel to pixel (3 in interleaved RGB, 1 in a planar channel).
+    // unchecked: the bands read the plane or write disjoint rows of it, inside one concurrentPerform.
     struct Plane<T>: @unchecked Sendable {
         let base: UnsafeMutablePointer<T>
         let stride: Int

@@ -4,6 +4,7 @@ import Foundation
 /// A memory file (memfd) mapped into this process; unmapped when the last reference goes. The pixels a worker
 /// decoded are read through it in place. A lease (`lease(count:released:)`) is a view of another mapping that tells
 /// its owner when it goes: how a worker's kept grant is known to be free again (docs/security.md, "Kept grants").
+// unchecked: immutable: a fixed mapping, read through `base`; writers own disjoint parts of it.
 public final class SharedMapping: @unchecked Sendable {
     public let base: UnsafeMutableRawPointer
     public let count: Int
@@ -77,6 +78,7 @@ func sealedMemoryFile(_ bytes: [UInt8]) throws -> Int32 {
 }
 
 /// A sealed memfd holding a request's bytes; closed when the last reference goes.
+// unchecked: immutable: a sealed memfd, closed in deinit.
 final class SealedInput: @unchecked Sendable {
     let fd: Int32
 
@@ -92,6 +94,7 @@ final class SealedInput: @unchecked Sendable {
 /// storage (its base address and count) and keeps that array alive, so no other array can have the same storage
 /// while it is cached, and a caller that mutates its array gets new storage (copy on write) and a new entry. The
 /// memfd is sealed against writes, so a worker can read it but never change what the next one reads.
+// unchecked: every mutable field is read and written under `lock`.
 final class SealedInputCache: @unchecked Sendable {
     /// Arrays smaller than this are sealed per request (a copy of them costs nothing worth keeping memory for).
     static let minimumBytes = 1 << 20
@@ -104,6 +107,7 @@ final class SealedInputCache: @unchecked Sendable {
     private var sealing: [(bytes: [UInt8], job: Sealing)] = []
 
     /// One array's sealing in progress and its outcome, handed to every request that waited for it.
+    // unchecked: the sealing thread writes `outcome` before signalling `done`; waiters read it after.
     private final class Sealing: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         var outcome: Result<SealedInput, Error> = .failure(IsolationError.protocolError("sealing did not finish"))

@@ -432,6 +432,7 @@ private struct Session {
 /// A granted mapping whose pages are faulted in on a thread of their own (`MADV_POPULATE_WRITE`, or a write to each
 /// page where the kernel lacks it), while the requesting thread goes on. A reused kept grant, whose pages are in
 /// already, is zeroed there instead: the arena is LibRaw's calloc.
+// unchecked: its thread writes `grant` before signalling `done`; it is read after `wait()`.
 private final class PrefaultedMapping: @unchecked Sendable {
     private var grant: Grant?
     private let done = DispatchSemaphore(value: 0)

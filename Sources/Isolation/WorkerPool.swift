@@ -4,6 +4,7 @@ import Foundation
 /// A pool of long-lived decoder workers, as many as `--jobs`: the `readback` binary re-executed in its hidden
 /// worker mode (`WorkerMain`). Callers borrow one at a time; a worker that died is replaced by a fresh one on the
 /// next borrow, so one file can never stop a run.
+// unchecked: every mutable field is read and written under `lock`.
 public final class WorkerPool: @unchecked Sendable {
     /// How long a decode may take (`--file-timeout`).
     public struct Timeout: Sendable, Equatable {
@@ -191,6 +192,7 @@ public final class WorkerPool: @unchecked Sendable {
 
 /// Starts workers from one thread that lives as long as the process: PR_SET_PDEATHSIG fires when the *thread* that
 /// started a child ends, so workers started from a pool thread that later exits would be killed with it.
+// unchecked: `jobs` is read and written under `lock`; the rest is immutable.
 final class Spawner: @unchecked Sendable {
     private let lock = NSCondition()
     private var jobs: [(WorkerPool.Config, (Result<WorkerProcess, Error>) -> Void)] = []
@@ -204,6 +206,7 @@ final class Spawner: @unchecked Sendable {
 
     func spawn(_ config: WorkerPool.Config) throws -> WorkerProcess {
         let done = DispatchSemaphore(value: 0)
+        // unchecked: the spawner thread writes it before signalling `done`; it is read after `wait()`.
         nonisolated(unsafe) var result: Result<WorkerProcess, Error> = .failure(IsolationError.protocolError("spawn"))
         lock.lock()
         jobs.append(

@@ -2,6 +2,7 @@ import CIsolation
 import Foundation
 
 /// One long-lived worker process and its channel, used by one caller at a time (`WorkerPool` hands it out).
+// unchecked: one caller at a time (the pool lends it out); the kept grant's state is under `keptLock`.
 final class WorkerProcess: @unchecked Sendable {
     let pid: pid_t
     private let channel: Int32

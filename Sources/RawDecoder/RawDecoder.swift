@@ -179,6 +179,7 @@ public struct RawDecodeError: Error, CustomStringConvertible, Equatable, Sendabl
 }
 
 /// Per-instance data-error sink handed to LibRaw as the callback context.
+// unchecked: LibRaw calls back on the thread that decodes, which owns the decoder.
 private final class DataErrorSink: @unchecked Sendable {
     var offsets: [Int] = []
 }

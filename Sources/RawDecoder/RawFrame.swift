@@ -3,6 +3,7 @@ import Foundation
 /// A demosaiced linear 16-bit RGB frame read in place from LibRaw's processed buffer, upright. It owns the decoder:
 /// LibRaw's memory (raw buffer + 4 × 16-bit image) is freed when the last reference to the frame goes.
 /// Reads never modify the buffer, so any thread may read any rows concurrently.
+// unchecked: reads never modify LibRaw's buffer, and the frame frees it only in deinit.
 public final class RawFrame: @unchecked Sendable {
     /// Upright width and height.
     public let width: Int

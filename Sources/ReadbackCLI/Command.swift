@@ -2,6 +2,7 @@ import Foundation
 import ReportModel
 
 /// Where a command writes. Injected so tests run commands in-process and read exact output.
+// unchecked: its closures write under `lock`; every other field is immutable.
 public final class Console: @unchecked Sendable {
     private let lock = NSLock()
     private let out: (String) -> Void

@@ -8,6 +8,7 @@ import Isolation
 /// the command line run in another process (the CLI tests) decodes in process.
 public enum DecoderWorkers {
     /// The executable workers re-execute (`/proc/self/exe` from `main.swift`); nil: decode in process.
+    // unchecked: set once by main.swift before any command runs, and only read after.
     nonisolated(unsafe) public static var executable: String?
 
     /// `--file-timeout SECONDS`, its help a sentence (convert's style) or not (audit's).

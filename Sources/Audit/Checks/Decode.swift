@@ -111,6 +111,7 @@ extension Checks {
     /// The primary's libheif decode, started on its own thread when the checks begin so it overlaps the container,
     /// metadata and gain-map checks (its result is only read by `decode(_:_:)`, last). The same thread first looks up
     /// the source's reference render (`lookUp`), since whether RGB pixels are needed depends on it.
+    // unchecked: its thread writes the result before signalling `done`; it is read only after `wait()`.
     final class PrimaryDecode: @unchecked Sendable {
         enum Decoded {
             /// An AVIF's primary decoded by libavif (pixels when they were needed).

@@ -13,6 +13,7 @@ extension Checks {
     /// inspector decodes each map through HeifCodec, and the pixels feed the decode results and thumbnails.
     static func gainMaps(_ ctx: inout Context) {
         guard let file = ctx.file else { return }
+        // unchecked: the inspector calls the decoder closure on this thread, one map at a time.
         final class Decoded: @unchecked Sendable {
             var results: [DecodeResult] = []
             var firstImage: HeifDecodedImage? = nil

@@ -27,6 +27,7 @@ public typealias ThumbnailLinks = ThumbnailSet<String>
 /// The report's thumbnails as files beside report.html: `thumbs/<n>-primary.png`, `thumbs/<n>-gainmap.png` and
 /// `thumbs/<n>-reference.png`, where `n` is the file's index in the report. The audit writes them as each file is done (so memory does not grow
 /// with the number of files); report.html links them by relative path, or inlines them when it must be one file.
+// unchecked: `error` is read and written under `lock`; the rest is immutable.
 public final class ThumbnailFolder: @unchecked Sendable {
     /// The report's folder (the thumbnails go into its `thumbs` subfolder).
     public let reportDirectory: URL

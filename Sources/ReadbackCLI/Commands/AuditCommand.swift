@@ -365,6 +365,7 @@ struct IOFailure: Error, CustomStringConvertible {
 
 /// Progress like `convert`: on a terminal one line redrawn in place; otherwise one plain line per file.
 /// Failing files are always printed (also with --quiet), with their failing findings.
+// unchecked: the runner calls `update` under its lock, one call at a time; `drewLine` is touched only there and after.
 final class Progress: @unchecked Sendable {
     let console: Console
     let quiet: Bool
