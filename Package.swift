@@ -85,7 +85,8 @@ let package = Package(
         .target(
             name: "Isolation",
             dependencies: [
-                "AVIFCodec", "CIsolation", "ColorScience", "Exiv2Bridge", "HeifCodec", "JPEGCodec", "RawDecoder",
+                "AVIFCodec", "CIsolation", "ColorScience", "Exiv2Bridge", "Findings", "HeifCodec", "JPEGCodec",
+                "RawDecoder",
             ]),
 
         // 3. Pure Swift cores.

@@ -206,17 +206,6 @@ public struct ConvertError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String { "\(file): \(reason)" }
 }
 
-extension FindingCode {
-    /// The finding a decoder worker's failure is.
-    init(_ failure: WorkerFailure) {
-        switch failure.kind {
-        case .crashed, .exited: self = .decodeCrashed
-        case .timeout: self = .decodeTimeout
-        case .outOfMemory: self = .decodeOutOfMemory
-        }
-    }
-}
-
 /// The two renditions of a RAW, linear, planar (1.0 = SDR white): what the SDR base and the HDR alternate encode.
 /// Exposed so tests and the auditor can measure how well base + gain map reproduce the HDR rendition.
 public struct Renditions: Sendable {

@@ -1,3 +1,4 @@
+import Findings
 import Foundation
 
 /// How a decode in a worker process ended without an answer: the worker died (`crashed`), ran past its deadline
@@ -71,4 +72,15 @@ public struct WorkerDecodeError: Error, CustomStringConvertible, Sendable, Equat
     public var message: String
     public init(message: String) { self.message = message }
     public var description: String { message }
+}
+
+extension FindingCode {
+    /// The finding a decoder worker's failure is, in the converter's and the auditor's reports alike.
+    public init(_ failure: WorkerFailure) {
+        switch failure.kind {
+        case .crashed, .exited: self = .decodeCrashed
+        case .timeout: self = .decodeTimeout
+        case .outOfMemory: self = .decodeOutOfMemory
+        }
+    }
 }

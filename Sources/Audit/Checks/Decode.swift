@@ -199,14 +199,3 @@ extension Checks {
         return Thumbnailer.png(px, maxSide: 160)
     }
 }
-
-extension FindingCode {
-    /// The finding a decoder worker's failure is.
-    init(_ failure: WorkerFailure) {
-        switch failure.kind {
-        case .crashed, .exited: self = .decodeCrashed
-        case .timeout: self = .decodeTimeout
-        case .outOfMemory: self = .decodeOutOfMemory
-        }
-    }
-}
