@@ -169,30 +169,40 @@ func effort(_ raws: [String], options: [String: String]) throws {
                     worst: m.worstBlock))
         }
         guard !heifQualities.isEmpty else { continue }
-        let ppm = "\(tmp)/frame.ppm"
-        let png = "\(tmp)/frame.png"
-        guard case .rgb8(let w, let h, let s) = f8 else { throw Failure("\(name): not an 8-bit RGB frame") }
-        try writeFile(Array("P6\n\(w) \(h)\n255\n".utf8) + s, to: ppm)
-        try runTool("/usr/bin/env", ["convert", ppm, png])
-        for q in heifQualities {
-            let out = "\(tmp)/heif-enc-q\(q).heic"
-            let t0 = now()
-            let c0 = cpuSeconds().children
-            try runTool("/usr/bin/heif-enc", ["-q", "\(q)", png, "-o", out])
-            let wall = now() - t0
-            let cpu = cpuSeconds().children - c0
-            let file = Array(try Data(contentsOf: URL(fileURLWithPath: out)))
-            let m = try ViewingSize.compare(reference, lumaPlane(HeifDecoder.decodePrimary(file, format: .rgb8)))
-            let bytes = HEIFFileBytes.payloadCount(file)
-            emit(
-                EffortRow(
-                    image: name, encoder: "heif-enc", setting: "slow:\(q)", bytes: bytes,
-                    bpp: Double(bytes * 8) / pixels, wallSeconds: wall, cpuSeconds: cpu, mean: m.mean,
-                    worst: m.worstBlock))
-        }
+        for r in try heifEncRows(f8, name: name, qualities: heifQualities, reference: reference, dir: tmp) { emit(r) }
     }
     if let out = options["out"] {
         let old = (try? String(contentsOfFile: out, encoding: .utf8)) ?? (EffortRow.header + "\n")
         try writeFile(Array((old + lines.map { $0 + "\n" }.joined()).utf8), to: out)
     }
+}
+
+/// heif-enc (its defaults: preset slow, tune ssim, 4:2:0) on the 8-bit frame's PNG at each quality, each decode judged
+/// at viewing size against `reference`; CPU seconds are those of the heif-enc process (all its threads).
+func heifEncRows(
+    _ frame: HeifPixels, name: String, qualities: [Int], reference: ViewingSize.Reference, dir: String
+) throws -> [EffortRow] {
+    let ppm = "\(dir)/frame.ppm"
+    let png = "\(dir)/frame.png"
+    guard case .rgb8(let w, let h, let s) = frame else { throw Failure("\(name): not an 8-bit RGB frame") }
+    try writeFile(Array("P6\n\(w) \(h)\n255\n".utf8) + s, to: ppm)
+    try runTool("/usr/bin/env", ["convert", ppm, png])
+    var rows: [EffortRow] = []
+    for q in qualities {
+        let out = "\(dir)/heif-enc-q\(q).heic"
+        let t0 = now()
+        let c0 = cpuSeconds().children
+        try runTool("/usr/bin/heif-enc", ["-q", "\(q)", png, "-o", out])
+        let wall = now() - t0
+        let cpu = cpuSeconds().children - c0
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: out)))
+        let m = try ViewingSize.compare(reference, lumaPlane(HeifDecoder.decodePrimary(file, format: .rgb8)))
+        let bytes = HEIFFileBytes.payloadCount(file)
+        rows.append(
+            EffortRow(
+                image: name, encoder: "heif-enc", setting: "slow:\(q)", bytes: bytes,
+                bpp: Double(bytes * 8) / Double(w * h), wallSeconds: wall, cpuSeconds: cpu, mean: m.mean,
+                worst: m.worstBlock))
+    }
+    return rows
 }
