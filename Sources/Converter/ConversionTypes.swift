@@ -20,34 +20,38 @@ public enum HDRMode: String, Sendable, Codable, CaseIterable {
     case off
 }
 
-/// Conversion options. Defaults: quality 55 at x265 preset `ultrafast` with x265 `aq-strength` 1.5, 8-bit 4:2:0,
-/// Display P3, HDR auto.
+/// Conversion options. Defaults: the visually-lossless target (quality 55, x265 `aq-strength` 1.5, 8-bit 4:2:0
+/// render) at the balanced effort (`EncodingEffort.balanced`: preset ultrafast, coded at 10 bits, x265 `rdoq-level`
+/// 2 and `psy-rdoq` 0), Display P3, HDR auto.
 ///
-/// Why: the quality ladder's "visually lossless" pick (docs/quality-ladder.md, data in docs/quality-ladder.tsv;
-/// `EncodingTarget.visuallyLossless`, checked against the data by FidelityTests), judged at viewing size: the smallest
-/// and fastest (preset, x265 options, quality) whose decoded luma, 2×2-downscaled, loses at most 0.01 of mean SSIM
-/// and 0.03 in every 64×64 block against the clean scene (a real file: its own render) on every ladder image: the
-/// 24 MP chart with sensor noise at ISO 100…12800, two remosaiced iPhone photos at ISO 800…12800, and three real
-/// camera DNGs. Measured there: 2.40 bits/pixel mean (the real Sony α7R IV DNG is the image that binds); against the
-/// previous default (q65, judged at 1:1), 0.70× the bits.
+/// Why the target: the quality ladder's "visually lossless" pick (docs/quality-ladder.md, data in
+/// docs/quality-ladder.tsv; `EncodingTarget.visuallyLossless`, checked against the data by FidelityTests), judged at
+/// viewing size: the smallest and fastest (preset, x265 options, quality) whose decoded luma, 2×2-downscaled, loses at
+/// most 0.01 of mean SSIM and 0.03 in every 64×64 block against the clean scene (a real file: its own render) on every
+/// ladder image. Why the effort: at equal fidelity it codes the same frames in 0.85–0.96× the bits of the `fast` level
+/// (the earlier default) for about 1.6× its encode time (docs/quality-ladder.md "Effort").
 public struct ConvertOptions: Sendable, Equatable, Codable {
     /// libheif quality 0–100: for a RAW, the quality of a clean frame when `noiseAdaptive` is on.
     public var quality: Int = 55
     /// Lower the quality on visibly noisy frames by `NoiseLevel.steps` (the visually-lossless target's rule: at
     /// viewing size, grain costs bits a viewer does not see). Off with an explicit `--quality` or another target.
     public var noiseAdaptive: Bool = true
-    /// 8 or 10.
-    public var bitDepth: Int = 8
+    /// How hard the encoder works for size at the target's fidelity; `EncodingEffort.apply` sets `speed`,
+    /// `bitDepth` and adds its x265 options.
+    public var effort: EncodingEffort = .balanced
+    /// 8 or 10: the coded bit depth of the primary (the balanced effort's).
+    public var bitDepth: Int = EncodingEffort.balanced.bitDepth
     /// "420" or "444".
     public var chroma: HeifChroma = .yuv420
     public var hdr: HDRMode = .auto
     /// Tones of a RAW: the camera's own rendering (its embedded preview) or the neutral render (`LookMode`).
     public var look: LookMode = .camera
-    /// x265 preset (ultrafast … placebo).
-    public var speed: String = "ultrafast"
-    /// x265 options of the primary, passed through libheif as `x265:NAME` (HeifEncodeSettings.x265); the default
-    /// target's (`EncodingTarget.x265Options`).
-    public var x265Options: [String: String] = ["aq-strength": "1.5"]
+    /// x265 preset (ultrafast … placebo): the balanced effort's.
+    public var speed: String = EncodingEffort.balanced.preset
+    /// x265 options of the primary, passed through libheif as `x265:NAME` (HeifEncodeSettings.x265): the default
+    /// target's (`EncodingTarget.x265Options`) with the balanced effort's over them.
+    public var x265Options: [String: String] = EncodingEffort.balanced.x265Options(
+        over: EncodingTarget.visuallyLossless.x265Options)
     public var colorSpace: ColorSpace.Output = .displayP3
     /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
     public var icc: Bool = true

@@ -84,12 +84,23 @@ public enum EncodingTarget: String, Sendable, CaseIterable, Codable {
 
     private func rounded(_ v: Double) -> String { String(format: "%g", (v * 1000).rounded() / 1000) }
 
-    /// Sets `options.speed`, `options.quality`, `options.x265Options` and `options.chroma` to this target's values.
-    public func apply(to options: inout ConvertOptions) {
+    /// Sets `options.speed`, `options.quality`, `options.x265Options` and `options.chroma` to this target's values,
+    /// then applies `effort` (which sets the preset and bit depth and adds its x265 options).
+    public func apply(to options: inout ConvertOptions, effort: EncodingEffort) {
         options.speed = preset
         options.quality = quality
         options.x265Options = x265Options
         options.chroma = chroma
         options.noiseAdaptive = self == .visuallyLossless
+        effort.apply(to: &options)
+    }
+
+    /// The effort a target gets when none is asked for: `archival`'s setting was measured at 1:1 with the grain, at
+    /// the fast effort, so it keeps it; the others get the default (balanced).
+    public var defaultEffort: EncodingEffort { self == .archival ? .fast : .balanced }
+
+    /// `apply(to:effort:)` at the target's default effort.
+    public func apply(to options: inout ConvertOptions) {
+        apply(to: &options, effort: defaultEffort)
     }
 }

@@ -218,6 +218,12 @@ public enum HeifEncoder {
     /// - Returns: the HEIF file bytes.
     /// - Throws: `HeifError` with libheif's message.
     public static func encode(_ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int?) throws -> [UInt8] {
+        try FirstEncoder.gate.run(depth: settings.bitDepth) {
+            try encodeNow(pixels, settings: settings, threads: threads)
+        }
+    }
+
+    private static func encodeNow(_ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int?) throws -> [UInt8] {
         let w = pixels.width
         let h = pixels.height
         guard w > 0, h > 0, w <= 65535, h <= 65535 else {
@@ -274,6 +280,31 @@ public enum HeifEncoder {
         try check(heif_context_encode_image(ctx.ptr, image.ptr, enc.ptr, opts, &handlePtr), "heif_context_encode_image")
         if let handlePtr { heif_image_handle_release(handlePtr) }
         return try write(ctx)
+    }
+
+    /// Serialises the first encode of each bit depth in the process. x265 fills its table of primitives (one per bit
+    /// depth: the 10-bit encoder is a separate build inside libx265) when its first encoder opens, testing one entry
+    /// of the table without a lock; encoders opened at the same moment on other threads could then call an entry not
+    /// yet filled. The tile pool opens one encoder per worker at once: a test's first 10-bit conversion in a process
+    /// that had coded only 8-bit before died once on a null function pointer inside libx265 that way.
+    // unchecked: `primed` is read and written under `lock`; the rest is immutable.
+    final class FirstEncoder: @unchecked Sendable {
+        static let gate = FirstEncoder()
+        private let lock = NSLock()
+        private var primed: Set<Int> = []
+
+        func run<T>(depth: Int, _ body: () throws -> T) rethrows -> T {
+            lock.lock()
+            if primed.contains(depth) {
+                lock.unlock()
+                return try body()
+            }
+            defer {
+                primed.insert(depth)
+                lock.unlock()
+            }
+            return try body()
+        }
     }
 
     private static func makeImage(_ pixels: HeifPixels) throws -> Image {

@@ -14,6 +14,10 @@ struct Variant {
     var x265: [String: String] = [:]
     /// Pre-encode denoise strength: nil (off), or a multiple of the estimated noise variance the filter removes.
     var denoise: Double?
+    /// Bits per sample coded (`depth=10`: the converter's 10-bit frame); 8 otherwise.
+    var depth = 8
+    /// Tile side for `effort` (`tile=N`, 0 = untiled); nil = the converter's default.
+    var tile: Int?
 
     init(_ text: String) throws {
         self.text = text
@@ -27,6 +31,14 @@ struct Variant {
                     throw Failure("chroma takes 420 or 444")
                 }
                 chroma = c
+            case "depth":
+                guard v == "8" || v == "10" else { throw Failure("depth takes 8 or 10") }
+                depth = Int(v) ?? 8
+            case "tile":
+                guard let t = Int(v), t == 0 || (t >= 64 && t % 64 == 0) else {
+                    throw Failure("tile takes 0 or a multiple of 64")
+                }
+                tile = t
             case "denoise":
                 guard let s = Variant.denoiseStrengths[v] else {
                     throw Failure("denoise takes \(Variant.denoiseStrengths.keys.sorted().joined(separator: ", "))")
@@ -44,7 +56,7 @@ struct Variant {
 
     func settings(preset: String, quality: Int) -> HeifEncodeSettings {
         HeifEncodeSettings(
-            quality: quality, bitDepth: 8, chroma: chroma, preset: preset, tune: tune, nclx: .displayP3, x265: x265)
+            quality: quality, bitDepth: depth, chroma: chroma, preset: preset, tune: tune, nclx: .displayP3, x265: x265)
     }
 
     /// The frame this variant encodes: `frame` itself, or its denoised copy.

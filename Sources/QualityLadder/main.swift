@@ -41,6 +41,11 @@ import HeifCodec
 //       Measures each HEIC's primary (any encoder's, e.g. heif-enc on the `frame` PPM) on the same crop and with the
 //       same measures as `run` and `shipped`. The primary must have the render's size, or the crop's (an encode of
 //       `frame --crop`). Prints one JSON object per file (make bench's fidelity match).
+//   readback-ladder effort RAW... [--crop WxH|full] [--settings P:Q:V;..] [--heif-enc Q,Q..] [--out TSV]
+//       Size at fixed fidelity (docs/quality-ladder.md "Effort"): the crop coded at each setting as the converter
+//       codes it (tiles of `tile=N`, default the converter's; `depth=10` codes its 10-bit frame) and by heif-enc at
+//       each quality (its defaults), each judged at viewing size against the crop's archival-target encode; bytes,
+//       bit/px, wall and CPU seconds, SSIM-Y@½ mean and worst 64×64 block, one TSV row per encode.
 //   readback-ladder frame SRC OUT.ppm [--depth 8|10] [--crop WxH]
 //       Writes the exact frame `readback convert` encodes as its primary (HEICConverter.renderedFrame) as binary PPM:
 //       P6, maxval 255 (8-bit) or 1023 with 16-bit big-endian samples (10-bit). Default depth: the converter's.
@@ -431,6 +436,8 @@ do {
         try steps(positionals, options: options)
     case "compare":
         try compare(positionals, options: options)
+    case "effort":
+        try effort(positionals, options: options)
     case "noise":
         // The noise σ of each RAW's frame and the default quality it gets (make bench encodes its crops with it),
         // one JSON line per RAW; with --out, also a TSV (docs/quality-ladder-noise.tsv, checked by FidelityTests).
@@ -462,7 +469,7 @@ do {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fail("\(path): cannot read") }
         try summarize(Ladder.parse(text))
     default:
-        fail("unknown mode '\(argv[1])': run, shipped, compare, choose, defaults, noise, noisy, steps or frame")
+        fail("unknown mode '\(argv[1])': run, shipped, compare, choose, defaults, noise, noisy, steps, effort or frame")
     }
 } catch {
     fail("\(error)")

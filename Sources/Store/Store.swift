@@ -160,7 +160,9 @@ public final class Database {
         try exec("PRAGMA foreign_keys = ON")
         if path != nil {
             if exclusive { try exec("PRAGMA locking_mode = EXCLUSIVE") }
-            let mode = try query("PRAGMA journal_mode = WAL").first?.string("journal_mode")
+            let mode = try Self.retryingBusy(for: busyTimeoutMilliseconds) {
+                () throws(SQLiteError) in try query("PRAGMA journal_mode = WAL").first?.string("journal_mode")
+            }
             if mode?.lowercased() != "wal" {
                 throw SQLiteError(
                     code: SQLITE_ERROR, message: "could not switch to WAL (journal_mode is \(mode ?? "?"))")
@@ -168,6 +170,20 @@ public final class Database {
             try exec("PRAGMA synchronous = FULL")
         }
         try migrate(migrations)
+    }
+
+    /// Runs `body` again while it fails with SQLITE_BUSY, for at most `milliseconds`. SQLite does not call the busy
+    /// handler for every lock: switching the journal mode while another process opens or closes the same file (a
+    /// script reading the state, the last connection's checkpoint) can fail at once, and a run would stop at its start.
+    static func retryingBusy<T>(for milliseconds: Int32, _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        var waited: Int32 = 0
+        while true {
+            do { return try body() } catch {
+                guard error.code & 0xFF == SQLITE_BUSY, waited < milliseconds else { throw error }
+                sqlite3_sleep(20)
+                waited += 20
+            }
+        }
     }
 
     /// Opens a private in-memory database (tests, scratch work).

@@ -75,11 +75,16 @@ func committedLadder() throws -> [LadderRow] {
         #expect(pairs.first { $0.key == "tune" }?.value == "ssim", "\(target.rawValue)")
         #expect(Ladder.denoise(of: target.variant) == nil, "\(target.rawValue)")
     }
+    // The defaults: the visually-lossless target at the balanced effort (its preset, depth and x265 options over the
+    // target's; docs/quality-ladder.md "Effort").
     let d = ConvertOptions()
-    #expect(d.speed == EncodingTarget.visuallyLossless.preset)
     #expect(d.quality == EncodingTarget.visuallyLossless.quality)
-    #expect(d.x265Options == EncodingTarget.visuallyLossless.x265Options)
     #expect(d.chroma == EncodingTarget.visuallyLossless.chroma)
+    #expect(d.effort == .balanced && d.speed == EncodingEffort.balanced.preset)
+    #expect(d.x265Options == EncodingEffort.balanced.x265Options(over: EncodingTarget.visuallyLossless.x265Options))
+    var composed = ConvertOptions()
+    EncodingTarget.visuallyLossless.apply(to: &composed, effort: .balanced)
+    #expect(composed == d)
     var o = ConvertOptions()
     EncodingTarget.archival.apply(to: &o)
     #expect(o.speed == EncodingTarget.archival.preset && o.quality == EncodingTarget.archival.quality)

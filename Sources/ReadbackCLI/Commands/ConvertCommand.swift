@@ -44,8 +44,8 @@ struct ConvertCommand: Subcommand {
         that was killed (kill -9, an OOM kill, power loss, a preempted job) or interrupted counts nothing.
 
         Encoding: HEVC (x265 through libheif) at preset \(Self.defaults.speed), quality \(Self.defaults.quality)\(Self.defaults.x265Options.sorted { $0.key < $1.key }.map { ", x265 \($0.key) \($0.value)" }.joined()), \(Self.defaults.bitDepth)-bit, \(Self.defaults.chroma == .yuv444 ? "4:4:4" : "4:2:0")
-        unless options say otherwise. That is the quality ladder's visually-lossless setting
-        (docs/quality-ladder.md): of the settings measured on a 24 MP chart and two photos with sensor noise
+        unless options say otherwise: the quality ladder's visually-lossless target at the \(Self.defaults.effort.rawValue) effort (below).
+        The target (docs/quality-ladder.md): of the settings measured on a 24 MP chart and two photos with sensor noise
         at ISO 100 to 12800 and on three real camera DNGs, the smallest and fastest whose decoded luma, seen
         at half size against the clean scene, loses at most 0.01 of mean SSIM and 0.03 in any 64×64 block on
         every image. Quality Q is x265 CRF (100 − Q)/2. On a visibly noisy frame the quality is lower (q47 from a
@@ -55,6 +55,10 @@ struct ConvertCommand: Subcommand {
         than visually-lossless, encodes every frame at one quality.
         --target picks a measured setting by name; --quality, --speed or --chroma given with it win over its values:
         \(EncodingTarget.allCases.map { "  " + $0.summary }.joined(separator: "\n"))
+        --effort sets how hard the encoder works for size at that fidelity (default \(Self.defaults.effort.rawValue); archival
+        keeps fast unless --effort is given); measured against heif-enc's default (preset slow) at equal SSIM-Y
+        at half size on real DNGs and the 24 MP chart (docs/quality-ladder.md "Effort"); --speed or --depth win:
+        \(EncodingEffort.allCases.map { "  " + $0.summary }.joined(separator: "\n"))
 
         Look: a RAW's tones follow the camera's own rendering of it, its embedded preview. A tone curve
         (exposure, contrast and the saturation a camera's curve brings; never white balance or hue) is fitted
@@ -91,6 +95,10 @@ struct ConvertCommand: Subcommand {
             "target", "NAME",
             "\(EncodingTarget.allCases.map(\.rawValue).joined(separator: "|")): set preset, quality, x265 options and chroma to the setting measured for that fidelity (see above)."
         ),
+        .value(
+            "effort", "fast|balanced|small",
+            "How hard the encoder works for size at the target's fidelity: preset, coded bit depth, x265 options (see above; default: \(defaults.effort.rawValue))."
+        ),
         .value("chroma", "420|444", "Chroma subsampling of the primary image (default: \(defaults.chroma.rawValue))."),
         .value("depth", "8|10", "Bit depth of the primary image (default: \(defaults.bitDepth))."),
         .value(
@@ -104,7 +112,8 @@ struct ConvertCommand: Subcommand {
         ),
         .flag(
             "print-defaults",
-            "Print the encoding defaults (with --target NAME, that target's) and exit; with --json as one JSON object."),
+            "Print the encoding defaults (with --target NAME or --effort LEVEL, theirs) and exit; with --json as one JSON object."
+        ),
         .value("jobs", "N", "Files converted in parallel, 1–64 (default: from cores and free memory, ~1 GB each)."),
         .value(
             "db", "PATH",
@@ -160,17 +169,21 @@ struct ConvertCommand: Subcommand {
         return s.exitStatus
     }
 
-    /// The encoding options of a command line: the converter's defaults, then --target, then explicit
-    /// --quality/--speed over its values, then the other flags.
+    /// The encoding options of a command line: the converter's defaults, then --target at --effort (a target's
+    /// default effort when none is given), then explicit --quality/--speed/--depth over their values, then the
+    /// other flags.
     /// - Throws: `UsageError` (one line) for a value out of range or not among the choices.
     static func conversionOptions(_ args: ParsedArguments) throws(UsageError) -> ConvertOptions {
         let quality = try args.int("quality", in: 0...100)
         let speed = try args.choice("speed", HeifEncodeSettings.presets)
         var o = ConvertOptions()
-        if let raw = try args.choice("target", EncodingTarget.allCases.map(\.rawValue)),
-            let t = EncodingTarget(rawValue: raw)
-        {
-            t.apply(to: &o)
+        let target = try args.choice("target", EncodingTarget.allCases.map(\.rawValue)).flatMap(
+            EncodingTarget.init(rawValue:))
+        let effort = try args.choice("effort", EncodingEffort.allCases.map(\.rawValue)).flatMap(
+            EncodingEffort.init(rawValue:))
+        if target != nil || effort != nil {
+            let t = target ?? .visuallyLossless
+            t.apply(to: &o, effort: effort ?? t.defaultEffort)
         }
         if let quality {
             o.quality = quality
@@ -196,18 +209,24 @@ struct ConvertCommand: Subcommand {
 
     /// The encoding settings `readback convert` uses when no option overrides them, with `target`'s preset and
     /// quality when one is given: (key, value) pairs in print order, each value an `Int` or a `String`.
-    static func encodingDefaults(target: EncodingTarget?) -> [(key: String, value: any Sendable)] {
-        let o = defaults
+    static func encodingDefaults(target: EncodingTarget?, effort: EncodingEffort? = nil) -> [(
+        key: String, value: any Sendable
+    )] {
+        var o = defaults
+        if target != nil || effort != nil {
+            let t = target ?? .visuallyLossless
+            t.apply(to: &o, effort: effort ?? t.defaultEffort)
+        }
         let pairs: [(key: String, value: any Sendable)] = [
-            ("quality", target?.quality ?? o.quality), ("speed", target?.preset ?? o.speed), ("depth", o.bitDepth),
-            ("chroma", (target?.chroma ?? o.chroma).rawValue), ("tileSize", o.tileSize),
+            ("effort", o.effort.rawValue), ("quality", o.quality), ("speed", o.speed), ("depth", o.bitDepth),
+            ("chroma", o.chroma.rawValue), ("tileSize", o.tileSize),
             ("gainMapQuality", o.gainMapQuality),
             ("gainMapSpeed", o.gainMapSpeed), ("colorSpace", o.colorSpace.rawValue), ("hdr", o.hdr.rawValue),
             ("look", o.look.rawValue),
             // The x265 options beyond the preset (the floor of `make bench` encodes with them too), "" for none.
             (
                 "x265",
-                (target?.x265Options ?? o.x265Options).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                o.x265Options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                     .joined(separator: ",")
             ),
         ]
@@ -221,7 +240,10 @@ struct ConvertCommand: Subcommand {
     /// `--print-defaults`: `encodingDefaults` as `key: value` lines or, with `--json`, one JSON object.
     static func printDefaults(_ args: ParsedArguments, console: Console) throws(UsageError) -> ExitCode {
         let name = try args.choice("target", EncodingTarget.allCases.map(\.rawValue))
-        let pairs = encodingDefaults(target: name.flatMap(EncodingTarget.init(rawValue:)))
+        let effort = try args.choice("effort", EncodingEffort.allCases.map(\.rawValue))
+        let pairs = encodingDefaults(
+            target: name.flatMap(EncodingTarget.init(rawValue:)), effort: effort.flatMap(EncodingEffort.init(rawValue:))
+        )
         guard args.has("json") else {
             console.print(pairs.map { "\($0.key): \($0.value)" }.joined(separator: "\n"))
             return .clean

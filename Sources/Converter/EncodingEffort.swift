@@ -1,0 +1,77 @@
+// `--effort`: how hard the HEVC encoder works for size at a fixed fidelity, orthogonal to `--target` (which fixes
+// the fidelity, i.e. the quality). Each level is an x265 preset, a coded bit depth and x265 options layered over the
+// target's, chosen from measurements against heif-enc at equal fidelity (docs/quality-ladder.md "Effort").
+
+import Foundation
+
+/// How much encoder work buys size at the target's fidelity.
+public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
+    /// The speed of Readback before the ladder: preset ultrafast, 8-bit, the target's x265 options only.
+    case fast
+    /// The default: about heif-enc's default (preset slow) size at equal fidelity, at a fraction of its time.
+    case balanced
+    /// Smaller than heif-enc's default at equal fidelity, at about its encode time.
+    case small
+
+    /// The x265 preset.
+    public var preset: String {
+        switch self {
+        case .fast, .balanced: return "ultrafast"
+        case .small: return "veryfast"
+        }
+    }
+
+    /// The coded bit depth of the primary. 10 bits code the 8-bit render's precision with fewer bits: x265's
+    /// quantiser works at finer steps, and the frame carries the render's 10-bit values.
+    public var bitDepth: Int {
+        switch self {
+        case .fast: return 8
+        case .balanced, .small: return 10
+        }
+    }
+
+    /// The x265 options the level adds to (and sets over) the target's: rate-distortion optimised quantisation
+    /// (`rdoq-level` 2) without its psycho-visual bias toward keeping grain energy (`psy-rdoq` 0, which libheif would
+    /// otherwise set to 1), and a milder adaptive quantisation than the target's 1.5 (`aq-strength` 1.25: at equal
+    /// fidelity 0.62× heif-enc's size on the 24 MP chart against 0.84× with 1.5, and 0.95–1.01× against 0.96–1.04×
+    /// on the real DNGs measured).
+    public var x265Options: [String: String] {
+        switch self {
+        case .fast: return [:]
+        case .balanced, .small: return ["aq-strength": "1.25", "rdoq-level": "2", "psy-rdoq": "0"]
+        }
+    }
+
+    /// The x265 options of a target's `options` at this level: the target's, then the level's over them.
+    public func x265Options(over options: [String: String]) -> [String: String] {
+        options.merging(x265Options) { _, level in level }
+    }
+
+    /// Sets `options.effort`, `options.speed` and `options.bitDepth`, and adds the level's x265 options over the
+    /// target's (those in `options.x265Options`).
+    public func apply(to options: inout ConvertOptions) {
+        options.effort = self
+        options.speed = preset
+        options.bitDepth = bitDepth
+        options.x265Options = x265Options(over: options.x265Options)
+    }
+
+    /// What the level measured, for `--help` (docs/quality-ladder.md "Effort"): size against heif-enc's default at
+    /// equal fidelity, and the encode's CPU time against heif-enc's.
+    public var measured: String {
+        switch self {
+        case .fast:
+            return "1.10–1.30× heif-enc's size on real DNGs, 1.62–1.67× on the 24/50 MP charts; 0.2–0.3× its CPU"
+        case .balanced:
+            return "0.95–1.08× heif-enc's size on real DNGs, 0.50–0.62× on the charts; 0.3–0.5× its CPU"
+        case .small:
+            return "0.93–0.96× heif-enc's size on real DNGs, 0.49–0.60× on the charts; about its CPU"
+        }
+    }
+
+    /// One line for `--help`.
+    public var summary: String {
+        let extras = x265Options.sorted { $0.key < $1.key }.map { ", \($0.key) \($0.value)" }.joined()
+        return "\(rawValue): preset \(preset), \(bitDepth)-bit\(extras) (\(measured))"
+    }
+}

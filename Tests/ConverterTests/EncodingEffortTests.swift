@@ -1,0 +1,48 @@
+import Converter
+import CorpusKit
+import Fidelity
+import Foundation
+import HeifCodec
+import Testing
+
+/// The primary's luma of a converted file, decoded at its coded depth.
+private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
+    let d = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
+    return try Luma.plane(rgb: d.samples, width: d.width, height: d.height, maxCode: (1 << d.bitDepth) - 1)
+}
+
+/// The effort ladder end to end on a generated frame with sensor noise: `balanced` (the default) writes fewer bytes
+/// than `fast` and keeps the fidelity floor of the noise steps (SSIM-Y at half size against the archival target's
+/// encode of the same frame: mean ≥ 0.975, every 64×64 block ≥ 0.95), and each level codes at its own depth.
+@Test func balancedIsSmallerThanFastAboveTheFidelityFloor() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-effort-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let base = DNGSpec(layout: .bayer(.rggb), bitsPerSample: 14, orientation: 1)
+    let scene = Chart(width: 1024, height: 768, highlightStops: nil)
+    let noisy = dir.appendingPathComponent("noisy.dng")
+    try Data(DNGWriter.write(scene: scene, spec: SensorNoise(iso: 3200).spec(base, seed: 11))).write(to: noisy)
+
+    var archival = ConvertOptions()
+    EncodingTarget.archival.apply(to: &archival)
+    archival.hdr = .off
+    let reference = try ViewingSize.Reference(
+        primaryLuma(HEICConverter.convert(source: noisy, options: archival, decoders: .inProcess).bytes))
+
+    func converted(_ effort: EncodingEffort) throws -> (bytes: Int, view: SSIMResult, depth: Int) {
+        var o = ConvertOptions()
+        EncodingTarget.visuallyLossless.apply(to: &o, effort: effort)
+        o.hdr = .off
+        let out = try HEICConverter.convert(source: noisy, options: o, decoders: .inProcess)
+        #expect(out.result.options.effort == effort)
+        let depth = try HeifDecoder.decodePrimary(out.bytes, format: .rgbNative).bitDepth
+        return (out.bytes.count, try ViewingSize.compare(reference, primaryLuma(out.bytes)), depth)
+    }
+    let fast = try converted(.fast)
+    let balanced = try converted(.balanced)
+    #expect(fast.depth == EncodingEffort.fast.bitDepth && balanced.depth == EncodingEffort.balanced.bitDepth)
+    #expect(
+        balanced.bytes < fast.bytes, "balanced \(balanced.bytes) bytes, fast \(fast.bytes)")
+    #expect(balanced.view.mean >= 0.975 && balanced.view.worstBlock >= 0.95, "balanced: \(balanced.view)")
+    #expect(fast.view.mean >= 0.975 && fast.view.worstBlock >= 0.95, "fast: \(fast.view)")
+}
