@@ -26,12 +26,7 @@ extension WorkerDecoders {
 
     private func exiv2(_ op: Operation, _ bytes: [UInt8], _ label: String?) throws(Exiv2Error) -> Exiv2Document {
         do {
-            var m = WorkerMessage(kind: .request)
-            m.op = op
-            m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-            let a = try pool.withWorker {
-                try $0.run(m, bytes: bytes, pixels: nil, stage: "exiv2 read", budget: budget)
-            }
+            let a = try request(op, bytes, stage: "exiv2 read")
             // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
             defer { withExtendedLifetime(a) {} }
             if let e = a.message.exiv2Error {
@@ -65,12 +60,7 @@ extension WorkerDecoders {
     /// death is a `JPEGError` naming it.
     public func jpeg(_ bytes: [UInt8], minSide: Int?) throws(JPEGError) -> JPEGImage {
         do {
-            var m = WorkerMessage(kind: .request)
-            m.op = .jpeg(minSide: minSide)
-            m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-            let a = try pool.withWorker {
-                try $0.run(m, bytes: bytes, pixels: nil, stage: "libjpeg-turbo decode", budget: budget)
-            }
+            let a = try request(.jpeg(minSide: minSide), bytes, stage: "libjpeg-turbo decode")
             // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
             defer { withExtendedLifetime(a) {} }
             if let e = a.message.jpegError { throw JPEGError(operation: e.operation, message: e.message) }
@@ -98,12 +88,7 @@ extension WorkerDecoders {
     /// - Throws: `AVIFError` when libavif refuses the file; `WorkerFailure` when its worker died, hung or ran out of
     ///   memory on it (the file's `decode.*` verdict).
     public func avif(_ bytes: [UInt8], strict: Bool, rgb: Bool) throws -> AVIFImage {
-        var m = WorkerMessage(kind: .request)
-        m.op = .avif(strict: strict, rgb: rgb)
-        m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-        let a = try pool.withWorker {
-            try $0.run(m, bytes: bytes, pixels: nil, stage: "libavif decode", budget: budget)
-        }
+        let a = try request(.avif(strict: strict, rgb: rgb), bytes, stage: "libavif decode")
         defer { withExtendedLifetime(a) {} }
         if let e = a.message.avifError { throw AVIFError(operation: e.operation, message: e.message) }
         try Self.rethrowFailure(a.message)
@@ -125,12 +110,7 @@ extension WorkerDecoders {
     /// - Throws: `JXLDNG.Failure` for a stream libjxl refuses, or naming a worker's death (`workerFailure`).
     public func jxlTIFF(_ bytes: [UInt8]) throws(JXLDNG.Failure) -> [UInt8]? {
         do {
-            var m = WorkerMessage(kind: .request)
-            m.op = .jxlTIFF
-            m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-            let a = try pool.withWorker {
-                try $0.run(m, bytes: bytes, pixels: nil, stage: "libjxl decode", budget: budget)
-            }
+            let a = try request(.jxlTIFF, bytes, stage: "libjxl decode")
             defer { withExtendedLifetime(a) {} }
             if a.message.kind == .failed, a.message.rawError == nil, a.message.heifError == nil {
                 throw JXLDNG.Failure(description: a.message.error ?? "libjxl failed")
@@ -160,15 +140,10 @@ extension WorkerDecoders {
             Exiv2Error(operation: e.operation, path: e.path, message: e.message)
         }
         do {
-            var m = WorkerMessage(kind: .request)
-            m.op = .exiv2Build(
+            let op = Operation.exiv2Build(
                 label: label, width: pixelWidth, height: pixelHeight, software: software, byteOrder: byteOrder.rawValue,
                 sidecarLabel: sidecar?.label, sidecarBytes: sidecar?.bytes.count)
-            m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-            let request = sidecar.map { bytes + $0.bytes } ?? bytes
-            let a = try pool.withWorker {
-                try $0.run(m, bytes: request, pixels: nil, stage: "exiv2 read", budget: budget)
-            }
+            let a = try request(op, sidecar.map { bytes + $0.bytes } ?? bytes, stage: "exiv2 read")
             // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
             defer { withExtendedLifetime(a) {} }
             if let e = a.message.exiv2Error { throw error(e) }

@@ -122,15 +122,19 @@ public struct WorkerDecoders: Decoders {
         try Self.rethrow(a.message)
     }
 
-    static func stageName(item: UInt32?) -> String { item.map { "libheif decode item \($0)" } ?? "libheif decode" }
-
-    private func heif(_ op: Operation, _ bytes: [UInt8], pixels: Int?) throws -> WorkerProcess.Answer {
+    /// Sends `op` with `bytes` to a worker of the pool under this file's budget (and a request's CPU-time backstop),
+    /// and waits for its answer; `stage` names what runs until the worker names it.
+    func request(_ op: Operation, _ bytes: [UInt8], pixels: Int? = nil, stage: String) throws -> WorkerProcess.Answer {
         var m = WorkerMessage(kind: .request)
         m.op = op
         m.cpuSeconds = pool.config.timeout.cpuSeconds(pixels: nil)
-        let a = try pool.withWorker {
-            try $0.run(m, bytes: bytes, pixels: pixels, stage: "libheif read", budget: budget)
-        }
+        return try pool.withWorker { try $0.run(m, bytes: bytes, pixels: pixels, stage: stage, budget: budget) }
+    }
+
+    static func stageName(item: UInt32?) -> String { item.map { "libheif decode item \($0)" } ?? "libheif decode" }
+
+    private func heif(_ op: Operation, _ bytes: [UInt8], pixels: Int?) throws -> WorkerProcess.Answer {
+        let a = try request(op, bytes, pixels: pixels, stage: "libheif read")
         try Self.rethrow(a.message)
         return a
     }
