@@ -16,7 +16,7 @@ public final class FileBudget: Sendable {
     let timeout: WorkerPool.Timeout
     private let state = Mutex(State())
 
-    public init(timeout: WorkerPool.Timeout) { self.timeout = timeout }
+    init(timeout: WorkerPool.Timeout) { self.timeout = timeout }
 
     /// The whole file's allowance, seconds, given a request's pixel count (nil: not known).
     func allowance(pixels: Int?) -> Double {
@@ -26,17 +26,11 @@ public final class FileBudget: Sendable {
         }
     }
 
-    /// What is left of the allowance for a request reporting `pixels`, seconds (≤ 0: spent).
-    func remaining(pixels: Int?) -> Double {
-        let all = allowance(pixels: pixels)
-        return state.withLock { all - $0.spent }
-    }
-
     /// Counts `seconds` of a request against the file.
     func charge(_ seconds: Double) {
         state.withLock { $0.spent += max(0, seconds) }
     }
 
     /// Seconds counted so far.
-    public var spent: Double { state.withLock { $0.spent } }
+    var spent: Double { state.withLock { $0.spent } }
 }
