@@ -70,7 +70,11 @@ public struct Pairing: Sendable, Equatable {
     public static func directories(
         sources: URL, outputs: URL, extensions: Set<String> = outputExtensions
     ) throws(Failure) -> Pairing {
-        let src = try listFiles(sources)
+        // An output folder inside the source folder (`convert . --out out`) holds outputs, not sources.
+        let (sp, op) = (sources.standardizedFileURL.path, outputs.standardizedFileURL.path)
+        let nested = op.hasPrefix(sp.hasSuffix("/") ? sp : sp + "/") ? String(op.dropFirst(sp.count)) : nil
+        let inside = nested.map { ($0.hasPrefix("/") ? String($0.dropFirst()) : $0) + "/" }
+        let src = try listFiles(sources).filter { s in inside.map { !s.hasPrefix($0) } ?? true }
         let out = try listFiles(outputs).filter { extensions.contains(ext($0).lowercased()) }
         var byKey: [String: String] = [:]
         for s in src.sorted() {

@@ -127,3 +127,15 @@ private func touch(_ root: URL, _ rel: String) throws {
     #expect(same.baseline?.regressions.isEmpty == true)
     #expect(!same.gateFails)
 }
+
+/// `convert . --out out` then `audit --sources . --outputs out`: the outputs inside the source folder are not sources
+/// (each output was paired with itself missing its output).
+@Test func anOutputFolderInsideTheSourceFolderIsNotReadAsSources() throws {
+    let root = Repo.temporaryDirectory("pairing-nested")
+    defer { try? FileManager.default.removeItem(at: root) }
+    try touch(root, "a.dng")
+    try touch(root, "out/a.heic")
+    let p = try Pairing.directories(sources: root, outputs: root.appendingPathComponent("out"))
+    #expect(p.jobs.map(\.name) == ["a.heic"], "\(p.jobs.map(\.name))")
+    #expect(p.jobs.first?.sourceDisplay == "a.dng")
+}
