@@ -104,7 +104,7 @@ public struct RenderImage: Sendable {
             dst.withUnsafeMutableBufferPointer { d in
                 guard let s = s.baseAddress, let d = d.baseAddress else { return }
                 let (src, dst) = (UnsafeSendable(s), UnsafeSendable(d))
-                DispatchQueue.concurrentPerform(iterations: halves) { half in
+                Parallel.forEach(halves) { half in
                     body(src.value, dst.value, (half * rows / halves)..<((half + 1) * rows / halves))
                 }
             }

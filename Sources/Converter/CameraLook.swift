@@ -211,7 +211,7 @@ extension HEICConverter {
         let (w, h) = (frame.width, frame.height)
         // The cell of each sampled pixel (pixel i is x = i · step).
         let cellOf = stride(from: 0, to: w, by: step).map { $0 * gw / w }
-        DispatchQueue.concurrentPerform(iterations: gh) { cy in
+        Parallel.forEach(gh) { cy in
             let y0 = cy * h / gh
             let y1 = max(y0 + 1, (cy + 1) * h / gh)
             var sums = [Float](repeating: 0, count: 3 * gw)

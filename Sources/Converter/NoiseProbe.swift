@@ -29,7 +29,7 @@ extension RenderPass {
         let slots = UnsafeSendable(perBand)
         Self.codes8.withUnsafeBufferPointer { table in
             let shared = UnsafeSendable(table)
-            DispatchQueue.concurrentPerform(iterations: bands) { b in
+            Parallel.forEach(bands) { b in
                 let lut = shared.value
                 var row = [UInt16](repeating: 0, count: 3 * w)
                 var codes = [UInt8](repeating: 0, count: 3 * w)

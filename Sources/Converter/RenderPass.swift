@@ -129,7 +129,7 @@ final class RenderPass: @unchecked Sendable {
                         lut: UnsafeSendable(lutP), pk: UnsafeSendable(pk.baseAddress!),
                         sm: UnsafeSendable(sm.baseAddress!), out: UnsafeSendable(out)
                     )
-                    DispatchQueue.concurrentPerform(iterations: chunks) { k in
+                    Parallel.forEach(chunks) { k in
                         let lut = shared.lut.value
                         var row = [UInt16](repeating: 0, count: 3 * w)
                         let kernel = RowKernel(width: w)

@@ -123,7 +123,7 @@ private struct GridSums {
         results.initialize(repeating: .success(nil))
         defer { results.deallocate() }
         let (slots, memory) = (UnsafeSendable(results), UnsafeSendable(all))
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+        Parallel.forEach(lanes) { lane in
             slots.value[lane] = Result {
                 var s = GridSums(width: rw, height: rh, factor: f, matrix: matrix)
                 for t in stride(from: lane, to: g.columns * g.rows, by: lanes) {

@@ -1,6 +1,7 @@
 internal import CHeif
 import ColorScience
 import Foundation
+import Synchronization
 
 /// Safe Swift face over libheif. Every libheif call of the project goes through this module.
 public enum Heif {
@@ -287,23 +288,17 @@ public enum HeifEncoder {
     /// of the table without a lock; encoders opened at the same moment on other threads could then call an entry not
     /// yet filled. The tile pool opens one encoder per worker at once: a test's first 10-bit conversion in a process
     /// that had coded only 8-bit before died once on a null function pointer inside libx265 that way.
-    // unchecked: `primed` is read and written under `lock`; the rest is immutable.
-    final class FirstEncoder: @unchecked Sendable {
+    final class FirstEncoder: Sendable {
         static let gate = FirstEncoder()
-        private let lock = NSLock()
-        private var primed: Set<Int> = []
+        /// The bit depths coded once already; the first encode of each runs with this lock held.
+        private let primed = Mutex<Set<Int>>([])
 
-        func run<T>(depth: Int, _ body: () throws -> T) rethrows -> T {
-            lock.lock()
-            if primed.contains(depth) {
-                lock.unlock()
+        func run<T>(depth: Int, _ body: () throws -> T) throws -> T {
+            if primed.withLock({ $0.contains(depth) }) { return try body() }
+            return try primed.withLock { set in
+                defer { set.insert(depth) }
                 return try body()
             }
-            defer {
-                primed.insert(depth)
-                lock.unlock()
-            }
-            return try body()
         }
     }
 

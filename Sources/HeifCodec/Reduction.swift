@@ -87,7 +87,7 @@ extension HeifDecoder {
 
     /// One channel of a plane handed to `reduce`'s bands, which read it or write disjoint rows of it: `stride`
     /// elements from row to row, `step` from pixel to pixel (3 in interleaved RGB, 1 in a planar channel).
-    // unchecked: the bands read the plane or write disjoint rows of it, inside one concurrentPerform.
+    // unchecked: the bands read the plane or write disjoint rows of it, inside one Parallel.forEach.
     struct Plane<T>: @unchecked Sendable {
         let base: UnsafeMutablePointer<T>
         let stride: Int
@@ -112,7 +112,7 @@ extension HeifDecoder {
         precondition(channels.count == 3, "three channels")
         let half = f * f / 2
         let bands = rh >= 2 ? 2 : 1
-        DispatchQueue.concurrentPerform(iterations: bands) { b in
+        Parallel.forEach(bands) { b in
             var acc = [Int](repeating: 0, count: rw * 3)
             for ry in (b * rh / bands)..<((b + 1) * rh / bands) {
                 for i in acc.indices { acc[i] = 0 }

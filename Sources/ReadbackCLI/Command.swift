@@ -1,12 +1,11 @@
 import Foundation
 import ReportModel
+import Synchronization
 
 /// Where a command writes. Injected so tests run commands in-process and read exact output.
-// unchecked: its closures write under `lock`; every other field is immutable.
-public final class Console: @unchecked Sendable {
-    private let lock = NSLock()
-    private let out: (String) -> Void
-    private let err: (String) -> Void
+public final class Console: Sendable {
+    /// The two streams, written one call at a time.
+    private let sinks: Mutex<(out: (String) -> Void, err: (String) -> Void)>
     /// True when standard output is a terminal (progress bars, colour).
     public let isTTY: Bool
     /// Colour is used only on a TTY and never when `NO_COLOR` is set.
@@ -15,13 +14,12 @@ public final class Console: @unchecked Sendable {
 
     public init(
         isTTY: Bool, environment: [String: String],
-        out: @escaping (String) -> Void, err: @escaping (String) -> Void
+        out: sending @escaping (String) -> Void, err: sending @escaping (String) -> Void
     ) {
         self.isTTY = isTTY
         self.environment = environment
         self.useColor = isTTY && environment["NO_COLOR"] == nil
-        self.out = out
-        self.err = err
+        sinks = Mutex((out, err))
     }
 
     /// The process's real standard output and error.
@@ -34,11 +32,11 @@ public final class Console: @unchecked Sendable {
     }
 
     /// Writes a line (a newline is added) to standard output.
-    public func print(_ s: String = "") { lock.withLock { out(s + "\n") } }
+    public func print(_ s: String = "") { sinks.withLock { $0.out(s + "\n") } }
     /// Writes raw text to standard output, no newline added (progress redraws).
-    public func write(_ s: String) { lock.withLock { out(s) } }
+    public func write(_ s: String) { sinks.withLock { $0.out(s) } }
     /// Writes a line to standard error.
-    public func error(_ s: String) { lock.withLock { err(s + "\n") } }
+    public func error(_ s: String) { sinks.withLock { $0.err(s + "\n") } }
 
     /// Wraps `s` in an ANSI colour when colour is on.
     public func color(_ s: String, _ code: String) -> String {

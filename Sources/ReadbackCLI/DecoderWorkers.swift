@@ -1,15 +1,16 @@
 import Batch
 import Foundation
 import Isolation
+import Synchronization
 
 /// The decoder workers of a run: `convert` and `audit` install a `WorkerPool` of `--jobs` workers for their
 /// duration, so every LibRaw and libheif call on a file's bytes runs in a locked-down worker process
 /// (docs/security.md). Only the `readback` binary itself can start workers: `main.swift` names it in `executable`;
 /// the command line run in another process (the CLI tests) decodes in process.
 public enum DecoderWorkers {
-    /// The executable workers re-execute (`/proc/self/exe` from `main.swift`); nil: decode in process.
-    // unchecked: set once by main.swift before any command runs, and only read after.
-    nonisolated(unsafe) public static var executable: String?
+    /// The executable workers re-execute (`/proc/self/exe`, set by `main.swift` before any command runs); nil:
+    /// decode in process.
+    public static let executable = Mutex<String?>(nil)
 
     /// `--file-timeout SECONDS`, its help a sentence (convert's style) or not (audit's).
     static func option(sentence: Bool) -> OptionSpec {
@@ -31,7 +32,7 @@ public enum DecoderWorkers {
         let environment = console.environment
         let timeout = try fileTimeout(args)
         var pool: WorkerPool?
-        if let exe = executable, environment["READBACK_DECODERS"] != "in-process" {
+        if let exe = executable.withLock({ $0 }), environment["READBACK_DECODERS"] != "in-process" {
             pool = WorkerPool(
                 WorkerPool.Config(
                     executable: exe, size: jobs,

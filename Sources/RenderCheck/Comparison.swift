@@ -88,8 +88,10 @@ public enum RenderComparison {
 
         // The two images' CIELAB planes at once (the output's resized first), then the per-pixel measures in two
         // halves: an audit's last step, which would otherwise leave the second core idle.
-        let (labR, labO) = Concurrently.run(
-            { CIELAB.planes(ref) }, { CIELAB.planes(out.resized(width: ref.width, height: ref.height)) })
+        let reference = ref
+        let (labR, labO) = Parallel.both(
+            { CIELAB.planes(reference) },
+            { CIELAB.planes(out.resized(width: reference.width, height: reference.height)) })
         var m = RenderMeasurement(
             width: ref.width, height: ref.height, trimmedBars: trimmed, exposureStops: nil, midtoneFraction: 0,
             castA: 0, castB: 0, neutralFraction: 0, castFromNeutrals: false, bestOrientation: best + 1,
@@ -123,14 +125,18 @@ public enum RenderComparison {
         let count = r.l.count
         var de = [Double](repeating: 0, count: count)
         let s = de.withUnsafeMutableBufferPointer { de in
-            let (first, second) = Concurrently.run(
-                { toneSums(r, o, 0..<(count / 2), into: de) }, { toneSums(r, o, (count / 2)..<count, into: de) })
+            // Each half writes its own half of the ΔE buffer.
+            let shared = UnsafeSendable(de)
+            let (first, second) = Parallel.both(
+                { toneSums(r, o, 0..<(count / 2), into: shared.value) },
+                { toneSums(r, o, (count / 2)..<count, into: shared.value) })
             return first + second
         }
-        let (toneStats, lStats) = Concurrently.run(
+        let deltaE = de
+        let (toneStats, lStats) = Parallel.both(
             {
                 (
-                    percentile(de, 50), percentile(de, 90),
+                    percentile(deltaE, 50), percentile(deltaE, 90),
                     s.logRatios.count >= minimumPixels ? percentile(s.logRatios, 50) : nil
                 )
             },

@@ -39,9 +39,9 @@ private struct SplitMix: RandomNumberGenerator {
 }
 
 /// Two computations run at once come back each in its own place, whatever they return.
-@Test func concurrentlyReturnsEachResultInItsPlace() {
-    let (a, b) = Concurrently.run({ (0..<1000).reduce(0, +) }, { "second" })
+@Test func parallelBothReturnsEachResultInItsPlace() {
+    let (a, b) = Parallel.both({ (0..<1000).reduce(0, +) }, { "second" })
     #expect(a == 499_500 && b == "second")
-    let (x, y) = Concurrently.run({ [1.5, 2.5] }, { Optional<Int>.none })
+    let (x, y) = Parallel.both({ [1.5, 2.5] }, { Optional<Int>.none })
     #expect(x == [1.5, 2.5] && y == nil)
 }

@@ -5,6 +5,7 @@ import FileKinds
 import Findings
 import Foundation
 import ReportModel
+import Synchronization
 
 /// `readback audit`: read outputs of any converter back, diff them against their sources, gate on the findings.
 struct AuditCommand: Subcommand {
@@ -365,12 +366,12 @@ struct IOFailure: Error, CustomStringConvertible {
 
 /// Progress like `convert`: on a terminal one line redrawn in place; otherwise one plain line per file.
 /// Failing files are always printed (also with --quiet), with their failing findings.
-// unchecked: the runner calls `update` under its lock, one call at a time; `drewLine` is touched only there and after.
-final class Progress: @unchecked Sendable {
+final class Progress: Sendable {
     let console: Console
     let quiet: Bool
     let failOn: Severity
-    private var drewLine = false
+    /// Whether a redrawn line is on the terminal, to be cleared at the end.
+    private let drewLine = Mutex(false)
 
     init(console: Console, quiet: Bool, failOn: Severity) {
         self.console = console
@@ -386,7 +387,7 @@ final class Progress: @unchecked Sendable {
                 printFailure(r, failing)
             }
             console.write("\r\u{1B}[K[\(done)/\(total)] \(r.name)")
-            drewLine = true
+            drewLine.withLock { $0 = true }
             return
         }
         if !failing.isEmpty {
@@ -408,6 +409,6 @@ final class Progress: @unchecked Sendable {
     }
 
     func finish() {
-        if drewLine { console.write("\r\u{1B}[K") }
+        if drewLine.withLock({ $0 }) { console.write("\r\u{1B}[K") }
     }
 }
