@@ -1,3 +1,5 @@
+import ColorScience
+
 /// The item graph over the parsed model: which item is what, and how items relate (ISO/IEC 23008-12 §6, §8).
 extension HEIFFile {
     /// The Apple HDR gain map auxiliary type (iOS 14.1+).
@@ -177,20 +179,18 @@ extension HEIFFile {
     /// libavif do: 0 swaps top and bottom, 1 swaps left and right (MPEGGroup/FileFormat#22).
     /// An `iden` item (§6.6.2.2) shows its input transformed once more: its own transforms follow those of the item
     /// it derives from, so a chain iden → iden → coded composes every step (two `irot` 90° make 180°, Exif 3).
-    public func orientation(of itemID: UInt32) -> Int { orientationMatrix(of: itemID, depth: 0).exif }
+    public func orientation(of itemID: UInt32) -> Int { transform(of: itemID, depth: 0).exif }
 
-    /// The orientation matrix of `itemID`, composed through `iden` inputs (at most 16 deep: a cycle stops there).
-    func orientationMatrix(of itemID: UInt32, depth: Int) -> Orientation {
-        var m = Orientation.identity
+    /// The transform of `itemID`, composed through `iden` inputs (at most 16 deep: a cycle stops there).
+    func transform(of itemID: UInt32, depth: Int) -> ExifOrientation {
+        var m = ExifOrientation.identity
         if depth < 16, item(itemID)?.type == "iden", let input = derivedInputs(of: itemID).first {
-            m = orientationMatrix(of: input, depth: depth + 1)
+            m = transform(of: input, depth: depth + 1)
         }
         for p in properties(of: itemID) {
             switch p.property {
-            case .irot(let q):
-                for _ in 0..<Int(q & 3) { m = Orientation.rotateCCW.after(m) }
-            case .imir(let axis):
-                m = (axis == 0 ? Orientation.flipV : Orientation.flipH).after(m)
+            case .irot(let q): m = m.then(ExifOrientation.irot(quarterTurns: Int(q & 3)))
+            case .imir(let axis): m = m.then(ExifOrientation.imir(axis: axis))
             default: break
             }
         }
@@ -198,50 +198,11 @@ extension HEIFFile {
     }
 }
 
-/// The eight orientations as 2×2 integer matrices in image coordinates (x right, y down).
-struct Orientation: Equatable {
-    var a: Int, b: Int, c: Int, d: Int
-    static let identity = Orientation(a: 1, b: 0, c: 0, d: 1)
-    /// Rotate 90° anticlockwise on screen: (x, y) → (y, −x).
-    static let rotateCCW = Orientation(a: 0, b: 1, c: -1, d: 0)
-    /// Mirror about a vertical axis (left and right swap).
-    static let flipH = Orientation(a: -1, b: 0, c: 0, d: 1)
-    /// Mirror about a horizontal axis (top and bottom swap).
-    static let flipV = Orientation(a: 1, b: 0, c: 0, d: -1)
-
-    /// `self` applied after `m`.
-    func after(_ m: Orientation) -> Orientation {
-        Orientation(a: a * m.a + b * m.c, b: a * m.b + b * m.d, c: c * m.a + d * m.c, d: c * m.b + d * m.d)
-    }
-
-    /// EXIF Orientation (CIPA DC-008 §4.6.4 tag 0x0112) of the transform to apply for display.
-    var exif: Int {
-        switch (a, b, c, d) {
-        case (1, 0, 0, 1): return 1
-        case (-1, 0, 0, 1): return 2
-        case (-1, 0, 0, -1): return 3
-        case (1, 0, 0, -1): return 4
-        case (0, 1, 1, 0): return 5
-        case (0, -1, 1, 0): return 6
-        case (0, -1, -1, 0): return 7
-        case (0, 1, -1, 0): return 8
-        default: return 1
-        }
-    }
-
-    /// The transform for an EXIF value; 1 for out-of-range values.
-    static func fromEXIF(_ v: Int) -> Orientation {
-        switch v {
-        case 2: return flipH
-        case 3: return Orientation(a: -1, b: 0, c: 0, d: -1)
-        case 4: return flipV
-        case 5: return Orientation(a: 0, b: 1, c: 1, d: 0)
-        case 6: return Orientation(a: 0, b: -1, c: 1, d: 0)
-        case 7: return Orientation(a: 0, b: -1, c: -1, d: 0)
-        case 8: return rotateCCW
-        default: return identity
-        }
-    }
+extension ExifOrientation {
+    /// `irot`: `q` quarter turns anticlockwise.
+    static func irot(quarterTurns q: Int) -> ExifOrientation { ExifOrientation(exif: [1, 8, 3, 6][q & 3]) }
+    /// `imir`: axis 0 swaps top and bottom (Exif 4), 1 swaps left and right (Exif 2).
+    static func imir(axis: UInt8) -> ExifOrientation { ExifOrientation(exif: axis == 0 ? 4 : 2) }
 }
 
 extension HEIFFile {
@@ -249,12 +210,11 @@ extension HEIFFile {
     /// - Parameter exif: EXIF Orientation 1–8.
     /// - Returns: the properties to associate (essential) after `ispe`; empty for 1.
     public static func transformProperties(forEXIFOrientation exif: Int) -> [Property] {
-        let target = Orientation.fromEXIF(exif)
+        let target = ExifOrientation(exif: exif)
         for q in 0..<4 {
             for mirror in [-1, 0, 1] {
-                var m = Orientation.identity
-                for _ in 0..<q { m = Orientation.rotateCCW.after(m) }
-                if mirror == 0 { m = Orientation.flipV.after(m) } else if mirror == 1 { m = Orientation.flipH.after(m) }
+                let turned = ExifOrientation.irot(quarterTurns: q)
+                let m = mirror < 0 ? turned : turned.then(.imir(axis: UInt8(mirror)))
                 if m == target {
                     var out: [Property] = []
                     if q > 0 { out.append(.irot(quarterTurns: UInt8(q))) }
