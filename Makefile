@@ -103,7 +103,7 @@ build: deps stale-objects
 # with the count; a stale test file then never sees an iterator's nil and records millions of issues. When the count
 # of cases changed since the last build, every Swift object file is dropped (one full rebuild).
 stale-objects:
-	@n=$$(grep -c '^    case .* = "' Sources/Findings/FindingCode.swift); \
+	@n=$$(grep -c '^    case .* = "' Sources/2-Foundations/Findings/FindingCode.swift); \
 	if [ "$$(cat .build/findingcode-cases 2>/dev/null)" != "$$n" ]; then \
 		find .build/ -path '*.build/*.swift.o' -delete 2>/dev/null; mkdir -p .build; echo "$$n" > .build/findingcode-cases; \
 	fi

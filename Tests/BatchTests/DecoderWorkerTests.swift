@@ -39,7 +39,7 @@ import Testing
 
         // LibRaw is linked into readback statically, so the shim cannot interpose its calls: a debug build calls
         // these two (found with dlsym) right before libraw_open_buffer and right after libraw_dcraw_process
-        // (Sources/RawDecoder/TestHooks.swift).
+        // (Sources/3-Wrappers/RawDecoder/TestHooks.swift).
         // With READBACK_TEST_MOVE_IMAGE set, LibRaw's processed image is moved into a buffer of glibc's, as LibRaw
         // itself does when it rotates a Fuji frame: the worker must then copy the frame out, packed.
         void readback_test_libraw_processed(libraw_data_t *lr) {

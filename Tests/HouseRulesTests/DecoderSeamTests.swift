@@ -17,12 +17,12 @@ let mayDecodeInProcess: Set<String> = [
     "CIsolation", "QualityLadder", "RenderBench",
 ]
 
-/// The `Sources/MODULE/…` files of `files` that name a decoding entry point outside comments, as `path:line`.
+/// The `Sources/LAYER/MODULE/…` files of `files` that name a decoding entry point outside comments, as `path:line`.
 func directDecodes(in files: [(path: String, text: String)], allowed: Set<String>) -> [String] {
     let call = try! Regex(decodingCall)
     return files.flatMap { f -> [String] in
         let parts = f.path.split(separator: "/")
-        guard parts.count > 2, f.path.hasSuffix(".swift"), !allowed.contains(String(parts[1])) else { return [] }
+        guard parts.count > 3, f.path.hasSuffix(".swift"), !allowed.contains(String(parts[2])) else { return [] }
         return f.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { n, line in
             let code = line.trimmingCharacters(in: .whitespaces)
             guard !code.hasPrefix("//"), line.contains(call) else { return nil }
@@ -42,10 +42,13 @@ func directDecodes(in files: [(path: String, text: String)], allowed: Set<String
 
 @Test func directDecodesAreRecognised() {
     let file = (
-        path: "Sources/Audit/X.swift",
+        path: "Sources/6-Stages/Audit/X.swift",
         text: "let a = try HeifDecoder.decodePrimary(b)\n// HeifDecoder.decodePrimary in a comment\n"
             + "let v = AVIFDecoder.shortVersion\nlet d = try Exiv2.read(bytes: b, label: nil)\nlet m = JPEGDecoder.maxPixels"
     )
-    #expect(directDecodes(in: [file], allowed: []) == ["Sources/Audit/X.swift:1", "Sources/Audit/X.swift:4"])
+    #expect(
+        directDecodes(in: [file], allowed: []) == [
+            "Sources/6-Stages/Audit/X.swift:1", "Sources/6-Stages/Audit/X.swift:4",
+        ])
     #expect(directDecodes(in: [file], allowed: ["Audit"]).isEmpty)
 }

@@ -32,6 +32,7 @@ struct LayerTable {
                 out.append("\(t.name) is in no layer of docs/ARCHITECTURE.md")
                 continue
             }
+            if let wrong = misplaced(t, layer: l) { out.append(wrong) }
             for d in t.dependencies {
                 guard let dl = layerOf[d] else { continue }
                 if dl > l { out.append("\(t.name) (layer \(l)) depends on \(d) (layer \(dl)), above it") }
@@ -52,6 +53,15 @@ struct LayerTable {
         }
         return out + duplicates.map { "\($0) is in two layers" }
     }
+
+    /// A target whose sources are not in its layer's folder, `Sources/N-…/NAME`, as a line (the test support library
+    /// lives under Tests/).
+    func misplaced(_ t: DeclaredTarget, layer l: Int) -> String? {
+        let parts = t.directory.split(separator: "/")
+        if parts.first == "Tests" { return nil }
+        if parts.count == 3, parts[0] == "Sources", parts[1].hasPrefix("\(l)-"), parts[2] == t.name { return nil }
+        return "\(t.name) (layer \(l)) is in \(t.directory), not in Sources/\(l)-…/\(t.name)"
+    }
 }
 
 /// A layer never depends on one above it, every target is in exactly one layer, and the pure layers reach no C.
@@ -65,7 +75,8 @@ struct LayerTable {
     #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
 }
 
-/// The check fails on an upward dependency, an unplaced target, a target placed twice and a pure layer reaching C.
+/// The check fails on an upward dependency, an unplaced target, a target placed twice, a pure layer reaching C and a
+/// target outside its layer's folder.
 @Test func theLayerCheckCatchesEachKindOfBreak() {
     let table = LayerTable(
         markdown: """
@@ -74,15 +85,16 @@ struct LayerTable {
             | 1 | C | CLib |
             | 2 | leaves (pure) | Leaf |
             | 3 | wrappers | Wrap, Twice |
-            | 4 | cores (pure) | Core, Twice |
+            | 4 | cores (pure) | Core, Twice, Moved |
             """)
     let targets = [
         DeclaredTarget(kind: "systemLibrary", name: "CLib", dependencies: []),
         DeclaredTarget(kind: "target", name: "Leaf", dependencies: ["Wrap"]),
-        DeclaredTarget(kind: "target", name: "Wrap", dependencies: ["CLib", "Core"]),
+        DeclaredTarget(kind: "target", name: "Wrap", dependencies: ["CLib", "Core"], path: "Sources/3-Wrappers/Wrap"),
         DeclaredTarget(kind: "target", name: "Core", dependencies: ["Leaf"]),
         DeclaredTarget(kind: "target", name: "Twice", dependencies: []),
         DeclaredTarget(kind: "target", name: "Loose", dependencies: []),
+        DeclaredTarget(kind: "target", name: "Moved", dependencies: [], path: "Sources/2-Leaves/Moved"),
         DeclaredTarget(kind: "testTarget", name: "LeafTests", dependencies: ["Core"]),
     ]
     let problems = table.problems(targets)
@@ -92,5 +104,7 @@ struct LayerTable {
     #expect(problems.contains("Core is in a pure layer but reaches Wrap (layer 3)"), "\(problems)")
     #expect(problems.contains("Loose is in no layer of docs/ARCHITECTURE.md"), "\(problems)")
     #expect(problems.contains("Twice is in two layers"), "\(problems)")
-    #expect(!problems.contains { $0.hasPrefix("LeafTests") }, "\(problems)")
+    #expect(problems.contains("Moved (layer 4) is in Sources/2-Leaves/Moved, not in Sources/4-…/Moved"), "\(problems)")
+    #expect(problems.contains("Leaf (layer 2) is in Sources/Leaf, not in Sources/2-…/Leaf"), "\(problems)")
+    #expect(!problems.contains { $0.hasPrefix("LeafTests") || $0.hasPrefix("Wrap (layer 3) is in") }, "\(problems)")
 }

@@ -23,16 +23,18 @@ func declaredTypes() throws -> [(path: String, name: String)] {
     let types = try declaredTypes()
     #expect(types.count > 300, "only \(types.count) declarations found: the scanner is broken")
     let colour = try Regex(#"^(?:CIELAB|CIEDE2000|Lab\w*|\w*Colou?rSpace|TransferCurve|Chromaticity|RenderImage)$"#)
-    let astray = types.filter { $0.name.wholeMatch(of: colour) != nil && !$0.path.hasPrefix("Sources/ColorScience/") }
+    let astray = types.filter {
+        $0.name.wholeMatch(of: colour) != nil && !$0.path.hasPrefix("Sources/2-Foundations/ColorScience/")
+    }
     #expect(astray.isEmpty, "declared outside ColorScience: \(astray.map { "\($0.name) in \($0.path)" })")
     let spaces = types.filter { $0.name.contains("ColourSpace") || $0.name.hasSuffix("ColorSpace") }.map(\.name)
     #expect(spaces == ["ColorSpace"], "colour-space types: \(spaces)")
-    for (path, text) in try sourceFiles() where !path.hasPrefix("Sources/ColorScience/") {
+    for (path, text) in try sourceFiles() where !path.hasPrefix("Sources/2-Foundations/ColorScience/") {
         #expect(
             !SwiftSource(text).code.contains { $0.contains("func letterbox(") },
             "\(path) defines its own letterbox rule")
     }
-    let converter = try importedModules(under: "Sources/Converter")
+    let converter = try importedModules(under: "Sources/6-Stages/Converter")
     #expect(converter.contains("ColorScience") && !converter.contains("RenderCheck"), "Converter imports \(converter)")
 }
 
@@ -51,5 +53,8 @@ func declaredTypes() throws -> [(path: String, name: String)] {
 /// the MetadataEntries leaf), with no bridge-side twin to copy them through.
 @Test func metadataEntriesHaveOneType() throws {
     let entries = try declaredTypes().filter { $0.name.hasSuffix("Entry") && $0.name.contains(/Raw|Exiv2/) }
-    #expect(entries.map { "\($0.name) in \($0.path)" } == ["RawEntry in Sources/MetadataEntries/RawEntry.swift"])
+    #expect(
+        entries.map { "\($0.name) in \($0.path)" } == [
+            "RawEntry in Sources/2-Foundations/MetadataEntries/RawEntry.swift"
+        ])
 }

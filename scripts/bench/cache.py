@@ -1,6 +1,6 @@
 """What does not change between runs, kept under Reports/bench-cache/ (git-ignored, like everything a run writes):
 the generated RAWs of `readback corpus generate --large`, keyed by the generator's source (the git tree of
-Sources/CorpusKit, or the binary's digest when that tree has local changes or there is no git); heif-enc's quality at
+Sources/4-Cores/CorpusKit, or the binary's digest when that tree has local changes or there is no git); heif-enc's quality at
 Readback's fidelity, keyed by the input: the DNG, Readback's pre-encode frame, version and default settings, the
 match crop and the encoder's version (match_key), and in the noise part by the image, the crop, Readback's own
 encode of that crop and the encoder's version (noise_match_key); and each part's last elapsed time under the same
@@ -29,9 +29,9 @@ def file_digest(path):
 def generator_key(rb):
     """The generated corpus depends only on CorpusKit's code (and the binary's version)."""
     try:
-        tree = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD:Sources/CorpusKit"], capture_output=True,
+        tree = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD:Sources/4-Cores/CorpusKit"], capture_output=True,
                               text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "Sources/CorpusKit"], capture_output=True,
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "Sources/4-Cores/CorpusKit"], capture_output=True,
                                text=True, check=True).stdout.strip()
         if tree and not dirty:
             return hashlib.sha256(f"corpuskit {tree} {rb.version}".encode()).hexdigest()

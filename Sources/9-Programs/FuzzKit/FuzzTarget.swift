@@ -5,8 +5,8 @@ import HEIF
 import RawDecoder
 import TIFFLayout
 
-/// The parsers `make fuzz` runs (Sources/FuzzParsers) and the regression tests replay (Tests/FuzzRegressions/TARGET),
-/// one per READBACK_FUZZ value. A broken invariant traps.
+/// The parsers `make fuzz` runs (Sources/9-Programs/FuzzParsers) and the regression tests replay
+/// (Tests/FuzzRegressions/TARGET), one per READBACK_FUZZ value. A broken invariant traps.
 public enum FuzzTarget: String, CaseIterable, Sendable {
     case heif, tiff, jpeg, xmp, tmap, makernote, opcodes
 

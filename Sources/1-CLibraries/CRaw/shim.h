@@ -1,7 +1,7 @@
 // CRaw: LibRaw 0.22 thread-safe build (libraw_r), built statically from a pinned source by `make deps`
 // (scripts/libraw/build.sh) into .build/libraw. Its headers are included by path, so that no other LibRaw on the
 // system (Debian's 0.20 in /usr/include) can be picked up. Only RawDecoder imports this module.
-#include "../../.build/libraw/include/libraw/libraw.h"
+#include "../../../.build/libraw/include/libraw/libraw.h"
 #if LIBRAW_MAJOR_VERSION == 0 && LIBRAW_MINOR_VERSION < 22
 #error "LibRaw 0.22 or later is needed: build through make (make deps builds it into .build/libraw)"
 #endif
