@@ -1,7 +1,7 @@
 import CAVIF
 
 /// A libavif failure: the call and libavif's own words.
-public struct AVIFError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct AVIFError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public let operation: String
     public let message: String
 

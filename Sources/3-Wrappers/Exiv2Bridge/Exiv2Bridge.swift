@@ -2,26 +2,18 @@ internal import CExiv2Shim
 public import MetadataEntries
 
 /// An exiv2 failure: the operation, the file (when there was one) and exiv2's own message.
-public struct Exiv2Error: Error, Sendable, Equatable, CustomStringConvertible {
+public struct Exiv2Error: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     /// What was being done ("read", "decode Exif", "decode XMP", "build Exif", "build XMP").
     public let operation: String
     /// The file involved, if any.
     public let path: String?
     /// exiv2's message (Exiv2::Error::what()) or the shim's description.
     public let message: String
-    /// Set when exiv2 gave no answer because its worker process died, hung or ran out of memory on the bytes (the
-    /// isolation layer's failure value): the file then gets a `decode.*` verdict, not a metadata one. Not compared.
-    public var workerFailure: (any Error & Sendable)?
 
-    public init(operation: String, path: String?, message: String, workerFailure: (any Error & Sendable)? = nil) {
+    public init(operation: String, path: String?, message: String) {
         self.operation = operation
         self.path = path
         self.message = message
-        self.workerFailure = workerFailure
-    }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.operation == b.operation && a.path == b.path && a.message == b.message
     }
 
     public var description: String {

@@ -10,7 +10,7 @@ public enum Heif {
 }
 
 /// A libheif failure: the operation, libheif's error code/subcode and its message.
-public struct HeifError: Error, CustomStringConvertible, Equatable, Sendable {
+public struct HeifError: Error, CustomStringConvertible, Equatable, Sendable, Codable {
     public var operation: String
     public var code: Int
     public var subcode: Int

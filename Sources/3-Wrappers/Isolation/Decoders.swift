@@ -11,24 +11,24 @@ import RawDecoder
 /// behind a caller's back.
 ///
 /// - `WorkerDecoders`: each call is a request to a locked-down worker process (docs/security.md); a crash, hang or
-///   exhaustion is a `WorkerFailure` instead of the end of the run. What the CLI's commands use.
+///   exhaustion is a `DecodeFailure.worker` instead of the end of the run. What the CLI's commands use.
 /// - `InProcessDecoders`: the libraries called in this process. For tests of the cores and `make bench`'s
 ///   comparison; a crash in a library ends the process.
 ///
-/// Results are the same either way, and so are the errors a library reports (`HeifError`, `Exiv2Error`, …).
+/// Every method throws one error, `DecodeFailure`: the worker's death (`worker`), the library's own error, whole
+/// (`library`: `RawDecodeError`, `HeifError`, `Exiv2Error`, …), or the parent's refusal (`refused`). Results and
+/// library errors are the same either way.
 public protocol Decoders: Sendable {
     /// LibRaw's decode of a RAW in memory (`LibRawDecoder.decodeInPlace(bytes:name:options:)`).
-    /// - Throws: `RawDecodeError` (LibRaw's refusal), `WorkerFailure`.
-    func raw(bytes: [UInt8], name: String, options: RawDecodeOptions) throws -> (RawMetadata, RawFrame)
+    func raw(bytes: [UInt8], name: String, options: RawDecodeOptions) throws(DecodeFailure) -> (RawMetadata, RawFrame)
 
     /// libheif's decode of the primary image. `item`: the primary's id (names the stage a worker died in);
     /// `pixels`: its pixel count from the container (for the default deadline).
-    /// - Throws: `HeifError` (libheif refused it), `WorkerFailure`.
-    func heifPrimary(_ bytes: [UInt8], format: HeifDecodeFormat, item: UInt32?, pixels: Int?) throws
+    func heifPrimary(_ bytes: [UInt8], format: HeifDecodeFormat, item: UInt32?, pixels: Int?) throws(DecodeFailure)
         -> HeifDecodedImage
 
     /// libheif's reduced decode of the primary (`HeifDecoder.decodePrimaryReduced(_:minSide:)`).
-    func heifPrimaryReduced(_ bytes: [UInt8], minSide: Int, item: UInt32?, pixels: Int?) throws
+    func heifPrimaryReduced(_ bytes: [UInt8], minSide: Int, item: UInt32?, pixels: Int?) throws(DecodeFailure)
         -> (image: HeifDecodedImage, size: HeifDecodedSize)
 
     /// The reduced decode of a grid primary tile by tile (`HeifDecoder.reducedGridOrWhole`): `bytes` are the file's
@@ -36,39 +36,37 @@ public protocol Decoders: Sendable {
     func heifGridReduced(
         _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry: GridGeometry, minSide: Int, item: UInt32?,
         pixels: Int?
-    ) throws -> (image: HeifDecodedImage, size: HeifDecodedSize)
+    ) throws(DecodeFailure) -> (image: HeifDecodedImage, size: HeifDecodedSize)
 
     /// libheif's size-only decode of the primary (`HeifDecoder.decodePrimarySize(_:)`).
-    func heifPrimarySize(_ bytes: [UInt8], item: UInt32?, pixels: Int?) throws -> HeifDecodedSize
+    func heifPrimarySize(_ bytes: [UInt8], item: UInt32?, pixels: Int?) throws(DecodeFailure) -> HeifDecodedSize
 
-    /// exiv2's reading of a file in memory (`Exiv2.read(bytes:label:previews:maxPreviewBytes:)`). A worker that died
-    /// is an `Exiv2Error` carrying the `WorkerFailure`.
-    func exiv2(bytes: [UInt8], label: String?, previews: Bool, maxPreviewBytes: Int) throws(Exiv2Error)
+    /// exiv2's reading of a file in memory (`Exiv2.read(bytes:label:previews:maxPreviewBytes:)`).
+    func exiv2(bytes: [UInt8], label: String?, previews: Bool, maxPreviewBytes: Int) throws(DecodeFailure)
         -> Exiv2Document
 
     /// exiv2's decoding of a bare Exif TIFF blob (`Exiv2.decodeExif`).
-    func exiv2Exif(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document
+    func exiv2Exif(_ bytes: [UInt8]) throws(DecodeFailure) -> Exiv2Document
 
     /// exiv2's decoding of an XMP packet (`Exiv2.decodeXMP`).
-    func exiv2XMP(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document
+    func exiv2XMP(_ bytes: [UInt8]) throws(DecodeFailure) -> Exiv2Document
 
-    /// libjpeg-turbo's decode (`JPEGDecoder.decode(_:minSide:)`); a worker's death is a `JPEGError` naming it.
-    func jpeg(_ bytes: [UInt8], minSide: Int?) throws(JPEGError) -> JPEGImage
+    /// libjpeg-turbo's decode (`JPEGDecoder.decode(_:minSide:)`).
+    func jpeg(_ bytes: [UInt8], minSide: Int?) throws(DecodeFailure) -> JPEGImage
 
     /// libavif's decode of an AVIF's primary (`AVIFDecoder.decode(_:strict:rgb:)`).
-    /// - Throws: `AVIFError` (libavif refused it), `WorkerFailure`.
-    func avif(_ bytes: [UInt8], strict: Bool, rgb: Bool) throws -> AVIFImage
+    func avif(_ bytes: [UInt8], strict: Bool, rgb: Bool) throws(DecodeFailure) -> AVIFImage
 
     /// A TIFF whose JPEG XL IFDs (a DNG 1.7 preview) are decoded with libjxl and stored uncompressed
     /// (`JXLDNG.uncompressed(_:every:)`); nil when none is JPEG XL.
-    func jxlTIFF(_ bytes: [UInt8]) throws(JXLDNG.Failure) -> [UInt8]?
+    func jxlTIFF(_ bytes: [UInt8]) throws(DecodeFailure) -> [UInt8]?
 
     /// exiv2's building of an output's Exif and XMP from the source's bytes and its sidecar's
-    /// (`Exiv2.buildHEICMetadata`). A worker that died fails both results with an `Exiv2Error` carrying it.
+    /// (`Exiv2.buildHEICMetadata`): each builder's result or exiv2's error. Throws when there is no answer at all.
     func buildHEICMetadata(
         bytes: [UInt8], label: String, pixelWidth: Int, pixelHeight: Int, software: String?,
         sidecar: (bytes: [UInt8], label: String)?, byteOrder: Exiv2.ByteOrder
-    ) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>)
+    ) throws(DecodeFailure) -> (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>)
 
     /// The decoders for the work on one file: through workers, all of the file's requests draw on one
     /// `--file-timeout` (`FileBudget`). In process, the same decoders.
@@ -76,18 +74,18 @@ public protocol Decoders: Sendable {
 }
 
 extension Decoders {
-    public func heifPrimary(_ bytes: [UInt8], format: HeifDecodeFormat) throws -> HeifDecodedImage {
+    public func heifPrimary(_ bytes: [UInt8], format: HeifDecodeFormat) throws(DecodeFailure) -> HeifDecodedImage {
         try heifPrimary(bytes, format: format, item: nil, pixels: nil)
     }
 
-    public func exiv2(bytes: [UInt8], label: String?, previews: Bool = false) throws(Exiv2Error) -> Exiv2Document {
+    public func exiv2(bytes: [UInt8], label: String?, previews: Bool = false) throws(DecodeFailure) -> Exiv2Document {
         try exiv2(bytes: bytes, label: label, previews: previews, maxPreviewBytes: 64 << 20)
     }
 
-    public func jpeg(_ bytes: [UInt8]) throws(JPEGError) -> JPEGImage { try jpeg(bytes, minSide: nil) }
+    public func jpeg(_ bytes: [UInt8]) throws(DecodeFailure) -> JPEGImage { try jpeg(bytes, minSide: nil) }
 
     /// exiv2's reading of an XMP sidecar: its bytes read here, in the parent (a worker never opens a user path).
-    public func exiv2Sidecar(_ url: URL) throws(Exiv2Error) -> Exiv2Document {
+    public func exiv2Sidecar(_ url: URL) throws(DecodeFailure) -> Exiv2Document {
         let bytes = try Sidecars.bytes(url).get()
         return try exiv2(bytes: bytes, label: url.path)
     }
@@ -98,48 +96,58 @@ extension Decoders {
 public struct InProcessDecoders: Decoders {
     public init() {}
 
-    public func raw(bytes: [UInt8], name: String, options: RawDecodeOptions) throws -> (RawMetadata, RawFrame) {
-        try LibRawDecoder.decodeInPlace(bytes: bytes, name: name, options: options)
-    }
+    public func raw(bytes: [UInt8], name: String, options: RawDecodeOptions) throws(DecodeFailure)
+        -> (RawMetadata, RawFrame)
+    { try DecodeFailure.catching { try LibRawDecoder.decodeInPlace(bytes: bytes, name: name, options: options) } }
 
-    public func heifPrimary(_ bytes: [UInt8], format: HeifDecodeFormat, item: UInt32?, pixels: Int?) throws
-        -> HeifDecodedImage
-    { try HeifDecoder.decodePrimary(bytes, format: format) }
+    public func heifPrimary(_ bytes: [UInt8], format: HeifDecodeFormat, item: UInt32?, pixels: Int?)
+        throws(DecodeFailure) -> HeifDecodedImage
+    { try DecodeFailure.catching { try HeifDecoder.decodePrimary(bytes, format: format) } }
 
-    public func heifPrimaryReduced(_ bytes: [UInt8], minSide: Int, item: UInt32?, pixels: Int?) throws
-        -> (image: HeifDecodedImage, size: HeifDecodedSize)
-    { try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide) }
+    public func heifPrimaryReduced(_ bytes: [UInt8], minSide: Int, item: UInt32?, pixels: Int?)
+        throws(DecodeFailure) -> (image: HeifDecodedImage, size: HeifDecodedSize)
+    { try DecodeFailure.catching { try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide) } }
 
     public func heifGridReduced(
         _ bytes: [UInt8], fileBytes: Int, tileBytes: [Int], geometry: GridGeometry, minSide: Int, item: UInt32?,
         pixels: Int?
-    ) throws -> (image: HeifDecodedImage, size: HeifDecodedSize) {
-        try HeifDecoder.reducedGridOrWhole(
-            bytes, fileBytes: fileBytes, tileBytes: tileBytes, geometry: geometry, minSide: minSide)
+    ) throws(DecodeFailure) -> (image: HeifDecodedImage, size: HeifDecodedSize) {
+        try DecodeFailure.catching {
+            try HeifDecoder.reducedGridOrWhole(
+                bytes, fileBytes: fileBytes, tileBytes: tileBytes, geometry: geometry, minSide: minSide)
+        }
     }
 
-    public func heifPrimarySize(_ bytes: [UInt8], item: UInt32?, pixels: Int?) throws -> HeifDecodedSize {
-        try HeifDecoder.decodePrimarySize(bytes)
-    }
+    public func heifPrimarySize(_ bytes: [UInt8], item: UInt32?, pixels: Int?) throws(DecodeFailure)
+        -> HeifDecodedSize
+    { try DecodeFailure.catching { try HeifDecoder.decodePrimarySize(bytes) } }
 
-    public func exiv2(bytes: [UInt8], label: String?, previews: Bool, maxPreviewBytes: Int) throws(Exiv2Error)
+    public func exiv2(bytes: [UInt8], label: String?, previews: Bool, maxPreviewBytes: Int) throws(DecodeFailure)
         -> Exiv2Document
-    { try Exiv2.read(bytes: bytes, label: label, previews: previews, maxPreviewBytes: maxPreviewBytes) }
-
-    public func exiv2Exif(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document { try Exiv2.decodeExif(bytes) }
-
-    public func exiv2XMP(_ bytes: [UInt8]) throws(Exiv2Error) -> Exiv2Document { try Exiv2.decodeXMP(bytes) }
-
-    public func jpeg(_ bytes: [UInt8], minSide: Int?) throws(JPEGError) -> JPEGImage {
-        try JPEGDecoder.decode(bytes, minSide: minSide)
+    {
+        do {
+            return try Exiv2.read(bytes: bytes, label: label, previews: previews, maxPreviewBytes: maxPreviewBytes)
+        } catch { throw .library(.exiv2(error)) }
     }
 
-    public func avif(_ bytes: [UInt8], strict: Bool, rgb: Bool) throws -> AVIFImage {
-        try AVIFDecoder.decode(bytes, strict: strict, rgb: rgb)
+    public func exiv2Exif(_ bytes: [UInt8]) throws(DecodeFailure) -> Exiv2Document {
+        do { return try Exiv2.decodeExif(bytes) } catch { throw .library(.exiv2(error)) }
     }
 
-    public func jxlTIFF(_ bytes: [UInt8]) throws(JXLDNG.Failure) -> [UInt8]? {
-        try JXLDNG.uncompressed(Data(bytes), every: true)
+    public func exiv2XMP(_ bytes: [UInt8]) throws(DecodeFailure) -> Exiv2Document {
+        do { return try Exiv2.decodeXMP(bytes) } catch { throw .library(.exiv2(error)) }
+    }
+
+    public func jpeg(_ bytes: [UInt8], minSide: Int?) throws(DecodeFailure) -> JPEGImage {
+        do { return try JPEGDecoder.decode(bytes, minSide: minSide) } catch { throw .library(.libjpegTurbo(error)) }
+    }
+
+    public func avif(_ bytes: [UInt8], strict: Bool, rgb: Bool) throws(DecodeFailure) -> AVIFImage {
+        do { return try AVIFDecoder.decode(bytes, strict: strict, rgb: rgb) } catch { throw .library(.libavif(error)) }
+    }
+
+    public func jxlTIFF(_ bytes: [UInt8]) throws(DecodeFailure) -> [UInt8]? {
+        do { return try JXLDNG.uncompressed(Data(bytes), every: true) } catch { throw .library(.libjxl(error)) }
     }
 
     public func buildHEICMetadata(
@@ -164,11 +172,9 @@ public enum Sidecars {
     /// The largest XMP sidecar read (a sidecar is a few kilobytes; anything larger is not one).
     public static let maxBytes = 16 << 20
 
-    /// A sidecar's bytes; the reason when it cannot be read or is larger than `maxBytes`.
-    public static func bytes(_ url: URL) -> Result<[UInt8], Exiv2Error> {
-        let fail = { (m: String) in
-            Result<[UInt8], Exiv2Error>.failure(Exiv2Error(operation: "read", path: url.path, message: m))
-        }
+    /// A sidecar's bytes; refused with the reason when it cannot be read or is larger than `maxBytes`.
+    public static func bytes(_ url: URL) -> Result<[UInt8], DecodeFailure> {
+        let fail = { (m: String) in Result<[UInt8], DecodeFailure>.failure(.refused(reason: m)) }
         guard let h = FileHandle(forReadingAtPath: url.path) else { return fail("cannot open for reading") }
         defer { try? h.close() }
         guard let data = try? h.read(upToCount: maxBytes + 1) else { return fail("read failed") }

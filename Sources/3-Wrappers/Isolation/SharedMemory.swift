@@ -166,7 +166,7 @@ final class SealedInputCache: @unchecked Sendable {
 }
 
 /// A failure of the isolation machinery itself (not of a decoder).
-public enum IsolationError: Error, CustomStringConvertible, Sendable {
+enum IsolationError: Error, CustomStringConvertible, Sendable {
     case system(String, Int32)
     case protocolError(String)
     /// An idle worker was gone before it got the request (nothing of the file was read).

@@ -3,7 +3,7 @@ import Foundation
 
 /// How a decode in a worker process ended without an answer: the worker died (`crashed`), ran past its deadline
 /// (`timeout`) or ran out of its address space (`outOfMemory`). The run goes on: the file gets a verdict and the pool
-/// starts another worker.
+/// starts another worker. A `Decoders` call throws it as `DecodeFailure.worker`.
 public struct WorkerFailure: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// Killed by `signal`; `sandbox` when the seccomp filter stopped it (SIGSYS: a forbidden system call).
@@ -64,14 +64,6 @@ public struct WorkerFailure: Error, CustomStringConvertible, Sendable, Equatable
         ]
         return names[s] ?? "signal \(s)"
     }
-}
-
-/// A decoder's own error, as the worker reported it (its `description`): the file was read and refused, nothing
-/// crashed. `heif` carries a libheif error's fields so it can be thrown again as the same `HeifError`.
-public struct WorkerDecodeError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
-    public init(message: String) { self.message = message }
-    public var description: String { message }
 }
 
 extension FindingCode {

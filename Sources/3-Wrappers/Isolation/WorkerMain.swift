@@ -27,21 +27,21 @@ public enum WorkerMain {
         // No stderr any more: the parent sees the status. A worker that cannot lock itself down never decodes.
         if rc != 0 { return lockdownFailed }
         let channel = RB_WORKER_CHANNEL_FD
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var buffer = [UInt8](repeating: 0, count: WorkerWire.requestBytes)
         let kept = KeptGrant()
         while true {
             var fd: Int32 = -1
             let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
             if n <= 0 { return 0 }
-            guard let request = try? JSONDecoder().decode(WorkerMessage.self, from: Data(buffer[0..<n])),
-                request.kind == .request, let op = request.op
+            // Only a decode starts a request; anything else now is out of turn.
+            guard case .success(.decode(let op, let cpuSeconds)) = WorkerWire.decode(WorkerRequest.self, buffer[0..<n])
             else { return 65 }
-            if let s = request.cpuSeconds { _ = rb_worker_cpu_budget(UInt32(clamping: s)) }
+            _ = rb_worker_cpu_budget(UInt32(clamping: cpuSeconds))
             let input = fd >= 0 ? readInput(fd) : RequestInput(mapping: nil)
             if fd >= 0 { close(fd) }
             guard let input else { return 66 }
             let session = Session(channel: channel, kept: kept)
-            let reply = session.answer(op, input: input, name: request.name ?? "file")
+            let reply = session.answer(op, input: input)
             guard session.send(reply) else { return 0 }
             // Now, not whenever the session's storage goes: before the next request is read, whose bytes would
             // otherwise be mapped beside LibRaw's buffers (+40–90 MB of peak at 24 MP, measured).
@@ -103,16 +103,13 @@ private struct Session {
         var objects: [AnyObject] = []
     }
 
-    func send(_ m: WorkerMessage, fd: Int32 = -1) -> Bool {
-        guard let data = try? JSONEncoder().encode(m) else { return false }
-        return data.withUnsafeBytes { rb_send(channel, $0.baseAddress, $0.count, fd) } == 0
+    func send(_ m: WorkerReply) -> Bool {
+        guard let data = try? WorkerWire.encode(m) else { return false }
+        return data.withUnsafeBytes { rb_send(channel, $0.baseAddress, $0.count, -1) } == 0
     }
 
     func stage(_ name: String, pixels: Int? = nil) {
-        var m = WorkerMessage(kind: .stage)
-        m.stage = name
-        m.pixels = pixels
-        _ = send(m)
+        _ = send(.stage(name, pixels: pixels))
     }
 
     /// Asks the parent for `bytes` of shared memory and maps it.
@@ -121,108 +118,82 @@ private struct Session {
     /// Asks the parent for `bytes` of shared memory: the kept grant, or a new memfd mapped here (and kept when the
     /// parent says so).
     func granted(_ bytes: Int) -> Grant? {
-        var m = WorkerMessage(kind: .need)
-        m.bytes = bytes
-        m.kept = kept.mapping?.count
-        guard send(m) else { return nil }
+        guard send(.need(bytes: bytes, kept: kept.mapping?.count)) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var fd: Int32 = -1
         let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
         defer { if fd >= 0 { close(fd) } }
-        guard n > 0, let reply = try? JSONDecoder().decode(WorkerMessage.self, from: Data(buffer[0..<n])),
-            reply.kind == .grant
-        else { return nil }
-        if reply.reuse == true {
+        guard n > 0, case .success(let reply) = WorkerWire.decode(WorkerRequest.self, buffer[0..<n]) else { return nil }
+        switch reply {
+        case .reuse:
             guard fd < 0, let k = kept.mapping, k.count >= bytes else { return nil }
             return Grant(mapping: k, bytes: bytes, reused: true)
+        case .grant(let keep):
+            guard fd >= 0, let mapping = try? SharedMapping.map(fd, count: bytes, writable: true) else { return nil }
+            if keep { kept.mapping = mapping }
+            return Grant(mapping: mapping, bytes: bytes, reused: false)
+        case .decode:
+            return nil
         }
-        guard fd >= 0, let mapping = try? SharedMapping.map(fd, count: bytes, writable: true) else { return nil }
-        if reply.keep == true { kept.mapping = mapping }
-        return Grant(mapping: mapping, bytes: bytes, reused: false)
     }
 
-    func answer(_ op: Operation, input: RequestInput, name: String) -> WorkerMessage {
-        var bytes: [UInt8] { input.array }
+    /// The reply to `op`: its answer, the library's error, or why there is neither.
+    func answer(_ op: Operation, input: RequestInput) -> WorkerReply {
         do {
-            switch op {
-            case .raw(let space, let half, let orient):
-                return try raw(
-                    input, name: name,
-                    options: RawDecodeOptions(
-                        halfSize: half, workingSpace: RawWorkingSpace(rawValue: space) ?? .proPhoto,
-                        applyOrientation: orient))
-            case .heifPrimary, .heifReduced, .heifGridReduced, .heifSize:
-                return try heif(op, bytes)
-            case .exiv2(let label, let previews, let max):
-                stage("exiv2 read")
-                return try withExtendedLifetime(input) {
-                    try exiv2(Exiv2.read(memory: input.memory, label: label, previews: previews, maxPreviewBytes: max))
-                }
-            case .exiv2Blob(let xmp):
-                stage(xmp ? "exiv2 XMP decode" : "exiv2 Exif decode")
-                return try exiv2(xmp ? Exiv2.decodeXMP(bytes) : Exiv2.decodeExif(bytes))
-            case .exiv2Build(let label, let w, let h, let software, let order, let sidecarLabel, let sidecarBytes):
-                stage("exiv2 read")
-                return try built(
-                    input, label: label, width: w, height: h, software: software, byteOrder: order,
-                    sidecarLabel: sidecarLabel, sidecarBytes: sidecarBytes)
-            case .jpeg(let minSide):
-                stage("libjpeg-turbo decode")
-                let img = try JPEGDecoder.decode(bytes, minSide: minSide)
-                guard let out = grant(img.samples.count) else {
-                    throw IsolationError.protocolError("no shared memory granted")
-                }
-                img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-                var m = WorkerMessage(kind: .done)
-                m.jpeg = JPEGInfo(width: img.width, height: img.height)
-                return m
-            case .avif(let strict, let rgb):
-                stage("libavif decode")
-                return try avif(try AVIFDecoder.decode(bytes, strict: strict, rgb: rgb))
-            case .jxlTIFF:
-                stage("libjxl decode")
-                return try jxlTIFF(input)
-            case .forbidden(let what):
-                stage("the forbidden call (\(what))")
-                forbidden(what)
-                var m = WorkerMessage(kind: .done)
-                m.error = "not stopped"
-                return m
-            }
-        } catch let e as HeifError {
-            var m = WorkerMessage(kind: .failed)
-            m.heifError = HeifErrorInfo(operation: e.operation, code: e.code, subcode: e.subcode, message: e.message)
-            return m
-        } catch let e as Exiv2Error {
-            var m = WorkerMessage(kind: .failed)
-            m.exiv2Error = Exiv2ErrorInfo(operation: e.operation, path: e.path, message: e.message)
-            return m
-        } catch let e as JPEGError {
-            var m = WorkerMessage(kind: .failed)
-            m.jpegError = JPEGErrorInfo(operation: e.operation, message: e.message)
-            return m
-        } catch let e as AVIFError {
-            var m = WorkerMessage(kind: .failed)
-            m.avifError = JPEGErrorInfo(operation: e.operation, message: e.message)
-            return m
-        } catch let e as JXLDNG.Failure {
-            var m = WorkerMessage(kind: .failed)
-            m.error = e.description
-            return m
-        } catch let e as RawDecodeError {
-            var m = WorkerMessage(kind: .failed)
-            m.error = String(e.description.dropFirst(e.file.count + 2))
-            m.rawError = e
-            return m
+            return .done(try answering(op, input: input))
         } catch {
-            var m = WorkerMessage(kind: .failed)
-            m.error = "\(error)"
-            return m
+            if let library = DecodeFailure.Library(error) { return .failed(library) }
+            return .gaveUp(reason: "\(error)")
+        }
+    }
+
+    private func answering(_ op: Operation, input: RequestInput) throws -> WorkerAnswer {
+        var bytes: [UInt8] { input.array }
+        switch op {
+        case .raw(let name, let space, let half, let orient):
+            return try raw(
+                input, name: name,
+                options: RawDecodeOptions(
+                    halfSize: half, workingSpace: RawWorkingSpace(rawValue: space) ?? .proPhoto,
+                    applyOrientation: orient))
+        case .heifPrimary, .heifReduced, .heifGridReduced, .heifSize:
+            return try heif(op, bytes)
+        case .exiv2(let label, let previews, let max):
+            stage("exiv2 read")
+            return try withExtendedLifetime(input) {
+                try exiv2(Exiv2.read(memory: input.memory, label: label, previews: previews, maxPreviewBytes: max))
+            }
+        case .exiv2Blob(let xmp):
+            stage(xmp ? "exiv2 XMP decode" : "exiv2 Exif decode")
+            return try exiv2(xmp ? Exiv2.decodeXMP(bytes) : Exiv2.decodeExif(bytes))
+        case .exiv2Build(let label, let w, let h, let software, let order, let sidecarLabel, let sidecarBytes):
+            stage("exiv2 read")
+            return try built(
+                input, label: label, width: w, height: h, software: software, byteOrder: order,
+                sidecarLabel: sidecarLabel, sidecarBytes: sidecarBytes)
+        case .jpeg(let minSide):
+            stage("libjpeg-turbo decode")
+            let img = try JPEGDecoder.decode(bytes, minSide: minSide)
+            guard let out = grant(img.samples.count) else {
+                throw IsolationError.protocolError("no shared memory granted")
+            }
+            img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            return .jpeg(width: img.width, height: img.height)
+        case .avif(let strict, let rgb):
+            stage("libavif decode")
+            return try avif(try AVIFDecoder.decode(bytes, strict: strict, rgb: rgb))
+        case .jxlTIFF:
+            stage("libjxl decode")
+            return try jxlTIFF(input)
+        case .forbidden(let what):
+            stage("the forbidden call (\(what))")
+            forbidden(what)
+            return .notStopped
         }
     }
 
     /// libheif's decodes of the primary (and libde265's of a grid's tiles for the reduced one).
-    private func heif(_ op: Operation, _ bytes: [UInt8]) throws -> WorkerMessage {
+    private func heif(_ op: Operation, _ bytes: [UInt8]) throws -> WorkerAnswer {
         switch op {
         case .heifPrimary(let format, let item):
             stage(WorkerDecoders.stageName(item: item))
@@ -240,17 +211,16 @@ private struct Session {
         case .heifSize(let item):
             stage(WorkerDecoders.stageName(item: item))
             let s = try HeifDecoder.decodePrimarySize(bytes)
-            var m = WorkerMessage(kind: .done)
-            m.heif = HeifInfo(
-                width: s.width, height: s.height, bitDepth: 0, channels: 0, codedBitDepth: s.codedBitDepth,
-                firstPlaneSpread: s.firstPlaneSpread, samples: 0)
-            return m
+            return .heif(
+                HeifInfo(
+                    width: s.width, height: s.height, bitDepth: 0, channels: 0, codedBitDepth: s.codedBitDepth,
+                    firstPlaneSpread: s.firstPlaneSpread, samples: 0))
         default:
             throw IsolationError.protocolError("not a libheif request")
         }
     }
 
-    private func raw(_ input: RequestInput, name: String, options: RawDecodeOptions) throws -> WorkerMessage {
+    private func raw(_ input: RequestInput, name: String, options: RawDecodeOptions) throws -> WorkerAnswer {
         let d = LibRawDecoder()
         // LibRaw's decoded image is placed in shared memory the parent maps (the frame arena, docs/security.md):
         // asked for when the unpack starts, at 8 bytes per sensor pixel, and faulted in on another thread while
@@ -282,12 +252,10 @@ private struct Session {
             return try d.renderInPlace(options)
         }
         let (w, h) = (frame.width, frame.height)
-        var m = WorkerMessage(kind: .done)
-        m.raw = meta
-        m.frame = FrameInfo(width: w, height: h, workingSpace: frame.workingSpace.rawValue)
+        var info = FrameInfo(width: w, height: h, workingSpace: frame.workingSpace.rawValue)
         if let image = frame.libRawImage, arena.holds(image.base) {
-            m.frame?.libRawImage = image.layout
-            return m
+            info.libRawImage = image.layout
+            return .raw(meta, info)
         }
         // LibRaw put the image elsewhere (a rotated Fuji frame, a half-size decode): copied, packed and upright, into
         // the early grant unless an allocation of LibRaw's still holds it.
@@ -305,7 +273,7 @@ private struct Session {
             }
         }
         leftovers.objects.append(out)
-        return m
+        return .raw(meta, info)
     }
 
     /// exiv2's building of an output's Exif and XMP: the request's bytes are the source's, then the sidecar's; the
@@ -313,7 +281,7 @@ private struct Session {
     private func built(
         _ input: RequestInput, label: String, width: Int, height: Int, software: String?, byteOrder: Int32,
         sidecarLabel: String?, sidecarBytes: Int?
-    ) throws -> WorkerMessage {
+    ) throws -> WorkerAnswer {
         let bytes = input.memory
         let split = bytes.count - (sidecarBytes ?? 0)
         guard split >= 0 else { throw IsolationError.protocolError("a sidecar larger than the request") }
@@ -325,58 +293,51 @@ private struct Session {
                     (UnsafeRawBufferPointer(rebasing: bytes[split...]), sidecarLabel ?? "sidecar")
                 }, byteOrder: Exiv2.ByteOrder(rawValue: byteOrder) ?? .keepSource)
         }
-        func info(_ e: Exiv2Error) -> Exiv2ErrorInfo {
-            Exiv2ErrorInfo(operation: e.operation, path: e.path, message: e.message)
-        }
         var answer = BuiltMetadata()
         switch built.exif {
         case .success(let blob): answer.exif = blob
-        case .failure(let e): answer.exifError = info(e)
+        case .failure(let e): answer.exifError = e
         }
         switch built.xmp {
         case .success(let packet): answer.xmp = packet
-        case .failure(let e): answer.xmpError = info(e)
+        case .failure(let e): answer.xmpError = e
         }
         let json = [UInt8](try JSONEncoder().encode(answer))
         guard let out = grant(json.count) else { throw IsolationError.protocolError("no shared memory granted") }
         json.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        var m = WorkerMessage(kind: .done)
-        m.built = json.count
-        return m
+        return .built(bytes: json.count)
     }
 
     /// libavif's image: its fields, and its samples in granted memory.
-    private func avif(_ img: AVIFImage) throws -> WorkerMessage {
-        var m = WorkerMessage(kind: .done)
-        m.avif = AVIFInfo(
-            width: img.width, height: img.height, depth: img.depth, colourPrimaries: img.colourPrimaries,
-            transferCharacteristics: img.transferCharacteristics, matrixCoefficients: img.matrixCoefficients,
-            fullRange: img.fullRange, icc: img.icc, samples: img.samples.count)
-        guard !img.samples.isEmpty else { return m }
+    private func avif(_ img: AVIFImage) throws -> WorkerAnswer {
+        let answer = WorkerAnswer.avif(
+            AVIFInfo(
+                width: img.width, height: img.height, depth: img.depth, colourPrimaries: img.colourPrimaries,
+                transferCharacteristics: img.transferCharacteristics, matrixCoefficients: img.matrixCoefficients,
+                fullRange: img.fullRange, icc: img.icc, samples: img.samples.count))
+        guard !img.samples.isEmpty else { return answer }
         guard let out = grant(img.samples.count) else { throw IsolationError.protocolError("no shared memory granted") }
         img.samples.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        return m
+        return answer
     }
 
     /// A TIFF's JPEG XL IFDs stored uncompressed (`JXLDNG.uncompressed(_:every:)`), in granted memory; size 0 when
     /// none is JPEG XL.
-    private func jxlTIFF(_ input: RequestInput) throws -> WorkerMessage {
+    private func jxlTIFF(_ input: RequestInput) throws -> WorkerAnswer {
         guard let at = input.memory.baseAddress else { throw IsolationError.protocolError("an empty request") }
         let tiff = try withExtendedLifetime(input) {
             let base = UnsafeMutableRawPointer(mutating: at)
             return try JXLDNG.uncompressed(
                 Data(bytesNoCopy: base, count: input.memory.count, deallocator: .none), every: true)
         }
-        var m = WorkerMessage(kind: .done)
-        m.tiff = tiff?.count ?? 0
-        guard let tiff, !tiff.isEmpty else { return m }
+        guard let tiff, !tiff.isEmpty else { return .tiff(bytes: 0) }
         guard let out = grant(tiff.count) else { throw IsolationError.protocolError("no shared memory granted") }
         tiff.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        return m
+        return .tiff(bytes: tiff.count)
     }
 
     /// exiv2's document: its JSON (previews without bytes), then the previews' bytes, in granted memory.
-    private func exiv2(_ doc: Exiv2Document) throws -> WorkerMessage {
+    private func exiv2(_ doc: Exiv2Document) throws -> WorkerAnswer {
         let stripped = doc.with(
             previews: doc.previews.map {
                 Exiv2Preview.fields(mimeType: $0.mimeType, width: $0.width, height: $0.height, data: [])
@@ -393,12 +354,10 @@ private struct Session {
             }
             at += part.count
         }
-        var m = WorkerMessage(kind: .done)
-        m.exiv2 = Exiv2Info(jsonBytes: json.count, previewBytes: sizes)
-        return m
+        return .exiv2(Exiv2Info(jsonBytes: json.count, previewBytes: sizes))
     }
 
-    private func image(_ img: HeifDecodedImage, full: HeifDecodedSize?) throws -> WorkerMessage {
+    private func image(_ img: HeifDecodedImage, full: HeifDecodedSize?) throws -> WorkerAnswer {
         // The samples, then the ICC profile (up to 16 MiB: too big for a message).
         let n = img.samples.count
         let icc = img.icc ?? []
@@ -407,16 +366,15 @@ private struct Session {
         icc.withUnsafeBytes {
             if let b = $0.baseAddress { (out.base + n * 2).copyMemory(from: b, byteCount: $0.count) }
         }
-        var m = WorkerMessage(kind: .done)
-        m.heif = HeifInfo(
-            width: img.width, height: img.height, bitDepth: img.bitDepth, channels: img.channels,
-            codedBitDepth: img.codedBitDepth,
-            nclx: img.nclx.map {
-                NCLXInfo(
-                    primaries: $0.colourPrimaries, transfer: $0.transferCharacteristics, matrix: $0.matrixCoefficients,
-                    fullRange: $0.fullRange)
-            }, iccBytes: img.icc?.count, fullWidth: full?.width, fullHeight: full?.height, samples: n)
-        return m
+        return .heif(
+            HeifInfo(
+                width: img.width, height: img.height, bitDepth: img.bitDepth, channels: img.channels,
+                codedBitDepth: img.codedBitDepth,
+                nclx: img.nclx.map {
+                    NCLXInfo(
+                        primaries: $0.colourPrimaries, transfer: $0.transferCharacteristics,
+                        matrix: $0.matrixCoefficients, fullRange: $0.fullRange)
+                }, iccBytes: img.icc?.count, fullWidth: full?.width, fullHeight: full?.height, samples: n))
     }
 
     /// Test only: what the sandbox must stop.

@@ -44,21 +44,29 @@ final class WorkerProcess: @unchecked Sendable {
         _ = rb_reap(pid, &sig, &code)
     }
 
-    /// What a request returned: the worker's final message and the pixels it wrote (nil when there were none).
+    /// What a request returned: the worker's answer and the pixels it wrote (nil when there were none).
     struct Answer {
-        var message: WorkerMessage
+        var answer: WorkerAnswer
         var pixels: SharedMapping?
     }
 
-    /// Sends `request` with the file's bytes and supervises the worker until it answers, dies or runs out of time.
+    /// Sends `op` with the file's bytes and supervises the worker until it answers, dies or runs out of time.
     /// - Parameters:
-    ///   - deadline: the time allowed for a pixel count (nil: not known yet; the worker's stage messages may tell).
+    ///   - pixels: the image's pixel count, for the deadline (nil: not known yet; the worker's stage messages may
+    ///     tell).
     ///   - stage: the stage named before the worker reports one.
-    /// - Throws: `WorkerFailure` when the worker died or was killed (it is then not alive), `IsolationError`.
     ///   - budget: the file's allowance when the request is part of one file's work (all its requests together).
-    func run(_ request: WorkerMessage, bytes: [UInt8], pixels: Int?, stage firstStage: String, budget: FileBudget?)
+    /// - Throws: `DecodeFailure`: `worker` when the worker died or was killed (it is then not alive), `library` or
+    ///   `refused` when it answered so; `IsolationError` when the request could not be made or the worker's messages
+    ///   were refused.
+    func run(_ op: Operation, bytes: [UInt8], pixels: Int?, stage firstStage: String, budget: FileBudget?)
         throws -> Answer
     {
+        let request = try WorkerWire.encode(
+            WorkerRequest.decode(op, cpuSeconds: config.timeout.cpuSeconds(pixels: nil)))
+        guard request.count <= WorkerWire.requestBytes else {
+            throw IsolationError.protocolError("a request of \(request.count) bytes")
+        }
         let sealed = try inputs?.input(for: bytes) ?? SealedInput(bytes)
         let input = sealed.fd
         defer { withExtendedLifetime(sealed) {} }
@@ -67,7 +75,7 @@ final class WorkerProcess: @unchecked Sendable {
         var allowed = budget?.allowance(pixels: pixels) ?? config.timeout.seconds(pixels: pixels)
         var stage = firstStage
         if allowed - before <= 0 {
-            throw WorkerFailure(kind: .timeout(seconds: allowed), stage: stage, wholeFile: true)
+            throw DecodeFailure.worker(WorkerFailure(kind: .timeout(seconds: allowed), stage: stage, wholeFile: true))
         }
         let start = Date()
         defer { budget?.charge(Date().timeIntervalSince(start)) }
@@ -79,50 +87,50 @@ final class WorkerProcess: @unchecked Sendable {
             retire()
             throw IsolationError.workerGone
         }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var buffer = [UInt8](repeating: 0, count: WorkerWire.replyBytes)
         while true {
             let left = allowed - before - Date().timeIntervalSince(start)
             let ready = left <= 0 ? 0 : rb_wait_readable(channel, Int32(min(left * 1000, Double(Int32.max))))
             if ready == 0 {
                 _ = rb_kill(pid)
                 _ = reap()
-                throw WorkerFailure(kind: .timeout(seconds: allowed), stage: stage, wholeFile: budget != nil)
+                let f = WorkerFailure(kind: .timeout(seconds: allowed), stage: stage, wholeFile: budget != nil)
+                throw DecodeFailure.worker(f)
             }
             var fd: Int32 = -1
             let n = buffer.withUnsafeMutableBytes { rb_recv(channel, $0.baseAddress, $0.count, &fd) }
             if fd >= 0 { close(fd) }
             if n <= 0 {
                 // End of stream (or a broken channel): the worker is gone; what killed it decides the verdict.
-                throw death(reap(), note: note, stage: stage)
+                throw DecodeFailure.worker(death(reap(), note: note, stage: stage))
             }
             if n == MemoryLayout<rb_death_note>.size, buffer.starts(with: [0x52, 0x42, 0x44, 0x58]) {
                 note = buffer.withUnsafeBytes { $0.loadUnaligned(as: rb_death_note.self) }
                 continue
             }
-            let m: WorkerMessage
-            do { m = try JSONDecoder().decode(WorkerMessage.self, from: Data(buffer[0..<n])) } catch {
+            let reply: WorkerReply
+            switch WorkerWire.decode(WorkerReply.self, buffer[0..<n]) {
+            case .success(let r): reply = r
+            case .failure(let error):
                 retire()
                 throw IsolationError.protocolError("unreadable message (\(error))")
             }
-            switch m.kind {
-            case .stage:
-                stage = m.stage ?? stage
-                if let p = m.pixels, pixels == nil {
+            switch reply {
+            case .stage(let name, let p):
+                stage = name
+                if let p, pixels == nil {
                     allowed = budget?.allowance(pixels: p) ?? config.timeout.seconds(pixels: p)
                 }
-            case .need:
-                let count = m.bytes ?? -1
+            case .need(let count, let workerKept):
                 guard count >= 0, UInt64(count) <= config.addressSpace else {
                     retire()
                     throw IsolationError.protocolError("the worker asked for \(count) bytes")
                 }
                 needs += 1
-                pixelsMapping = try grant(count, workerKept: m.kept, firstInRequest: needs == 1)
-            case .done, .failed:
-                return Answer(message: m, pixels: pixelsMapping)
-            case .request, .grant:
-                retire()
-                throw IsolationError.protocolError("unexpected \(m.kind.rawValue) from the worker")
+                pixelsMapping = try grant(count, workerKept: workerKept, firstInRequest: needs == 1)
+            case .done(let answer): return Answer(answer: answer, pixels: pixelsMapping)
+            case .failed(let library): throw DecodeFailure.library(library)
+            case .gaveUp(let reason): throw DecodeFailure.refused(reason: reason)
             }
         }
     }
@@ -137,9 +145,7 @@ final class WorkerProcess: @unchecked Sendable {
         if let k = kept, !keptLeased, firstInRequest, count <= k.count {
             keptLeased = true
             keptLock.unlock()
-            var g = WorkerMessage(kind: .grant)
-            g.reuse = true
-            try sendGrant(g, fd: -1)
+            try sendGrant(.reuse, fd: -1)
             countGrant?(true)
             return lease(k, count: count)
         }
@@ -155,16 +161,14 @@ final class WorkerProcess: @unchecked Sendable {
             keptLeased = true
         }
         keptLock.unlock()
-        var g = WorkerMessage(kind: .grant)
-        g.keep = keep
-        try sendGrant(g, fd: out)
+        try sendGrant(.grant(keep: keep), fd: out)
         countGrant?(false)
         return keep ? lease(mapping, count: count) : mapping
     }
 
     /// Sends a grant; a worker that cannot be told is retired, so the two sides never disagree on the kept grant.
-    private func sendGrant(_ g: WorkerMessage, fd: Int32) throws {
-        do { try send(g, fd: fd) } catch {
+    private func sendGrant(_ g: WorkerRequest, fd: Int32) throws {
+        do { try send(WorkerWire.encode(g), fd: fd) } catch {
             retire()
             throw error
         }
@@ -180,8 +184,7 @@ final class WorkerProcess: @unchecked Sendable {
         }
     }
 
-    private func send(_ m: WorkerMessage, fd: Int32) throws {
-        let data = try JSONEncoder().encode(m)
+    private func send(_ data: Data, fd: Int32) throws {
         let rc = data.withUnsafeBytes { rb_send(channel, $0.baseAddress, $0.count, fd) }
         guard rc == 0 else { throw IsolationError.system("sending to the worker", -rc) }
     }

@@ -3,65 +3,69 @@ import Foundation
 import HeifCodec
 import RawDecoder
 
-/// The messages between the parent and a worker, one JSON object per SOCK_SEQPACKET datagram. Bytes and pixels
-/// never travel in them: the file's bytes come with a request as a sealed memfd, the pixels go back in a memfd the
-/// parent creates at the size the worker asks for (a worker may not grow files: RLIMIT_FSIZE 0).
+/// The messages between the parent and a worker, one JSON object per SOCK_SEQPACKET datagram: the parent sends
+/// `WorkerRequest`s, the worker `WorkerReply`s, each case with exactly its fields. Bytes and pixels never travel in
+/// them: the file's bytes come with a request as a sealed memfd, the pixels go back in a memfd the parent creates at
+/// the size the worker asks for (a worker may not grow files: RLIMIT_FSIZE 0).
 ///
-///     parent → worker   request + memfd(file bytes)
+///     parent → worker   decode(op) + memfd(file bytes)
 ///     worker → parent   stage … (0 or more: the library call about to run, the pixel count once known)
 ///     worker → parent   need(bytes, kept)      (when there are pixels; kept: the size of the grant it keeps)
-///     parent → worker   grant + memfd(bytes)   (keep: the worker keeps this one mapped for later requests)
-///                     | grant(reuse)           (no memfd: write into the kept grant, which the parent no longer reads)
-///     worker → parent   done(result) | failed(error)
+///     parent → worker   grant(keep) + memfd(bytes)  (keep: the worker keeps this one mapped for later requests)
+///                     | reuse                  (no memfd: write into the kept grant, which the parent no longer reads)
+///     worker → parent   done(answer) | failed(library's error) | gaveUp(reason)
 ///
-/// A worker that dies sends, from its fatal-signal handler, a 16-byte `rb_death_note` instead (not JSON).
-struct WorkerMessage: Codable, Sendable {
-    enum Kind: String, Codable, Sendable { case request, stage, need, grant, done, failed }
-    var kind: Kind
+/// A worker that dies sends, from its fatal-signal handler, a 16-byte `rb_death_note` instead (not JSON). A
+/// datagram is at most 64 KiB towards a worker and 1 MiB towards the parent (a longer one is cut, and refused as
+/// unreadable); a message that does not decode as its direction's enum, or comes out of turn, retires the worker.
+enum WorkerRequest: Codable, Sendable {
+    /// Decode: `op` on the bytes of the memfd that comes with it; `cpuSeconds`: its CPU-time budget (RLIMIT_CPU).
+    case decode(Operation, cpuSeconds: Int)
+    /// The shared memory the worker's `need` asked for: a new memfd comes with it; `keep`: the worker keeps it
+    /// mapped after the request, in place of its kept grant.
+    case grant(keep: Bool)
+    /// No memfd: write into the kept grant, which the parent no longer reads.
+    case reuse
+}
 
-    // request
-    var op: Operation?
-    var name: String?
-    var cpuSeconds: Int?
-    // stage
-    var stage: String?
-    var pixels: Int?
-    // need
-    var bytes: Int?
-    /// The size of the grant the worker keeps mapped between requests (nil: none).
-    var kept: Int?
-    // grant
-    /// Write into the kept grant: no memfd comes with this grant.
-    var reuse: Bool?
-    /// Keep this grant's memfd mapped after the request, in place of the kept one.
-    var keep: Bool?
-    // done
-    var raw: RawMetadata?
-    var frame: FrameInfo?
-    var heif: HeifInfo?
-    var exiv2: Exiv2Info?
-    var jpeg: JPEGInfo?
+/// A worker's messages to the parent.
+enum WorkerReply: Codable, Sendable {
+    /// The library call about to run, and the image's pixel count once the decoder knows it (for the deadline).
+    case stage(String, pixels: Int?)
+    /// Shared memory of `bytes` wanted; `kept`: the size of the grant the worker keeps mapped (nil: none).
+    case need(bytes: Int, kept: Int?)
+    /// The request's answer (its pixels, if any, in the memory granted).
+    case done(WorkerAnswer)
+    /// The library refused the file: its error, whole.
+    case failed(DecodeFailure.Library)
+    /// No answer, and no library's reason (no shared memory granted, an answer that could not be encoded).
+    case gaveUp(reason: String)
+}
+
+/// What a request's answer holds besides its pixels, one case per kind of request.
+enum WorkerAnswer: Codable, Sendable {
+    /// LibRaw's metadata and the frame's shape (`raw`).
+    case raw(RawMetadata, FrameInfo)
+    /// A libheif decode (`heifPrimary`, `heifReduced`, `heifGridReduced`, `heifSize`).
+    case heif(HeifInfo)
+    /// exiv2's document (`exiv2`, `exiv2Blob`).
+    case exiv2(Exiv2Info)
     /// `exiv2Build`'s answer: the size of its JSON (`BuiltMetadata`) at the start of the granted memory.
-    var built: Int?
-    var avif: AVIFInfo?
+    case built(bytes: Int)
+    /// A decoded JPEG's size; its RGB samples are in the granted memory (`jpeg`).
+    case jpeg(width: Int, height: Int)
+    /// libavif's image (`avif`).
+    case avif(AVIFInfo)
     /// `jxlTIFF`'s answer: the size of the rewritten TIFF at the start of the granted memory (0: nothing was JPEG XL).
-    var tiff: Int?
-    // failed
-    var error: String?
-    /// LibRaw's refusal, whole, so that the parent can name the camera of a file without raw data.
-    var rawError: RawDecodeError?
-    var heifError: HeifErrorInfo?
-    var exiv2Error: Exiv2ErrorInfo?
-    var jpegError: JPEGErrorInfo?
-    var avifError: JPEGErrorInfo?
-
-    init(kind: Kind) { self.kind = kind }
+    case tiff(bytes: Int)
+    /// `forbidden`'s answer when the sandbox did not stop the worker.
+    case notStopped
 }
 
 /// What a worker is asked to do.
 enum Operation: Codable, Sendable, Equatable {
-    /// LibRaw open + unpack + process (`LibRawDecoder.decodeInPlace`), working space by raw value.
-    case raw(workingSpace: Int32, halfSize: Bool, applyOrientation: Bool)
+    /// LibRaw open + unpack + process (`LibRawDecoder.decodeInPlace`) of the file `name`, working space by raw value.
+    case raw(name: String, workingSpace: Int32, halfSize: Bool, applyOrientation: Bool)
     /// libheif's primary image: `format` one of rgb8, rgbNative, mono, firstPlane; `item` names it in stages.
     case heifPrimary(format: String, item: UInt32?)
     /// libheif's primary reduced on the way out (`decodePrimaryReduced`).
@@ -125,24 +129,11 @@ struct NCLXInfo: Codable, Sendable {
     var fullRange: Bool
 }
 
-struct HeifErrorInfo: Codable, Sendable {
-    var operation: String
-    var code: Int
-    var subcode: Int
-    var message: String
-}
-
 /// exiv2's document as JSON (previews without their bytes) at the start of the granted memory, then each preview's
 /// bytes in order.
 struct Exiv2Info: Codable, Sendable {
     var jsonBytes: Int
     var previewBytes: [Int]
-}
-
-struct Exiv2ErrorInfo: Codable, Sendable {
-    var operation: String
-    var path: String?
-    var message: String
 }
 
 /// A decoded AVIF without its samples (8-bit RGB in the granted memory when asked for).
@@ -158,21 +149,25 @@ struct AVIFInfo: Codable, Sendable {
     var samples: Int
 }
 
-/// A decoded JPEG's size (its RGB samples are in the granted memory).
-struct JPEGInfo: Codable, Sendable {
-    var width: Int
-    var height: Int
-}
-
-struct JPEGErrorInfo: Codable, Sendable {
-    var operation: String
-    var message: String
-}
-
 /// `exiv2Build`'s answer, as JSON in granted memory: each builder's result or error.
 struct BuiltMetadata: Codable, Sendable {
     var exif: ExifBlob?
-    var exifError: Exiv2ErrorInfo?
+    var exifError: Exiv2Error?
     var xmp: [UInt8]?
-    var xmpError: Exiv2ErrorInfo?
+    var xmpError: Exiv2Error?
+}
+
+/// The channel's framing: one JSON message per datagram, bounded in each direction.
+enum WorkerWire {
+    /// The largest request a worker reads (a longer one would arrive cut; the parent refuses to send it).
+    static let requestBytes = 1 << 16
+    /// The largest reply the parent reads (a longer one arrives cut, and is refused as unreadable).
+    static let replyBytes = 1 << 20
+
+    static func encode(_ m: some Encodable) throws -> Data { try JSONEncoder().encode(m) }
+
+    /// The message in `bytes`, or the reason it is not one.
+    static func decode<M: Decodable>(_: M.Type, _ bytes: ArraySlice<UInt8>) -> Result<M, any Error> {
+        Result { try JSONDecoder().decode(M.self, from: Data(bytes)) }
+    }
 }

@@ -7,20 +7,14 @@ internal import CTurboJPEG
 /// warning (a truncated or corrupt stream that libjpeg would fill with grey) is an error, never a half-grey image.
 
 /// A TurboJPEG failure: the operation and the library's message.
-public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct JPEGError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public let operation: String
     public let message: String
-    /// Set when libjpeg-turbo gave no answer because its worker process died, hung or ran out of memory on the bytes
-    /// (the isolation layer's failure value): the file then gets a `decode.*` verdict. Not compared.
-    public var workerFailure: (any Error & Sendable)?
 
-    public init(operation: String, message: String, workerFailure: (any Error & Sendable)? = nil) {
+    public init(operation: String, message: String) {
         self.operation = operation
         self.message = message
-        self.workerFailure = workerFailure
     }
-
-    public static func == (a: Self, b: Self) -> Bool { a.operation == b.operation && a.message == b.message }
 
     public var description: String { "\(operation): \(message)" }
 }

@@ -15,7 +15,7 @@ public enum JXLDNG {
     public static let compression = 52546
 
     /// Why a JPEG XL DNG could not be made readable.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Failure: Error, Sendable, Equatable, Codable, CustomStringConvertible {
         public let description: String
 
         public init(description: String) { self.description = description }

@@ -19,7 +19,7 @@ public struct InputFile: Sendable {
     /// The container, when the file is of the HEIF family.
     public let heif: HEIFFile?
     /// exiv2's reading of a file of another family (nil for a HEIF file and an unreadable one).
-    public let exiv2: Result<Exiv2Document, Exiv2Error>?
+    public let exiv2: Result<Exiv2Document, DecodeFailure>?
     /// The decoders this file's bytes go through (its own: through workers, one `--file-timeout` for all of them).
     public let decoders: any Decoders
 
@@ -75,7 +75,7 @@ public struct InputFile: Sendable {
             exiv2 = nil
         } else {
             self.heif = nil
-            exiv2 = Result { () throws(Exiv2Error) in
+            exiv2 = Result { () throws(DecodeFailure) in
                 try decoders.exiv2(bytes: bytes, label: url.path, previews: previews)
             }
         }

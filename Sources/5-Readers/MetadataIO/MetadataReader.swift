@@ -11,8 +11,8 @@ import Metadata
 public struct MetadataReadError: Error, Sendable, Equatable, CustomStringConvertible {
     public let path: String
     public let reason: String
-    /// Set when a decoder's worker died, hung or ran out of memory reading the metadata (the isolation layer's
-    /// `WorkerFailure`): the file then gets that `decode.*` verdict. Not compared.
+    /// Set when a decoder's worker died, hung or ran out of memory reading the metadata (`DecodeFailure.worker`):
+    /// the file then gets that `decode.*` verdict. Not compared.
     public var workerFailure: WorkerFailure?
 
     public init(path: String, reason: String, workerFailure: WorkerFailure? = nil) {
@@ -67,8 +67,7 @@ public enum MetadataReader {
             switch file.exiv2 {
             case .success(let doc)?: set = fromExiv2(doc, path: path, bytes: bytes, decoders: file.decoders)
             case .failure(let error)?:
-                throw MetadataReadError(
-                    path: path, reason: error.message, workerFailure: error.workerFailure as? WorkerFailure)
+                throw MetadataReadError(path: path, reason: error.message, workerFailure: error.workerFailure)
             case nil: throw MetadataReadError(path: path, reason: "not read")
             }
         }
@@ -147,8 +146,7 @@ public enum MetadataReader {
             let doc = try decoders.exiv2Exif(bytes)
             return EntryDecoder.decode(doc.entries, littleEndian: doc.byteOrder != "MM")
         } catch {
-            throw MetadataReadError(
-                path: label, reason: "Exif: \(error.message)", workerFailure: error.workerFailure as? WorkerFailure)
+            throw MetadataReadError(path: label, reason: "Exif: \(error.message)", workerFailure: error.workerFailure)
         }
     }
 
@@ -161,8 +159,7 @@ public enum MetadataReader {
             let doc = try decoders.exiv2XMP(bytes)
             return EntryDecoder.decode(doc.entries)
         } catch {
-            throw MetadataReadError(
-                path: label, reason: "XMP: \(error.message)", workerFailure: error.workerFailure as? WorkerFailure)
+            throw MetadataReadError(path: label, reason: "XMP: \(error.message)", workerFailure: error.workerFailure)
         }
     }
 

@@ -57,7 +57,7 @@ public enum ReferenceExtractor {
     ///   - path: its path, for messages.
     ///   - decoders: the decoders the source's bytes go through.
     public static func reference(
-        bytes: [UInt8], path: String, heif: HEIFFile? = nil, exiv2: Result<Exiv2Document, Exiv2Error>? = nil,
+        bytes: [UInt8], path: String, heif: HEIFFile? = nil, exiv2: Result<Exiv2Document, DecodeFailure>? = nil,
         decoders: any Decoders
     ) -> ReferenceLookup {
         let head = Array(bytes.prefix(12))
@@ -69,7 +69,8 @@ public enum ReferenceExtractor {
             return fromHEIF(heif ?? HEIFFile(bytes: bytes), decoders: decoders)
         }
         let doc =
-            exiv2 ?? Result { () throws(Exiv2Error) in try decoders.exiv2(bytes: bytes, label: path, previews: true) }
+            exiv2
+            ?? Result { () throws(DecodeFailure) in try decoders.exiv2(bytes: bytes, label: path, previews: true) }
         return fromRAW(doc, path: path, decoders: decoders)
     }
 
@@ -78,18 +79,18 @@ public enum ReferenceExtractor {
     /// The largest embedded preview of a RAW that decodes, is at least `minimumLongSide` and is not constant, shown
     /// with the RAW's own orientation (previews are stored in sensor orientation). The file is read once.
     public static func fromRAW(_ path: String, decoders: any Decoders) -> ReferenceLookup {
-        let doc: Result<Exiv2Document, Exiv2Error>
+        let doc: Result<Exiv2Document, DecodeFailure>
         do {
             let bytes = try FileContent.read(path: path)
-            doc = Result { () throws(Exiv2Error) in try decoders.exiv2(bytes: bytes, label: path, previews: true) }
+            doc = Result { () throws(DecodeFailure) in try decoders.exiv2(bytes: bytes, label: path, previews: true) }
         } catch {
-            doc = .failure(Exiv2Error(operation: "read", path: path, message: error.description))
+            doc = .failure(.refused(reason: error.description))
         }
         return fromRAW(doc, path: path, decoders: decoders)
     }
 
     /// `fromRAW(_:)` on exiv2's reading of the RAW, made with its previews (`Exiv2.read(bytes:label:previews:)`).
-    public static func fromRAW(_ read: Result<Exiv2Document, Exiv2Error>, path: String, decoders: any Decoders)
+    public static func fromRAW(_ read: Result<Exiv2Document, DecodeFailure>, path: String, decoders: any Decoders)
         -> ReferenceLookup
     {
         // Counted for the read-once tests: a conversion and its read-back decode a RAW's previews once.
@@ -98,7 +99,7 @@ public enum ReferenceExtractor {
         switch read {
         case .success(let d): doc = d
         case .failure(let error):
-            if let f = error.workerFailure as? WorkerFailure { return .died(f) }
+            if let f = error.workerFailure { return .died(f) }
             // exiv2 prefixes some messages with the path; the report already names the file.
             let message =
                 error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message
@@ -121,12 +122,12 @@ public enum ReferenceExtractor {
                 rejected.append("\(label): its bytes are missing")
                 continue
             }
-            let decoded: Result<JPEGImage, TIFFImage.DecodeFailure>
+            let decoded: Result<JPEGImage, TIFFImage.Failure>
             var icc: [UInt8]? = nil
             if p.mimeType == "image/jpeg" {
-                let jpeg = Result { () throws(JPEGError) in try decoders.jpeg(p.data, minSide: decodeSide) }
-                if case .failure(let e) = jpeg, let f = e.workerFailure as? WorkerFailure { return .died(f) }
-                decoded = jpeg.mapError { TIFFImage.DecodeFailure(String(describing: $0)) }
+                let jpeg = Result { () throws(DecodeFailure) in try decoders.jpeg(p.data, minSide: decodeSide) }
+                if case .failure(.worker(let f)) = jpeg { return .died(f) }
+                decoded = jpeg.mapError { TIFFImage.Failure(String(describing: $0)) }
                 icc = JPEGSegments(p.data).icc
             } else if p.mimeType == "image/tiff" {
                 decoded = TIFFImage.decode(p.data, decoders: decoders)
@@ -204,7 +205,7 @@ public enum ReferenceExtractor {
     public static func fromJPEG(_ bytes: [UInt8], decoders: any Decoders) -> ReferenceLookup {
         let img: JPEGImage
         do { img = try decoders.jpeg(bytes, minSide: decodeSide) } catch {
-            if let f = error.workerFailure as? WorkerFailure { return .died(f) }
+            if let f = error.workerFailure { return .died(f) }
             return .none(reason: "the JPEG source does not decode: \(error)")
         }
         if let problem = unusable(img) {

@@ -20,12 +20,12 @@ public enum TIFFImage {
     ///   - b: the whole TIFF.
     ///   - decoders: the decoders of JPEG and JPEG XL strips.
     /// - Returns: the pixels, or nil with the reason.
-    public static func decode(_ b: [UInt8], decoders: any Decoders) -> Result<JPEGImage, DecodeFailure> {
+    public static func decode(_ b: [UInt8], decoders: any Decoders) -> Result<JPEGImage, Failure> {
         guard b.count >= 8, (b[0] == 0x49 && b[1] == 0x49) || (b[0] == 0x4D && b[1] == 0x4D) else {
-            return .failure(DecodeFailure("not a TIFF (no II/MM header)"))
+            return .failure(Failure("not a TIFF (no II/MM header)"))
         }
         guard let layout = try? TIFFLayout(Data(b)), let dir = layout.directories.first else {
-            return .failure(DecodeFailure("no readable IFD"))
+            return .failure(Failure("no readable IFD"))
         }
         func one(_ t: UInt16) -> Int? { layout.integer(t, in: dir) }
         func all(_ t: UInt16) -> [Int]? { dir[t].flatMap { layout.integers($0) } }
@@ -33,39 +33,39 @@ public enum TIFFImage {
             case (let pixels, false) = w.multipliedReportingOverflow(by: h),
             pixels <= JPEGDecoder.maxPixels
         else {
-            return .failure(DecodeFailure("no or impossible image size"))
+            return .failure(Failure("no or impossible image size"))
         }
         let compression = one(259) ?? 1
         var strips: [UInt8] = []
         let offsets = all(273) ?? all(0x201) ?? []
         let counts = all(279) ?? all(0x202) ?? []
-        guard !offsets.isEmpty, offsets.count == counts.count else { return .failure(DecodeFailure("no strips")) }
+        guard !offsets.isEmpty, offsets.count == counts.count else { return .failure(Failure("no strips")) }
         for (o, n) in zip(offsets, counts) {
-            guard o >= 0, n >= 0, o + n <= b.count else { return .failure(DecodeFailure("strip outside the file")) }
+            guard o >= 0, n >= 0, o + n <= b.count else { return .failure(Failure("strip outside the file")) }
             strips += b[o..<(o + n)]
         }
         if compression == 6 || compression == 7 {
             do { return .success(try decoders.jpeg(strips)) } catch {
-                return .failure(DecodeFailure("JPEG strips do not decode: \(error)"))
+                return .failure(Failure("JPEG strips do not decode: \(error)"))
             }
         }
         if compression == 52546 {
             // DNG 1.7's JPEG XL: libjxl (in a worker) rewrites it uncompressed, which is then read as any TIFF.
             do {
-                guard let plain = try decoders.jxlTIFF(b) else { return .failure(DecodeFailure("no JPEG XL IFD")) }
+                guard let plain = try decoders.jxlTIFF(b) else { return .failure(Failure("no JPEG XL IFD")) }
                 return decode(plain, decoders: decoders)
             } catch {
-                return .failure(DecodeFailure("JPEG XL strips do not decode: \(error)"))
+                return .failure(Failure("JPEG XL strips do not decode: \(error)"))
             }
         }
-        guard compression == 1 else { return .failure(DecodeFailure("compression \(compression) is not read")) }
+        guard compression == 1 else { return .failure(Failure("compression \(compression) is not read")) }
         let spp = one(277) ?? 1
         let bps = one(258) ?? 1
         guard one(262) == 2, spp >= 3, spp <= 16, bps == 8 || bps == 16, (one(284) ?? 1) == 1 else {
-            return .failure(DecodeFailure("only chunky 8/16-bit RGB is read (\(spp)×\(bps) bits)"))
+            return .failure(Failure("only chunky 8/16-bit RGB is read (\(spp)×\(bps) bits)"))
         }
         let bytesPerSample = bps / 8
-        guard strips.count >= w * h * spp * bytesPerSample else { return .failure(DecodeFailure("strips too short")) }
+        guard strips.count >= w * h * spp * bytesPerSample else { return .failure(Failure("strips too short")) }
         var out = [UInt8](repeating: 0, count: w * h * 3)
         for i in 0..<(w * h) {
             for c in 0..<3 {
@@ -84,7 +84,7 @@ public enum TIFFImage {
     }
 
     /// Why an image did not decode.
-    public struct DecodeFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String
         init(_ d: String) { description = d }
     }

@@ -253,7 +253,7 @@ final class ReferencePrefetch: @unchecked Sendable {
     init(bytes: [UInt8], path: String, decoders: any Decoders) {
         let t = Thread { [self] in
             let found = ReferenceExtractor.fromRAW(
-                Result { () throws(Exiv2Error) in try decoders.exiv2(bytes: bytes, label: path, previews: true) },
+                Result { () throws(DecodeFailure) in try decoders.exiv2(bytes: bytes, label: path, previews: true) },
                 path: path, decoders: decoders)
             if case .found(let r) = found, r.image.letterbox() == (0, 0, 0, 0) { planes = CIELAB.planes(r.image) }
             lookup = found

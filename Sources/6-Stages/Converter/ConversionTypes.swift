@@ -200,10 +200,15 @@ public struct ConvertError: Error, CustomStringConvertible, Sendable, Equatable 
         self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
     }
 
-    /// A decoder's worker that died, ran out of time or of memory on the file.
-    public init(file: String, failure: WorkerFailure) {
-        let code = FindingCode(failure)
-        self.init(file: file, reason: "\(code.code): \(failure.description)")
+    /// A decode of the file that failed: a decoder's worker that died, ran out of time or of memory on it is its
+    /// `decode.*` code; a library's refusal, or the parent's, is `reason` (by default the failure's own words).
+    public init(file: String, failure: DecodeFailure, reason: String? = nil) {
+        guard case .worker(let f) = failure else {
+            self.init(file: file, reason: reason ?? failure.description)
+            return
+        }
+        let code = FindingCode(f)
+        self.init(file: file, reason: "\(code.code): \(f.description)")
         self.code = code
     }
 

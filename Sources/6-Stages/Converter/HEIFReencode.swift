@@ -65,12 +65,8 @@ extension HEICConverter {
             let pixels = item.flatMap(parsed.imageSize(of:)).map { Int($0.width) * Int($0.height) }
             return try decoders.heifPrimary(
                 inputBytes, format: options.bitDepth == 10 ? .rgbNative : .rgb8, item: item, pixels: pixels)
-        } catch let e as WorkerFailure {
-            throw ConvertError(file: file, failure: e)
-        } catch let e as HeifError {
-            throw ConvertError(file: file, reason: "cannot decode: \(e.description)")
         } catch {
-            throw ConvertError(file: file, reason: "cannot decode: \(error)")
+            throw ConvertError(file: file, failure: error, reason: "cannot decode: \(error)")
         }
     }
 

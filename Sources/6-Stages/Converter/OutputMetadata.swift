@@ -29,13 +29,16 @@ enum OutputMetadata {
                 side = nil
             }
         }
-        let built = decoders.buildHEICMetadata(
-            bytes: bytes, label: source.path, pixelWidth: width, pixelHeight: height, software: options.software,
-            sidecar: side.flatMap { url in sidecarBytes.map { ($0, url.path) } }, byteOrder: .keepSource)
-        for case .failure(let e) in [built.exif.map { _ in () }, built.xmp.map { _ in () }] {
-            if let f = e.workerFailure as? WorkerFailure {
-                throw ConvertError(file: source.lastPathComponent, failure: f)
-            }
+        let built: (exif: Result<ExifBlob, Exiv2Error>, xmp: Result<[UInt8], Exiv2Error>)
+        do {
+            built = try decoders.buildHEICMetadata(
+                bytes: bytes, label: source.path, pixelWidth: width, pixelHeight: height, software: options.software,
+                sidecar: side.flatMap { url in sidecarBytes.map { ($0, url.path) } }, byteOrder: .keepSource)
+        } catch {
+            if case .worker = error { throw ConvertError(file: source.lastPathComponent, failure: error) }
+            // No answer, and the worker is alive: neither is carried, for the same reason.
+            let e = Exiv2Error(operation: "read", path: source.path, message: error.message)
+            built = (.failure(e), .failure(e))
         }
         var exif: [UInt8]?
         switch built.exif {

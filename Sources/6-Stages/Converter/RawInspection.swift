@@ -55,7 +55,11 @@ public struct RawInspection: Sendable, Codable, Equatable {
                 width: meta.width, height: meta.height, sensorWidth: meta.rawWidth, sensorHeight: meta.rawHeight,
                 blackLevel: meta.blackLevel, whiteLevel: meta.whiteLevel, linear: meta.isLinearDNG,
                 clippedFraction: meta.clippedFraction)
-        } catch let e as RawDecodeError {
+        } catch {
+            guard case .library(.libRaw(let e)) = error else {
+                out.refusal = "\(error)"
+                return out
+            }
             let identified = e.identified.flatMap {
                 CameraIdentity(make: $0.first, model: $0.last, cameras: LibRaw.cameras)
             }
@@ -63,8 +67,6 @@ public struct RawInspection: Sendable, Codable, Equatable {
                 (out.camera, out.listed) = (c.name, c.isListed(in: LibRaw.cameras))
             }
             out.refusal = RawRefusal.reason(e, camera: named ?? identified)
-        } catch {
-            out.refusal = "\(error)"
         }
         return out
     }

@@ -101,12 +101,12 @@ extension HEICConverter {
         do {
             (meta, frame) = try decoders.raw(
                 bytes: bytes, name: source.lastPathComponent, options: RawDecodeOptions(workingSpace: .proPhoto))
-        } catch let e as RawDecodeError {
-            throw ConvertError(file: e.file, reason: RawRefusal.reason(e, bytes: bytes, decoders: decoders))
-        } catch let e as WorkerDecodeError {
-            throw ConvertError(file: source.lastPathComponent, reason: e.message)
-        } catch let e as WorkerFailure {
-            throw ConvertError(file: source.lastPathComponent, failure: e)
+        } catch {
+            // LibRaw's refusal names the camera; a worker's death is the file's `decode.*` code.
+            if case .library(.libRaw(let e)) = error {
+                throw ConvertError(file: e.file, reason: RawRefusal.reason(e, bytes: bytes, decoders: decoders))
+            }
+            throw ConvertError(file: source.lastPathComponent, failure: error)
         }
         var r = Renderer(meta: meta, space: options.colorSpace)
         // The camera's look (before the HDR decision: headroom is measured over the white the render will show).
@@ -118,7 +118,9 @@ extension HEICConverter {
             guard let prefetch else { preconditionFailure("the camera look's lookup was started with the decode") }
             let (found, planes) = prefetch.wait()
             // exiv2 or libjpeg-turbo died on the RAW's previews: the file's verdict, as LibRaw's death would be.
-            if case .died(let failure) = found { throw ConvertError(file: source.lastPathComponent, failure: failure) }
+            if case .died(let failure) = found {
+                throw ConvertError(file: source.lastPathComponent, failure: .worker(failure))
+            }
             (r, look) = cameraLook(found, frame: frame, renderer: r, space: options.colorSpace, lab: planes)
             reference = found
         }

@@ -38,19 +38,18 @@ extension Checks {
     /// - Parameters:
     ///   - orientation: the primary's `irot`/`imir` as an Exif orientation, applied to the pixels and the size.
     ///   - rgb: false decodes the AV1 data but keeps only the size.
-    ///   A worker that died, hung or ran out of memory in libavif fails it with that `WorkerFailure`.
+    ///   A worker that died, hung or ran out of memory in libavif fails it with that `DecodeFailure.worker`.
     static func libavifDecode(_ bytes: [UInt8], orientation: Int, rgb: Bool, decoders: any Decoders) -> Result<
-        LibavifPrimary, any Error
+        LibavifPrimary, DecodeFailure
     > {
         var strictRefusal: String? = nil
         let img: AVIFImage
         do {
             img = try decoders.avif(bytes, strict: true, rgb: rgb)
-        } catch let e as AVIFError {
+        } catch {
+            guard case .library(.libavif(let e)) = error else { return .failure(error) }
             strictRefusal = e.message
             do { img = try decoders.avif(bytes, strict: false, rgb: rgb) } catch { return .failure(error) }
-        } catch {
-            return .failure(error)
         }
         let turn = ExifOrientation(exif: orientation)
         let (w, h) = turn.displaySize(storedWidth: img.width, storedHeight: img.height)

@@ -51,7 +51,7 @@ extension Checks {
                 flatDecode(&ctx, spread: d.firstPlaneSpread, compared: compared)
             }
             libavifRefused(&ctx, primary)
-        } catch let failure as WorkerFailure {
+        } catch DecodeFailure.worker(let failure) {
             // The decoder's worker died, hung or ran out of memory: not tried again on these bytes (re-wrapped, the
             // same stream would do the same); the run goes on.
             ctx.decode.append(
@@ -154,9 +154,9 @@ extension Checks {
                         result = .success(.libavif(p))
                         done.signal()
                         return
-                    case .failure(let f as WorkerFailure):
+                    case .failure(.worker(let f)):
                         // libavif's worker died on the file: that is its verdict, not a reason to try libheif.
-                        result = .failure(f)
+                        result = .failure(DecodeFailure.worker(f))
                         done.signal()
                         return
                     case .failure(let e): libavifFailure = "\(e)"
