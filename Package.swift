@@ -7,7 +7,8 @@
 //   2. foundations (pure Swift)    Digest, ColorScience, MetadataEntries, Findings, FileContent, TIFFLayout
 //   3. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, JXLCodec, Store, Hashing, JPEGCodec, AVIFCodec,
 //                                  FileFacts; Isolation runs those that read a file's bytes in worker processes
-//   4. cores (pure Swift, no C)    HEIF, Metadata, GainMap, ReportModel, CorpusKit, Fidelity, RenderCheck, Sharding
+//   4. cores (pure Swift, no C)    HEIF, HEIFConformance, Metadata, GainMap, ReportModel, CorpusKit, Fidelity,
+//                                  RenderCheck, Sharding
 //   5. readers                     RenderIO, MetadataIO
 //   6. stages                      Converter, Audit, AuditHistory
 //   7. Batch                       queue, jobs, read-back audit, removal of originals
@@ -112,6 +113,8 @@ let package = Package(
         // What a file is by its extension (RAW, HEIF, AVIF, JPEG, sidecar; the output formats), decided once; a leaf.
         .target(name: "FileKinds"),
         .target(name: "HEIF", dependencies: ["ColorScience", "FileContent", "Findings"]),
+        // The container's conformance to HEIF, MIAF and their profiles, read from the parse: one finding code per rule.
+        .target(name: "HEIFConformance", dependencies: ["Findings", "HEIF"]),
         .target(name: "Metadata", dependencies: ["ColorScience", "Digest", "Findings", "MetadataEntries"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings", "TIFFLayout"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
@@ -143,8 +146,9 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "FileKinds",
-                "ColorScience", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
+                "ColorScience", "FileContent", "Findings", "HEIF", "HEIFConformance", "Metadata", "MetadataIO",
+                "GainMap", "ReportModel", "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts",
+                "Hashing", "JPEGCodec",
                 "AVIFCodec", "Isolation", "TIFFLayout",
             ]
         ),
@@ -211,6 +215,7 @@ let package = Package(
         .testTarget(
             name: "HEIFTests", dependencies: ["ColorScience", "CorpusKit", "Findings", "HEIF", "TestSupport"],
             exclude: ["Fixtures"]),
+        .testTarget(name: "HEIFConformanceTests", dependencies: ["Findings", "HEIF", "HEIFConformance"]),
         .testTarget(
             name: "MetadataTests",
             dependencies: ["ColorScience", "Exiv2Bridge", "FileFacts", "HEIF", "Metadata", "MetadataIO", "TestSupport"]),
@@ -244,8 +249,7 @@ let package = Package(
             name: "AuditTests",
             dependencies: [
                 "Audit", "AVIFCodec", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF",
-                "HeifCodec",
-                "ReportModel", "Sharding", "TestSupport",
+                "HEIFConformance", "HeifCodec", "ReportModel", "Sharding", "TestSupport",
             ],
             exclude: ["Goldens"]
         ),
