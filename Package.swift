@@ -7,8 +7,8 @@
 //   2. foundations (pure Swift)    Digest, ColorScience, MetadataEntries, Findings, FileContent, TIFFLayout
 //   3. one safe wrapper per C lib  HeifCodec, RawDecoder, Exiv2Bridge, JXLCodec, Store, Hashing, JPEGCodec, AVIFCodec,
 //                                  FileFacts; Isolation runs those that read a file's bytes in worker processes
-//   4. cores (pure Swift, no C)    HEIF, HEIFConformance, Metadata, GainMap, ReportModel, CorpusKit, Fidelity,
-//                                  RenderCheck, Sharding
+//   4. cores (pure Swift, no C)    HEIF, HEIFConformance, Metadata, GainMap, ReportModel, ReportWriting, CorpusKit,
+//                                  Fidelity, RenderCheck, Sharding
 //   5. readers                     RenderIO, MetadataIO
 //   6. stages                      Converter, Audit, AuditHistory
 //   7. Batch                       queue, jobs, read-back audit, removal of originals
@@ -118,6 +118,9 @@ let package = Package(
         .target(name: "Metadata", dependencies: ["ColorScience", "Digest", "Findings", "MetadataEntries"]),
         .target(name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings", "TIFFLayout"]),
         .target(name: "ReportModel", dependencies: ["Findings"]),
+        // The report's files: JSON, HTML and JUnit written as the entries stream past, the thumbnails' PNGs, the
+        // baseline comparison and the shard merge; pure renderers of ReportModel.
+        .target(name: "ReportWriting", dependencies: ["Findings", "ReportModel", "Sharding"]),
         .target(
             name: "CorpusKit", dependencies: ["ColorScience", "Digest", "Findings", "HEIF", "GainMap", "TIFFLayout"]),
         // Image-fidelity metrics (SSIM, PSNR) and the quality-ladder selection rule.
@@ -147,8 +150,8 @@ let package = Package(
             dependencies: [
                 "FileKinds",
                 "ColorScience", "FileContent", "Findings", "HEIF", "HEIFConformance", "Metadata", "MetadataIO",
-                "GainMap", "ReportModel", "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts",
-                "Hashing", "JPEGCodec",
+                "GainMap", "ReportModel", "ReportWriting", "HeifCodec", "Sharding", "Fidelity", "RenderCheck",
+                "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
                 "AVIFCodec", "Isolation", "TIFFLayout",
             ]
         ),
@@ -178,8 +181,8 @@ let package = Package(
             dependencies: [
                 "FileKinds",
                 "AVIFCodec", "Batch", "Converter", "Audit", "AuditHistory", "Findings", "GainMap", "HEIF", "Metadata",
-                "MetadataIO", "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
-                "Fidelity", "Isolation",
+                "MetadataIO", "ReportModel", "ReportWriting", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge",
+                "Store", "Sharding", "Fidelity", "Isolation",
             ]
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"]),
@@ -242,14 +245,14 @@ let package = Package(
             dependencies: [
                 "Audit", "ColorScience", "Converter", "CorpusKit", "FileFacts", "Fidelity", "Findings", "GainMap",
                 "HEIF",
-                "HeifCodec", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
+                "HeifCodec", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "ReportWriting", "TestSupport",
             ]
         ),
         .testTarget(
             name: "AuditTests",
             dependencies: [
                 "Audit", "AVIFCodec", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF",
-                "HEIFConformance", "HeifCodec", "ReportModel", "Sharding", "TestSupport",
+                "HEIFConformance", "HeifCodec", "ReportModel", "ReportWriting", "Sharding", "TestSupport",
             ],
             exclude: ["Goldens"]
         ),

@@ -6,6 +6,7 @@ import Isolation
 import MetadataIO
 import RenderIO
 import ReportModel
+import ReportWriting
 
 /// Audits one job: reads the output back and checks it, against its source when there is one.
 ///

@@ -6,6 +6,7 @@ import Isolation
 import MetadataIO
 import RenderIO
 import ReportModel
+import ReportWriting
 
 /// The per-file checks, each a function over a shared context, run in a fixed order.
 enum Checks {

@@ -6,6 +6,7 @@ import Isolation
 import RenderCheck
 import RenderIO
 import ReportModel
+import ReportWriting
 
 extension Checks {
     /// Decodes the primary image and each gain map with libheif (an AVIF's primary with libavif first); a failure is

@@ -4,6 +4,7 @@ import Foundation
 import RenderCheck
 import RenderIO
 import ReportModel
+import ReportWriting
 
 extension Checks {
     /// The render check: the output's pixels against the source's own rendering (its embedded preview, its thumbnail
