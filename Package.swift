@@ -122,6 +122,13 @@ let package = Package(
             name: "GainMap", dependencies: ["ColorScience", "HEIF", "Findings", "TIFFLayout"],
             path: "Sources/4-Cores/GainMap"),
         .target(name: "ReportModel", dependencies: ["Findings"], path: "Sources/4-Cores/ReportModel"),
+        // The container's conformance to HEIF, MIAF and their profiles, read from the parse: one finding code per rule.
+        .target(name: "HEIFConformance", dependencies: ["Findings", "HEIF"], path: "Sources/4-Cores/HEIFConformance"),
+        // The report's files: JSON, HTML and JUnit written as the entries stream past, the thumbnails' PNGs, the
+        // baseline comparison and the shard merge; pure renderers of ReportModel.
+        .target(
+            name: "ReportWriting", dependencies: ["Findings", "ReportModel", "Sharding"],
+            path: "Sources/4-Cores/ReportWriting"),
         .target(
             name: "CorpusKit", dependencies: ["ColorScience", "Digest", "Findings", "HEIF", "GainMap", "TIFFLayout"],
             path: "Sources/4-Cores/CorpusKit"),
@@ -154,8 +161,9 @@ let package = Package(
             name: "Audit",
             dependencies: [
                 "FileKinds",
-                "ColorScience", "FileContent", "Findings", "HEIF", "Metadata", "MetadataIO", "GainMap", "ReportModel",
-                "HeifCodec", "Sharding", "Fidelity", "RenderCheck", "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
+                "ColorScience", "FileContent", "Findings", "HEIF", "HEIFConformance", "Metadata", "MetadataIO",
+                "GainMap", "ReportModel", "ReportWriting", "HeifCodec", "Sharding", "Fidelity", "RenderCheck",
+                "RenderIO", "FileFacts", "Hashing", "JPEGCodec",
                 "AVIFCodec", "Isolation", "TIFFLayout",
             ], path: "Sources/6-Stages/Audit"
         ),
@@ -187,8 +195,8 @@ let package = Package(
             dependencies: [
                 "FileKinds",
                 "AVIFCodec", "Batch", "Converter", "Audit", "AuditHistory", "Findings", "GainMap", "HEIF", "Metadata",
-                "MetadataIO", "ReportModel", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge", "Store", "Sharding",
-                "Fidelity", "Isolation",
+                "MetadataIO", "ReportModel", "ReportWriting", "CorpusKit", "HeifCodec", "RawDecoder", "Exiv2Bridge",
+                "Store", "Sharding", "Fidelity", "Isolation",
             ], path: "Sources/8-CommandLine/ReadbackCLI"
         ),
         .executableTarget(name: "readback", dependencies: ["ReadbackCLI"], path: "Sources/9-Programs/readback"),
@@ -217,6 +225,7 @@ let package = Package(
             name: "TestSupport", dependencies: ["CorpusKit", "Findings", "GainMap", "HeifCodec", "ReportModel"],
             path: "Tests/TestSupport"),
         .testTarget(name: "ColorScienceTests", dependencies: ["ColorScience"]),
+        .testTarget(name: "HEIFConformanceTests", dependencies: ["Findings", "HEIF", "HEIFConformance"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
         .testTarget(name: "HeifCodecTests", dependencies: ["HEIF", "HeifCodec"]),
         .testTarget(name: "RawDecoderTests", dependencies: ["RawDecoder", "TestSupport"]),
@@ -253,15 +262,14 @@ let package = Package(
             dependencies: [
                 "Audit", "ColorScience", "Converter", "CorpusKit", "FileFacts", "Fidelity", "Findings", "GainMap",
                 "HEIF",
-                "HeifCodec", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
+                "HeifCodec", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "ReportWriting", "TestSupport",
             ]
         ),
         .testTarget(
             name: "AuditTests",
             dependencies: [
                 "Audit", "AVIFCodec", "AuditHistory", "ColorScience", "CorpusKit", "Findings", "GainMap", "HEIF",
-                "HeifCodec",
-                "ReportModel", "Sharding", "TestSupport",
+                "HEIFConformance", "HeifCodec", "ReportModel", "ReportWriting", "Sharding", "TestSupport",
             ],
             exclude: ["Goldens"]
         ),

@@ -1,6 +1,7 @@
 import Findings
 import Foundation
 import HEIF
+import HEIFConformance
 import HeifCodec
 import ReportModel
 import TestSupport
@@ -54,7 +55,7 @@ func theSPSGivesTheSizeLibheifDecodes(width: Int, height: Int) throws {
 
 @Test func aConversionThatIntroducesThemGetsErrors() throws {
     let even = try Constructed.heic()
-    #expect(Checks.conformanceProblems(HEIFFile(bytes: even)).isEmpty)
+    #expect(HEIFConformance.problems(HEIFFile(bytes: even)).isEmpty)
     let r = try auditBytes(source: even, output: try libheifOddFile())
     // The odd picture's two problems and libheif's missing miaf brand, none of which the source has.
     let conf = r.findings.filter { $0.code.rawValue.hasPrefix("conformance.") }

@@ -2,6 +2,7 @@ import ReportModel
 import TestSupport
 
 @testable import Audit
+@testable import ReportWriting
 
 extension FixedReport {
     /// The thumbnails the HTML golden shows, inlined: a primary for the first file only.

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Audit
+@testable import ReportWriting
 
 /// Runs Debian's chromium headless on a file; returns (exit status, stdout, stderr).
 func chromium(_ args: [String]) throws -> (Int32, String, String) {

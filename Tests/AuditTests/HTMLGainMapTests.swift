@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Audit
+@testable import ReportWriting
 
 /// The HTML report shows a JPEG's gain map in the same four parts as a HEIF's, labelled by its MPF image, and says
 /// which library decoded each image.

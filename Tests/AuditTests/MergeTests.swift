@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import Audit
+@testable import ReportWriting
 
 // MARK: - Reading and writing report.json a file at a time
 
@@ -109,14 +110,14 @@ import Testing
     #expect(header.summary == merged.summary)
     // The same text as one unsharded audit's reports (the run differs only where report.json shows it).
     let reference = dir.appendingPathComponent("reference")
-    try Auditor.writeReports(full, to: reference)
+    try ReportFiles.write(full, to: reference)
     let fullThumbs = ThumbnailFolder(reportDirectory: reference)
     for (i, f) in full.files.enumerated() {
         let k = Shard.index(of: ShardReports.key(f), count: 3)
         let inShard = shards[k].files.firstIndex(of: f)!
         if inShard % 2 == 0 { fullThumbs.write(Thumbnails(primary: Data(f.name.utf8)), index: i) }
     }
-    try Auditor.writeReports(full, to: reference)
+    try ReportFiles.write(full, to: reference)
     for name in ["report.html", "junit.xml"] {
         let a = try String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)
         let b = try String(contentsOf: reference.appendingPathComponent(name), encoding: .utf8)
@@ -209,7 +210,7 @@ import Testing
     #expect(foreignList.contains("missing shard(s) 1 of 3"))
     // An unsharded report is no shard.
     let plain = dir.appendingPathComponent("plain")
-    try Auditor.writeReports(full, to: plain)
+    try ReportFiles.write(full, to: plain)
     #expect(refusal([plain.path] + f).first?.hasPrefix("\(plain.path): not a shard report") == true)
     #expect(throws: ReportStream.Failure.self) { try ShardSet(folders: [dir.appendingPathComponent("nope").path]) }
     // Every refusal above came before anything was written.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Audit
+@testable import ReportWriting
 
 private func touch(_ root: URL, _ rel: String) throws {
     let u = root.appendingPathComponent(rel)

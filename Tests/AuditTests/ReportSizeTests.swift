@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Audit
+@testable import ReportWriting
 
 /// A generated report of `n` files in 40 folders, one in `failEvery` (a hundred) failing with two findings, the others
 /// passing with a complete Apple gain map, as an archive's no-decode audit looks.
@@ -55,7 +56,7 @@ private func written(_ dir: URL) throws -> (page: String, chunks: [String: Data]
     var pages: [Int: Int] = [:]
     for n in [10_000, 100_000] {
         let report = generatedReport(n)
-        try Auditor.writeReports(report, to: dir)
+        try ReportFiles.write(report, to: dir)
         let (html, chunks) = try written(dir)
         let bytes = html.utf8.count
         pages[n] = bytes
@@ -119,23 +120,23 @@ private func written(_ dir: URL) throws -> (page: String, chunks: [String: Data]
 @Test func smallOrSingleFileReportsHaveNoChunksAndClearOldOnes() throws {
     let dir = Repo.temporaryDirectory("report-chunks-clear")
     defer { try? FileManager.default.removeItem(at: dir) }
-    try Auditor.writeReports(generatedReport(2_000), to: dir)
+    try ReportFiles.write(generatedReport(2_000), to: dir)
     let first = try written(dir).chunks
     #expect(first.count == 3, "1,480 compact rows: 500 + 500 + 480")
     let other = dir.appendingPathComponent(HTMLRowChunks.folderName).appendingPathComponent("notes.txt")
     try Data("kept".utf8).write(to: other)
     // A second large run replaces the chunks: none of the first run's names is left.
-    try Auditor.writeReports(generatedReport(2_000), to: dir)
+    try ReportFiles.write(generatedReport(2_000), to: dir)
     let second = try written(dir).chunks
     #expect(second.count == 4 && Set(first.keys).isDisjoint(with: second.keys.filter { $0 != "notes.txt" }))
     // A small report: every file in the page, and the chunks gone (the user's file stays).
-    try Auditor.writeReports(generatedReport(300), to: dir)
+    try ReportFiles.write(generatedReport(300), to: dir)
     var (page, chunks) = try written(dir)
     #expect(chunks.keys.sorted() == ["notes.txt"])
     #expect(!page.contains("chunk lazy") && page.contains("IMG_000299.heic"))
     // A single-file report keeps every compact row in the page.
     try FileManager.default.removeItem(at: other)
-    try Auditor.writeReports(generatedReport(2_000), to: dir, html: .inlined)
+    try ReportFiles.write(generatedReport(2_000), to: dir, html: .inlined)
     (page, chunks) = try written(dir)
     #expect(chunks.isEmpty && page.contains("IMG_001999.heic") && !page.contains("chunk lazy"))
     #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(HTMLRowChunks.folderName).path))
@@ -158,7 +159,7 @@ private func written(_ dir: URL) throws -> (page: String, chunks: [String: Data]
     let dir = Repo.temporaryDirectory("report-chunks-chromium")
     defer { try? FileManager.default.removeItem(at: dir) }
     // 667 failing files (167 of them with their details in chunks), 1,333 passing (833 in row chunks).
-    try Auditor.writeReports(generatedReport(2_000, failEvery: 3), to: dir)
+    try ReportFiles.write(generatedReport(2_000, failEvery: 3), to: dir)
     let (_, chunks) = try written(dir)
     #expect(chunks.keys.filter { $0.hasPrefix("details-") }.count == 2 && chunks.count == 4)
     let page = dir.appendingPathComponent("report.html")

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Audit
+@testable import ReportWriting
 
 @Test func htmlMatchesGolden() {
     let html = HTMLRenderer.render(FixedReport.make(), thumbnails: FixedReport.thumbnails)

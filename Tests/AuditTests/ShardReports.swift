@@ -4,6 +4,7 @@ import ReportModel
 import Sharding
 
 @testable import Audit
+@testable import ReportWriting
 
 /// Reports that look like real audits (findings of every severity, metadata rows, gain maps, missing outputs,
 /// strings that need escaping), and their split into shard reports by the sharding rule.
@@ -83,11 +84,11 @@ enum ShardReports {
         }
     }
 
-    /// Writes each report with `Auditor.writeReports` into `dir/<k>`; returns the folders.
+    /// Writes each report with `ReportFiles.write` into `dir/<k>`; returns the folders.
     static func write(_ reports: [AuditReport], under dir: URL) throws -> [String] {
         try reports.enumerated().map { k, r in
             let folder = dir.appendingPathComponent("\(k)")
-            try Auditor.writeReports(r, to: folder)
+            try ReportFiles.write(r, to: folder)
             return folder.path
         }
     }

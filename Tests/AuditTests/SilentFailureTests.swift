@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import Audit
+@testable import ReportWriting
 
 /// Audits `output` (and `source`) written to a temporary folder, with full decoding.
 func auditBytes(source: [UInt8]?, output: [UInt8]?, policy: Policy = .builtIn, decode: Bool = true) throws -> FileResult

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Audit
+@testable import ReportWriting
 
 /// The fixed report's files repeated under names and messages that need escaping (markup, quotes, control
 /// characters, U+FFFE, non-ASCII), so the renderers' fast paths and slow paths both run.
@@ -26,13 +27,13 @@ private func awkwardReport() -> AuditReport {
     return r
 }
 
-/// `writeReports` streams one entry at a time; what it writes must equal the whole-report renderings: the JSON
+/// `ReportFiles.write` streams one entry at a time; what it writes must equal the whole-report renderings: the JSON
 /// text (encoded once for the whole report), the HTML page and the JUnit XML.
 @Test func streamedReportsEqualTheWholeReportRenderings() throws {
     let dir = Repo.temporaryDirectory("streamed-report")
     defer { try? FileManager.default.removeItem(at: dir) }
     let report = awkwardReport()
-    try Auditor.writeReports(report, to: dir)
+    try ReportFiles.write(report, to: dir)
     func text(_ name: String) throws -> String {
         try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
     }

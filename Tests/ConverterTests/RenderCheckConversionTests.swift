@@ -6,6 +6,7 @@ import Foundation
 import RenderCheck
 import RenderIO
 import ReportModel
+import ReportWriting
 import TestSupport
 import Testing
 
@@ -86,7 +87,7 @@ func deliberatePixelFailuresAreCaught(_ failure: DeliberateFailure) throws {
         tool: ToolInfo(version: "test"), libraries: [], decoders: .inProcess,
         thumbnails: ThumbnailFolder(reportDirectory: reportDir))
     #expect(report.files.first?.findings.contains { $0.code == .renderCast } == true)
-    try Auditor.writeReports(report, to: reportDir, html: .inlined)
+    try ReportFiles.write(report, to: reportDir, html: .inlined)
     let html = try String(contentsOf: reportDir.appendingPathComponent("report.html"), encoding: .utf8)
     let section = try #require(html.range(of: "render.cast").map { html[$0.lowerBound...] })
     let figures = try #require(section.range(of: "<div class=\"thumbs\">").map { section[$0.lowerBound...] })

@@ -1,11 +1,13 @@
 import FileContent
 import Findings
 import Foundation
+import HEIF
 import Hashing
 import Isolation
 import MetadataIO
 import RenderIO
 import ReportModel
+import ReportWriting
 
 /// Audits one job: reads the output back and checks it, against its source when there is one.
 ///
@@ -95,20 +97,20 @@ public struct FileAuditor: Sendable {
                     url: url, bytes: $0.bytes, previews: options.decode && $0.reference == nil, decoders: decoders)
             } ?? InputFile(reading: url, previews: options.decode, decoders: decoders)
         }
-        var ctx = Checks.Context(
-            job: job, output: bytes, source: source, options: options, findings: findings, decoders: decoders)
-        ctx.reference = read?.reference
-        Checks.run(&ctx)
+        var checked = Checks.Results(findings: findings)
+        FileChecks(
+            job: job, output: bytes, source: source, options: options, decoders: decoders, reference: read?.reference
+        ).run(&checked)
         if let r = result.sizeRatio {
             if let lo = options.policy.sizeRatioMin, r < lo {
-                ctx.findings.append(
+                checked.findings.append(
                     Finding(
                         .sizeRatio,
                         message: "the output is \(r) × the source's size, below the policy's \(lo)",
                         evidence: Evidence(expected: "≥ \(lo)", actual: String(r))))
             }
             if let hi = options.policy.sizeRatioMax, r > hi {
-                ctx.findings.append(
+                checked.findings.append(
                     Finding(
                         .sizeRatio,
                         message: "the output is \(r) × the source's size, above the policy's \(hi)",
@@ -117,9 +119,10 @@ public struct FileAuditor: Sendable {
         }
         let rebuilt = FileResult(
             name: job.name, source: job.sourceDisplay, output: job.outputDisplay, sourceBytes: sourceBytes,
-            outputBytes: outSize, sha256: digest, findings: options.policy.apply(ctx.findings),
-            metadata: ctx.diffRows, gainMaps: ctx.gainMaps, decode: ctx.decode, fileFacts: ctx.fileFacts)
-        return (rebuilt, ctx.thumbnails)
+            outputBytes: outSize, sha256: digest, findings: options.policy.apply(checked.findings),
+            metadata: checked.diffRows, gainMaps: checked.gainMaps, decode: checked.decode,
+            fileFacts: checked.fileFacts)
+        return (rebuilt, checked.thumbnails)
     }
 
     /// The size of the regular file at `url`, through a symlink (the audit reads what a reader would open); nil for
@@ -128,5 +131,124 @@ public struct FileAuditor: Sendable {
         var st = stat()
         guard stat(url.path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         return UInt64(st.st_size)
+    }
+}
+
+/// One file's checks in their fixed order. Each check is handed what it needs, from the file as read and from the
+/// checks before it (the container as parsed, the gain maps found, the primary decoded), and what it makes is gathered
+/// into the file's `Checks.Results` in report order.
+struct FileChecks {
+    let job: AuditJob
+    /// The output's bytes, read once.
+    let output: [UInt8]
+    /// The source, read and parsed once by the auditor (nil without a source).
+    let source: InputFile?
+    let options: AuditOptions
+    /// The decoders of this file's work (its own `--file-timeout`).
+    let decoders: any Decoders
+    /// The source's reference render when the caller already found it (the converter's camera look).
+    let reference: ReferenceLookup?
+
+    /// Runs the checks, appending to `results` (which holds the findings made before them).
+    func run(_ results: inout Checks.Results) {
+        var outputInput: InputFile? = nil
+        if !Brands.isHEIF(output), let url = job.output {
+            // The output as the metadata reader reads it, made once: the format check and the metadata diff share it.
+            let input = InputFile(url: url, bytes: output, decoders: decoders)
+            if let format = Checks.otherFormat(input) {
+                otherFormat(format, &results, outputInput: input)
+                return
+            }
+            outputInput = input
+        }
+        heif(&results, outputInput: outputInput)
+    }
+
+    /// The checks of a readable image of another family: its metadata and orientation against the source, and a JPEG's
+    /// gain map; the container, signalling and decode checks do not apply.
+    func otherFormat(_ format: String, _ results: inout Checks.Results, outputInput: InputFile) {
+        let jpeg = Source.isJPEG(output)
+        results.findings.append(Checks.notHEIF(format, jpeg: jpeg))
+        fileFacts(&results)
+        if jpeg, let gainMaps = Checks.jpegGainMaps(output, options: options, decoders: decoders) {
+            results.gainMaps = gainMaps.results
+            results.findings += gainMaps.findings
+            results.findings += pairGainMaps(gainMaps)
+        }
+        metadata(&results, output: outputInput, outputHEIF: nil)
+    }
+
+    /// The checks of a HEIF-family output, or of bytes no reader recognises (the container check says why).
+    /// - Parameter outputInput: the output as the metadata reader reads it, when the format check already made it.
+    func heif(_ results: inout Checks.Results, outputInput: InputFile?) {
+        fileFacts(&results)
+        let container = Checks.container(output)
+        results.findings += container.findings
+        let file = container.file
+        if let sequence = Checks.sequenceOnly(file) {
+            results.findings.append(sequence)
+            return
+        }
+        results.findings += Checks.conformance(file, output: output, source: source)
+        let essential = Checks.unsupportedEssential(file)
+        results.findings += essential
+        let overlay = essential.isEmpty && options.decode ? Checks.overlayPrimary(file) : nil
+        if let overlay {
+            results.decode.append(overlay.row)
+            results.findings.append(overlay.finding)
+        }
+        // The primary decode (the slowest check) runs beside the others; its findings are added last.
+        let primary =
+            options.decode && essential.isEmpty && overlay == nil
+            ? Checks.startPrimaryDecode(
+                file, output: output, thumbnails: options.thumbnails, source: source, reference: reference,
+                decoders: decoders) : nil
+        let gainMaps = Checks.gainMaps(file, options: options, decoders: decoders)
+        results.gainMaps = gainMaps.results
+        results.findings += gainMaps.findings
+        results.thumbnails.gainMap = gainMaps.thumbnail
+        results.findings += pairGainMaps(gainMaps)
+        results.findings += Checks.signalling(
+            file, hasGainMap: !gainMaps.results.isEmpty, source: Checks.heif(of: source))
+        metadata(&results, output: outputInput, outputHEIF: file)
+        if job.source == nil, let inconsistent = Checks.orientation(file) { results.findings.append(inconsistent) }
+        guard let primary else { return }
+        let decoded = Checks.decode(primary, file: file, thumbnails: options.thumbnails, decoders: decoders)
+        results.decode += decoded.rows + gainMaps.decodes
+        results.findings += decoded.findings
+        results.thumbnails.primary = decoded.thumbnail
+        guard let lookup = primary.reference else { return }
+        let rendered = Checks.render(lookup, output: decoded.pixels, options: options)
+        results.findings += rendered.findings
+        results.thumbnails.reference = rendered.thumbnail
+    }
+
+    /// The pair as library entries (``FileFactsCheck``), with a source.
+    func fileFacts(_ results: inout Checks.Results) {
+        guard let src = job.source, let out = job.output,
+            let j = FileFactsCheck.judge(source: src, output: out, sourceFile: source, decoders: decoders)
+        else { return }
+        results.fileFacts = j.rows
+        results.findings += j.findings
+    }
+
+    /// The gain maps of the pair (``Checks/pairGainMaps(source:output:policy:)``); the source's is read only with a
+    /// source.
+    func pairGainMaps(_ output: Checks.GainMapOutcome) -> [Finding] {
+        let sourceMap = job.source != nil ? Checks.sourceGainMap(source) : nil
+        return Checks.pairGainMaps(source: sourceMap, output: output, policy: options.policy)
+    }
+
+    /// The metadata and orientation against the source (``PairJudgement``), with a source.
+    /// - Parameter output: the output as the metadata reader reads it; nil makes it here, from `output` and
+    ///   `outputHEIF`.
+    func metadata(_ results: inout Checks.Results, output input: InputFile?, outputHEIF: HEIFFile?) {
+        guard job.source != nil, let source, let url = job.output else { return }
+        let r = Checks.metadata(
+            source: source,
+            output: input ?? InputFile(url: url, bytes: output, heif: outputHEIF, decoders: decoders),
+            outputHEIF: outputHEIF, options: options)
+        results.diffRows = r.rows
+        results.findings += r.findings
     }
 }

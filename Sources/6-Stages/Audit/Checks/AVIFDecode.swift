@@ -84,13 +84,12 @@ extension Checks {
 
     /// An AVIF that libheif decodes but libavif does not: `decode.libavif-refused` (warning) naming libavif's reason,
     /// since the viewers built on libavif (browsers, Android) show nothing for it.
-    static func libavifRefused(_ ctx: inout Context, _ primary: PrimaryDecode) {
+    static func libavifRefused(_ primary: PrimaryDecode, file: HEIFFile, _ out: inout PrimaryOutcome) {
         guard let why = primary.libavifFailure else { return }
-        ctx.decode.append(
-            DecodeResult(target: .primary, status: .failed, message: why, decoder: LibavifPrimary.decoder))
-        ctx.add(
+        out.rows.append(DecodeResult(target: .primary, status: .failed, message: why, decoder: LibavifPrimary.decoder))
+        out.findings.add(
             .decodeLibavifRefused,
             "\(LibavifPrimary.decoder) does not decode the primary image (\(why)); its pixels come from libheif",
-            Evidence(actual: why, item: ctx.file?.primaryItemID))
+            Evidence(actual: why, item: file.primaryItemID))
     }
 }

@@ -1,101 +1,35 @@
 import Findings
 import Foundation
 import HEIF
+import HEIFConformance
+import MetadataIO
 import ReportModel
 
-// Conformance rules on the coded items that the reference checker (GPAC's ComplianceWarden) checks only in part:
-// `ispe` against the size the stream decodes to (HEIF §6.5.3.1; ComplianceWarden has no such check) and the parity
-// of a `clap` under chroma subsampling (MIAF §7.3.6.7). In a pair audit a problem the output has and the source did
-// not is introduced by the conversion: an error. Standalone, or when the source has it too, a warning: a phone's own
-// file must not fail a gate built for conversions. A policy can change both.
+// The container's conformance to HEIF, MIAF and their profiles (the rules are HEIFConformance's), judged by the pair:
+// in a pair audit a problem the output has and the source did not is introduced by the conversion: an error.
+// Standalone, or when the source has it too, a warning: a phone's own file must not fail a gate built for
+// conversions. A policy can change both.
 extension Checks {
-    /// One conformance problem of one item.
-    struct ConformanceProblem {
-        var code: FindingCode
-        var item: UInt32?
-        var message: String
-        var expected: String
-        var actual: String
-    }
-
-    /// A problem whose message ends with the clause it breaks.
-    static func problem(
-        _ code: FindingCode, _ item: UInt32?, _ what: String, clause: String, expected: String, actual: String
-    ) -> ConformanceProblem {
-        ConformanceProblem(
-            code: code, item: item, message: (item.map { "item \($0): " } ?? "") + what + " (\(clause))",
-            expected: expected, actual: actual)
-    }
-
-    static func conformance(_ ctx: inout Context) {
-        guard let file = ctx.file else { return }
-        let problems = conformanceProblems(file)
-        guard !problems.isEmpty else { return }
-        let pair = ctx.job.source != nil
+    /// - Parameters:
+    ///   - file: the output's container.
+    ///   - output: the output's bytes.
+    ///   - source: the source as read, nil in a standalone audit.
+    static func conformance(_ file: HEIFFile, output: [UInt8], source: InputFile?) -> [Finding] {
+        let problems = HEIFConformance.problems(file)
+        guard !problems.isEmpty else { return [] }
+        let pair = source != nil
         // A file audited against itself introduced nothing, even one whose source is not sniffed as HEIF (no ftyp).
         let shared =
-            ctx.sourceBytes == ctx.output
-            ? Set(problems.map(\.code)) : ctx.sourceHEIF.map { Set(conformanceProblems($0).map(\.code)) } ?? []
+            source?.bytes == output
+            ? Set(problems.map(\.code)) : heif(of: source).map { Set(HEIFConformance.problems($0).map(\.code)) } ?? []
+        var findings: [Finding] = []
         for p in problems {
             let introduced = pair && !shared.contains(p.code)
             let why = !pair ? "" : introduced ? " (the source did not have this problem)" : " (the source has it too)"
-            ctx.add(
+            findings.add(
                 p.code, introduced ? .error : .warning, p.message + why,
                 Evidence(expected: p.expected, actual: p.actual, item: p.item))
         }
-    }
-
-    /// The conformance problems of `file`: the file's structure, its images' properties, its derivations, its coded
-    /// items and the MIAF profiles' constraints, in that order.
-    static func conformanceProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        structureProblems(file) + imageProblems(file) + derivationProblems(file) + codedItemProblems(file)
-            + profileConstraintProblems(file)
-    }
-
-    /// The problems of every coded image item of `file`: `ispe` against the SPS, `clap` parity.
-    static func codedItemProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
-        for item in file.items where item.type == "hvc1" || item.type == "av01" {
-            guard case .ispe(let w, let h)? = file.property("ispe", of: item.id) else { continue }
-            if case .hvcC(let c)? = file.property("hvcC", of: item.id), let sps = HEVCPictureSize(c),
-                sps.width != Int(w) || sps.height != Int(h)
-            {
-                out.append(
-                    ConformanceProblem(
-                        code: .conformanceIspeMismatch, item: item.id,
-                        message:
-                            "item \(item.id): ispe is \(w)×\(h) but its stream decodes to \(sps.width)×\(sps.height) "
-                            + "(HEIF ISO/IEC 23008-12 §6.5.3.1: ispe is the size of the reconstructed image)",
-                        expected: "\(sps.width)×\(sps.height)", actual: "\(w)×\(h)"))
-            }
-            guard let chroma = file.chromaFormat(of: item.id), chroma == 1 || chroma == 2,
-                case .clap(let c)? = file.property("clap", of: item.id)
-            else { continue }
-            var odd: [String] = []
-            func even(_ n: Int64, _ d: Int64) -> Bool { d != 0 && n % d == 0 && (n / d) % 2 == 0 }
-            if !even(Int64(c.widthN), Int64(c.widthD)) { odd.append("width \(c.widthN)/\(c.widthD)") }
-            // The left column: horizOff + (ispe width − clean width) / 2, over the common denominator 2 × horizOffD.
-            let cw = c.widthD == 0 ? 0 : Int64(c.widthN / c.widthD)
-            let left2 = 2 * Int64(c.horizOffN) + (Int64(w) - cw) * Int64(c.horizOffD)
-            if !even(left2, 2 * Int64(c.horizOffD)) { odd.append("left offset") }
-            if chroma == 1 {
-                if !even(Int64(c.heightN), Int64(c.heightD)) { odd.append("height \(c.heightN)/\(c.heightD)") }
-                let ch = c.heightD == 0 ? 0 : Int64(c.heightN / c.heightD)
-                let top2 = 2 * Int64(c.vertOffN) + (Int64(h) - ch) * Int64(c.vertOffD)
-                if !even(top2, 2 * Int64(c.vertOffD)) { odd.append("top offset") }
-            }
-            if !odd.isEmpty {
-                let name = chroma == 1 ? "4:2:0" : "4:2:2"
-                out.append(
-                    ConformanceProblem(
-                        code: .conformanceClapOdd, item: item.id,
-                        message:
-                            "item \(item.id): its clap crops a \(name) image at an odd \(odd.joined(separator: ", ")) "
-                            + "(MIAF ISO/IEC 23000-22 §7.3.6.7: under \(name) the crop must fall on whole chroma samples)",
-                        expected: "even clap width\(chroma == 1 ? ", height" : "") and offsets",
-                        actual: odd.joined(separator: ", ")))
-            }
-        }
-        return out
+        return findings
     }
 }

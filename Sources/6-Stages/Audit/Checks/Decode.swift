@@ -3,113 +3,170 @@ import Foundation
 import HEIF
 import HeifCodec
 import Isolation
+import MetadataIO
 import RenderCheck
 import RenderIO
 import ReportModel
+import ReportWriting
 
 extension Checks {
-    /// Decodes the primary image and each gain map with libheif (an AVIF's primary with libavif first); a failure is
-    /// `decode.primary-failed` or `decode.gainmap-failed`. Files libheif 1.15 refuses as a whole (iOS 18 layouts) are
+    /// The primary's RGB pixels, as decoded, and the Exif-style orientation still to apply to them to show them as a
+    /// HEIF reader does: 1 when libheif decoded the whole file (it applied irot/imir), the primary's own transforms
+    /// when it was decoded re-wrapped alone (a standalone file carries none).
+    struct OutputPixels {
+        var image: HeifDecodedImage
+        var orientation = 1
+    }
+
+    /// What the primary's decode makes: its decode rows and findings, its thumbnail, and its pixels when it made
+    /// them (thumbnails, or a reference to compare with).
+    struct PrimaryOutcome {
+        var rows: [DecodeResult] = []
+        var findings: [Finding] = []
+        var thumbnail: Data? = nil
+        var pixels: OutputPixels? = nil
+    }
+
+    /// Starts the primary's decode beside the other checks (``PrimaryDecode``). With a source, the same thread first
+    /// finds the source's own rendering for the render check: `reference` when the caller already found it, else from
+    /// the source already read and parsed (a RAW's previews came with exiv2's one reading of it).
+    /// - Parameters:
+    ///   - file: the output's container; `output` its bytes.
+    ///   - source: the source as read, nil in a standalone audit (no reference is looked for).
+    static func startPrimaryDecode(
+        _ file: HEIFFile, output: [UInt8], thumbnails: Bool, source: InputFile?, reference: ReferenceLookup?,
+        decoders: any Decoders
+    ) -> PrimaryDecode {
+        var lookUp: (@Sendable () -> ReferenceLookup)? = nil
+        if source != nil, let found = reference {
+            lookUp = { found }
+        } else if let src = source {
+            lookUp = {
+                guard let bytes = src.bytes else { return .none(reason: "the source cannot be read") }
+                return ReferenceExtractor.reference(
+                    bytes: bytes, path: src.path, heif: src.heif, exiv2: src.exiv2, decoders: src.decoders)
+            }
+        }
+        return PrimaryDecode(
+            output, thumbnails: thumbnails, item: file.primaryItemID,
+            pixels: file.primaryItemID.flatMap(file.imageSize(of:)).map { Int($0.width) * Int($0.height) },
+            avifOrientation: isAVIF(file) ? file.primaryItemID.map(file.orientation(of:)) ?? 1 : nil,
+            file: file, lookUp: lookUp, decoders: decoders)
+    }
+
+    /// The primary image's decode with libheif (an AVIF's with libavif first); a failure is `decode.primary-failed`
+    /// (the gain maps' decodes are the gain-map check's). Files libheif 1.15 refuses as a whole (iOS 18 layouts) are
     /// retried on the item re-wrapped alone (`HEIFFile.standaloneFile(for:)`; docs/platform.md, libheif reading).
-    static func decode(_ ctx: inout Context, _ primary: PrimaryDecode) {
-        guard let file = ctx.file else { return }
+    /// - Parameters:
+    ///   - primary: the decode ``startPrimaryDecode(_:output:thumbnails:source:reference:decoders:)`` started.
+    ///   - file: the output's container.
+    static func decode(_ primary: PrimaryDecode, file: HEIFFile, thumbnails thumbs: Bool, decoders: any Decoders)
+        -> PrimaryOutcome
+    {
+        var out = PrimaryOutcome()
+        let decoded = primary.wait()
+        // Whether the render check will compare the pixels with a reference (known once the decode's thread is done).
         var compared = false
         if case .found? = primary.reference { compared = true }
-        let thumbs = ctx.options.thumbnails
         let libheif = "libheif \(Heif.version)"
         do {
-            switch try primary.wait().get() {
+            switch try decoded.get() {
             case .libavif(let p):
-                ctx.decode.append(
+                out.rows.append(
                     DecodeResult(
                         target: .primary, status: .ok, width: p.size.width, height: p.size.height,
                         bitDepth: p.size.codedBitDepth, message: p.note, decoder: LibavifPrimary.decoder))
                 if let img = p.image {
-                    if thumbs { ctx.thumbnails.primary = thumbnail(img) }
-                    ctx.outputPixels = img
-                    flatDecode(&ctx, spread: spread(img), compared: compared)
+                    if thumbs { out.thumbnail = thumbnail(img) }
+                    out.pixels = OutputPixels(image: img)
+                    if let blank = flatDecode(file, spread: spread(img), compared: compared) {
+                        out.findings.append(blank)
+                    }
                 }
             case .image(let img):
-                ctx.decode.append(
+                out.rows.append(
                     DecodeResult(
                         target: .primary, status: .ok, width: img.width, height: img.height,
                         bitDepth: img.codedBitDepth, decoder: libheif))
-                ctx.thumbnails.primary = thumbnail(img)
-                ctx.outputPixels = img
-                flatDecode(&ctx, spread: spread(img), compared: compared)
+                out.thumbnail = thumbnail(img)
+                out.pixels = OutputPixels(image: img)
+                if let blank = flatDecode(file, spread: spread(img), compared: compared) { out.findings.append(blank) }
             case .reduced(let img, let d):
-                ctx.decode.append(
+                out.rows.append(
                     DecodeResult(
                         target: .primary, status: .ok, width: d.width, height: d.height, bitDepth: d.codedBitDepth,
                         decoder: libheif))
-                ctx.outputPixels = img
+                out.pixels = OutputPixels(image: img)
             case .size(let d):
-                ctx.decode.append(
+                out.rows.append(
                     DecodeResult(
                         target: .primary, status: .ok, width: d.width, height: d.height, bitDepth: d.codedBitDepth,
                         decoder: libheif))
-                flatDecode(&ctx, spread: d.firstPlaneSpread, compared: compared)
+                if let blank = flatDecode(file, spread: d.firstPlaneSpread, compared: compared) {
+                    out.findings.append(blank)
+                }
             }
-            libavifRefused(&ctx, primary)
+            libavifRefused(primary, file: file, &out)
         } catch DecodeFailure.worker(let failure) {
             // The decoder's worker died, hung or ran out of memory: not tried again on these bytes (re-wrapped, the
             // same stream would do the same); the run goes on.
-            ctx.decode.append(
+            out.rows.append(
                 DecodeResult(target: .primary, status: .failed, message: failure.description, decoder: libheif))
-            ctx.add(
+            out.findings.add(
                 FindingCode(failure), "the primary image does not decode: \(failure.description)",
                 Evidence(actual: failure.stage, item: file.primaryItemID))
         } catch {
-            decodeFailed(&ctx, error, file: file, primary: primary)
+            decodeFailed(error, file: file, primary: primary, thumbnails: thumbs, decoders: decoders, &out)
         }
-        ctx.decode += ctx.gainMapDecodes
+        return out
     }
 
     /// The primary did not decode in libheif: decoded re-wrapped alone when libheif refuses the file as a whole, a
     /// feature libheif cannot decode named, or `decode.primary-failed`.
-    private static func decodeFailed(_ ctx: inout Context, _ error: Error, file: HEIFFile, primary: PrimaryDecode) {
-        let thumbs = ctx.options.thumbnails
+    private static func decodeFailed(
+        _ error: Error, file: HEIFFile, primary: PrimaryDecode, thumbnails thumbs: Bool, decoders: any Decoders,
+        _ out: inout PrimaryOutcome
+    ) {
         let libheif = "libheif \(Heif.version)"
         let whole = "\(error)"
         if let p = file.primaryItemID, let single = Rewrap.standalone(file, p),
-            let img = try? ctx.decoders.heifPrimary(single, format: .rgb8)
+            let img = try? decoders.heifPrimary(single, format: .rgb8)
         {
-            ctx.decode.append(
+            out.rows.append(
                 DecodeResult(
                     target: .primary, status: .ok, width: img.width, height: img.height,
                     bitDepth: img.codedBitDepth,
                     message: "decoded re-wrapped; libheif refused the whole file: \(whole)", decoder: libheif))
-            ctx.add(
+            out.findings.add(
                 .decodePrimaryRewrapped,
                 "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
                 Evidence(actual: whole, item: p))
-            if thumbs { ctx.thumbnails.primary = thumbnail(img) }
-            ctx.outputPixels = img
-            ctx.outputPixelsOrientation = file.orientation(of: p)
-            libavifRefused(&ctx, primary)
+            if thumbs { out.thumbnail = thumbnail(img) }
+            out.pixels = OutputPixels(image: img, orientation: file.orientation(of: p))
+            libavifRefused(primary, file: file, &out)
         } else if let feature = unsupportedPrimaryFeature(file) {
             // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.
-            ctx.decode.append(DecodeResult(target: .primary, status: .skipped, message: feature))
-            ctx.add(
+            out.rows.append(DecodeResult(target: .primary, status: .skipped, message: feature))
+            out.findings.add(
                 .decodeUnsupported,
                 "the primary is \(feature), which libheif \(Heif.version) cannot decode: not judged by its pixels",
                 Evidence(actual: feature, item: file.primaryItemID))
         } else {
-            ctx.decode.append(DecodeResult(target: .primary, status: .failed, message: whole, decoder: libheif))
+            out.rows.append(DecodeResult(target: .primary, status: .failed, message: whole, decoder: libheif))
             let avif = primary.libavifFailure.map { "; \(LibavifPrimary.decoder) does not decode it either: \($0)" }
             if let why = primary.libavifFailure {
-                ctx.decode.append(
+                out.rows.append(
                     DecodeResult(
                         target: .primary, status: .failed, message: why, decoder: LibavifPrimary.decoder))
             }
-            ctx.add(
+            out.findings.add(
                 .decodePrimaryFailed, "the primary image does not decode: \(whole)" + (avif ?? ""),
                 Evidence(item: file.primaryItemID))
         }
     }
 
     /// The primary's libheif decode, started on its own thread when the checks begin so it overlaps the container,
-    /// metadata and gain-map checks (its result is only read by `decode(_:_:)`, last). The same thread first looks up
+    /// metadata and gain-map checks (its result is only read by `decode(_:file:thumbnails:decoders:)`, last). The same thread first looks up
     /// the source's reference render (`lookUp`), since whether RGB pixels are needed depends on it.
     // unchecked: its thread writes the result before signalling `done`; it is read only after `wait()`.
     final class PrimaryDecode: @unchecked Sendable {

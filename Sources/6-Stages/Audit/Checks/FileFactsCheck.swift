@@ -29,16 +29,6 @@ public enum FileFactsCheck {
     /// FileModifyDate, tar, zip) and FAT's 2 s clock carry a time to within it (docs/policy.md "File facts").
     static let mtimeToleranceSeconds: Int64 = 2
 
-    static func run(_ ctx: inout Checks.Context) {
-        guard let src = ctx.job.source, let out = ctx.job.output,
-            let j = judge(source: src, output: out, sourceFile: ctx.source, decoders: ctx.decoders)
-        else {
-            return
-        }
-        ctx.fileFacts = j.rows
-        ctx.findings += j.findings
-    }
-
     /// Compares the two files as library entries; nil when either cannot be `lstat`ed. A path that is a symlink is
     /// judged by the file it points to (a folder of links audits the linked files, not the links' own 0777 mode).
     /// - Parameters:

@@ -13,18 +13,23 @@ extension Checks {
     static let flatSpread = 0.01
 
     /// `render.blank` (warning) for a flat primary decode of a photo, when the render check compared nothing.
-    static func flatDecode(_ ctx: inout Context, spread: Double?, compared: Bool) {
-        guard !compared, let spread, spread < flatSpread, let file = ctx.file, let p = file.primaryItemID,
+    /// - Parameters:
+    ///   - file: the output's container.
+    ///   - spread: the decoded primary's ``spread(_:)``.
+    ///   - compared: whether the render check has a reference to compare the primary with.
+    static func flatDecode(_ file: HEIFFile, spread: Double?, compared: Bool) -> Finding? {
+        guard !compared, let spread, spread < flatSpread, let p = file.primaryItemID,
             let size = file.displaySize(of: p), min(size.width, size.height) >= 256,
             let exif = file.metadataItems(describing: p).first(where: { file.item($0)?.type == "Exif" })
-        else { return }
-        ctx.add(
-            .renderBlank, .warning,
-            String(
+        else { return nil }
+        return Finding(
+            code: .renderBlank, severity: .warning,
+            message: String(
                 format: "the primary decodes to a flat picture (spread %.2f %% of the range) although the file "
                     + "describes a photo (%d×%d, Exif item %d): nothing to compare it with, and nothing in it",
                 spread * 100, Int(size.width), Int(size.height), Int(exif)),
-            Evidence(expected: "a picture with content", actual: String(format: "spread %.4f", spread), item: p))
+            evidence: Evidence(
+                expected: "a picture with content", actual: String(format: "spread %.4f", spread), item: p))
     }
 
     /// (p99 − p1) / range of a decoded image's first channel, sampled on a grid of at most 128 × 128 pixels.

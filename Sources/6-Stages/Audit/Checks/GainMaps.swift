@@ -7,24 +7,35 @@ import Isolation
 import ReportModel
 
 extension Checks {
+    /// What the gain-map check makes: the report's results and findings, the output's maps as the pair judgement
+    /// compares them, and, with decoding, each map's decode row and the first map's thumbnail.
+    struct GainMapOutcome {
+        var results: [GainMapResult]
+        var findings: [Finding]
+        /// The output's usable gain map (nil when none).
+        var facts: GainMapFacts?
+        var hasGainMap: Bool
+        /// Each map's decode, reported after the primary's.
+        var decodes: [DecodeResult] = []
+        var thumbnail: Data? = nil
+    }
+
     /// Gain-map presence and completeness per map and per part (GainMap's `GainMapInspector`: description, metadata,
-    /// data, colour, consistency; ISO 21496-1 `tmap` and Apple's `hdrgainmap` auxiliary image); `gainmap.missing`
-    /// when the source had a gain map in any container (or the policy requires one) and the output has none. With decoding on, the
-    /// inspector decodes each map through HeifCodec, and the pixels feed the decode results and thumbnails.
-    static func gainMaps(_ ctx: inout Context) {
-        guard let file = ctx.file else { return }
+    /// data, colour, consistency; ISO 21496-1 `tmap` and Apple's `hdrgainmap` auxiliary image). With decoding on,
+    /// the inspector decodes each map through the decoders, and the pixels feed the decode rows and the thumbnail.
+    /// The pair's judgement (`gainmap.missing`, a changed form or parameters) is ``pairGainMaps(source:output:policy:)``.
+    static func gainMaps(_ file: HEIFFile, options: AuditOptions, decoders: any Decoders) -> GainMapOutcome {
         // unchecked: the inspector calls the decoder closure on this thread, one map at a time.
         final class Decoded: @unchecked Sendable {
             var results: [DecodeResult] = []
             var firstImage: HeifDecodedImage? = nil
         }
         let decoded = Decoded()
-        let thumbs = ctx.options.thumbnails
-        let decoders = ctx.decoders
+        let thumbs = options.thumbnails
         // The inspector's plane is the decoder's first plane (Y of a YCbCr or monochrome map), with no conversion to
         // RGB; the RGB picture is decoded only when a thumbnail is wanted.
         let decoder: GainMapDecoder? =
-            ctx.options.decode
+            options.decode
             ? { standalone in
                 do {
                     let img = try decoders.heifPrimary(standalone, format: .firstPlane)
@@ -43,15 +54,15 @@ extension Checks {
                 }
             } : nil
         let inspection = GainMapInspector.inspect(file, decode: decoder)
-        let (results, findings) = GainMapView.results(inspection, policy: ctx.options.policy)
-        ctx.gainMaps = results
-        ctx.findings += findings
-        ctx.gainMapDecodes = decoded.results
+        let (results, findings) = GainMapView.results(inspection, policy: options.policy)
+        var out = GainMapOutcome(
+            results: results, findings: findings, facts: GainMapFacts.of(inspection),
+            hasGainMap: inspection.hasGainMap, decodes: decoded.results)
         for d in decoded.results where d.status == .failed {
-            ctx.add(.decodeGainmapFailed, "a gain map does not decode: \(d.message ?? "")")
+            out.findings.add(.decodeGainmapFailed, "a gain map does not decode: \(d.message ?? "")")
         }
-        if ctx.options.thumbnails, let img = decoded.firstImage { ctx.thumbnails.gainMap = thumbnail(img) }
-        pairGainMaps(&ctx, output: GainMapFacts.of(inspection), outputHasOne: inspection.hasGainMap)
+        if thumbs, let img = decoded.firstImage { out.thumbnail = thumbnail(img) }
+        return out
     }
 }
 

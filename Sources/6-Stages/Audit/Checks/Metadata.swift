@@ -1,5 +1,6 @@
 import Findings
 import Foundation
+import HEIF
 import MetadataIO
 
 extension Checks {
@@ -8,13 +9,16 @@ extension Checks {
     /// `reencoded`), known losses by the audit policy, the MakerNote by content where exiv2 parses it, and the
     /// orientation by reader model (`orientation.changed` / `inconsistent` / `double-rotation` / `unverified`),
     /// confirmed from pixels when decoding.
-    static func metadata(_ ctx: inout Context) {
-        guard ctx.job.source != nil, let source = ctx.source, let out = ctx.job.output else { return }
-        let r = PairJudgement.judge(
-            PairJudgement.Side(file: source, heif: ctx.sourceHEIF),
-            PairJudgement.Side(file: ctx.outputInput(out), heif: ctx.file),
-            policy: ctx.options.policy, decode: ctx.options.decode)
-        ctx.diffRows = r.rows
-        ctx.findings += r.findings
+    /// - Parameters:
+    ///   - source: the source as read.
+    ///   - output: the output as the metadata reader reads it.
+    ///   - outputHEIF: the output's container, nil for a file of another family.
+    static func metadata(source: InputFile, output: InputFile, outputHEIF: HEIFFile?, options: AuditOptions)
+        -> PairJudgement.Result
+    {
+        PairJudgement.judge(
+            PairJudgement.Side(file: source, heif: heif(of: source)),
+            PairJudgement.Side(file: output, heif: outputHEIF),
+            policy: options.policy, decode: options.decode)
     }
 }

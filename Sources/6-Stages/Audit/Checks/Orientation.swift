@@ -9,15 +9,16 @@ extension Checks {
     /// which HEIF readers apply, and an Exif Orientation (CIPA DC-008 tag 0x0112), which Exif-only readers apply,
     /// that both turn and disagree (`orientation.inconsistent`, warning: which one is right needs the source). With a
     /// source, the pair's judgement (``PairJudgement``) decides, in the metadata check.
-    static func orientation(_ ctx: inout Context) {
-        guard ctx.job.source == nil, let out = ctx.file, let p = out.primaryItemID else { return }
+    /// - Parameter out: the output's container, in a standalone audit.
+    static func orientation(_ out: HEIFFile) -> Finding? {
+        guard let p = out.primaryItemID else { return nil }
         let t = out.orientation(of: p)
-        if t != 1, let e = exifOrientation(out, p), e != 1, e != t {
-            ctx.add(
-                .orientationInconsistent, .warning,
+        guard t != 1, let e = exifOrientation(out, p), e != 1, e != t else { return nil }
+        return Finding(
+            code: .orientationInconsistent, severity: .warning,
+            message:
                 "irot/imir say orientation \(t) but Exif Orientation says \(e): readers disagree on how to show the image",
-                Evidence(expected: "\(t)", actual: "\(e)", field: "IFD0:Orientation", item: p))
-        }
+            evidence: Evidence(expected: "\(t)", actual: "\(e)", field: "IFD0:Orientation", item: p))
     }
 
     /// IFD0 Orientation from the Exif item describing `item` (bounded TIFF read; nil when absent or malformed).

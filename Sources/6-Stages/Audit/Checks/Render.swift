@@ -4,34 +4,44 @@ import Foundation
 import RenderCheck
 import RenderIO
 import ReportModel
+import ReportWriting
 
 extension Checks {
+    /// What the render check makes: its findings, and the reference's thumbnail when thumbnails are wanted.
+    struct RenderOutcome {
+        var findings: [Finding] = []
+        var thumbnail: Data? = nil
+    }
+
     /// The render check: the output's pixels against the source's own rendering (its embedded preview, its thumbnail
     /// item, or a JPEG source itself), by the policy's `render` limits. Without a usable reference the file gets
     /// `render.no-reference` (info), so a missing comparison never passes silently.
-    static func render(_ ctx: inout Context, _ lookup: ReferenceLookup?) {
-        guard let lookup else { return }
+    /// - Parameters:
+    ///   - lookup: the source's reference as the primary's decode found it.
+    ///   - output: the primary's pixels from its decode; nil when it did not decode (`decode.primary-failed` says so).
+    static func render(_ lookup: ReferenceLookup, output: OutputPixels?, options: AuditOptions) -> RenderOutcome {
+        var out = RenderOutcome()
         switch lookup {
         case .none(let why):
-            ctx.add(.renderNoReference, "no reference render: \(why)")
+            out.findings.add(.renderNoReference, "no reference render: \(why)")
         case .died(let failure):
-            ctx.add(
+            out.findings.add(
                 FindingCode(failure), "the source's reference render cannot be read: \(failure)",
                 Evidence(actual: failure.stage))
         case .found(let ref):
-            if ctx.options.thumbnails { ctx.thumbnails.reference = thumbnail(ref.image) }
-            // A primary that does not decode is `decode.primary-failed` already.
-            guard let px = ctx.outputPixels else { return }
-            let out: RenderImage
-            do { out = try OutputImage.image(px).oriented(ExifOrientation(exif: ctx.outputPixelsOrientation)) } catch {
-                ctx.add(.renderSkipped, "not compared with the \(ref.description): \(error)")
-                return
+            if options.thumbnails { out.thumbnail = thumbnail(ref.image) }
+            guard let px = output else { return out }
+            let image: RenderImage
+            do { image = try OutputImage.image(px.image).oriented(ExifOrientation(exif: px.orientation)) } catch {
+                out.findings.add(.renderSkipped, "not compared with the \(ref.description): \(error)")
+                return out
             }
-            let m = RenderComparison.compare(reference: ref.image, output: out)
-            ctx.findings += RenderVerdict.findings(
-                m, thresholds: ctx.options.policy.render, reference: ref.description,
+            let m = RenderComparison.compare(reference: ref.image, output: image)
+            out.findings += RenderVerdict.findings(
+                m, thresholds: options.policy.render, reference: ref.description,
                 orientationAmbiguous: ref.orientationAmbiguous)
         }
+        return out
     }
 
     /// The PNG thumbnail (≤ 160 px) of a reference render, as shown.

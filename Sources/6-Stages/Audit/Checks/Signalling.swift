@@ -22,9 +22,13 @@ extension Checks {
     /// HDR signalling (ISO/IEC 23008-12 §6.5.5 `colr`, H.273 code points): an HDR or gain-map file whose primary
     /// has no `colr` (nclx or ICC) leaves its transfer undescribed (`signalling.nclx-missing`); a `pixi` that
     /// disagrees with the `hvcC` bit depth (ISO/IEC 23008-12 §6.5.6) is `signalling.bit-depth-mismatch`.
-    static func signalling(_ ctx: inout Context) {
-        guard let file = ctx.file, let primary = file.primaryItem else { return }
-        let hasGainMap = !ctx.gainMaps.isEmpty
+    /// - Parameters:
+    ///   - file: the output's container.
+    ///   - hasGainMap: whether the gain-map check found one.
+    ///   - source: the source's container, when it is a HEIF file.
+    static func signalling(_ file: HEIFFile, hasGainMap: Bool, source: HEIFFile?) -> [Finding] {
+        var findings: [Finding] = []
+        guard let primary = file.primaryItem else { return findings }
         if isHDR(file, primary: primary.id, hasGainMap: hasGainMap) {
             var colours = file.colours(of: primary.id)
             if colours.isEmpty, primary.type == "grid", let tile = file.derivedInputs(of: primary.id).first {
@@ -32,7 +36,7 @@ extension Checks {
             }
             if colours.isEmpty {
                 let why = hasGainMap ? "has a gain map" : "is HDR (clli or mdcv)"
-                ctx.add(
+                findings.add(
                     .signallingNclxMissing,
                     "the output \(why) but its primary image has no colr (nclx or ICC): its transfer is undescribed",
                     Evidence(expected: "colr nclx or ICC", actual: "none", item: primary.id))
@@ -40,10 +44,10 @@ extension Checks {
         }
         // Against a HEIF source: an nclx the source's primary had and the output's primary lost (an ICC may
         // remain, but readers that key HDR handling on CICP lose the transfer).
-        if let src = ctx.sourceHEIF, let sp = src.primaryItemID, let n = nclx(src, sp), nclx(file, primary.id) == nil,
-            !ctx.findings.contains(where: { $0.code == .signallingNclxMissing })
+        if let src = source, let sp = src.primaryItemID, let n = nclx(src, sp), nclx(file, primary.id) == nil,
+            !findings.contains(where: { $0.code == .signallingNclxMissing })
         {
-            ctx.add(
+            findings.add(
                 .signallingNclxMissing,
                 "the source's primary has an nclx colr (\(n.colourPrimaries)/\(n.transferCharacteristics)/\(n.matrixCoefficients)); the output's primary has none",
                 Evidence(
@@ -59,12 +63,13 @@ extension Checks {
             if item.type == "grid", let t = file.derivedInputs(of: item.id).first { codedID = t }
             guard case .hvcC(let c)? = file.property("hvcC", of: codedID) else { continue }
             if Int(declared) != Int(c.bitDepthLuma) {
-                ctx.add(
+                findings.add(
                     .signallingBitDepthMismatch,
                     "item \(item.id) declares \(declared) bits in pixi but its hvcC codes \(c.bitDepthLuma)",
                     Evidence(expected: "\(c.bitDepthLuma)", actual: "\(declared)", item: item.id))
             }
         }
+        return findings
     }
 
     /// The nclx of an image item, or of a grid's first tile when the grid has none.

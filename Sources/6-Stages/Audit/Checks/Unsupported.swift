@@ -8,17 +8,15 @@ import ReportModel
 // that ignores it shows the wrong picture: ISO/IEC 23008-12 §6.5.1 forbids showing such an item, so its pixels are
 // not a verdict on anything).
 extension Checks {
-    /// A sequence-only file (a `pict`/`vide` track, no `meta`, HEIF §7): `decode.unsupported`, and true, so the
-    /// still-image checks are skipped.
-    static func sequenceOnly(_ ctx: inout Context) -> Bool {
-        guard let file = ctx.file, !file.boxes.contains(where: { $0.type == "meta" }), file.isImageSequence else {
-            return false
-        }
+    /// A sequence-only file (a `pict`/`vide` track, no `meta`, HEIF §7): its `decode.unsupported`, after which the
+    /// still-image checks are skipped; nil for any other file.
+    static func sequenceOnly(_ file: HEIFFile) -> Finding? {
+        guard !file.boxes.contains(where: { $0.type == "meta" }), file.isImageSequence else { return nil }
         let what = file.sequenceDescription
-        ctx.add(
-            .decodeUnsupported, "an image sequence (\(what)) and no still image: this tool audits still images only",
-            Evidence(expected: "a still image (meta with a primary item)", actual: "image sequence: \(what)"))
-        return true
+        return Finding(
+            .decodeUnsupported,
+            message: "an image sequence (\(what)) and no still image: this tool audits still images only",
+            evidence: Evidence(expected: "a still image (meta with a primary item)", actual: "image sequence: \(what)"))
     }
 
     /// Property types this reader understands (typed by the HEIF parser) or that describe without changing the
@@ -30,28 +28,27 @@ extension Checks {
     ]
 
     /// Essential properties not understood on the primary or anything it derives from:
-    /// `container.unsupported-essential` for each. Returns true when there is one (the primary is then not decoded:
-    /// a decoder that ignored the property would make pixels that mean nothing).
-    static func unsupportedEssential(_ ctx: inout Context) -> Bool {
-        guard let file = ctx.file, let primary = file.primaryItemID else { return false }
+    /// `container.unsupported-essential` for each. When there is one the primary is not decoded: a decoder that
+    /// ignored the property would make pixels that mean nothing.
+    static func unsupportedEssential(_ file: HEIFFile) -> [Finding] {
+        var findings: [Finding] = []
+        guard let primary = file.primaryItemID else { return findings }
         var seen: Set<UInt32> = []
         var queue = [primary]
-        var found = false
         while let id = queue.popLast(), seen.count < 4096 {
             guard seen.insert(id).inserted else { continue }
             queue += file.derivedInputs(of: id)
             for a in file.properties(of: id) where a.essential {
                 guard case .unknown(let type, _) = a.property, !understoodEssential.contains(type) else { continue }
-                found = true
                 let role = id == primary ? "the primary item \(id)" : "item \(id), an input of the primary"
-                ctx.add(
+                findings.add(
                     .containerUnsupportedEssential,
                     "\(role) has the essential property '\(type)', which Readback does not understand: "
                         + "its pixels are not judged",
                     Evidence(actual: "\(type) (essential)", item: id))
             }
         }
-        return found
+        return findings
     }
 
     /// What in the primary's derivation libheif 1.15 cannot decode, for a person: an AVC-coded or uncompressed
@@ -75,15 +72,16 @@ extension Checks {
     }
 
     /// An overlay (`iovl`) in the primary's derivation: libheif 1.15 crashes on it (SIGSEGV, no error to catch), so
-    /// it is never handed to libheif; `decode.unsupported` names it. Returns true when there is one (the primary is
-    /// then not decoded and its pixels are not judged). Only when decoding was asked for.
-    static func overlayPrimary(_ ctx: inout Context) -> Bool {
-        guard ctx.options.decode, let file = ctx.file, let item = file.overlayInPrimaryDerivation else { return false }
+    /// it is never handed to libheif; `decode.unsupported` names it, and the primary's decode row says it was
+    /// skipped. Nil without one; when there is one, the primary is not decoded and its pixels are not judged.
+    static func overlayPrimary(_ file: HEIFFile) -> (row: DecodeResult, finding: Finding)? {
+        guard let item = file.overlayInPrimaryDerivation else { return nil }
         let why = HEIFFile.overlayRefusal(item)
-        ctx.decode.append(DecodeResult(target: .primary, status: .skipped, message: why))
-        ctx.add(
-            .decodeUnsupported, "\(why): not decoded, not judged by its pixels",
-            Evidence(actual: "iovl (item \(item))", item: item))
-        return true
+        return (
+            DecodeResult(target: .primary, status: .skipped, message: why),
+            Finding(
+                .decodeUnsupported, message: "\(why): not decoded, not judged by its pixels",
+                evidence: Evidence(actual: "iovl (item \(item))", item: item))
+        )
     }
 }

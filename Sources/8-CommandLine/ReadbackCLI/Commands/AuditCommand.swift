@@ -5,6 +5,7 @@ import FileKinds
 import Findings
 import Foundation
 import ReportModel
+import ReportWriting
 import Synchronization
 
 /// `readback audit`: read outputs of any converter back, diff them against their sources, gate on the findings.
@@ -147,8 +148,8 @@ struct AuditCommand: Subcommand {
             if let e = folder?.firstError {
                 console.error("readback audit: warning: some thumbnails were not written: \(e.localizedDescription)")
             }
-            let html: Auditor.HTMLThumbnails = args.has("html-single-file") ? .inlined : .linked
-            do { try Auditor.writeReports(report, to: reportDir, html: html) } catch {
+            let html: ReportFiles.HTMLThumbnails = args.has("html-single-file") ? .inlined : .linked
+            do { try ReportFiles.write(report, to: reportDir, html: html) } catch {
                 throw IOFailure("\(reportDir.path): cannot write the reports (\(error.localizedDescription))")
             }
         }

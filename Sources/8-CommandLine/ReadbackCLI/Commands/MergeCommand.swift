@@ -3,6 +3,7 @@ import AuditHistory
 import Findings
 import Foundation
 import ReportModel
+import ReportWriting
 
 /// `readback merge`: joins the reports of `audit --shard K/N` into one, gates it and records it.
 struct MergeCommand: Subcommand {

@@ -3,14 +3,14 @@ import HEIF
 
 // The rules on image items and their properties: the primary item, thumbnails, pixi, pasp and the order of the
 // transformative properties (HEIF ISO/IEC 23008-12 §6.2, §6.4.4; MIAF ISO/IEC 23000-22 §7.3).
-extension Checks {
-    static func imageProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+extension HEIFConformance {
+    static func imageProblems(_ file: HEIFFile) -> [Problem] {
         primaryProblems(file) + thumbnailProblems(file) + propertyProblems(file)
     }
 
     /// The primary item is a coded or derived image (HEIF §6.2) and a master image: not an auxiliary image nor a
     /// thumbnail (MIAF §7.3.2). A missing or dangling `pitm` is the container check's (container.pitm.*).
-    static func primaryProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+    static func primaryProblems(_ file: HEIFFile) -> [Problem] {
         guard let p = file.primaryItemID, let it = file.item(p) else { return [] }
         if !it.isImage {
             return [
@@ -34,8 +34,8 @@ extension Checks {
 
     /// No thumbnail of a thumbnail (HEIF §6.4.4); at most a factor 200 in pixels between a thumbnail and the next
     /// larger thumbnail or master (MIAF §7.3.3).
-    static func thumbnailProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func thumbnailProblems(_ file: HEIFFile) -> [Problem] {
+        var out: [Problem] = []
         let thumbs = file.references.filter { $0.type == "thmb" }
         let masters = Set(thumbs.flatMap(\.to))
         for r in thumbs where masters.contains(r.from) {
@@ -69,8 +69,8 @@ extension Checks {
 
     /// Every displayable image has `pixi` (MIAF §7.3.6.6), no `pasp` other than 1:1 (MIAF §7.3.6.5), and its
     /// transformative properties in the order clap, irot, imir, each at most once (MIAF §7.3.6.7).
-    static func propertyProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func propertyProblems(_ file: HEIFFile) -> [Problem] {
+        var out: [Problem] = []
         // Every entity ipma lists, whether or not iinf does: a pasp says how its pixels are shown either way.
         for id in file.associationOrder {
             for case .pasp(let h, let v) in file.properties(of: id).map(\.property) where h != v {

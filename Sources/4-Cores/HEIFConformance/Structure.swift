@@ -4,15 +4,15 @@ import HEIF
 // The file-level rules of HEIF (ISO/IEC 23008-12) and MIAF (ISO/IEC 23000-22): brands, box versions, the order and
 // content of `meta`, item protection, and where item bodies live. One code per rule; ComplianceWarden's heif and miaf
 // rules with the same clause check the same conditions (docs/policy.md lists where Readback differs).
-extension Checks {
+extension HEIFConformance {
     /// The brands whose presence as major brand asks for minor_version 0 (HEIF §10.1; MIAF and AVIF build on it).
     static let heifBrands: Set<FourCC> = [
         "mif1", "mif2", "msf1", "heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "avci", "avcs", "jpeg",
         "jpgs", "vvic", "vvis", "j2ki", "j2is",
     ]
 
-    static func structureProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func structureProblems(_ file: HEIFFile) -> [Problem] {
+        var out: [Problem] = []
         if let b = file.brands {
             if heifBrands.contains(b.major) && b.minorVersion != 0 {
                 out.append(
@@ -55,7 +55,7 @@ extension Checks {
     }
 
     /// Box versions other than those HEIF §10.2.1.1 allows for `meta`, `hdlr`, `iloc`, `iinf`, `infe` and `pitm`.
-    static func boxVersionProblems(_ file: HEIFFile, _ meta: Box) -> [ConformanceProblem] {
+    static func boxVersionProblems(_ file: HEIFFile, _ meta: Box) -> [Problem] {
         func version(_ b: Box) -> UInt8? {
             b.bodyRange.lowerBound < file.bytes.count && b.bodyRange.count >= 4
                 ? file.bytes[b.bodyRange.lowerBound] : nil
@@ -77,8 +77,8 @@ extension Checks {
 
     /// iinf and ipma list items by increasing item_ID (ISO/IEC 14496-12 §8.11.6.1, §8.11.14.1); every decoder
     /// configuration is essential (HEIF §B.2.3.1, §E.2.3, §H.2.2).
-    static func orderProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func orderProblems(_ file: HEIFFile) -> [Problem] {
+        var out: [Problem] = []
         let lists: [(FindingCode, String, [UInt32], String)] = [
             (.conformanceIinfOrder, "iinf", file.items.map(\.id), "ISO/IEC 14496-12 §8.11.6.1"),
             (.conformanceIpmaOrder, "ipma", file.associationOrder, "ISO/IEC 14496-12 §8.11.14.1"),
@@ -105,8 +105,8 @@ extension Checks {
     }
 
     /// hdlr's fixed fields (ISO/IEC 14496-12 §8.4.3.1) and one ipma per version and flags (§8.11.14.1).
-    static func boxFieldProblems(_ file: HEIFFile, _ meta: Box) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func boxFieldProblems(_ file: HEIFFile, _ meta: Box) -> [Problem] {
+        var out: [Problem] = []
         if let h = meta.child("hdlr"), h.bodyRange.upperBound <= file.bytes.count, h.bodyRange.count >= 24 {
             let b = Array(file.bytes[h.bodyRange])
             var wrong: [String] = []
@@ -139,8 +139,8 @@ extension Checks {
     }
 
     /// Items that reference item protection, or an `ipro` box at all (MIAF §7.2.1.8).
-    static func protectionProblems(_ file: HEIFFile, _ meta: Box) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func protectionProblems(_ file: HEIFFile, _ meta: Box) -> [Problem] {
+        var out: [Problem] = []
         if meta.child("ipro") != nil {
             out.append(
                 problem(
@@ -158,8 +158,8 @@ extension Checks {
 
     /// Coded images' bodies in the file's `mdat` (construction method 0), derived images' with method 0 or 1, Exif
     /// and XMP in the `mdat` too (MIAF §7.2.1.7, §7.2.1.13).
-    static func bodyPlacementProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func bodyPlacementProblems(_ file: HEIFFile) -> [Problem] {
+        var out: [Problem] = []
         for it in file.items {
             guard let loc = file.locations[it.id] else { continue }
             let m = loc.constructionMethod
@@ -199,7 +199,7 @@ extension Checks {
 
 // MIAF's HEVC profile brands (ISO/IEC 23000-22 Annex A): a file that claims one has only coded items that profile
 // allows, read from each `hvcC`'s profile, chroma format and bit depth, at level 6 or lower.
-extension Checks {
+extension HEIFConformance {
     /// Whether `c` is within the HEVC profile that `brand` names.
     static func allows(_ brand: FourCC, _ c: HEVCConfig) -> Bool {
         let p = c.generalProfileIDC
@@ -218,9 +218,9 @@ extension Checks {
         ("MiHE", .conformanceProfileMiHE, "§A.5", "HEVC up to 4:4:4 10-bit or monochrome"),
     ]
 
-    static func profileProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+    static func profileProblems(_ file: HEIFFile) -> [Problem] {
         guard let b = file.brands else { return [] }
-        var out: [ConformanceProblem] = []
+        var out: [Problem] = []
         for (brand, code, clause, allowed) in hevcProfileBrands where b.compatible.contains(brand) {
             // One finding per brand, naming every item outside the profile (a phone's file has dozens of tiles).
             var outside: [(UInt32, String)] = []

@@ -5,14 +5,14 @@ import HEIF
 // something it can show early, from the first bytes of a download. ComplianceWarden reports the brand's conditions
 // as one rule (miaf#44) that also repeats every clause 7 and 8 problem and reads the thumbnail order backwards; here
 // each condition is its own code: the box order, the thumbnail before the primary, the 128 000-byte early data.
-extension Checks {
+extension HEIFConformance {
     /// The bytes from the start of the file within which a thumbnail or the primary must end (§10.2).
     static let miprEarlyBytes = 128_000
 
-    static func miprProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+    static func miprProblems(_ file: HEIFFile) -> [Problem] {
         guard let b = file.brands, b.compatible.contains("MiPr") || b.major == "MiPr" else { return [] }
         let clause = "MIAF ISO/IEC 23000-22 §10.2"
-        var out: [ConformanceProblem] = []
+        var out: [Problem] = []
         // The top level: ftyp, at most one fidx, meta; no mdat before meta; at most one free, between meta and mdat.
         let top = file.boxes.map(\.type)
         var order: [String] = []

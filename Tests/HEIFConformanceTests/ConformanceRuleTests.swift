@@ -2,8 +2,8 @@ import Findings
 import Foundation
 import Testing
 
-@testable import Audit
 @testable import HEIF
+@testable import HEIFConformance
 
 /// The conformance rules one by one, on files built in memory: a file that keeps every rule, then one change each
 /// that breaks exactly one rule. The pixels are never decoded (the rules read the container), so the payloads are
@@ -27,11 +27,11 @@ private enum Build {
         return HEIFFile(bytes: b.build())
     }
 
-    static func codes(_ f: HEIFFile) -> [FindingCode] { Checks.conformanceProblems(f).map(\.code) }
+    static func codes(_ f: HEIFFile) -> [FindingCode] { HEIFConformance.problems(f).map(\.code) }
 }
 
 @Test func aFileThatKeepsTheRulesHasNoConformanceProblem() {
-    #expect(Build.codes(Build.file()).isEmpty, "\(Checks.conformanceProblems(Build.file()).map(\.message))")
+    #expect(Build.codes(Build.file()).isEmpty, "\(HEIFConformance.problems(Build.file()).map(\.message))")
     // A grid of 64×64 tiles, a thumbnail within the factor 200, an iden with one input: still nothing.
     let f = Build.file { b, p in
         let g = b.addGrid(
@@ -43,7 +43,7 @@ private enum Build {
         b.addReference(type: "thmb", from: t, to: [p])
         b.addDerivedImage(type: "iden", payload: [], inputs: [g.grid], properties: Build.image(128, 64), hidden: true)
     }
-    #expect(Build.codes(f).isEmpty, "\(Checks.conformanceProblems(f).map(\.message))")
+    #expect(Build.codes(f).isEmpty, "\(HEIFConformance.problems(f).map(\.message))")
 }
 
 @Test func eachBrokenRuleGetsItsOwnCodeAndClause() {
@@ -189,7 +189,7 @@ private enum Build {
         ),
     ]
     for (name, file, code, clause) in cases {
-        let problems = Checks.conformanceProblems(file)
+        let problems = HEIFConformance.problems(file)
         #expect(problems.map(\.code) == [code], "\(name): \(problems.map(\.message))")
         #expect(problems.allSatisfy { $0.message.hasSuffix(")") && $0.message.contains(clause) }, "\(name)")
     }
@@ -200,17 +200,17 @@ private enum Build {
     let at = try #require((0..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("hdlr".utf8) })
     // Body: version+flags (4), pre_defined (4), handler_type (4), reserved (12), name.
     bytes[at + 4 + 12] = 1
-    let problems = Checks.conformanceProblems(HEIFFile(bytes: bytes)).filter { $0.code == .conformanceHdlrFields }
+    let problems = HEIFConformance.problems(HEIFFile(bytes: bytes)).filter { $0.code == .conformanceHdlrFields }
     #expect(problems.count == 1 && problems.first?.message.contains("§8.4.3.1") == true, "\(problems)")
 }
 
 @Test func aToneMapIsTheLastStepOfTheDerivationOrder() {
-    #expect(Checks.isInOrder(["grid", "tmap"]))
-    #expect(Checks.isInOrder(["iden", "grid", "iden", "iovl", "iden", "tmap"]))
-    #expect(Checks.isInOrder([]))
-    #expect(!Checks.isInOrder(["tmap", "grid"]))
-    #expect(!Checks.isInOrder(["iovl", "grid"]))
-    #expect(!Checks.isInOrder(["grid", "grid"]))
+    #expect(HEIFConformance.isInOrder(["grid", "tmap"]))
+    #expect(HEIFConformance.isInOrder(["iden", "grid", "iden", "iovl", "iden", "tmap"]))
+    #expect(HEIFConformance.isInOrder([]))
+    #expect(!HEIFConformance.isInOrder(["tmap", "grid"]))
+    #expect(!HEIFConformance.isInOrder(["iovl", "grid"]))
+    #expect(!HEIFConformance.isInOrder(["grid", "grid"]))
     // A gain-map file: tmap over [grid, gain map], the base grid of coded tiles. No derivation-order problem.
     let f = Build.file(
         { b, p in
@@ -223,7 +223,7 @@ private enum Build {
                 type: "tmap", payload: [0], inputs: [g.grid, p], properties: Build.image(128, 64))
             b.addEntityGroup(type: "altr", entities: [t, g.grid])
         }, brands: Brands(major: "heic", compatible: ["mif1", "miaf", "heic", "tmap"]))
-    #expect(!Build.codes(f).contains(.conformanceDerivationOrder), "\(Checks.conformanceProblems(f).map(\.message))")
+    #expect(!Build.codes(f).contains(.conformanceDerivationOrder), "\(HEIFConformance.problems(f).map(\.message))")
 }
 
 @Test func theHEVCProfileBrandsAllowWhatAnnexAListsForThem() {
@@ -236,19 +236,21 @@ private enum Build {
     let main10 = config(2, 1, 10)
     let rext444 = config(4, 3, 10)
     let rext422 = config(4, 2, 10)
-    #expect(Checks.allows("MiHB", config(1, 1, 8)) && Checks.allows("MiHB", config(3, 1, 8)))
-    #expect(!Checks.allows("MiHB", main10) && !Checks.allows("MiHB", mono8))
-    #expect(Checks.allows("MiHA", main10) && Checks.allows("MiHA", rext422))
-    #expect(!Checks.allows("MiHA", mono8) && !Checks.allows("MiHA", rext444))
-    #expect(Checks.allows("MiHE", mono8) && Checks.allows("MiHE", rext444) && Checks.allows("MiHE", main10))
-    #expect(!Checks.allows("MiHE", config(4, 3, 12)))
+    #expect(HEIFConformance.allows("MiHB", config(1, 1, 8)) && HEIFConformance.allows("MiHB", config(3, 1, 8)))
+    #expect(!HEIFConformance.allows("MiHB", main10) && !HEIFConformance.allows("MiHB", mono8))
+    #expect(HEIFConformance.allows("MiHA", main10) && HEIFConformance.allows("MiHA", rext422))
+    #expect(!HEIFConformance.allows("MiHA", mono8) && !HEIFConformance.allows("MiHA", rext444))
+    #expect(
+        HEIFConformance.allows("MiHE", mono8) && HEIFConformance.allows("MiHE", rext444)
+            && HEIFConformance.allows("MiHE", main10))
+    #expect(!HEIFConformance.allows("MiHE", config(4, 3, 12)))
 }
 
 @Test func aLayerSelectorMustBeEssential() {
     let lsel = Property.unknown(type: "lsel", body: [0, 0])
     for essential in [false, true] {
         let f = Build.file { b, p in b.setProperties(of: p, Build.image(256, 256, [(lsel, essential)])) }
-        let problems = Checks.conformanceProblems(f)
+        let problems = HEIFConformance.problems(f)
         #expect(problems.map(\.code) == (essential ? [] : [.conformanceLselNotEssential]), "\(problems)")
         #expect(problems.allSatisfy { $0.message.hasSuffix("§6.5.11.1)") })
     }
@@ -268,13 +270,13 @@ private enum Build {
     ]
     for (name, property, codes) in cases {
         let f = Build.file { b, p in b.setProperties(of: p, Build.image(256, 256, [(property, false)])) }
-        let problems = Checks.conformanceProblems(f)
+        let problems = HEIFConformance.problems(f)
         #expect(problems.map(\.code) == codes, "\(name): \(problems.map(\.message))")
         #expect(problems.allSatisfy { $0.message.contains("§7.4.4.") }, "\(name)")
     }
     // A well-formed clli at the top level of the file, outside ipco.
     let bytes = HEIFBuilder(brands: Build.brands).build() + [0, 0, 0, 12] + Array("clli".utf8) + [3, 232, 1, 144]
-    let problems = Checks.conformanceProblems(HEIFFile(bytes: bytes))
+    let problems = HEIFConformance.problems(HEIFFile(bytes: bytes))
     #expect(problems.map(\.code) == [.conformanceClliInvalid], "\(problems.map(\.message))")
     #expect(problems.first?.actual == "inside no box (top level)")
 }
@@ -293,7 +295,7 @@ private enum Build {
                 extra(&b, g.grid)
             }, brands: brands)
     }
-    let alone = Checks.conformanceProblems(file())
+    let alone = HEIFConformance.problems(file())
     #expect(alone.map(\.code) == [.conformanceGridLimit], "\(alone.map(\.message))")
     #expect(alone.first?.message.hasSuffix("(MIAF ISO/IEC 23000-22 §8.4)") == true)
     // Without a MIAF profile brand the constraint is not adopted.
@@ -303,7 +305,7 @@ private enum Build {
         let t = b.addCodedImage(properties: Build.image(1200, 600), data: [3])
         b.addReference(type: "thmb", from: t, to: [g])
     }
-    #expect(Build.codes(thumbnail).isEmpty, "\(Checks.conformanceProblems(thumbnail).map(\.message))")
+    #expect(Build.codes(thumbnail).isEmpty, "\(HEIFConformance.problems(thumbnail).map(\.message))")
     // An alternative grid of one 512×256 tile is within the count but 1024× smaller.
     let tooSmall = file { b, g in
         let a = b.addGrid(
@@ -311,7 +313,7 @@ private enum Build {
             properties: [(.pixi(bitsPerChannel: [8, 8, 8]), false)], hidden: true)
         b.addEntityGroup(type: "altr", entities: [g, a.grid])
     }
-    let ratio = Checks.conformanceProblems(tooSmall)
+    let ratio = HEIFConformance.problems(tooSmall)
     #expect(ratio.map(\.code) == [.conformanceGridLimit] && ratio.first?.actual == "1024×", "\(ratio.map(\.message))")
 }
 
@@ -325,7 +327,7 @@ private enum Build {
                 let avcC = Property.unknown(type: "avcC", body: [1, UInt8(profile), 0, UInt8(level), 0xFF, 0xE0, 0])
                 b.addCodedImage(type: "avc1", properties: [(avcC, true)] + Build.image(), data: [1], hidden: true)
             }, brands: miab)
-        let problems = Checks.conformanceProblems(f)
+        let problems = HEIFConformance.problems(f)
         #expect(problems.map(\.code) == codes, "\(profile) \(level): \(problems.map(\.message))")
         #expect(problems.allSatisfy { $0.message.hasSuffix("§A.6)") })
     }
@@ -355,8 +357,8 @@ private enum Build {
         b.setPrimary(p)
         return b.build()
     }
-    func problems(_ bytes: [UInt8]) -> [Checks.ConformanceProblem] {
-        Checks.conformanceProblems(HEIFFile(bytes: bytes))
+    func problems(_ bytes: [UInt8]) -> [HEIFConformance.Problem] {
+        HEIFConformance.problems(HEIFFile(bytes: bytes))
     }
     #expect(problems(file()).isEmpty, "\(problems(file()).map(\.message))")
     // Without the brand none of this is asked.

@@ -4,7 +4,7 @@ import ReportModel
 
 /// Writes report.json, junit.xml and report.html while the files stream past: each entry goes to scratch files in
 /// the report folder at once (``Spool``), and the three files are assembled when the counts are known, so memory
-/// does not grow with the number of files. A merge feeds it from the shards' reports; ``Auditor/writeReports(_:to:html:)``
+/// does not grow with the number of files. A merge feeds it from the shards' reports; ``ReportFiles/write(_:to:html:)``
 /// from the audit's report, so no text of the whole report is ever built in memory. The texts equal
 /// ``AuditReport/jsonText()``, ``HTMLRenderer/render(_:thumbnails:)`` and ``JUnitRenderer/render(_:)`` of the same
 /// report.

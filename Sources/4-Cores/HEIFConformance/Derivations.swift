@@ -4,12 +4,12 @@ import HEIF
 // The rules on derived images: grid and iovl versions, iden bodies and inputs, where derivation chains start and in
 // which order derivations come (HEIF ISO/IEC 23008-12 §6.6; MIAF ISO/IEC 23000-22 §7.3.9, §7.3.11). Beyond the
 // reference checker, the order knows ISO 21496-1: a `tmap` over [base, gain map] is the last derivation.
-extension Checks {
+extension HEIFConformance {
     /// MIAF §7.3.11.1's derivation order, each step optional, then an ISO 21496-1 tone map.
     static let derivationOrder: [FourCC] = ["iden", "grid", "iden", "iovl", "iden", "tmap"]
 
-    static func derivationProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func derivationProblems(_ file: HEIFFile) -> [Problem] {
+        var out: [Problem] = []
         for it in file.items where it.type == "grid" || it.type == "iovl" {
             if let p = file.payload(of: it.id), let v = p.first, v != 0 {
                 out.append(
@@ -45,7 +45,7 @@ extension Checks {
 
     /// Every derivation chain ends, without a cycle, at coded images (HEIF §6.6.2.3.1, MIAF §7.3.11.1), and its
     /// derivations come in MIAF's order.
-    static func chainProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+    static func chainProblems(_ file: HEIFFile) -> [Problem] {
         let derived = file.items.filter { !file.derivedInputs(of: $0.id).isEmpty }.map(\.id)
         let inputs = Set(derived.flatMap { file.derivedInputs(of: $0) })
         var origin: [UInt32: String] = [:]
@@ -69,7 +69,7 @@ extension Checks {
             if order[top] == nil && !isInOrder(types) { order[top] = types }
         }
         for top in derived where !inputs.contains(top) || top == file.primaryItemID { walk(top, [], top: top) }
-        var out: [ConformanceProblem] = []
+        var out: [Problem] = []
         for (top, why) in origin.sorted(by: { $0.key < $1.key }) {
             out.append(
                 problem(
@@ -113,8 +113,8 @@ extension Checks {
 
     /// A grid's tiles: one size (HEIF §6.6.2.3.1), at least 64×64 (MIAF §7.3.11.4.2), one coding format and decoder
     /// configuration, and sides that keep whole chroma samples (MIAF §7.3.11.4.1).
-    static func gridProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func gridProblems(_ file: HEIFFile) -> [Problem] {
+        var out: [Problem] = []
         for g in file.items where g.type == "grid" {
             let tiles = file.derivedInputs(of: g.id)
             let sizes: [(UInt32, UInt32)] = tiles.compactMap {

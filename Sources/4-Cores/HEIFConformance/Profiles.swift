@@ -4,20 +4,20 @@ import HEIF
 // The rules on single properties that the other groups do not cover (`lsel` essential, `clli` and `mdcv` syntax and
 // place) and the MIAF profile constraints beyond the HEVC profile brands: the grid limit every profile adopts
 // (MIAF ISO/IEC 23000-22 §8.4) and the AVC basic profile's brand MiAB (§A.6).
-extension Checks {
+extension HEIFConformance {
     /// The MIAF profile brands; each adopts the shared constraint "grid-limit" (§8.4).
     static let miafProfileBrands: Set<FourCC> = ["MiHB", "MiHA", "MiHE", "MiAB"]
     /// The pixel count past which a primary grid or overlay needs a smaller alternative (MIAF §8.4).
     static let gridLimitPixels: UInt64 = 128_000_000
 
-    static func profileConstraintProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+    static func profileConstraintProblems(_ file: HEIFFile) -> [Problem] {
         singlePropertyProblems(file) + gridLimitProblems(file) + miabProblems(file) + miprProblems(file)
     }
 
     /// `lsel` marked essential (HEIF §6.5.11.1); `clli` of 12 bytes and `mdcv` of 32 (MIAF §7.4.4.2.2, §7.4.4.3.2)
     /// and each inside `ipco` (the still-image place; a sample entry is a track's, which Readback does not read).
-    static func singlePropertyProblems(_ file: HEIFFile) -> [ConformanceProblem] {
-        var out: [ConformanceProblem] = []
+    static func singlePropertyProblems(_ file: HEIFFile) -> [Problem] {
+        var out: [Problem] = []
         for it in file.items {
             for a in file.properties(of: it.id) where a.property.type == "lsel" && !a.essential {
                 out.append(
@@ -66,12 +66,12 @@ extension Checks {
     /// of it, and whose inputs sum to more than 128 000 000 pixels needs an alternative of its type in its `altr`
     /// group, or a thumbnail, within that count; and the largest such alternative of its type at most a factor 200
     /// below the next larger one. (A thumbnail's factor is §7.3.3's, `conformance.thumbnail-ratio`.)
-    static func gridLimitProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+    static func gridLimitProblems(_ file: HEIFFile) -> [Problem] {
         guard let b = file.brands, !miafProfileBrands.isDisjoint(with: b.compatible), let p = file.primaryItemID
         else { return [] }
         let groups = file.alternativeGroups(containing: p)
         let inScope = [p] + groups.flatMap(\.entities).filter { $0 != p }
-        var out: [ConformanceProblem] = []
+        var out: [Problem] = []
         for id in Set(inScope).sorted() {
             guard let type = file.item(id)?.type, type == "grid" || type == "iovl" else { continue }
             let count = pixelCount(file, id)
@@ -105,7 +105,7 @@ extension Checks {
 
     /// MiAB (MIAF §A.6.2): AVC-coded image items of AVC Progressive or Constrained High Profile (profile_idc 100, or
     /// a profile below it) at level 5.2 or lower.
-    static func miabProblems(_ file: HEIFFile) -> [ConformanceProblem] {
+    static func miabProblems(_ file: HEIFFile) -> [Problem] {
         guard let b = file.brands, b.compatible.contains("MiAB") else { return [] }
         var outside: [(UInt32, String)] = []
         for it in file.items where it.type == "avc1" {
