@@ -26,16 +26,17 @@ import time
 
 import cache
 import comparisons
+import frontier
 import noise
 import peers
 import report
 import workers
 from harness import ENV, ISOS, QUICK, REPORT_FILES, ROOT, RSS_FILES, config, log
-from inputs import convert_sizes, find_corpus, generate_large, generated_ok
+from inputs import convert_sizes, find_corpus, generate_large, generated_ok, real_inputs
 from parts import Budget, Deadline, Guard, Part, run_parts, snapshot
 from readback import Readback, converter_defaults, floor_settings
 
-PART_NAMES = ("workers", "audit", "report", "convert", "noise")
+PART_NAMES = ("workers", "audit", "report", "convert", "frontier", "noise")
 
 
 def baseline(work):
@@ -61,7 +62,7 @@ def parse_only(text):
     return only
 
 
-def plan(rb, defaults, floor, corpus, work, only):
+def plan(rb, defaults, floor, corpus, work, only, levels=None):
     """The parts of this run, in order, each with the stubs of the comparisons that decide its goals. Issue 33's
     goals first (workers, --report, convert at each size), then the audit's and the sensor noise's: on a loaded
     machine the parts at the end are the ones the budget skips."""
@@ -76,7 +77,7 @@ def plan(rb, defaults, floor, corpus, work, only):
     no_corpus = None if corpus else "no real-world corpus (set BENCH_CORPUS)"
     needs = () if QUICK else ("inputs",)  # BENCH_QUICK uses committed files, nothing generated
     out = []
-    if needs and any(want(n) for n in ("workers", "convert", "noise")):
+    if needs and any(want(n) for n in ("workers", "convert", "noise")):  # the frontier part reads the corpus
         out.append(Part("inputs", "the generated RAWs (readback corpus generate --large, from the cache when unchanged)",
                         inputs))
     if want("workers"):
@@ -91,8 +92,20 @@ def plan(rb, defaults, floor, corpus, work, only):
     if want("convert"):
         for mp in convert_sizes():
             out.append(Part(f"convert_{mp:g}mp", f"convert one {mp:g} MP RAW against the floor and the peers",
-                            lambda mp=mp: [comparisons.convert_comparison(rb, floor, work, settings, defaults, mp)],
+                            lambda mp=mp: [comparisons.convert_comparison(rb, floor, work, settings, defaults, mp,
+                                                                          levels)],
                             expects=[{"id": f"convert_{mp:g}mp", "megapixels": mp}], needs=needs))
+    if want("frontier"):
+        raws = real_inputs(corpus)
+        if QUICK:  # a smoke test: the two smallest
+            raws = sorted(raws, key=os.path.getsize)[:2]
+        level = defaults.get("effort") or "balanced"
+        out.append(Part("frontier", "each effort level, heif-enc at equal fidelity and the dcraw pipeline on the "
+                                    "corpus's real RAWs",
+                        lambda: (frontier.real_comparison(rb, floor, work, dng, levels, level) for dng in raws),
+                        expects=[{"id": "frontier_" + frontier.stem(p), "label": os.path.basename(p)} for p in raws],
+                        unavailable=no_corpus or (None if raws else "the corpus has no RAW with pixels")
+                        or (None if levels else "the effort levels' settings could not be read")))
     if want("audit"):
         base = [{"name": "baseline"}] if ENV.get("BENCH_BASELINE") or ENV.get("BENCH_BASELINE_REV") else []
         out.append(Part("audit", "audit against exiftool, heif-info and libheif; per-file cost by folder size",
@@ -100,9 +113,8 @@ def plan(rb, defaults, floor, corpus, work, only):
                         expects=[{"id": "audit_nodecode", "sides": base}, {"id": "audit_decode", "sides": base}],
                         unavailable=no_corpus))
     if want("noise"):
-        out.append(Part("noise", "sensor noise: the 24 MP chart per ISO, the real camera DNGs",
-                        lambda: [noise.noise_comparison(rb, work, None if QUICK else generate_large(rb, work)[0],
-                                                        corpus)],
+        out.append(Part("noise", "sensor noise: the 24 MP chart per ISO and the clean chart",
+                        lambda: [noise.noise_comparison(rb, work, None if QUICK else generate_large(rb, work)[0])],
                         expects=[{"id": "noise", "images": [{"iso": i, "convert": {}} for i in ISOS]}], needs=needs))
     return out
 
@@ -112,7 +124,7 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "readback"))
     out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
     only = parse_only(ENV.get("BENCH_ONLY", ""))
-    rb = Readback(binary, needs_ladder=not only or bool(only & {"convert", "noise"}))
+    rb = Readback(binary, needs_ladder=not only or bool(only & {"convert", "frontier", "noise"}))
     defaults = converter_defaults(rb)
     previous = report.load_previous(out_json)  # before this run's first write replaces it
     results = report.skeleton(config=config(), machine=report.machine(), tools=peers.tool_versions(rb),
@@ -145,7 +157,12 @@ def main():
                 floor = peers.compile_floor(work)
         except (KeyboardInterrupt, Deadline):
             pass  # guard.stop or guard.expired is set: every part is then skipped, and the results say why
-        todo += plan(rb, defaults, floor, find_corpus(), work, only)
+        try:
+            levels = frontier.level_defaults(rb)
+        except RuntimeError as e:
+            levels = None
+            log(f"the effort levels' settings: {e}")
+        todo += plan(rb, defaults, floor, find_corpus(), work, only, levels)
         log("parts: " + ", ".join(p.id + (f" (~{times[p.id] / 60:.1f} min last time)" if p.id in times else "")
                                   for p in todo))
         run_parts(todo, results, write, budget, guard, expected=times.get, done=remember)
