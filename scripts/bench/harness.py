@@ -40,8 +40,8 @@ PEER_ROUNDS = int(ENV.get("BENCH_PEER_ROUNDS", str(PAIRS) if QUICK else "3"))
 # The frontier (frontier.py): rounds of the effort levels other than the default in the convert parts (no time goal
 # reads them), rounds of every side on the real RAWs, and heif-enc's qualities on the crop.
 EFFORT_ROUNDS = int(ENV.get("BENCH_EFFORT_ROUNDS", "2"))
-FRONTIER_ROUNDS = int(ENV.get("BENCH_FRONTIER_ROUNDS", "2"))
-FRONTIER_HEIF_Q = [int(s) for s in ENV.get("BENCH_FRONTIER_HEIF_Q", "50,55,60,65").split(",") if s.strip()]
+FRONTIER_ROUNDS = int(ENV.get("BENCH_FRONTIER_ROUNDS", "1"))
+FRONTIER_HEIF_Q = [int(s) for s in ENV.get("BENCH_FRONTIER_HEIF_Q", "55,60,65").split(",") if s.strip()]
 # The centred crop on which heif-enc is matched to Readback's fidelity, in the convert and frontier parts
 # (frontier.measure) and in the noise part (noise.heif_enc_match): a whole 24 or 50 MP frame at heif-enc's preset
 # slow costs about a minute per quality on 2 cores.

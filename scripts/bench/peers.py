@@ -22,12 +22,21 @@ def compile_floor(work):
     if path and os.access(path, os.X_OK):
         return path
     out = os.path.join(work, "floor")
-    flags = run(["pkg-config", "--cflags", "--libs", "libraw_r", "libheif"], timeout=60)
-    if flags.rc != 0:
-        log("floor helper: pkg-config failed: " + first_line(flags.err))
+    # The LibRaw `readback` links (`make deps` builds it into LIBRAW_PREFIX, static), so the floor decodes with the
+    # same library; its .pc file names the prefix it was built in, which a copied prefix overrides.
+    prefix = ENV.get("LIBRAW_PREFIX", os.path.join(ROOT, ".build", "libraw"))
+    pc = os.path.join(prefix, "lib", "pkgconfig")
+    env, define = {}, []
+    if os.path.isdir(pc):
+        env["PKG_CONFIG_PATH"] = pc + (":" + ENV["PKG_CONFIG_PATH"] if ENV.get("PKG_CONFIG_PATH") else "")
+        define = [f"--define-variable=prefix={prefix}"]
+    raw = run(["pkg-config", *define, "--cflags", "--libs", "libraw_r"], env=env, timeout=60)
+    heif = run(["pkg-config", "--cflags", "--libs", "libheif"], timeout=60)
+    if raw.rc != 0 or heif.rc != 0:
+        log("floor helper: pkg-config failed: " + first_line(raw.err or heif.err))
         return None
-    r = run(["gcc", "-O2", "-o", out, os.path.join(ROOT, "scripts", "floor", "floor.c")] + flags.out.split() + ["-lm"],
-            timeout=300)
+    r = run(["gcc", "-O2", "-o", out, os.path.join(ROOT, "scripts", "floor", "floor.c")] + raw.out.split()
+            + heif.out.split() + ["-lm"], timeout=300)
     if r.rc != 0:
         log("floor helper did not compile: " + first_line(r.err))
         return None
@@ -87,7 +96,7 @@ def output_check(floor, ext=(".heic",), accept_rc=(0,), expect_pixels=0):
         info = {"output_bytes": os.path.getsize(p)}
         if r.rc != 0:
             info["exit_status_note"] = f"exit {r.rc} with an output: {first_line(r.out) or first_line(r.err)}"[:200]
-        if p.lower().endswith(".heic") and not state["judged"]:
+        if p.lower().endswith(".heic") and not state["judged"] and floor:
             state["judged"] = True
             info["decoded"], why = judge(floor, p, expect_pixels)
             if why:

@@ -269,16 +269,21 @@ def goal_table(results):
 
 def parts_table(results):
     """Each part's status and elapsed seconds; a part that is not done says why, and its goals are NOT MEASURED."""
-    rows = ["| part | status | elapsed | note |", "|---|---|---|---|"]
+    rows = ["| part | status | elapsed (CPU: user + system; load at start) | note |", "|---|---|---|---|"]
     for p in results.get("parts", []):
         el = f"{p['elapsed_s']:.0f} s" if p.get("elapsed_s") is not None else "-"
+        if p.get("cpu_s") is not None:
+            el += f" ({p['cpu_s']:.0f} s CPU" + (f"; load {p['load_at_start']:g}" if p.get("load_at_start") is not None
+                                                  else "") + ")"
         note = p.get("reason", "")
         if p["status"] != "done":
             note = "NOT MEASURED" + (f": {note}" if note else "")
         rows.append(f"| {p['title']} (`{p['id']}`) | **{p['status']}** | {el} | {note} |")
     b = results.get("budget_min")
     budget = (f"budget {b:g} min, deadline {b + (results.get('grace_min') or 0):g} min" if b else "no budget")
-    rows.append(f"| total | {results.get('state', '')} | {results.get('elapsed_s', 0):.0f} s | {budget} |")
+    cpu = sum(p.get("cpu_s") or 0 for p in results.get("parts", []))
+    rows.append(f"| total | {results.get('state', '')} | {results.get('elapsed_s', 0):.0f} s ({cpu:.0f} s CPU in the "
+                f"parts) | {budget} |")
     return "\n".join(rows)
 
 

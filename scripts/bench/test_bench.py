@@ -221,12 +221,13 @@ class IncrementalWriteTests(unittest.TestCase):
         # bench.md lists each part's status and elapsed seconds.
         with open(os.path.join(run.dir, "bench.md")) as f:
             md = f.read()
-        for line in ("| w (`workers`) | **done** | 0 s |",
-                     "| a (`audit`) | **failed** | 0 s | NOT MEASURED: ValueError: boom |",
+        for line in ("| w (`workers`) | **done** | 0 s (0 s CPU",
+                     " | NOT MEASURED: ValueError: boom |", "| a (`audit`) | **failed** | 0 s (",
                      "| r (`report`) | **stopped** |",
                      "| c (`convert_24mp`) | **skipped** | - | NOT MEASURED: the run was stopped"):
             self.assertIn(line, md)
         self.assertFalse([n for n in os.listdir(run.dir) if n.endswith(".part")])  # no half-written file left
+        self.assertIsInstance(st["workers"]["cpu_s"], float)  # each part's CPU time (user + system) beside its wall
 
     def test_sigterm_stops_the_running_part(self):
         def stopped():
