@@ -5,15 +5,17 @@
 Stdlib-only benchmark tooling, not product code. Modules: harness (timing, interleaved rounds, peak RSS, the knobs),
 parts (the run as timed parts against BENCH_BUDGET_MIN, results written after each), inputs (generated RAWs, the
 real-world corpus), readback (the binary under test and its defaults), peers (the other tools and the floor),
-comparisons (what runs against what), reportcost (--report's cost), workers (the decoder workers' cost), noise (the
-sensor-noise comparison), cache (what does not change between runs), goals (the bounds and goal lines), report (JSON,
-tables). test_bench.py tests the budget, the incremental writes and the cache keys without any binary.
+comparisons (what runs against what), frontier (each effort level against heif-enc at equal fidelity and the dcraw
+pipeline), reportcost (--report's cost), workers (the decoder workers' cost), noise (the sensor-noise comparison),
+cache (what does not change between runs), goals (the bounds and goal lines), report (JSON, tables). test_bench.py
+tests the budget, the incremental writes, the frontier's arithmetic and the cache keys without any binary.
 Knobs are environment variables (docs/bench.md has the list): BENCH_BUDGET_MIN (default 17; 0: none),
 BENCH_GRACE_MIN (3), BENCH_QUICK=1 (the committed small chart and small folders, 3 rounds: a smoke test, not a
 measurement), BENCH_PAIRS, BENCH_SIZES (24 and/or 50 MP), BENCH_SCALE, BENCH_META_COPIES, BENCH_INFO_FILES,
 BENCH_DECODE_FILES, BENCH_DECODE_ALL, BENCH_REF_ROUNDS, BENCH_SCALE_ROUNDS, BENCH_CORPUS, BENCH_QUALITY /
 BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY, BENCH_ISOS, BENCH_NOISE_PAIRS,
-BENCH_MATCH_CROP (heif-enc's fidelity match, convert and noise), BENCH_WORKER_SIZES, BENCH_WORKER_COPIES,
+BENCH_MATCH_CROP (the frontier's crop, and heif-enc's match in the noise part), BENCH_PEER_ROUNDS,
+BENCH_EFFORT_ROUNDS, BENCH_FRONTIER_ROUNDS, BENCH_FRONTIER_HEIF_Q, BENCH_WORKER_SIZES, BENCH_WORKER_COPIES,
 BENCH_WORKER_ROUNDS.
 """
 import os
@@ -64,8 +66,8 @@ def parse_only(text):
 
 def plan(rb, defaults, floor, corpus, work, only, levels=None):
     """The parts of this run, in order, each with the stubs of the comparisons that decide its goals. Issue 33's
-    goals first (workers, --report, convert at each size), then the audit's and the sensor noise's: on a loaded
-    machine the parts at the end are the ones the budget skips."""
+    goals first (workers, --report, convert at each size, with the charts' frontier), then the real RAWs' frontier,
+    the audit's and the sensor noise's: on a loaded machine the parts at the end are the ones the budget skips."""
     def want(name):
         return not only or name in only
 

@@ -1,10 +1,12 @@
 """A run of `make bench` as parts, each timed against a budget, with the results on disk after every one.
 
 The parts run in order: inputs (the generated RAWs, from the cache when unchanged), workers, report, one convert part
-per RAW size, audit, noise (__main__.plan). The results (bench.json and bench.md, report.write: a temporary file and
-a rename) are written before the first part, after every comparison and after every part, so a run killed at any
-moment (SIGKILL included) leaves every finished row on disk, and the parts it had not finished marked "pending" or
-"running".
+per RAW size, frontier (the real RAWs), audit, noise (__main__.plan). The results (bench.json and bench.md,
+report.write: a temporary file and a rename) are written before the first part, after every comparison and after
+every part, so a run killed at any moment (SIGKILL included) leaves every finished row on disk, and the parts it had
+not finished marked "pending" or "running". Each part's record has its wall seconds, its CPU seconds (user + system
+of the bench and every command it ran) and the load average when it started: on a shared machine the CPU time says
+whether a part fits, the wall time what it took.
 
 A part ends as one of:
 - done;
