@@ -20,8 +20,8 @@ import os
 
 import cache
 import peers
-from harness import (EFFORT_ROUNDS, FRONTIER_HEIF_Q, FRONTIER_ROUNDS, MATCH_CROP, PEER_ROUNDS, Side, first_line,
-                     interleave, log, ratio, run)
+from harness import (EFFORT_ROUNDS, FRONTIER_HEIF_Q, FRONTIER_ROUNDS, MATCH_CROP, Side, first_line, interleave, log,
+                     ratio, run)
 from inputs import tiff_dims
 from readback import frame_quality
 
@@ -217,12 +217,11 @@ def real_comparison(rb, floor, work, dng, defaults, default_level):
         comp["error"] = str(e)[:300]
         return comp
     q_peer, how = peer_quality(front, default_level)
-    keep = None
     sides = [Side("readback", f"readback convert (default: {default_level})",
                   lambda d: [rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work),
                   check=output_bytes_check(floor, w * h))]
     sides += level_sides(rb, work, dng, floor, w * h, default_level, FRONTIER_ROUNDS)
-    sides.append(peers.dcraw_side(floor, dng, w * h, q_peer, f" (preset slow; {how})", keep))
+    sides.append(peers.dcraw_side(floor, dng, w * h, q_peer, f" (preset slow; {how})"))
     log(f"frontier: {name}: {FRONTIER_ROUNDS} interleaved rounds of each level and the dcraw pipeline at q{q_peer}")
     interleave(sides, FRONTIER_ROUNDS, os.path.join(work, "frontier-rounds"))
     comp["sides"] = [s.summary() for s in sides]

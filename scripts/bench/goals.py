@@ -138,7 +138,8 @@ def convert_goals(comp, px):
 
 def dcraw_goal(comp, mp, rbs, pps, rp, why):
     """The default convert's time against the dcraw pipeline, whose heif-enc codes at the quality that reaches the
-    default level's fidelity on the crop (frontier.peer_quality); the sizes at equal fidelity are the frontier's goals."""
+    default level's fidelity on the crop (frontier.peer_quality); the sizes at equal fidelity are the frontier's
+    goals."""
     g = goal(f"convert <= 0.5x dcraw_emu+heif-enc+exiftool, heif-enc at the default's fidelity ({mp:g} MP)",
              f"convert_vs_dcraw_pipeline_{mp:g}mp", rp["ratio"] if rp else None, "<=",
              GOALS["convert_vs_dcraw_pipeline"], rp, why or pps.get("reason") or comp.get("frontier_error"))

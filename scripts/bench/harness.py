@@ -65,8 +65,8 @@ def config():
             "meta_copies": META_COPIES, "info_files": INFO_FILES, "decode_files": DECODE_FILES,
             "decode_all": DECODE_ALL, "ref_rounds": REF_ROUNDS, "isos": ISOS, "noise_pairs": NOISE_PAIRS,
             "match_crop": MATCH_CROP, "worker_sizes": "committed chart" if QUICK else WORKER_SIZES,
-            "worker_copies": WORKER_COPIES, "worker_rounds": WORKER_ROUNDS, "report_files": REPORT_FILES, "rss_files": RSS_FILES,
-            "peer_rounds": PEER_ROUNDS, "effort_rounds": EFFORT_ROUNDS, "frontier_rounds": FRONTIER_ROUNDS,
+            "worker_copies": WORKER_COPIES, "worker_rounds": WORKER_ROUNDS, "report_files": REPORT_FILES,
+            "rss_files": RSS_FILES, "peer_rounds": PEER_ROUNDS, "effort_rounds": EFFORT_ROUNDS, "frontier_rounds": FRONTIER_ROUNDS,
             "frontier_heif_q": FRONTIER_HEIF_Q}
 
 

@@ -125,9 +125,8 @@ def frontier_rows(c):
     fidelity; heif-enc's matched quality; the dcraw pipeline."""
     f = c.get("frontier")
     if not f:
-        return [f"| {c.get('label') or c['title']} | frontier not measured: "
-                f"{c.get('frontier_error') or c.get('error') or '?'} | | | | |"] if "frontier_error" in c or "error" in c \
-            else []
+        why = c.get("frontier_error") or c.get("error")
+        return [f"| {c.get('label') or c['title']} | frontier not measured: {why} | | | | |"] if why else []
     name = c.get("label") or c["title"].replace("convert one ", "").replace(" RAW to HEIC", " chart")
     rows = []
     for lv, rec in f["levels"].items():
@@ -143,7 +142,8 @@ def frontier_rows(c):
                       f"{crop['cpu_s']:.2f} s | {crop['heif_enc_bpp']:.3f} bit/px | {bound}{crop['ratio']:.2f}x |")
     he = f.get("heif_enc") or {}
     m = he.get("match")
-    pts = ", ".join(f"q{p['quality']} {p['bpp']:.3f} ({p['mean']:.4f} / {p['worst']:.4f})" for p in he.get("points", []))
+    pts = ", ".join(f"q{p['quality']} {p['bpp']:.3f} ({p['mean']:.4f} / {p['worst']:.4f})"
+                    for p in he.get("points", []))
     rows.append(f"| {name} | heif-enc (preset slow) | " + (
         f"matched at q{m['quality']}: {m['bpp']:.3f} bit/px, encode CPU {m['cpu_s']:.2f} s" if m else
         "no measured quality reaches the default's fidelity") + f" | {pts} | | |")

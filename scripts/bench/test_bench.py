@@ -415,8 +415,8 @@ class FrontierTests(unittest.TestCase):
         comp = {"id": "convert_24mp", "title": "convert one 24 MP RAW to HEIC", "megapixels": 24, "pixels": 24_000_000,
                 "frontier": f,
                 "sides": [{"name": "readback", "output_bytes": 600_000, "peak_rss_mb": 300.0},
-                          {"name": "floor"}, {"name": "dcraw-pipeline", "label": "dcraw_emu -w → PNG → heif-enc -q 55 "
-                                                                            "(preset slow; ...)"}],
+                          {"name": "floor"},
+                          {"name": "dcraw-pipeline", "label": "dcraw_emu → heif-enc -q 55 (preset slow; ...)"}],
                 "ratios": {"floor": ratio(1.18), "dcraw-pipeline": ratio(0.37)},
                 "lossless_raw": {"kind": "lossless-JPEG DNG of the same scene", "bytes": 16_000_000, "file": "x"}}
         by = {g["id"]: g for g in goals.goals_for(comp)}
