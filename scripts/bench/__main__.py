@@ -5,15 +5,17 @@
 Stdlib-only benchmark tooling, not product code. Modules: harness (timing, interleaved rounds, peak RSS, the knobs),
 parts (the run as timed parts against BENCH_BUDGET_MIN, results written after each), inputs (generated RAWs, the
 real-world corpus), readback (the binary under test and its defaults), peers (the other tools and the floor),
-comparisons (what runs against what), reportcost (--report's cost), workers (the decoder workers' cost), noise (the
-sensor-noise comparison), cache (what does not change between runs), goals (the bounds and goal lines), report (JSON,
-tables). test_bench.py tests the budget, the incremental writes and the cache keys without any binary.
+comparisons (what runs against what), frontier (each effort level against heif-enc at equal fidelity and the dcraw
+pipeline), reportcost (--report's cost), workers (the decoder workers' cost), noise (the sensor-noise comparison),
+cache (what does not change between runs), goals (the bounds and goal lines), report (JSON, tables). test_bench.py
+tests the budget, the incremental writes, the frontier's arithmetic and the cache keys without any binary.
 Knobs are environment variables (docs/bench.md has the list): BENCH_BUDGET_MIN (default 17; 0: none),
 BENCH_GRACE_MIN (3), BENCH_QUICK=1 (the committed small chart and small folders, 3 rounds: a smoke test, not a
 measurement), BENCH_PAIRS, BENCH_SIZES (24 and/or 50 MP), BENCH_SCALE, BENCH_META_COPIES, BENCH_INFO_FILES,
 BENCH_DECODE_FILES, BENCH_DECODE_ALL, BENCH_REF_ROUNDS, BENCH_SCALE_ROUNDS, BENCH_CORPUS, BENCH_QUALITY /
 BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY, BENCH_ISOS, BENCH_NOISE_PAIRS,
-BENCH_MATCH_CROP (heif-enc's fidelity match, convert and noise), BENCH_WORKER_SIZES, BENCH_WORKER_COPIES,
+BENCH_MATCH_CROP (the frontier's crop, and heif-enc's match in the noise part), BENCH_PEER_ROUNDS,
+BENCH_EFFORT_ROUNDS, BENCH_FRONTIER_ROUNDS, BENCH_FRONTIER_HEIF_Q, BENCH_WORKER_SIZES, BENCH_WORKER_COPIES,
 BENCH_WORKER_ROUNDS.
 """
 import os
@@ -26,16 +28,17 @@ import time
 
 import cache
 import comparisons
+import frontier
 import noise
 import peers
 import report
 import workers
 from harness import ENV, ISOS, QUICK, REPORT_FILES, ROOT, RSS_FILES, config, log
-from inputs import convert_sizes, find_corpus, generate_large, generated_ok
+from inputs import convert_sizes, find_corpus, generate_large, generated_ok, real_inputs
 from parts import Budget, Deadline, Guard, Part, run_parts, snapshot
 from readback import Readback, converter_defaults, floor_settings
 
-PART_NAMES = ("workers", "audit", "report", "convert", "noise")
+PART_NAMES = ("workers", "audit", "report", "convert", "frontier", "noise")
 
 
 def baseline(work):
@@ -61,10 +64,10 @@ def parse_only(text):
     return only
 
 
-def plan(rb, defaults, floor, corpus, work, only):
+def plan(rb, defaults, floor, corpus, work, only, levels=None):
     """The parts of this run, in order, each with the stubs of the comparisons that decide its goals. Issue 33's
-    goals first (workers, --report, convert at each size), then the audit's and the sensor noise's: on a loaded
-    machine the parts at the end are the ones the budget skips."""
+    goals first (workers, --report, convert at each size, with the charts' frontier), then the real RAWs' frontier,
+    the audit's and the sensor noise's: on a loaded machine the parts at the end are the ones the budget skips."""
     def want(name):
         return not only or name in only
 
@@ -76,7 +79,7 @@ def plan(rb, defaults, floor, corpus, work, only):
     no_corpus = None if corpus else "no real-world corpus (set BENCH_CORPUS)"
     needs = () if QUICK else ("inputs",)  # BENCH_QUICK uses committed files, nothing generated
     out = []
-    if needs and any(want(n) for n in ("workers", "convert", "noise")):
+    if needs and any(want(n) for n in ("workers", "convert", "noise")):  # the frontier part reads the corpus
         out.append(Part("inputs", "the generated RAWs (readback corpus generate --large, from the cache when unchanged)",
                         inputs))
     if want("workers"):
@@ -91,8 +94,20 @@ def plan(rb, defaults, floor, corpus, work, only):
     if want("convert"):
         for mp in convert_sizes():
             out.append(Part(f"convert_{mp:g}mp", f"convert one {mp:g} MP RAW against the floor and the peers",
-                            lambda mp=mp: [comparisons.convert_comparison(rb, floor, work, settings, defaults, mp)],
+                            lambda mp=mp: [comparisons.convert_comparison(rb, floor, work, settings, defaults, mp,
+                                                                          levels)],
                             expects=[{"id": f"convert_{mp:g}mp", "megapixels": mp}], needs=needs))
+    if want("frontier"):
+        raws = real_inputs(corpus)
+        if QUICK:  # a smoke test: the two smallest
+            raws = sorted(raws, key=os.path.getsize)[:2]
+        level = defaults.get("effort") or "balanced"
+        out.append(Part("frontier", "each effort level, heif-enc at equal fidelity and the dcraw pipeline on the "
+                                    "corpus's real RAWs",
+                        lambda: (frontier.real_comparison(rb, floor, work, dng, levels, level) for dng in raws),
+                        expects=[{"id": "frontier_" + frontier.stem(p), "label": os.path.basename(p)} for p in raws],
+                        unavailable=no_corpus or (None if raws else "the corpus has no RAW with pixels")
+                        or (None if levels else "the effort levels' settings could not be read")))
     if want("audit"):
         base = [{"name": "baseline"}] if ENV.get("BENCH_BASELINE") or ENV.get("BENCH_BASELINE_REV") else []
         out.append(Part("audit", "audit against exiftool, heif-info and libheif; per-file cost by folder size",
@@ -100,9 +115,8 @@ def plan(rb, defaults, floor, corpus, work, only):
                         expects=[{"id": "audit_nodecode", "sides": base}, {"id": "audit_decode", "sides": base}],
                         unavailable=no_corpus))
     if want("noise"):
-        out.append(Part("noise", "sensor noise: the 24 MP chart per ISO, the real camera DNGs",
-                        lambda: [noise.noise_comparison(rb, work, None if QUICK else generate_large(rb, work)[0],
-                                                        corpus)],
+        out.append(Part("noise", "sensor noise: the 24 MP chart per ISO and the clean chart",
+                        lambda: [noise.noise_comparison(rb, work, None if QUICK else generate_large(rb, work)[0])],
                         expects=[{"id": "noise", "images": [{"iso": i, "convert": {}} for i in ISOS]}], needs=needs))
     return out
 
@@ -112,7 +126,7 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "readback"))
     out_json = ENV.get("BENCH_OUT", os.path.join(ROOT, "Reports", "bench.json"))
     only = parse_only(ENV.get("BENCH_ONLY", ""))
-    rb = Readback(binary, needs_ladder=not only or bool(only & {"convert", "noise"}))
+    rb = Readback(binary, needs_ladder=not only or bool(only & {"convert", "frontier", "noise"}))
     defaults = converter_defaults(rb)
     previous = report.load_previous(out_json)  # before this run's first write replaces it
     results = report.skeleton(config=config(), machine=report.machine(), tools=peers.tool_versions(rb),
@@ -145,7 +159,12 @@ def main():
                 floor = peers.compile_floor(work)
         except (KeyboardInterrupt, Deadline):
             pass  # guard.stop or guard.expired is set: every part is then skipped, and the results say why
-        todo += plan(rb, defaults, floor, find_corpus(), work, only)
+        try:
+            levels = frontier.level_defaults(rb)
+        except RuntimeError as e:
+            levels = None
+            log(f"the effort levels' settings: {e}")
+        todo += plan(rb, defaults, floor, find_corpus(), work, only, levels)
         log("parts: " + ", ".join(p.id + (f" (~{times[p.id] / 60:.1f} min last time)" if p.id in times else "")
                                   for p in todo))
         run_parts(todo, results, write, budget, guard, expected=times.get, done=remember)

@@ -1,11 +1,11 @@
 """What does not change between runs, kept under Reports/bench-cache/ (git-ignored, like everything a run writes):
 the generated RAWs of `readback corpus generate --large`, keyed by the generator's source (the git tree of
-Sources/4-Cores/CorpusKit, or the binary's digest when that tree has local changes or there is no git); heif-enc's quality at
-Readback's fidelity, keyed by the input: the DNG, Readback's pre-encode frame, version and default settings, the
-match crop and the encoder's version (match_key), and in the noise part by the image, the crop, Readback's own
-encode of that crop and the encoder's version (noise_match_key); and each part's last elapsed time under the same
-configuration, which the budget uses to skip a part that cannot finish before the deadline (parts.py).
-BENCH_CACHE=0 ignores and writes no cache; deleting the folder is always safe."""
+Sources/4-Cores/CorpusKit, or the binary's digest when that tree has local changes or there is no git); the frontier's crop
+measure (each effort level and heif-enc at equal fidelity), keyed by the RAW, readback-ladder's digest, the settings,
+the crop, heif-enc's qualities and version (frontier_key); heif-enc's match in the noise part, keyed by the image, the
+crop, Readback's own encode of that crop and the encoder's version (noise_match_key); and each part's last elapsed
+time under the same configuration, which the budget uses to skip a part that cannot finish before the deadline
+(parts.py). BENCH_CACHE=0 ignores and writes no cache; deleting the folder is always safe."""
 import hashlib
 import json
 import os
@@ -55,12 +55,13 @@ def _key(parts):
     return h.hexdigest()
 
 
-def match_key(rb, dng, frame, defaults, crop, encoder=None):
-    """The convert parts' fidelity match depends on the RAW, Readback's render of it (its frame), Readback's version
-    and default settings (its shipped file is the target), the crop the search runs on and heif-enc's version.
-    "match2": the crop search's result, unlike the whole-frame search's that earlier runs cached."""
-    return _key(("match2", file_digest(dng), file_digest(frame) if frame else "no frame", rb.version or "",
-                 json.dumps(defaults, sort_keys=True), crop, encoder if encoder is not None else encoder_version()))
+def frontier_key(rb, dng, settings, crop, qualities, encoder=None, ladder=None):
+    """The frontier's crop measure (frontier.measure) depends on the RAW, readback-ladder's render and encoders (its
+    binary's digest: a rebuild with any change measures again), each level's setting, the crop, heif-enc's qualities
+    and its version."""
+    return _key(("frontier1", file_digest(dng), ladder if ladder is not None else file_digest(rb.ladder),
+                 json.dumps(settings, sort_keys=True), crop, ",".join(str(q) for q in qualities),
+                 encoder if encoder is not None else encoder_version()))
 
 
 # Timings vary between identical encodes: they are not part of what an encode is.

@@ -7,12 +7,13 @@ import shutil
 import statistics
 import zlib
 
-import cache
+import frontier
 import peers
 import reportcost
-from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, MATCH_CROP, META_COPIES, PAIRS, SCALE, SCALE_ROUNDS, Side,
+from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, META_COPIES, PAIRS, PEER_ROUNDS, SCALE, SCALE_ROUNDS, Side,
                      first_line, interleave, log, ratio, run, stats, throughput)
 from inputs import manifest, raw_inputs, stage, tiff_dims
+from readback import frame_quality
 
 # Big files only slow the decoding sides down without telling more (heif-info 1.15 decodes every image too).
 HUGE = ("pillowheif_200MP_GalaxyS24Ultra.heic", "exiv2_Sony_ILCE-1.HIF")
@@ -43,7 +44,9 @@ def audit_comparisons(rb, floor, corpus, work, baseline=None):
         binary (BENCH_BASELINE), the same audit by that build runs in the same rounds on the same files: `a`'s time
         against it is the before/after ratio."""
         base = baseline_side(folder, base_flags) if base_flags is not None else None
-        interleave([a, peer] + ([base] if base else []), PAIRS, os.path.join(work, "rounds"))
+        # Readback's ratios to exiftool and libheif sit far from their bounds: BENCH_PEER_ROUNDS rounds, unless a
+        # baseline build is compared (its before/after ratio is a few per cent: BENCH_PAIRS).
+        interleave([a, peer] + ([base] if base else []), PAIRS if base else PEER_ROUNDS, os.path.join(work, "rounds"))
         shutil.rmtree(folder, ignore_errors=True)
         comp = {"id": cid, "title": f"{title}, {len(staged)} HEIF files", "files": len(staged),
                 "sides": [a.summary(), peer.summary()], key: measure(a, peer)}
@@ -144,33 +147,6 @@ def readback_frame(rb, dng, mp, work):
     return frame, None
 
 
-def peer_quality(rb, dng, frame, work, q, defaults):
-    """Before the rounds, untimed: the quality at which the dcraw pipeline's encoder matches Readback's fidelity on
-    the centred BENCH_MATCH_CROP crop, so the pipeline is timed at equal fidelity rather than at the same quality
-    number (docs/bench.md); from the cache when the DNG, Readback's frame, version and defaults, the crop and heif-enc
-    are those of an earlier run. Returns (match dict or None, quality as text)."""
-    if not (frame and shutil.which("heif-enc") and os.path.exists(peers.CONVERT_IM)):
-        return None, q
-    key = cache.match_key(rb, dng, frame, defaults, MATCH_CROP)
-    match = cache.load("match", key)
-    if match is not None:
-        match["cached"] = True
-        log(f"convert: heif-enc's quality at Readback's fidelity from the cache ({key[:12]})")
-    else:
-        log(f"convert: finding heif-enc's quality at Readback's fidelity on the {MATCH_CROP} crop (untimed)")
-        match = peers.fidelity_match(rb, dng, frame, work, MATCH_CROP)
-        if not match.get("error") and not (match.get("whole_frame") or {}).get("error"):
-            cache.store("match", key, match)
-    if match.get("match"):
-        q = str(match["match"]["quality"])
-    elif match.get("points"):
-        q = str(max(m["quality"] for m in match["points"]))  # it never reached Readback's
-    log("convert: " + (f"fidelity match failed: {match['error']}" if match.get("error") else
-                       f"heif-enc matches at q{q}" if match.get("match") else
-                       f"heif-enc stays below Readback's fidelity up to q{q}"))
-    return match, q
-
-
 def lossless_reference(dng):
     """The losslessly compressed RAW of the same scene: the generated lossless-JPEG twin (same seed, so the same
     pixels; Compression 7 as cameras and Adobe write lossless DNGs), else zlib -6 over the DNG."""
@@ -241,22 +217,36 @@ def stage_budget(readback, rounds, floor_side):
                     "(moved out of its lap), so the shares add up to about the convert ratio"}
 
 
-def convert_comparison(rb, floor, work, settings, defaults, mp):
-    """The comparison of one RAW size (one part of the run: convert_24mp, convert_50mp)."""
+def convert_comparison(rb, floor, work, settings, defaults, mp, levels):
+    """The comparison of one RAW size (one part of the run: convert_24mp, convert_50mp): Readback at its default
+    against the floor (BENCH_PAIRS rounds), the dcraw pipeline at heif-enc's matched quality (BENCH_PEER_ROUNDS), the
+    other effort levels (BENCH_EFFORT_ROUNDS) and the reference peers, interleaved; the frontier's crop measure
+    before the rounds, untimed (frontier.py)."""
     (mp, dng, origin), = raw_inputs(rb, work, [mp])
     log(f"convert: {os.path.basename(dng)} ({origin}), {PAIRS} interleaved rounds")
     dims = tiff_dims(dng)
     px = dims[0] * dims[1]
+    default_level = defaults.get("effort") or "balanced"
+    quality = frame_quality(rb, work, dng, defaults.get("quality"))
+    if settings["quality"][1] != "environment":  # the floor codes at the quality the converter gives this frame
+        settings = dict(settings, quality=(str(quality), "readback-ladder noise (the converter's quality for this "
+                                                          "frame)"))
     frame, frame_why = readback_frame(rb, dng, mp, work)
     if frame_why:
         log(frame_why)
-    match, q_peer = peer_quality(rb, dng, frame, work, settings["quality"][0], defaults)
-    keep = os.path.join(work, "fid-dcraw")
-    os.makedirs(keep, exist_ok=True)
+    front, front_why = None, None
+    try:
+        front = frontier.measure(rb, work, dng, levels, quality) if levels else None
+    except (RuntimeError, OSError, KeyError, ValueError) as e:
+        front_why = str(e)[:300]
+        log(f"convert: frontier measure failed: {front_why}")
+    q_peer, how = frontier.peer_quality(front, default_level)
     readback, stages = readback_convert_side(rb, work, dng, floor, px)
     floor_side = peers.floor_side(floor, dng, frame, settings)
     sides = [readback, floor_side,
-             peers.dcraw_side(floor, dng, px, q_peer, match, keep)] + peers.other_sides(floor, dng, px, work)
+             peers.dcraw_side(floor, dng, px, q_peer, f" (preset slow; {how})", max_rounds=PEER_ROUNDS)]
+    sides += frontier.level_sides(rb, work, dng, floor, px, default_level) if levels else []
+    sides += peers.other_sides(floor, dng, px, work)
     interleave(sides, PAIRS, os.path.join(work, "rounds"))
     comp = {"id": f"convert_{mp:g}mp", "megapixels": mp, "title": f"convert one {mp:g} MP RAW to HEIC",
             "input": {"file": os.path.basename(dng), "origin": origin, "bytes": os.path.getsize(dng),
@@ -268,22 +258,10 @@ def convert_comparison(rb, floor, work, settings, defaults, mp):
         if r:
             comp.setdefault("ratios", {})[s.name] = r
     comp["stage_budget"] = stage_budget(readback, stages, floor_side)
-    # Fidelity, untimed: PSNR/SSIM of each encode against the frame its encoder was given.
-    fid = {}
-    if floor and frame:
-        fid["floor_at_readback_settings"] = peers.floor_fidelity(floor, dng, frame, settings, work)
-    dc = peers.dcraw_fidelity(floor, dng, keep) if floor else None
-    if dc:
-        fid["dcraw_pipeline"] = dc
-    shutil.rmtree(keep, ignore_errors=True)
-    comp["fidelity"] = fid
-    comp["fidelity_note"] = ("fidelity: PSNR (RGB) and SSIM (luma, 8x8) of an encoder's output against the 8-bit "
-                             "frame it was given (the floor: Readback's frame; the dcraw pipeline: dcraw_emu's PPM, "
-                             "a different picture). fidelity_match: the comparison on the same pixels, against "
-                             "Readback's float render (see fidelity_match.note).")
+    comp["frontier"] = frontier.summarize(front, {s.name: s for s in sides}, default_level)
+    if front_why:
+        comp["frontier_error"] = front_why
     comp["floor_frame"] = "readback" if frame else f"none ({frame_why})"
-    if match is not None:
-        comp["fidelity_match"] = match
     if frame:
         os.remove(frame)
     comp["lossless_raw_standin_bytes"], comp["lossless_raw"] = lossless_reference(dng)

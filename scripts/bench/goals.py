@@ -8,7 +8,9 @@ GOALS = {
     "convert_vs_floor": 1.25,  # per-image wall time <= 1.25x the floor
     "audit_nodecode_vs_exiftool": 10.0,  # metadata-only audit >= 10x exiftool's throughput
     "audit_decode_vs_libheif": 1.2,  # full-decode audit <= 1.2x libheif decoding the same items
-    "convert_vs_dcraw_pipeline": 0.5,  # <= 0.5x dcraw_emu+heif-enc+exiftool, at >= fidelity and <= size
+    "convert_vs_dcraw_pipeline": 0.5,  # <= 0.5x dcraw_emu+heif-enc+exiftool, heif-enc at the default's fidelity
+    "default_size_vs_heif_enc": 1.0,  # the default effort's size <= heif-enc's at equal fidelity (SSIM-Y@1/2)
+    "small_size_vs_heif_enc": 0.9,  # the small effort's size <= 0.9x heif-enc's at equal fidelity
     "size_vs_lossless_raw": 8.0,  # output >= 8x smaller than a losslessly compressed RAW of the same scene
     "rss_vs_16bit_frame": 3.0,  # peak RSS of one conversion (one worker) < 3x one decoded 16-bit frame
     "noise_bpp_iso3200": 2.0,  # 24 MP ISO 3200: <= 2 bits per pixel, visually lossless at viewing size
@@ -56,6 +58,10 @@ def goals_for(comp):
         yield from worker_goals(comp)
     elif cid.startswith("convert_"):
         yield from convert_goals(comp, comp.get("pixels") or 0)
+        yield from frontier_goals(comp, f"{comp['megapixels']:g}mp", f"{comp['megapixels']:g} MP chart")
+    elif cid.startswith("frontier_"):
+        yield from frontier_goals(comp, cid[len("frontier_"):], comp.get("label") or cid)
+        yield time_goal(comp, cid[len("frontier_"):], comp.get("label") or cid)
     elif cid == "noise":
         yield from noise_goals(comp)
 
@@ -106,7 +112,8 @@ def reason(comp):
 
 def convert_goals(comp, px):
     """The four goals of one RAW size from its convert comparison: time against the floor, time against the dcraw
-    pipeline at equal fidelity and no larger output, size against a lossless RAW, peak memory."""
+    pipeline with heif-enc at the default's fidelity, size against a lossless RAW, peak memory (the size goals at equal
+    fidelity: frontier_goals)."""
     mp = comp["megapixels"]
     sides = {s["name"]: s for s in comp.get("sides", [])}
     rbs, pps = sides.get("readback", {}), sides.get("dcraw-pipeline", {})
@@ -130,46 +137,63 @@ def convert_goals(comp, px):
 
 
 def dcraw_goal(comp, mp, rbs, pps, rp, why):
-    """Judged on the same pixels (the two pipelines render different pictures: dcraw_emu ignores the DNG's
-    BaselineExposure), at the heif-enc quality that matches Readback's fidelity on the centred crop
-    (`fidelity_match`); the sizes and fidelities printed are the whole frame's, from one heif-enc encode of Readback's
-    whole frame at that quality (`whole_frame`)."""
-    g = goal(f"convert <= 0.5x dcraw_emu+heif-enc+exiftool at >= fidelity and <= size ({mp:g} MP)",
+    """The default convert's time against the dcraw pipeline, whose heif-enc codes at the quality that reaches the
+    default level's fidelity on the crop (frontier.peer_quality); the sizes at equal fidelity are the frontier's
+    goals."""
+    g = goal(f"convert <= 0.5x dcraw_emu+heif-enc+exiftool, heif-enc at the default's fidelity ({mp:g} MP)",
              f"convert_vs_dcraw_pipeline_{mp:g}mp", rp["ratio"] if rp else None, "<=",
-             GOALS["convert_vs_dcraw_pipeline"], rp, why or pps.get("reason"))
-    if not rp:
-        return g
-    match = comp.get("fidelity_match") or {}
-    hit, pts = match.get("match"), match.get("points") or []
-    peer = hit or (max(pts, key=lambda m: m["quality"]) if pts else None)
-    whole = match.get("whole_frame") or {}
-    he_whole, rb_whole = whole.get("heif_enc") or {}, whole.get("readback") or {}
-    size_ok = bool(he_whole) and (rbs.get("output_bytes") or 1e18) <= he_whole["bytes"]
-    fid_ok = peer is not None  # matched, or the peer never reached Readback's fidelity
-    g["size_bytes"] = {"readback": rbs.get("output_bytes"),
-                       "heif_enc_on_readback_frame": he_whole.get("bytes"),
-                       "dcraw_pipeline_own_render": pps.get("output_bytes")}
-    if peer:
-        keys = ("ssim_y_mean", "ssim_y_worst_block", "psnr_y")
-        crop_rb = match.get("readback") or {}
-        g["fidelity"] = {"measure": "SSIM-Y mean / worst 64x64 block, PSNR-Y against the float render; the quality "
-                                    f"matched on the centred {match.get('crop', '?')} crop, the figures of the whole "
-                                    "frame at that quality",
-                         "crop": match.get("crop"), "heif_enc_quality": peer["quality"], "heif_enc_matches": bool(hit),
-                         "heif_enc_reaches_on_whole_frame": whole.get("heif_enc_reaches"),
-                         "readback": {k: (rb_whole or crop_rb).get(k) for k in keys},
-                         "heif_enc": {k: (he_whole or peer).get(k) for k in keys},
-                         "whole_frame": bool(he_whole),
-                         "heif_enc_lowest_quality_by_one_measure": match.get("by_one_measure"),
-                         "cached": bool(match.get("cached"))}
-    if g["status"] == "MET" and not (size_ok and fid_ok):
-        size_why = ("output larger" if he_whole else
-                    "size not measured: " + str(whole.get("error") or match.get("error") or "no whole-frame encode"))
-        g["status"] = "NOT MET" if he_whole and fid_ok else "NOT MEASURED"
-        g["why"] = "time met, but " + " and ".join(
-            ([] if size_ok else [size_why]) +
-            ([] if fid_ok else ["fidelity not measured: " + str(match.get("error", "no frame"))]))
+             GOALS["convert_vs_dcraw_pipeline"], rp, why or pps.get("reason") or comp.get("frontier_error"))
+    if rp:
+        g["note"] = pipeline_note(comp.get("frontier"), pps)
     return g
+
+
+def pipeline_note(front, pps):
+    """Which heif-enc quality the pipeline ran at, and why."""
+    hit = ((front or {}).get("heif_enc") or {}).get("match")
+    label = pps.get("label", "")
+    q = label.split("heif-enc -q ")[1].split(" ")[0] if "heif-enc -q " in label else "?"
+    return (f"heif-enc q{q}, " + ("the lowest measured quality at the default level's SSIM-Y@1/2 on the "
+                                  f"{front['crop']} crop" if hit else "below the default level's fidelity")
+            if front else f"heif-enc q{q}")
+
+
+def time_goal(comp, tag, label):
+    """A real RAW's default conversion against the dcraw pipeline (the frontier part, BENCH_FRONTIER_ROUNDS rounds)."""
+    sides = {s["name"]: s for s in comp.get("sides", [])}
+    rp = (comp.get("ratios") or {}).get("dcraw-pipeline")
+    g = goal(f"convert <= 0.5x dcraw_emu+heif-enc+exiftool, heif-enc at the default's fidelity ({label})",
+             f"convert_vs_dcraw_pipeline_{tag}", rp["ratio"] if rp else None, "<=",
+             GOALS["convert_vs_dcraw_pipeline"], rp,
+             comp.get("error") or sides.get("readback", {}).get("reason") or sides.get("dcraw-pipeline", {}).get(
+                 "reason"))
+    if rp:
+        g["note"] = pipeline_note(comp.get("frontier"), sides.get("dcraw-pipeline", {}))
+    return g
+
+
+def frontier_goals(comp, tag, label):
+    """The size goals of the frontier (frontier.equal_fidelity): the default effort <= 1.00x heif-enc's size at equal
+    fidelity, small <= 0.90x, each on the crop. A ratio that is only a bound decides when the bound does."""
+    front = comp.get("frontier") or {}
+    default = front.get("default", "balanced")
+    why = comp.get("frontier_error") or comp.get("error") or "the frontier's measure did not run"
+    for lv, key, text in ((default, "default_size_vs_heif_enc", f"the default effort ({default})"),
+                          ("small", "small_size_vs_heif_enc", "the small effort")):
+        row = ((front.get("levels") or {}).get(lv) or {}).get("crop")
+        target = GOALS[key]
+        g = goal(f"{text}: size <= {target:.2f}x heif-enc's at equal SSIM-Y@1/2 ({label})", f"{key}_{tag}",
+                 row.get("ratio") if row else None, "<=", target, None, why)
+        if row and row.get("ratio") is not None:
+            b = row.get("bound")
+            g["note"] = (f"{row['bpp']:.3f} vs {row['heif_enc_bpp']:.3f} bit/px on the {front.get('crop')} crop at "
+                         f"SSIM-Y@1/2 {row['mean']:.4f} / worst {row['worst']:.4f}"
+                         + (f"; the ratio is {'at most' if b == '<=' else 'at least'} this (heif-enc's measured "
+                            "qualities do not bracket it)" if b else "")
+                         + ("; from the cache" if front.get("cached") else ""))
+            if b and not ((b == "<=" and row["ratio"] <= target) or (b == ">=" and row["ratio"] > target)):
+                g["status"], g["why"] = "NOT MEASURED", "the bound does not decide the goal"
+        yield g
 
 
 def lossless_goal(comp, mp, rbs, why):
@@ -180,14 +204,13 @@ def lossless_goal(comp, mp, rbs, why):
     g = goal(f"output >= 8x smaller than a lossless RAW ({lossless['kind']}, {mp:g} MP)", f"size_vs_lossless_{mp:g}mp",
              lossless["bytes"] / ob if ob and lossless["bytes"] else None, ">=", GOALS["size_vs_lossless_raw"],
              {"output_bytes": ob, "lossless_bytes": lossless["bytes"], "zlib_standin_bytes": z}, why)
-    fm = comp.get("fidelity_match") or {}
-    whole = (fm.get("whole_frame") or {}).get("readback")
-    rb_fid = whole or fm.get("readback")
-    if ob and rb_fid:
+    front = comp.get("frontier") or {}
+    row = ((front.get("levels") or {}).get(front.get("default")) or {}).get("crop")
+    if ob:
         g["note"] = (f"{fmt_mb(ob)} vs {fmt_mb(lossless['bytes'])}"
                      + (f" (zlib stand-in {fmt_mb(z)})" if lossless.get("file") else "")
-                     + f"; at SSIM-Y {rb_fid['ssim_y_mean']:.5f} / worst block {rb_fid['ssim_y_worst_block']:.5f}, "
-                       f"PSNR-Y {rb_fid['psnr_y']:.2f} dB" + ("" if whole else f" (on the {fm.get('crop')} crop)"))
+                     + (f"; at SSIM-Y@1/2 {row['mean']:.4f} / worst {row['worst']:.4f} on the {front['crop']} crop"
+                        if row else ""))
     return g
 
 

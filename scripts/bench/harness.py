@@ -33,9 +33,18 @@ TIMEOUT = float(ENV.get("BENCH_TIMEOUT", "900"))
 # The sensor-noise part (noise.py): the noisy charts' ISOs and the rounds per image.
 ISOS = [int(s) for s in ENV.get("BENCH_ISOS", "800,3200").split(",") if s.strip()]
 NOISE_PAIRS = int(ENV.get("BENCH_NOISE_PAIRS", "2"))
-# The centred crop on which heif-enc is matched to Readback's fidelity, in the convert parts (peers.fidelity_match)
-# and in the noise part (noise.heif_enc_match): a whole 24 or 50 MP frame at heif-enc's preset slow costs about a
-# minute per quality on 2 cores.
+# Peers whose ratio sits far from its goal's bound in every recorded run (the dcraw pipeline, 0.33-0.42 against
+# <= 0.5; exiftool, 38-56x against >= 10x; the libheif decode loop, 0.44-0.50 against <= 1.2) run this many rounds:
+# their median moves less than the distance to the bound (docs/bench.md, "Cuts").
+PEER_ROUNDS = int(ENV.get("BENCH_PEER_ROUNDS", str(PAIRS) if QUICK else "3"))
+# The frontier (frontier.py): rounds of the effort levels other than the default in the convert parts (no time goal
+# reads them), rounds of every side on the real RAWs, and heif-enc's qualities on the crop.
+EFFORT_ROUNDS = int(ENV.get("BENCH_EFFORT_ROUNDS", "2"))
+FRONTIER_ROUNDS = int(ENV.get("BENCH_FRONTIER_ROUNDS", "1"))
+FRONTIER_HEIF_Q = [int(s) for s in ENV.get("BENCH_FRONTIER_HEIF_Q", "55,60,65").split(",") if s.strip()]
+# The centred crop on which heif-enc is matched to Readback's fidelity, in the convert and frontier parts
+# (frontier.measure) and in the noise part (noise.heif_enc_match): a whole 24 or 50 MP frame at heif-enc's preset
+# slow costs about a minute per quality on 2 cores.
 MATCH_CROP = ENV.get("BENCH_MATCH_CROP", "1024x768" if QUICK else "2048x1536")
 # The decoder workers' part (workers.py): which generated RAWs, and how many copies of each (--jobs 2). Four copies:
 # two files per worker, so the run shows what a worker costs per file in a long run (its kept shared memory reused),
@@ -56,7 +65,9 @@ def config():
             "meta_copies": META_COPIES, "info_files": INFO_FILES, "decode_files": DECODE_FILES,
             "decode_all": DECODE_ALL, "ref_rounds": REF_ROUNDS, "isos": ISOS, "noise_pairs": NOISE_PAIRS,
             "match_crop": MATCH_CROP, "worker_sizes": "committed chart" if QUICK else WORKER_SIZES,
-            "worker_copies": WORKER_COPIES, "worker_rounds": WORKER_ROUNDS, "report_files": REPORT_FILES, "rss_files": RSS_FILES}
+            "worker_copies": WORKER_COPIES, "worker_rounds": WORKER_ROUNDS, "report_files": REPORT_FILES,
+            "rss_files": RSS_FILES, "peer_rounds": PEER_ROUNDS, "effort_rounds": EFFORT_ROUNDS, "frontier_rounds": FRONTIER_ROUNDS,
+            "frontier_heif_q": FRONTIER_HEIF_Q}
 
 
 def log(msg):

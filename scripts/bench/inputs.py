@@ -161,3 +161,12 @@ def raw_inputs(rb, work, sizes=None):
                                   "the cached corpus has none)"))
         picked.append((mp, best[1], f"readback corpus generate --large ({best[0]:.1f} MP)"))
     return picked
+
+
+def real_inputs(corpus):
+    """The corpus's camera RAWs with real pixels (MANIFEST.tsv: raw/, has_pixels yes), read in place."""
+    if not corpus:
+        return []
+    rows = manifest(corpus)
+    return [os.path.join(corpus, rel) for rel, row in sorted(rows.items())
+            if rel.startswith("raw/") and row.get("has_pixels") == "yes" and os.path.exists(os.path.join(corpus, rel))]

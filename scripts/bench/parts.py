@@ -1,10 +1,12 @@
 """A run of `make bench` as parts, each timed against a budget, with the results on disk after every one.
 
 The parts run in order: inputs (the generated RAWs, from the cache when unchanged), workers, report, one convert part
-per RAW size, audit, noise (__main__.plan). The results (bench.json and bench.md, report.write: a temporary file and
-a rename) are written before the first part, after every comparison and after every part, so a run killed at any
-moment (SIGKILL included) leaves every finished row on disk, and the parts it had not finished marked "pending" or
-"running".
+per RAW size, frontier (the real RAWs), audit, noise (__main__.plan). The results (bench.json and bench.md,
+report.write: a temporary file and a rename) are written before the first part, after every comparison and after
+every part, so a run killed at any moment (SIGKILL included) leaves every finished row on disk, and the parts it had
+not finished marked "pending" or "running". Each part's record has its wall seconds, its CPU seconds (user + system
+of the bench and every command it ran) and the load average when it started: on a shared machine the CPU time says
+whether a part fits, the wall time what it took.
 
 A part ends as one of:
 - done;
@@ -16,6 +18,8 @@ A part ends as one of:
 - failed: it raised. The error is recorded and the run goes on with the next part.
 Every goal of a comparison that did not finish is a NOT MEASURED line saying why (the part's stubs, goals.goals_for).
 """
+import os
+import resource
 import signal
 import time
 import traceback
@@ -173,8 +177,8 @@ def run_parts(parts, results, write, budget, guard=None, expected=None, done=Non
             save()
             continue
         log(f"part {p.id} ({p.title}): starting; {budget.describe()}")
-        t0 = budget.elapsed()
-        rec.update(status="running", started_s=round(t0, 1))
+        t0, c0 = budget.elapsed(), cpu_seconds()
+        rec.update(status="running", started_s=round(t0, 1), load_at_start=load_average())
         try:
             with guard.running():
                 for comp in p.run() or ():
@@ -194,12 +198,27 @@ def run_parts(parts, results, write, budget, guard=None, expected=None, done=Non
             rec.update(status="failed", reason=f"{type(e).__name__}: {e}"[:500])
             traceback.print_exc()
         rec["elapsed_s"] = round(budget.elapsed() - t0, 1)
+        rec["cpu_s"] = round(cpu_seconds() - c0, 1)
         if rec["status"] == "done" and done:
             done(p.id, rec["elapsed_s"])
-        log(f"part {p.id}: {rec['status']} in {rec['elapsed_s']:.0f} s"
+        log(f"part {p.id}: {rec['status']} in {rec['elapsed_s']:.0f} s ({rec['cpu_s']:.0f} s of CPU)"
             + (f" ({rec['reason']})" if rec.get("reason") else "") + f"; {budget.describe()}")
         save()
     return results["parts"]
+
+
+def cpu_seconds():
+    """User + system seconds of this process and of every command it waited for (their children included): a part's
+    CPU time is the difference, which other load on a shared machine moves far less than its wall time."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def load_average():
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def unmet(part, recs):

@@ -2,12 +2,10 @@
 scripts/floor/floor.c), the dcraw pipeline (dcraw_emu -> heif-enc -> exiftool), vips, ImageMagick, RawTherapee and
 darktable. A peer that is not installed, or cannot do the job here, is a Side with the reason as `unavailable`.
 """
-import hashlib
-import json
 import os
 import shutil
 
-from harness import ENV, MATCH_CROP, REF_ROUNDS, ROOT, Side, first_line, log, run
+from harness import ENV, REF_ROUNDS, ROOT, Side, first_line, log, run
 
 CONVERT_IM = shutil.which("convert-im6.q16") or "/usr/bin/convert"  # never /usr/local/bin/convert
 
@@ -24,12 +22,21 @@ def compile_floor(work):
     if path and os.access(path, os.X_OK):
         return path
     out = os.path.join(work, "floor")
-    flags = run(["pkg-config", "--cflags", "--libs", "libraw_r", "libheif"], timeout=60)
-    if flags.rc != 0:
-        log("floor helper: pkg-config failed: " + first_line(flags.err))
+    # The LibRaw `readback` links (`make deps` builds it into LIBRAW_PREFIX, static), so the floor decodes with the
+    # same library; its .pc file names the prefix it was built in, which a copied prefix overrides.
+    prefix = ENV.get("LIBRAW_PREFIX", os.path.join(ROOT, ".build", "libraw"))
+    pc = os.path.join(prefix, "lib", "pkgconfig")
+    env, define = {}, []
+    if os.path.isdir(pc):
+        env["PKG_CONFIG_PATH"] = pc + (":" + ENV["PKG_CONFIG_PATH"] if ENV.get("PKG_CONFIG_PATH") else "")
+        define = [f"--define-variable=prefix={prefix}"]
+    raw = run(["pkg-config", *define, "--cflags", "--libs", "libraw_r"], env=env, timeout=60)
+    heif = run(["pkg-config", "--cflags", "--libs", "libheif"], timeout=60)
+    if raw.rc != 0 or heif.rc != 0:
+        log("floor helper: pkg-config failed: " + first_line(raw.err or heif.err))
         return None
-    r = run(["gcc", "-O2", "-o", out, os.path.join(ROOT, "scripts", "floor", "floor.c")] + flags.out.split() + ["-lm"],
-            timeout=300)
+    r = run(["gcc", "-O2", "-o", out, os.path.join(ROOT, "scripts", "floor", "floor.c")] + raw.out.split()
+            + heif.out.split() + ["-lm"], timeout=300)
     if r.rc != 0:
         log("floor helper did not compile: " + first_line(r.err))
         return None
@@ -89,7 +96,7 @@ def output_check(floor, ext=(".heic",), accept_rc=(0,), expect_pixels=0):
         info = {"output_bytes": os.path.getsize(p)}
         if r.rc != 0:
             info["exit_status_note"] = f"exit {r.rc} with an output: {first_line(r.out) or first_line(r.err)}"[:200]
-        if p.lower().endswith(".heic") and not state["judged"]:
+        if p.lower().endswith(".heic") and not state["judged"] and floor:
             state["judged"] = True
             info["decoded"], why = judge(floor, p, expect_pixels)
             if why:
@@ -129,8 +136,10 @@ def libheif_side(floor, files):
 
 
 def floor_side(floor, dng, frame, s):
-    """LibRaw decode+demosaic and one x265 encode of Readback's own frame at Readback's settings `s`, timed by the
-    helper's own clock: the floor a converter cannot beat here."""
+    """LibRaw decode+demosaic and one x265 encode of Readback's own frame at the default effort's own settings `s`
+    (preset, depth, chroma, x265 options, and the quality the converter gives this frame), timed by the helper's own
+    clock: the floor a converter cannot beat here. A faster, bigger setting moves the floor with it, so the floor
+    ratio cannot be bought with size unseen."""
     q, preset, chroma, depth = (s[k][0] for k in ("quality", "preset", "chroma", "depth"))
     cmd = [floor, "encode", dng, None, "-q", q, "-p", preset, "-c", chroma, "-d", depth, "--frame", frame] + x265_args(s)
     breakdowns = []
@@ -145,8 +154,10 @@ def floor_side(floor, dng, frame, s):
     why = None if floor else "the floor helper did not compile"
     why = why or (None if frame else "readback-ladder did not write Readback's frame")
     xo = s.get("x265", ("", ""))[0]
-    side = Side("floor", f"floor: LibRaw decode+demosaic + x265 encode alone of Readback's own frame "
-                         f"(q{q}, preset {preset}, {chroma}, {depth}-bit{', ' + xo if xo else ''}, one untiled frame)",
+    effort = s.get("effort", ("", ""))[0]
+    side = Side("floor", f"floor: LibRaw decode+demosaic + x265 encode alone of Readback's own frame at the "
+                         f"{effort or 'default'} effort's settings (q{q}, preset {preset}, {chroma}, {depth}-bit"
+                         f"{', ' + xo if xo else ''}, one untiled frame)",
                 lambda d: [x if x is not None else os.path.join(d, "floor.heic") for x in cmd],
                 time_from=lambda r: (r.json_line() or {}).get("floor_s", r.wall), check=check, unavailable=why,
                 note="time = the helper's own timer around decode+demosaic and encode (render and file write excluded)")
@@ -160,22 +171,14 @@ def x265_args(s):
     return ["-x", x] if x else []
 
 
-def floor_fidelity(floor, dng, frame, s, work):
-    """Untimed: PSNR/SSIM of the floor's encode against the frame it was given."""
-    q, preset, chroma, depth = (s[k][0] for k in ("quality", "preset", "chroma", "depth"))
-    r = run([floor, "encode", dng, os.path.join(work, "fid.heic"), "-q", q, "-p", preset, "-c", chroma, "-d", depth,
-             "--fidelity", "--frame", frame] + x265_args(s))
-    return r.json_line() if r.rc == 0 else {"error": first_line(r.err)}
-
-
 DCRAW_PIPE = ('dcraw_emu -w -Z - "$1" | "$3" ppm:- -define png:compression-level=1 "$2/x.png" && '
               'heif-enc -q "$4" "$2/x.png" -o "$2/x.heic" >/dev/null && rm -f "$2/x.png" && '
               'exiftool -q -q -overwrite_original -tagsFromFile "$1" -all:all "$2/x.heic"')
 
 
-def dcraw_side(floor, dng, px, q_peer, match, keep_dir):
-    """dcraw_emu -> PNG -> heif-enc -q q_peer -> exiftool: the fastest Debian route that keeps the metadata. The
-    latest output is kept in `keep_dir` for the untimed fidelity measure (`dcraw_fidelity`)."""
+def dcraw_side(floor, dng, px, q_peer, at, keep_dir=None, max_rounds=None):
+    """dcraw_emu -> PNG -> heif-enc -q q_peer -> exiftool: the fastest Debian route that keeps the metadata; `at` says
+    how q_peer was chosen. With `keep_dir`, the latest output is kept there."""
     gone = [t for t in ("dcraw_emu", "heif-enc", "exiftool") if not shutil.which(t)]
 
     def keep_last(d):
@@ -183,25 +186,12 @@ def dcraw_side(floor, dng, px, q_peer, match, keep_dir):
             os.replace(os.path.join(d, "x.heic"), os.path.join(keep_dir, "x.heic"))
         shutil.rmtree(d, ignore_errors=True)
 
-    on = f" on the {match['crop']} crop" if match and match.get("crop") else ""
-    at = (f" (preset slow; the lowest quality at Readback's fidelity{on})" if match and match.get("match") else
-          " (preset slow; its best scanned quality, still below Readback's fidelity)" if match and
-          match.get("points") else " (preset slow; Readback's quality number: the fidelity match did not run)")
     return Side("dcraw-pipeline", f"dcraw_emu -w → PNG → heif-enc -q {q_peer}{at} + exiftool -tagsFromFile",
                 lambda d: ["sh", "-c", DCRAW_PIPE, "sh", dng, d, CONVERT_IM, q_peer],
-                check=output_check(floor, expect_pixels=px), cleanup=keep_last,
-                unavailable=f"not installed: {', '.join(gone)}" if gone else None)
-
-
-def dcraw_fidelity(floor, dng, keep_dir):
-    """Untimed: the pipeline's kept output against dcraw_emu's frame (deterministic: the same command writes the
-    frame the timed pipeline fed to heif-enc). None when the pipeline left no output."""
-    if not os.path.exists(os.path.join(keep_dir, "x.heic")):
-        return None
-    ppm = os.path.join(keep_dir, "ref.ppm")
-    r1 = run(["sh", "-c", 'dcraw_emu -w -Z "$2" "$1"', "sh", dng, ppm])
-    r3 = run([floor, "compare", os.path.join(keep_dir, "x.heic"), ppm]) if r1.rc == 0 else None
-    return r3.json_line() if r3 and r3.rc == 0 else {"error": "could not measure"}
+                check=output_check(floor, expect_pixels=px), cleanup=keep_last if keep_dir else None,
+                unavailable=f"not installed: {', '.join(gone)}" if gone else (
+                    None if q_peer else "no heif-enc quality: the frontier's measure did not run"),
+                max_rounds=max_rounds)
 
 
 def other_sides(floor, dng, px, work):
@@ -234,140 +224,3 @@ def other_sides(floor, dng, px, work):
                         os.path.join(d, "dtconf")], check=output_check(floor, ext=(".jpg",)), max_rounds=REF_ROUNDS,
              unavailable=missing("darktable-cli", "darktable is not installed (optional reference)")),
     ]
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# heif-enc at Readback's fidelity.
-# ---------------------------------------------------------------------------------------------------------------
-
-# Coarse heif-enc qualities of the fidelity match, in stages: a stage runs only when no earlier one reached Readback.
-MATCH_STAGES = ([40, 50, 55, 60], [65, 70], [80, 90])
-
-
-def to_png(ppm, png):
-    """heif-enc 1.15 reads no PPM: ImageMagick writes the PNG, at compression level 1 (the pixels are what count)."""
-    return run([CONVERT_IM, ppm, "-define", "png:compression-level=1", png]).rc == 0
-
-
-def reaches(m, target):
-    """A heif-enc file is at least as faithful as Readback's when its SSIM-Y mean and its worst 64x64 block are both
-    >= Readback's (the ladder's visually-lossless rule with Readback's own figures as the thresholds)."""
-    return m["ssim_y_mean"] >= target["ssim_y_mean"] and m["ssim_y_worst_block"] >= target["ssim_y_worst_block"]
-
-
-def fidelity_match(rb, dng, frame, work, crop=MATCH_CROP):
-    """Untimed. Finds the lowest quality at which the dcraw pipeline's encoder (heif-enc, its default preset slow) is
-    at least as faithful as Readback on the same pixels, searched on the centred `crop` of Readback's own frame
-    (BENCH_MATCH_CROP, default 2048x1536; a whole 24 or 50 MP frame at preset slow costs about a minute per quality
-    here, and the search took 9.5 minutes at 50 MP): heif-enc encodes the crop (`readback-ladder frame --crop`) at
-    rising qualities, and `readback-ladder compare --crop` measures each file, and the same region of Readback's
-    shipped file, with the quality ladder's measure (SSIM-Y against the float render: mean and worst 64x64 block;
-    PSNR-Y reported). A setting matches when both its mean and its worst block are >= Readback's (`reaches`). Coarse
-    qualities first (MATCH_STAGES), then every quality between the last one short of Readback and the first that
-    reaches it.
-    Then one whole-frame check at the matched quality (the highest scanned one when none matched): heif-enc encodes
-    Readback's whole frame once and both files are measured over the whole frame, so the size goal still compares
-    Readback's whole file with heif-enc's bare primary of the same whole frame, and says whether the crop's quality
-    also reaches Readback over the whole frame. Returns a dict for the JSON (with "error" on failure)."""
-    d = os.path.join(work, "match")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    try:
-        rc = run([rb.bin, "convert", dng, "--out", os.path.join(d, "rb"), "--quiet"], env=rb.env(work))
-        ours = [os.path.join(d, "rb", n) for n in os.listdir(os.path.join(d, "rb")) if n.endswith(".heic")] \
-            if os.path.isdir(os.path.join(d, "rb")) else []
-        if rc.rc not in (0, 1) or not ours:
-            return {"error": "readback convert failed: " + first_line(rc.err)}
-        ppm, png = os.path.join(d, "crop.ppm"), os.path.join(d, "crop.png")
-        if run([rb.ladder, "frame", dng, ppm, "--crop", crop], env=rb.env(work)).rc != 0:
-            return {"error": "readback-ladder frame --crop failed"}
-        if not to_png(ppm, png):
-            return {"error": "could not write the crop as PNG for heif-enc"}
-        os.remove(ppm)
-        measured, by_digest = {}, {}
-
-        def measure(paths, region):
-            r = run([rb.ladder, "compare", dng] + paths + ["--crop", region], env=rb.env(work))
-            if r.rc != 0:
-                raise RuntimeError("readback-ladder compare failed: " + first_line(r.err))
-            return {j["file"]: j for j in (json.loads(x) for x in r.out.splitlines() if x.startswith("{"))}
-
-        def scan(qs, extra=()):
-            files, fresh = {}, []
-            for q in qs:
-                out = os.path.join(d, f"he{q}.heic")
-                if run(["heif-enc", "-q", str(q), png, "-o", out]).rc != 0:
-                    raise RuntimeError(f"heif-enc -q {q} failed")
-                with open(out, "rb") as f:
-                    digest = hashlib.sha256(f.read()).hexdigest()
-                files[q] = (out, digest)
-                # libheif maps qualities to x265 CRF in steps, so neighbours often write the same bytes.
-                if digest not in by_digest and out not in fresh:
-                    fresh.append(out)
-                    by_digest[digest] = os.path.basename(out)
-            got = measure(list(extra) + fresh, crop)
-            for q, (out, digest) in files.items():
-                m = dict(got.get(by_digest[digest]) or measured[by_digest[digest]])
-                m["quality"], m["file"] = q, os.path.basename(out)
-                w, h = (m.get("crop") or [0, 0, 0, 0])[2:4]
-                if w * h:
-                    m["bpp"] = m["bytes"] * 8 / (w * h)
-                measured[os.path.basename(out)] = m
-                os.remove(out)
-            return got
-
-        got = scan(MATCH_STAGES[0], extra=[ours[0]])
-        if os.path.basename(ours[0]) not in got:
-            return {"error": "readback-ladder compare did not measure Readback's file"}
-        rb_m = got[os.path.basename(ours[0])]
-
-        def points():
-            return sorted(measured.values(), key=lambda m: m["quality"])
-
-        for qs in MATCH_STAGES[1:]:
-            if not any(reaches(m, rb_m) for m in points()):
-                scan(qs)
-        hit = next((m for m in points() if reaches(m, rb_m)), None)
-        if hit:
-            below = [m["quality"] for m in points() if m["quality"] < hit["quality"]]
-            lo = max(below) if below else max(0, hit["quality"] - 10)
-            scan(list(range(lo + 1, hit["quality"])))
-            hit = next(m for m in points() if reaches(m, rb_m))
-        lowest = {}
-        for key in ("ssim_y_mean", "ssim_y_worst_block", "psnr_y"):
-            m = next((m for m in points() if m[key] >= rb_m[key]), None)
-            lowest[key] = {"quality": m["quality"], "bytes": m["bytes"], "bpp": m.get("bpp")} if m else None
-        q = hit["quality"] if hit else max(m["quality"] for m in points())
-        log(f"convert: heif-enc q{q} on the {crop} crop; checking it once over the whole frame (untimed)")
-        return {"crop": crop, "readback": rb_m, "points": points(), "match": hit, "by_one_measure": lowest,
-                "whole_frame": whole_frame_check(rb, dng, frame, ours[0], q, d, work, measure),
-                "note": f"heif-enc (preset slow) on the centred {crop} crop of Readback's own frame; SSIM-Y and PSNR-Y "
-                        "against Readback's float render on that crop (readback-ladder compare --crop), Readback's "
-                        "shipped file measured on the same region; a setting matches when its mean and worst 64x64 "
-                        "block are both >= Readback's. whole_frame: heif-enc at that quality on the whole frame, "
-                        "both files measured over the whole frame"}
-    except (RuntimeError, OSError, KeyError, ValueError) as e:
-        return {"error": str(e)[:300]}
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-def whole_frame_check(rb, dng, frame, shipped, q, d, work, measure):
-    """heif-enc -q `q` on Readback's whole frame, once, and both files measured over the whole frame: the bytes the
-    size goal compares (Readback's whole file against heif-enc's bare primary of the same frame) and whether the
-    crop's quality reaches Readback over the whole frame too."""
-    if not frame:
-        return {"error": "readback-ladder wrote no whole frame"}
-    png, out = os.path.join(d, "frame.png"), os.path.join(d, f"whole-q{q}.heic")
-    if not to_png(frame, png):
-        return {"error": "could not write the whole frame as PNG for heif-enc"}
-    r = run(["heif-enc", "-q", str(q), png, "-o", out])
-    os.remove(png)
-    if r.rc != 0:
-        return {"error": f"heif-enc -q {q} on the whole frame failed: {first_line(r.err)}"[:300]}
-    got = measure([shipped, out], "full")
-    a, b = got.get(os.path.basename(shipped)), got.get(os.path.basename(out))
-    if not a or not b:
-        return {"error": "readback-ladder compare did not measure both whole files"}
-    return {"quality": q, "readback": a, "heif_enc": dict(b, quality=q, encode_s=r.wall),
-            "heif_enc_reaches": reaches(b, a)}

@@ -42,10 +42,18 @@ def floor_settings(defaults):
     """The settings the floor encodes with: the converter's defaults, or BENCH_QUALITY / BENCH_PRESET /
     BENCH_CHROMA / BENCH_DEPTH / BENCH_X265 (x265 options beyond the preset, NAME=VALUE comma separated, as the
     converter sets them: aq-strength=1.5 by default). {key: (value as text, where it came from)}."""
-    found = {}
+    found = {"effort": (str(defaults.get("effort", "")), "readback convert --print-defaults")}
     for key, field in (("quality", "quality"), ("preset", "speed"), ("chroma", "chroma"), ("depth", "depth"),
                        ("x265", "x265")):
         env = ENV.get(f"BENCH_{key.upper()}")
         found[key] = (env, "environment") if env is not None else (str(defaults.get(field, "")),
                                                                    "readback convert --print-defaults")
     return found
+
+
+def frame_quality(rb, work, dng, default):
+    """The quality `readback convert` gives this RAW by default (`readback-ladder noise`: lower on a visibly noisy
+    frame, the noise steps), or `default` when the ladder cannot tell; untimed."""
+    r = run([rb.ladder, "noise", dng], env=rb.env(work))
+    d = r.json_line() if r.rc == 0 else None
+    return d.get("quality", default) if isinstance(d, dict) else default

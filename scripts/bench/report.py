@@ -63,16 +63,6 @@ def fmt_s(st):
     return f"{st['median']:.2f} s ({st['min']:.2f}-{st['max']:.2f})"
 
 
-def fmt_db(x):
-    return f"{x:.2f} dB" if x is not None else "?"
-
-
-def fmt_fid(m):
-    bpp = f" ({m['bpp']:.2f} bit/px)" if m.get("bpp") is not None else ""
-    return (f"{fmt_mb(m['bytes'])}{bpp}, SSIM-Y {m['ssim_y_mean']:.5f} / worst {m['ssim_y_worst_block']:.5f}, "
-            f"PSNR-Y {m['psnr_y']:.2f} dB")
-
-
 def fmt_side(s):
     if not s.get("available"):
         return f"not available: {s.get('reason', 'unknown')}"
@@ -130,36 +120,50 @@ def scaling_rows(c):
     return rows
 
 
-def fidelity_rows(c):
+def frontier_rows(c):
+    """One image's frontier: per effort level its whole file and its crop measure against heif-enc at equal
+    fidelity; heif-enc's matched quality; the dcraw pipeline."""
+    f = c.get("frontier")
+    if not f:
+        why = c.get("frontier_error") or c.get("error")
+        return [f"| {c.get('label') or c['title']} | frontier not measured: {why} | | | | |"] if why else []
+    name = c.get("label") or c["title"].replace("convert one ", "").replace(" RAW to HEIC", " chart")
     rows = []
-    for k, v in (c.get("fidelity") or {}).items():
-        if v and "psnr" in v:
-            size = f", {fmt_mb(v['output_bytes'])}" if v.get("output_bytes") else ""
-            rows.append(f"| {c['title']} | fidelity against its own 8-bit frame: {k.replace('_', ' ')} | "
-                        f"PSNR-RGB {v['psnr']:.2f} dB, SSIM 8x8 {v['ssim']:.4f}{size} | |")
-    fm = c.get("fidelity_match") or {}
-    if fm.get("error"):
-        rows.append(f"| {c['title']} | fidelity match | not measured: {fm['error']} | |")
-    # The search runs on the centred crop (peers.fidelity_match); older results have no "crop": the whole frame.
-    where = f"the {fm['crop']} crop of " if fm.get("crop") else ""
-    cached = " (from the cache)" if fm.get("cached") else ""
-    if fm.get("readback"):
-        rows.append(f"| {c['title']} | fidelity on {where or 'the whole frame of '}Readback's frame: readback (as "
-                    f"shipped; its whole file's size){cached} | {fmt_fid(fm['readback'])} | |")
-    for m in fm.get("points", []):
-        tag = " (the match)" if fm.get("match") and m["quality"] == fm["match"]["quality"] else ""
-        rows.append(f"| {c['title']} | fidelity: heif-enc q{m['quality']} on {where}Readback's frame{tag} | "
-                    f"{fmt_fid(m)} | |")
-    whole = fm.get("whole_frame") or {}
-    if whole.get("error"):
-        rows.append(f"| {c['title']} | fidelity over the whole frame | not measured: {whole['error']} | |")
-    elif whole:
-        rows.append(f"| {c['title']} | fidelity over the whole frame: readback (as shipped) | "
-                    f"{fmt_fid(whole['readback'])} | |")
-        rows.append(f"| {c['title']} | fidelity over the whole frame: heif-enc q{whole['quality']} on Readback's frame"
-                    f" ({'reaches' if whole.get('heif_enc_reaches') else 'does not reach'} Readback's) | "
-                    f"{fmt_fid(whole['heif_enc'])} | |")
+    for lv, rec in f["levels"].items():
+        w, crop = rec.get("whole") or {}, rec["crop"]
+        whole = (f"{fmt_mb(w['output_bytes'])}, {fmt_s(w.get('seconds'))}" + (
+            f" n={w['seconds']['n']}" if w.get("seconds") else "") if w.get("output_bytes") else
+                 (w.get("reason") or "-"))
+        vs = rec.get("vs_pipeline")
+        bound = {"<=": "at most ", ">=": "at least "}.get(crop.get("bound"), "")
+        rows.append(f"| {name} | {lv}{' (default)' if lv == f['default'] else ''} | {whole}"
+                    + (f"; {vs['ratio']:.2f}x the pipeline" if vs else "")
+                    + f" | {crop['bpp']:.3f} bit/px, {crop['mean']:.4f} / {crop['worst']:.4f}, encode CPU "
+                      f"{crop['cpu_s']:.2f} s | {crop['heif_enc_bpp']:.3f} bit/px | {bound}{crop['ratio']:.2f}x |")
+    he = f.get("heif_enc") or {}
+    m = he.get("match")
+    pts = ", ".join(f"q{p['quality']} {p['bpp']:.3f} ({p['mean']:.4f} / {p['worst']:.4f})"
+                    for p in he.get("points", []))
+    rows.append(f"| {name} | heif-enc (preset slow) | " + (
+        f"matched at q{m['quality']}: {m['bpp']:.3f} bit/px, encode CPU {m['cpu_s']:.2f} s" if m else
+        "no measured quality reaches the default's fidelity") + f" | {pts} | | |")
+    pp = f.get("pipeline")
+    if pp:
+        rows.append(f"| {name} | dcraw pipeline | {fmt_side(pp)} | | | |")
     return rows
+
+
+def frontier_table(results):
+    """Every image's frontier (the convert parts' charts, the frontier part's real RAWs)."""
+    comps = [c for c in results["comparisons"] if c.get("frontier") or c["id"].startswith("frontier_")]
+    if not comps:
+        return ""
+    crop = next((c["frontier"]["crop"] for c in comps if c.get("frontier")), "?")
+    rows = [f"| image | encoder | whole file: size, time (min-max) | {crop} crop: bit/px, SSIM-Y@1/2 mean / worst "
+            "| heif-enc at equal fidelity | size ratio |", "|---|---|---|---|---|---|"]
+    for c in comps:
+        rows += frontier_rows(c)
+    return "\n".join(rows)
 
 
 def noise_row(im, crop):
@@ -235,7 +239,6 @@ def comparison_table(results):
             continue
         rows += [f"| {c['title']} | {s['label']} | {fmt_side(s)} | {side_ratio(c, s)} |" for s in c["sides"]]
         rows += stage_rows(c)
-        rows += fidelity_rows(c)
     return "\n".join(rows)
 
 
@@ -254,38 +257,11 @@ def stage_rows(c):
     return rows
 
 
-def dcraw_detail(g):
-    """The dcraw goal's sizes and fidelities, side by side."""
-    sb, fd = g["size_bytes"], g.get("fidelity") or {}
-    crop = f" on the {fd['crop']} crop" if fd.get("crop") else ""
-    how = (f"the lowest quality at Readback's fidelity{crop}" if fd.get("heif_enc_matches") else
-           f"below Readback's fidelity{crop}")
-    if fd.get("heif_enc_reaches_on_whole_frame") is not None:
-        how += (", which also reaches it over the whole frame" if fd["heif_enc_reaches_on_whole_frame"] else
-                ", which does not reach it over the whole frame")
-    if fd.get("cached"):
-        how += "; quality from the cache"
-    extra = (f"; on Readback's whole frame: size {fmt_mb(sb['readback'])} vs {fmt_mb(sb['heif_enc_on_readback_frame'])} "
-             f"(heif-enc q{fd.get('heif_enc_quality')}, {how})")
-    if fd:
-        a, b = fd["readback"], fd["heif_enc"]
-        extra += (f"; SSIM-Y mean / worst block {a['ssim_y_mean']:.5f} / {a['ssim_y_worst_block']:.5f} vs "
-                  f"{b['ssim_y_mean']:.5f} / {b['ssim_y_worst_block']:.5f}, PSNR-Y {fmt_db(a['psnr_y'])} vs "
-                  f"{fmt_db(b['psnr_y'])}")
-        one = fd.get("heif_enc_lowest_quality_by_one_measure") or {}
-        bits = [f"{n} q{one[k]['quality']} ({fmt_mb(one[k]['bytes'])})" for k, n in
-                (("ssim_y_mean", "mean"), ("ssim_y_worst_block", "worst block"), ("psnr_y", "PSNR-Y")) if one.get(k)]
-        if bits:
-            extra += f"; heif-enc reaches Readback on one measure alone{crop} at: " + ", ".join(bits)
-    return extra + f"; the pipeline's own file (its own, darker render) {fmt_mb(sb.get('dcraw_pipeline_own_render'))}"
-
-
 def goal_table(results):
     rows = ["| goal | measured | target | status |", "|---|---|---|---|"]
     for g in results["goals"]:
         val = f"{g['value']:.2f}" if "value" in g else g.get("reason", "")
-        extra = dcraw_detail(g) if g.get("size_bytes") else ""
-        extra += f"; {g['note']}" if g.get("note") else ""
+        extra = f"; {g['note']}" if g.get("note") else ""
         extra += f"; {g['why']}" if g.get("why") else ""
         rows.append(f"| {g['goal']} | {val}{extra} | {g.get('target', '')} | **{g['status']}** |")
     return "\n".join(rows)
@@ -293,16 +269,21 @@ def goal_table(results):
 
 def parts_table(results):
     """Each part's status and elapsed seconds; a part that is not done says why, and its goals are NOT MEASURED."""
-    rows = ["| part | status | elapsed | note |", "|---|---|---|---|"]
+    rows = ["| part | status | elapsed (CPU: user + system; load at start) | note |", "|---|---|---|---|"]
     for p in results.get("parts", []):
         el = f"{p['elapsed_s']:.0f} s" if p.get("elapsed_s") is not None else "-"
+        if p.get("cpu_s") is not None:
+            el += f" ({p['cpu_s']:.0f} s CPU" + (f"; load {p['load_at_start']:g}" if p.get("load_at_start") is not None
+                                                  else "") + ")"
         note = p.get("reason", "")
         if p["status"] != "done":
             note = "NOT MEASURED" + (f": {note}" if note else "")
         rows.append(f"| {p['title']} (`{p['id']}`) | **{p['status']}** | {el} | {note} |")
     b = results.get("budget_min")
     budget = (f"budget {b:g} min, deadline {b + (results.get('grace_min') or 0):g} min" if b else "no budget")
-    rows.append(f"| total | {results.get('state', '')} | {results.get('elapsed_s', 0):.0f} s | {budget} |")
+    cpu = sum(p.get("cpu_s") or 0 for p in results.get("parts", []))
+    rows.append(f"| total | {results.get('state', '')} | {results.get('elapsed_s', 0):.0f} s ({cpu:.0f} s CPU in the "
+                f"parts) | {budget} |")
     return "\n".join(rows)
 
 
@@ -318,8 +299,8 @@ def markdown(results):
                  "pending or running had not finished (the run was killed, or is still running).")
     if results.get("stopped"):
         head += f" **Stopped** ({results['stopped']})."
-    text = (head + "\n\n" + parts_table(results) + "\n\n" + goal_table(results) + "\n\n" + noise_table(results)
-            + "\n\n" + comparison_table(results) + "\n")
+    text = (head + "\n\n" + parts_table(results) + "\n\n" + goal_table(results) + "\n\n" + frontier_table(results)
+            + "\n\n" + noise_table(results) + "\n\n" + comparison_table(results) + "\n")
     agree = results.get("agreement_with_previous_run")
     if agree:
         text += "\nAgreement with the previous run (per-round ranges overlap): " + ", ".join(

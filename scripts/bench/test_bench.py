@@ -20,6 +20,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import cache  # noqa: E402
+import frontier  # noqa: E402
 import goals  # noqa: E402
 import parts  # noqa: E402
 import report  # noqa: E402
@@ -60,6 +61,7 @@ AUDIT = [{"id": "audit_nodecode", "sides": []}, {"id": "audit_decode", "sides": 
 REPORT = [{"id": "audit_report", "files": 10000}, {"id": "audit_report_rss", "files": 100000}]
 CONVERT24 = [{"id": "convert_24mp", "megapixels": 24}]
 NOISE = [{"id": "noise", "images": [{"iso": 800, "convert": {}}, {"iso": 3200, "convert": {}}]}]
+FRONTIER = [{"id": "frontier_sony", "label": "sony.dng"}]
 
 
 class Run:
@@ -219,12 +221,13 @@ class IncrementalWriteTests(unittest.TestCase):
         # bench.md lists each part's status and elapsed seconds.
         with open(os.path.join(run.dir, "bench.md")) as f:
             md = f.read()
-        for line in ("| w (`workers`) | **done** | 0 s |",
-                     "| a (`audit`) | **failed** | 0 s | NOT MEASURED: ValueError: boom |",
+        for line in ("| w (`workers`) | **done** | 0 s (0 s CPU",
+                     " | NOT MEASURED: ValueError: boom |", "| a (`audit`) | **failed** | 0 s (",
                      "| r (`report`) | **stopped** |",
                      "| c (`convert_24mp`) | **skipped** | - | NOT MEASURED: the run was stopped"):
             self.assertIn(line, md)
         self.assertFalse([n for n in os.listdir(run.dir) if n.endswith(".part")])  # no half-written file left
+        self.assertIsInstance(st["workers"]["cpu_s"], float)  # each part's CPU time (user + system) beside its wall
 
     def test_sigterm_stops_the_running_part(self):
         def stopped():
@@ -332,7 +335,7 @@ run_parts(plan, results, lambda: report.write(snapshot(results, plan, budget), o
 
 class GoalTests(unittest.TestCase):
     def test_every_stub_gives_not_measured_lines(self):
-        for stubs, n in ((WORKERS, 2), (AUDIT, 2), (REPORT, 5), (CONVERT24, 4), (NOISE, 5),
+        for stubs, n in ((WORKERS, 2), (AUDIT, 2), (REPORT, 5), (CONVERT24, 6), (NOISE, 5), (FRONTIER, 3),
                          ([{"id": "audit_nodecode", "sides": [{"name": "baseline"}]}], 2)):
             lines = [g for s in stubs for g in goals.goals_for(s)]
             self.assertEqual(len(lines), n, stubs)
@@ -340,36 +343,110 @@ class GoalTests(unittest.TestCase):
         names = [g["goal"] for g in goals.goals_for(REPORT[1])]
         self.assertIn("peak RSS of a 100000-file no-decode audit with --report < 500 MB", names)
 
-    def convert(self, whole):
-        match = {"crop": "2048x1536", "readback": {"ssim_y_mean": 0.994, "ssim_y_worst_block": 0.98, "psnr_y": 51.0},
-                 "points": [{"quality": 59, "bytes": 300000, "ssim_y_mean": 0.995, "ssim_y_worst_block": 0.983,
-                             "psnr_y": 53.0}]}
-        match["match"] = match["points"][0]
-        match["whole_frame"] = whole
-        return {"id": "convert_24mp", "megapixels": 24, "pixels": 24_000_000,
-                "sides": [{"name": "readback", "output_bytes": 360000, "peak_rss_mb": 300.0},
-                          {"name": "floor"}, {"name": "dcraw-pipeline", "output_bytes": 140000}],
-                "ratios": {"floor": ratio(1.18), "dcraw-pipeline": ratio(0.37)}, "fidelity_match": match,
-                "lossless_raw": {"kind": "lossless-JPEG DNG of the same scene", "bytes": 16_000_000, "file": "x"},
-                "lossless_raw_standin_bytes": 18_000_000}
 
-    def test_dcraw_goal_sizes_come_from_the_whole_frame_check(self):
-        m = {"ssim_y_mean": 0.995, "ssim_y_worst_block": 0.983, "psnr_y": 53.0}
-        whole = {"quality": 59, "readback": {"ssim_y_mean": 0.994, "ssim_y_worst_block": 0.981, "psnr_y": 51.7},
-                 "heif_enc": dict(m, bytes=1_200_000), "heif_enc_reaches": True}
-        by = {g["id"]: g for g in goals.goals_for(self.convert(whole))}
-        g = by["convert_vs_dcraw_pipeline_24mp"]
-        self.assertEqual(g["status"], "MET")
-        self.assertEqual(g["size_bytes"]["heif_enc_on_readback_frame"], 1_200_000)
-        self.assertEqual(g["fidelity"]["crop"], "2048x1536")
-        self.assertIn("on the 2048x1536 crop", report.dcraw_detail(g))
-        self.assertEqual(by["convert_vs_floor_24mp"]["status"], "MET")
 
-    def test_dcraw_goal_without_the_whole_frame_is_not_measured(self):
-        g = next(g for g in goals.goals_for(self.convert({"error": "heif-enc failed"}))
-                 if g["id"] == "convert_vs_dcraw_pipeline_24mp")
-        self.assertEqual(g["status"], "NOT MEASURED")
-        self.assertIn("size not measured: heif-enc failed", g["why"])
+def heif_points():
+    """heif-enc's points on a crop: bit/px and SSIM-Y@1/2 rising with the quality."""
+    return [{"quality": 50, "bpp": 0.5, "mean": 0.990, "worst": 0.980, "cpu_s": 4.0},
+            {"quality": 55, "bpp": 1.0, "mean": 0.994, "worst": 0.986, "cpu_s": 4.2},
+            {"quality": 60, "bpp": 2.0, "mean": 0.996, "worst": 0.990, "cpu_s": 4.5}]
+
+
+def front(levels):
+    """A frontier record (frontier.summarize's shape) with `levels` {name: crop row}."""
+    pts = heif_points()
+    for row in levels.values():
+        row.update(frontier.equal_fidelity(row, pts))
+    return {"crop": "2048x1536", "quality": 55, "default": "balanced", "measure": "m", "cached": False,
+            "levels": {k: {"setting": "s", "crop": v} for k, v in levels.items()},
+            "heif_enc": {"points": pts, "match": frontier.matched(pts, levels["balanced"])}}
+
+
+class FrontierTests(unittest.TestCase):
+    def test_heif_enc_size_is_interpolated_log_linearly_and_bounded_outside(self):
+        pts = heif_points()
+        self.assertEqual(frontier.heif_bpp_at(pts, "mean", 0.994), (1.0, "interpolated"))
+        bpp, how = frontier.heif_bpp_at(pts, "mean", 0.995)  # halfway from 0.994 to 0.996: sqrt(1 * 2)
+        self.assertAlmostEqual(bpp, 2 ** 0.5)
+        self.assertEqual(frontier.heif_bpp_at(pts, "worst", 0.97), (0.5, "at most"))
+        self.assertEqual(frontier.heif_bpp_at(pts, "worst", 0.995), (2.0, "more than"))
+
+    def test_equal_fidelity_takes_the_measure_heif_enc_needs_more_bits_for(self):
+        row = {"bpp": 0.9, "mean": 0.992, "worst": 0.988}  # the mean wants ~0.71 bit/px, the worst block ~1.41
+        ef = frontier.equal_fidelity(row, heif_points())
+        self.assertAlmostEqual(ef["heif_enc_bpp"], 2 ** 0.5)
+        self.assertAlmostEqual(ef["ratio"], 0.9 / 2 ** 0.5)
+        self.assertIsNone(ef["bound"])
+        self.assertEqual(frontier.equal_fidelity({"bpp": 1.0, "mean": 0.999, "worst": 0.99}, heif_points())["bound"],
+                         "<=")
+        self.assertEqual(frontier.equal_fidelity({"bpp": 1.0, "mean": 0.98, "worst": 0.97}, heif_points())["bound"],
+                         ">=")
+
+    def test_matched_quality_and_the_extension_of_the_measured_range(self):
+        pts = heif_points()
+        self.assertEqual(frontier.matched(pts, {"mean": 0.993, "worst": 0.985})["quality"], 55)
+        self.assertIsNone(frontier.matched(pts, {"mean": 0.999, "worst": 0.99}))
+        self.assertEqual(frontier.extension([{"mean": 0.993, "worst": 0.985}], pts), [])
+        self.assertEqual(frontier.extension([{"mean": 0.999, "worst": 0.985}], pts), [65, 70])
+        self.assertEqual(frontier.extension([{"mean": 0.98, "worst": 0.985}], pts), [40, 45])
+        q, how = frontier.peer_quality({"heif_enc": pts, "levels": {"balanced": {"mean": 0.999, "worst": 0.99}}},
+                                       "balanced")
+        self.assertEqual(q, "60")
+        self.assertIn("still below", how)
+
+    def test_ladder_setting_and_rows(self):
+        d = {"speed": "ultrafast", "depth": 10, "chroma": "420", "x265": "aq-strength=1.25,psy-rdoq=0,rdoq-level=2"}
+        self.assertEqual(frontier.ladder_setting(d, 47),
+                         "ultrafast:47:tune=ssim,chroma=420,depth=10,aq-strength=1.25,psy-rdoq=0,rdoq-level=2")
+        self.assertEqual(frontier.ladder_setting({"speed": "ultrafast", "x265": ""}, 55),
+                         "ultrafast:55:tune=ssim,chroma=420,depth=8")
+        text = ("image\tencoder\tsetting\tbytes\tbpp\twall_s\tcpu_s\tview_arch_mean\tview_arch_worst64\n"
+                "x.dng\treadback\tultrafast:55:tune=ssim\t1000\t0.5000\t1.00\t1.40\t0.997500\t0.995400\n"
+                "x.dng\theif-enc\tslow:60\t2000\t1.0000\t2.00\t4.40\t0.998000\t0.996000\n")
+        rows = frontier.parse_rows(text)
+        self.assertEqual([r["encoder"] for r in rows], ["readback", "heif-enc"])
+        self.assertEqual(rows[1]["quality"], 60)
+        self.assertEqual(rows[0]["cpu_s"], 1.4)
+
+    def test_size_goals_of_a_chart_and_a_real_raw(self):
+        f = front({"balanced": {"bpp": 0.8, "mean": 0.994, "worst": 0.986, "cpu_s": 1.4},
+                   "small": {"bpp": 0.95, "mean": 0.994, "worst": 0.986, "cpu_s": 3.4},
+                   "fast": {"bpp": 1.2, "mean": 0.994, "worst": 0.986, "cpu_s": 1.0}})
+        comp = {"id": "convert_24mp", "title": "convert one 24 MP RAW to HEIC", "megapixels": 24, "pixels": 24_000_000,
+                "frontier": f,
+                "sides": [{"name": "readback", "output_bytes": 600_000, "peak_rss_mb": 300.0},
+                          {"name": "floor"},
+                          {"name": "dcraw-pipeline", "label": "dcraw_emu → heif-enc -q 55 (preset slow; ...)"}],
+                "ratios": {"floor": ratio(1.18), "dcraw-pipeline": ratio(0.37)},
+                "lossless_raw": {"kind": "lossless-JPEG DNG of the same scene", "bytes": 16_000_000, "file": "x"}}
+        by = {g["id"]: g for g in goals.goals_for(comp)}
+        self.assertEqual(by["default_size_vs_heif_enc_24mp"]["status"], "MET")  # 0.8 against 1.0 bit/px
+        self.assertAlmostEqual(by["default_size_vs_heif_enc_24mp"]["value"], 0.8)
+        self.assertEqual(by["small_size_vs_heif_enc_24mp"]["status"], "NOT MET")  # 0.95 > 0.90
+        self.assertEqual(by["convert_vs_dcraw_pipeline_24mp"]["status"], "MET")
+        self.assertIn("heif-enc q55, the lowest measured quality", by["convert_vs_dcraw_pipeline_24mp"]["note"])
+        self.assertIn("SSIM-Y@1/2 0.9940", by["size_vs_lossless_24mp"]["note"])
+        real = {"id": "frontier_sony", "label": "sony.dng", "frontier": f,
+                "sides": [{"name": "readback"}, {"name": "dcraw-pipeline", "label": "heif-enc -q 55 x"}],
+                "ratios": {"dcraw-pipeline": ratio(0.45)}}
+        by = {g["id"]: g for g in goals.goals_for(real)}
+        self.assertEqual(set(by), {"default_size_vs_heif_enc_sony", "small_size_vs_heif_enc_sony",
+                                   "convert_vs_dcraw_pipeline_sony"})
+        self.assertEqual(by["convert_vs_dcraw_pipeline_sony"]["status"], "MET")
+        table = report.frontier_table({"comparisons": [comp, real]})
+        self.assertIn("| 24 MP chart | balanced (default) |", table)
+        self.assertIn("| sony.dng | heif-enc (preset slow) | matched at q55", table)
+
+    def test_a_bound_that_does_not_decide_is_not_measured(self):
+        f = front({"balanced": {"bpp": 0.4, "mean": 0.98, "worst": 0.97, "cpu_s": 1.4},  # below heif-enc's q50
+                   "small": {"bpp": 1.6, "mean": 0.999, "worst": 0.995, "cpu_s": 3.4}})  # above its q60
+        by = {g["id"]: g for g in goals.frontier_goals({"frontier": f}, "x", "x")}
+        self.assertEqual(by["default_size_vs_heif_enc_x"]["status"], "NOT MEASURED")  # at least 0.8: undecided
+        self.assertIn("at least", by["default_size_vs_heif_enc_x"]["note"])
+        self.assertIn("does not decide", by["default_size_vs_heif_enc_x"]["why"])
+        self.assertEqual(by["small_size_vs_heif_enc_x"]["status"], "MET")  # at most 0.8: decides <= 0.9
+        failed = {g["id"]: g for g in goals.frontier_goals({"frontier_error": "ladder failed"}, "y", "y")}
+        self.assertEqual(failed["small_size_vs_heif_enc_y"]["reason"], "ladder failed")
 
 
 class CPUTimeTests(unittest.TestCase):
@@ -428,20 +505,17 @@ class CacheKeyTests(unittest.TestCase):
             f.write(data)
         return path
 
-    def key(self, rb=None, dng=None, frame=None, defaults=None, crop="2048x1536", encoder="heif-enc 1.15.1"):
-        return cache.match_key(rb or self.Rb(), dng or self.dng, frame or self.frame,
-                               defaults if defaults is not None else {"quality": 55, "speed": "ultrafast"}, crop,
-                               encoder)
+    def key(self, dng=None, settings=None, crop="2048x1536", qualities=(50, 55, 60, 65), encoder="heif-enc 1.15.1",
+            ladder="ladder-digest"):
+        return cache.frontier_key(None, dng or self.dng, settings or {"balanced": "ultrafast:55:tune=ssim"}, crop,
+                                  list(qualities), encoder=encoder, ladder=ladder)
 
-    def test_match_key_is_stable_and_follows_every_input(self):
+    def test_frontier_key_is_stable_and_follows_every_input(self):
         k = self.key()
         self.assertEqual(k, self.key())
-        self.assertEqual(k, self.key(defaults={"speed": "ultrafast", "quality": 55}))  # key order does not count
-        other = self.Rb()
-        other.version = "readback 0.2.0"
-        variants = [self.key(dng=self.file("y.dng", b"other raw")), self.key(frame=self.file("y.ppm", b"P6 other")),
-                    self.key(crop="1024x768"), self.key(encoder="heif-enc 1.16.0"), self.key(rb=other),
-                    self.key(defaults={"quality": 65, "speed": "ultrafast"})]
+        variants = [self.key(dng=self.file("y.dng", b"other raw")), self.key(settings={"balanced": "veryfast:55"}),
+                    self.key(crop="1024x768"), self.key(qualities=(50, 60)), self.key(encoder="heif-enc 1.16.0"),
+                    self.key(ladder="another build")]
         self.assertEqual(len(set(variants + [k])), len(variants) + 1)
 
     def test_noise_match_key_ignores_timings(self):

@@ -10,6 +10,7 @@ BENCH_WORKER_ROUNDS rounds (default 6; BENCH_PAIRS when that is set): the overhe
 within one round's spread."""
 import os
 import re
+import shutil
 
 from harness import QUICK, WORKER_COPIES, WORKER_ROUNDS, WORKER_SIZES, Side, cpu_ratio, interleave, log, ratio, run
 from inputs import raw_inputs, stage
@@ -43,17 +44,26 @@ def worker_comparisons(rb, work):
     converted = os.path.join(work, "workers-heic")
     heics = os.path.join(work, f"workers-heic-x{AUDIT_COPIES}")
     names = titles(len(files) * WORKER_COPIES)
+    def keep(d):
+        """The convert rounds' outputs are the audit's inputs: the last round's are kept (no conversion of its own)."""
+        if os.path.isdir(d) and any(f.endswith(".heic") for f in os.listdir(d)):
+            shutil.rmtree(converted, ignore_errors=True)
+            shutil.move(d, converted)
+        shutil.rmtree(d, ignore_errors=True)
+
     for cid, make in [
         ("workers_convert", lambda d: [rb.bin, "convert", src, "--out", d, "--jobs", "2", "--quiet"]),
         ("workers_audit", lambda d: [rb.bin, "audit", "--outputs", heics, "--jobs", "2", "--no-history", "--quiet"]),
     ]:
         if cid == "workers_audit":
-            run([rb.bin, "convert", src, "--out", converted, "--jobs", "2", "--quiet"], env=rb.env(work))
+            if not os.path.isdir(converted):  # no convert round succeeded
+                run([rb.bin, "convert", src, "--out", converted, "--jobs", "2", "--quiet"], env=rb.env(work))
             outputs = sorted(os.path.join(converted, f) for f in os.listdir(converted) if f.endswith(".heic"))
             stage(outputs, heics, AUDIT_COPIES)
         log(f"{cid}: {WORKER_ROUNDS} interleaved rounds")
         stats_env = dict(rb.env(work), READBACK_WORKER_STATS="1")
-        sides = [Side("workers", "decoders in worker processes (default)", make, env=stats_env, check=_check),
+        sides = [Side("workers", "decoders in worker processes (default)", make, env=stats_env, check=_check,
+                      cleanup=keep if cid == "workers_convert" else None),
                  Side("in-process", "decoders in the parent (READBACK_DECODERS=in-process)", make,
                       env=dict(stats_env, READBACK_DECODERS="in-process"), check=_check)]
         interleave(sides, WORKER_ROUNDS, os.path.join(work, "rounds"))
