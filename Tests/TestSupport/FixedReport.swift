@@ -33,10 +33,10 @@ public enum FixedReport {
                 decode: [DecodeResult(target: .primary, status: .ok, width: 6000, height: 4000, bitDepth: 10)],
                 fileFacts: [
                     FileFactRow(
-                        fact: "mtime", source: "2019-06-20T10:00:00Z", output: "2026-01-02T03:04:05Z", status: "changed"
+                        fact: "mtime", source: "2019-06-20T10:00:00Z", output: "2026-01-02T03:04:05Z", status: .changed
                     ),
-                    FileFactRow(fact: "mode", source: "640", output: "644", status: "widened"),
-                    FileFactRow(fact: "xattr user.xdg.tags", source: "holiday,<cat>", output: nil, status: "lost"),
+                    FileFactRow(fact: "mode", source: "640", output: "644", status: .widened),
+                    FileFactRow(fact: "xattr user.xdg.tags", source: "holiday,<cat>", output: nil, status: .lost),
                 ]),
             FileResult(
                 name: "b/IMG_0002.heic", source: "b/IMG_0002.heic", output: "b/IMG_0002.heic", sourceBytes: 2_000_000,

@@ -367,15 +367,33 @@ public struct FileFactRow: Codable, Hashable, Sendable {
     public var fact: String
     public var source: String?
     public var output: String?
-    /// `kept`, `lost`, `changed`, `widened`, `narrowed`, `dropped` (a checksum of the old bytes), `added`,
-    /// `unsupported` (the output's filesystem has no xattrs) or `edits-not-applied`.
-    public var status: String
+    public var status: FileFactStatus
 
-    public init(fact: String, source: String?, output: String?, status: String) {
+    public init(fact: String, source: String?, output: String?, status: FileFactStatus) {
         self.fact = fact
         self.source = source
         self.output = output
         self.status = status
+    }
+}
+
+/// What became of one file fact, as the report spells it.
+public enum FileFactStatus: String, Codable, Hashable, Sendable {
+    case kept, lost, changed, widened, narrowed
+    /// Dropped on purpose, a checksum of the old bytes kept.
+    case dropped
+    case added
+    /// The output's filesystem has no extended attributes.
+    case unsupported
+    /// A sidecar's develop edits that the conversion did not apply.
+    case editsNotApplied = "edits-not-applied"
+
+    /// Whether the fact was lost or altered (marked in the HTML report and by `readback diff`).
+    public var isLoss: Bool {
+        switch self {
+        case .lost, .changed, .widened, .unsupported, .editsNotApplied: true
+        case .kept, .narrowed, .dropped, .added: false
+        }
     }
 }
 

@@ -362,8 +362,9 @@ public enum HTMLRenderer {
         var h =
             "<h4>File</h4><table class=\"diff\"><thead><tr><th>fact</th><th>status</th><th>source</th><th>output</th></tr></thead><tbody>"
         for r in rows {
-            let bad = ["lost", "changed", "widened", "unsupported", "edits-not-applied"].contains(r.status)
-            h += "<tr\(bad ? " class=\"d-lost\"" : "")><td><code>\(esc(r.fact))</code></td><td>\(esc(r.status))</td>"
+            let bad = r.status.isLoss
+            h +=
+                "<tr\(bad ? " class=\"d-lost\"" : "")><td><code>\(esc(r.fact))</code></td><td>\(r.status.rawValue)</td>"
             h += "<td>\(esc(r.source ?? "—"))</td><td>\(esc(r.output ?? "—"))</td></tr>"
         }
         return h + "</tbody></table>\n"

@@ -66,7 +66,7 @@ public enum FileFactsCheck {
         let same = abs(delta) <= mtimeToleranceSeconds * 1_000_000_000
         j.rows.append(
             FileFactRow(
-                fact: "mtime", source: time(s.mtimeNs), output: time(o.mtimeNs), status: same ? "kept" : "changed"))
+                fact: "mtime", source: time(s.mtimeNs), output: time(o.mtimeNs), status: same ? .kept : .changed))
         if !same {
             j.add(
                 .fileMtimeChanged,
@@ -88,7 +88,7 @@ public enum FileFactsCheck {
     static func mode(_ s: FileFacts, _ o: FileFacts, _ j: inout Judgement) {
         // Who may read or write: group and others. An owner bit the source lacked widens nobody's access.
         let widened = (o.mode & ~s.mode) & 0o066
-        let status = widened != 0 ? "widened" : (o.mode & 0o777) == (s.mode & 0o777) ? "kept" : "narrowed"
+        let status: FileFactStatus = widened != 0 ? .widened : (o.mode & 0o777) == (s.mode & 0o777) ? .kept : .narrowed
         j.rows.append(FileFactRow(fact: "mode", source: octal(s.mode), output: octal(o.mode), status: status))
         if widened != 0 {
             var who: [String] = []
@@ -108,7 +108,7 @@ public enum FileFactsCheck {
         j.rows.append(
             FileFactRow(
                 fact: "owner", source: "\(s.uid):\(s.gid)", output: "\(o.uid):\(o.gid)",
-                status: same ? "kept" : "changed"))
+                status: same ? .kept : .changed))
         if !same {
             j.add(
                 .fileOwnerChanged,
@@ -156,17 +156,17 @@ public enum FileFactsCheck {
             let severity: Severity = role.isUserCurated ? .error : .warning
             guard let ov = o.xattrs[name] else {
                 if role == .checksum {
-                    j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "dropped"))
+                    j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: .dropped))
                     j.add(
                         .fileXattrDropped,
                         "\(name) not carried: it is a checksum of the source's bytes, untrue of the output's",
                         Evidence(expected: "dropped", actual: "dropped"))
                 } else if !o.xattrsSupported {
                     j.rows.append(
-                        FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "unsupported"))
+                        FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: .unsupported))
                     unsupported.append(name)
                 } else {
-                    j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: "lost"))
+                    j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: nil, status: .lost))
                     j.add(
                         .fileXattrLost, severity,
                         "the output lost the \(role == .other ? "extended attribute" : role.rawValue) \(name) (\(show(sv) ?? ""))",
@@ -175,9 +175,9 @@ public enum FileFactsCheck {
                 continue
             }
             if role == .checksum || sameValue(name, sv, ov) {
-                j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: "kept"))
+                j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: .kept))
             } else {
-                j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: "changed"))
+                j.rows.append(FileFactRow(fact: "xattr \(name)", source: show(sv), output: show(ov), status: .changed))
                 j.add(
                     .fileXattrChanged, severity, "the output's \(name) differs from the source's",
                     Evidence(expected: show(sv), actual: show(ov)))
@@ -185,7 +185,7 @@ public enum FileFactsCheck {
         }
         for name in o.xattrs.keys.sorted() where s.xattrs[name] == nil {
             j.rows.append(
-                FileFactRow(fact: "xattr \(name)", source: nil, output: show(o.xattrs[name]), status: "added"))
+                FileFactRow(fact: "xattr \(name)", source: nil, output: show(o.xattrs[name]), status: .added))
         }
         if !unsupported.isEmpty {
             let curated = unsupported.contains { XattrRole(name: $0).isUserCurated }
@@ -230,7 +230,7 @@ public enum FileFactsCheck {
         j.rows.append(
             FileFactRow(
                 fact: "\(fact) \(name)", source: edits.isEmpty ? "no develop settings" : edits.joined(separator: "; "),
-                output: nil, status: edits.isEmpty ? "kept" : "edits-not-applied"))
+                output: nil, status: edits.isEmpty ? .kept : .editsNotApplied))
         if !edits.isEmpty {
             j.add(
                 .sidecarEditsNotApplied,

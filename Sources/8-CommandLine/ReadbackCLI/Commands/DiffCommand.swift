@@ -214,16 +214,16 @@ struct DiffCommand: Subcommand {
             lines.append("Findings:")
             lines += findings.map { "  \($0.severity.rawValue) \($0.code): \($0.message)" }
         }
-        let shownFacts = all ? fileFacts : fileFacts.filter { $0.status != "kept" }
+        let shownFacts = all ? fileFacts : fileFacts.filter { $0.status != .kept }
         if !fileFacts.isEmpty {
             lines.append("")
             lines.append(shownFacts.isEmpty ? "File facts: all kept (\(fileFacts.count))" : "File facts:")
             let w = min(40, shownFacts.map(\.fact.count).max() ?? 0)
             lines += shownFacts.map { r in
-                let status = r.status.uppercased().padding(toLength: 18, withPad: " ", startingAt: 0)
+                let status = r.status.rawValue.uppercased().padding(toLength: 18, withPad: " ", startingAt: 0)
                 let fact = clip(r.fact, 40).padding(toLength: w, withPad: " ", startingAt: 0)
                 let text = "  \(status) \(fact) \(clip(r.source ?? "—", 40)) → \(clip(r.output ?? "—", 40))"
-                let bad = ["lost", "changed", "widened", "unsupported", "edits-not-applied"].contains(r.status)
+                let bad = r.status.isLoss
                 return bad ? console.color(text, "33") : text
             }
         }
