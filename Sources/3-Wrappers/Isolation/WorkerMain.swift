@@ -266,7 +266,7 @@ private struct Session {
         // Two bands copied at once: LibRaw's OpenMP threads are idle by now, so the second core halves the transfer.
         let rows = UnsafeSendable(out.base.assumingMemoryBound(to: UInt16.self))
         let bands = h >= 64 ? 2 : 1
-        DispatchQueue.concurrentPerform(iterations: bands) { b in
+        Parallel.forEach(bands) { b in
             let rows = rows.value
             for y in (b * h / bands)..<((b + 1) * h / bands) {
                 frame.copyRow(y, into: UnsafeMutableBufferPointer(start: rows + y * w * 3, count: w * 3))
