@@ -96,7 +96,7 @@ struct Fixture {
         })
     #expect(colr.contains { if case .colrICC = $0 { return true } else { return false } })
     // No transformative property anywhere on the primary.
-    #expect(file.orientation(of: p) == 1)
+    #expect(file.orientation(of: p).exif == 1)
     // The gain-map inspector (with libheif decoding the map) finds it complete, in both forms.
     let inspection = GainMapInspector.inspect(file, decode: heifCodecPlane)
     #expect(inspection.reports.count == 1)

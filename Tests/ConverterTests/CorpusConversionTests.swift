@@ -26,7 +26,7 @@ func corpusRecipeConvertsUprightWithHonestHDR(file: String) throws {
     let bytes = [UInt8](try Data(contentsOf: out))
     let file = HEIFFile(bytes: bytes)
     let p = try #require(file.primaryItemID)
-    #expect(file.orientation(of: p) == 1)
+    #expect(file.orientation(of: p).exif == 1)
     let d = try HeifDecoder.decodePrimary(bytes, format: .rgb8)
     let img = CorpusKit.LinearImage(
         width: d.width, height: d.height, pixels: d.samples.map { srgbDecode(Float($0) / 255) })

@@ -42,11 +42,11 @@ private func codes(_ f: HEIFFile) -> [String] { f.findings.map(\.code.rawValue) 
 
 @Test func orientationComposesThroughChainedIdentityDerivations() throws {
     let one = try corpusFile("iden-primary.heic")
-    #expect(one.orientation(of: try #require(one.primaryItemID)) == 8)
+    #expect(one.orientation(of: try #require(one.primaryItemID)).exif == 8)
     let chain = try corpusFile("iden-chain-rotations.heic")
     let p = try #require(chain.primaryItemID)
     #expect(chain.item(p)?.type == "iden")
     // Each iden alone says 90° anticlockwise (Exif 8); composed, 180° (Exif 3).
     #expect(chain.properties(of: p).contains { $0.property == .irot(quarterTurns: 1) })
-    #expect(chain.orientation(of: p) == 3)
+    #expect(chain.orientation(of: p).exif == 3)
 }

@@ -119,7 +119,7 @@ func ipmaVersionsAndIndexWidths(_ layout: (Int, Bool)) {
     #expect(props.map(\.index) == [1, 2])
     #expect(props.map(\.essential) == [false, true])
     #expect(props.map(\.property) == [.ispe(width: 5, height: 6), .irot(quarterTurns: 3)])
-    #expect(f.orientation(of: 1) == 6)
+    #expect(f.orientation(of: 1).exif == 6)
     #expect(f.findings.isEmpty, "\(f.findings)")
 }
 

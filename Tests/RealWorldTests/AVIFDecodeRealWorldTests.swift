@@ -29,7 +29,7 @@ struct AVIFDecodeRealWorldTests {
 
             // The pixels the render check reads: libavif's, turned upright by the primary's irot/imir.
             let file = HEIFFile(bytes: bytes)
-            let o = file.primaryItemID.map(file.orientation(of:)) ?? 1
+            let o = file.primaryItemID.map { file.orientation(of: $0).exif } ?? 1
             let a = try Checks.libavifDecode(bytes, orientation: o, rgb: true, decoders: .inProcess).get()
             let img = try #require(a.image)
             #expect(img.width == heif.width && img.height == heif.height, "\(name)")

@@ -100,7 +100,7 @@ enum ContainerCorpus {
     #expect(codes.filter { $0 == .containerIrefAuxlMultiTarget }.count == 5)
     #expect(codes.filter { $0 == .containerIrefCdscMultiTarget }.count == 2)
     #expect(!f.hasErrors)
-    #expect(f.orientation(of: 46) == 6)
+    #expect(f.orientation(of: 46).exif == 6)
     #expect(f.exifTIFF(of: 124)?.prefix(2) == [0x4D, 0x4D])
     // Its XMP on the gain map (cdsc → 62) carries HDRGainMapVersion.
     let xmp = try #require(f.metadataItems(describing: 62).first.flatMap { f.xmp(of: $0) })

@@ -12,7 +12,7 @@ public struct ConformanceCase: Sendable, Equatable {
     public var exercises: String
     /// Codes the self-audit must raise (none of them an error).
     public var expectedCodes: [String]
-    /// The Exif orientation `HEIFFile.orientation(of:)` must give the primary.
+    /// The Exif orientation value `HEIFFile.orientation(of:)` must give the primary.
     public var orientation: Int
     public var bytes: [UInt8]
 

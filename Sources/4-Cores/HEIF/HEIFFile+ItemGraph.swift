@@ -174,12 +174,12 @@ extension HEIFFile {
     }
 
     /// The effective orientation of an image from its `irot`/`imir` properties, applied in association order
-    /// (ISO/IEC 23008-12 §6.5.10, §6.5.12), as the EXIF Orientation value (1–8) a viewer would apply.
+    /// (ISO/IEC 23008-12 §6.5.10, §6.5.12), as the Exif orientation a viewer would apply.
     /// `imir` follows 23008-12 AMD2's `mode` reading, as libheif (1.15 checked by decoding), Apple and current
     /// libavif do: 0 swaps top and bottom, 1 swaps left and right (MPEGGroup/FileFormat#22).
     /// An `iden` item (§6.6.2.2) shows its input transformed once more: its own transforms follow those of the item
     /// it derives from, so a chain iden → iden → coded composes every step (two `irot` 90° make 180°, Exif 3).
-    public func orientation(of itemID: UInt32) -> Int { transform(of: itemID, depth: 0).exif }
+    public func orientation(of itemID: UInt32) -> ExifOrientation { transform(of: itemID, depth: 0) }
 
     /// The transform of `itemID`, composed through `iden` inputs (at most 16 deep: a cycle stops there).
     func transform(of itemID: UInt32, depth: Int) -> ExifOrientation {

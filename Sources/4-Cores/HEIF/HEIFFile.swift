@@ -30,7 +30,7 @@ import Findings
 /// - `file.standaloneFile(for: id)` wraps one coded item (or a grid and its tiles) as the primary of a minimal
 ///   HEIF that libheif 1.15 decodes even when it refuses the original.
 ///
-/// Orientation: `orientation(of:)` composes `irot`/`imir` in association order into an EXIF value 1–8;
+/// Orientation: `orientation(of:)` composes `irot`/`imir` in association order into an `ExifOrientation`;
 /// `HEIFFile.transformProperties(forEXIFOrientation:)` gives the properties for a value. `imir` 0 swaps top and
 /// bottom, 1 swaps left and right, as libheif 1.15 decodes it (all eight checked by decoding with heif-convert).
 ///

@@ -240,7 +240,7 @@ public struct Inspection: Codable, Sendable {
             bitDepth: f.bitDepth(of: p.id),
             chroma: f.chromaFormat(of: p.id).map(Inspection.chromaName),
             colour: f.colours(of: p.id).map(Inspection.describe),
-            orientation: f.orientation(of: p.id), grid: g.map { "\($0.rows)×\($0.columns)" })
+            orientation: f.orientation(of: p.id).exif, grid: g.map { "\($0.rows)×\($0.columns)" })
         let shown = f.displaySize(of: p.id)
         s.displayWidth = shown?.width
         s.displayHeight = shown?.height

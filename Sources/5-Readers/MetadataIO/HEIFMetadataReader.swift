@@ -64,7 +64,7 @@ enum HEIFMetadataReader {
         }
         let coded = file.codedShownSize(of: primary)
         let orientation = OrientationInfo(
-            exif: nil, heifTransform: file.orientation(of: primary), hasTransform: hasTransform,
+            exif: nil, heifTransform: file.orientation(of: primary).exif, hasTransform: hasTransform,
             codedWidth: coded?.width, codedHeight: coded?.height)
         let brand = file.brands.map { "\($0.major)" } ?? "?"
         return MetadataSet(

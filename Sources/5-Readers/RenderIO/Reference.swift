@@ -258,7 +258,7 @@ public enum ReferenceExtractor {
                 }
                 // The re-wrapped item carries no transforms: its irot/imir are applied here, as libheif would.
                 let image = RenderImage(width: img.width, height: img.height, codes: img.samples, space: space)
-                    .oriented(ExifOrientation(exif: file.orientation(of: t)))
+                    .oriented(file.orientation(of: t))
                 return .found(
                     ReferenceRender(image: image, description: "thumbnail item \(t) \(img.width)×\(img.height)"))
             } catch {

@@ -100,7 +100,7 @@ extension GainMapInspector {
             guard let bs = f.imageSize(of: r.baseItemID) else { return }
             if ts == bs {
                 part.evidence.append("tmap ispe = base ispe \(bs.width)x\(bs.height)")
-            } else if f.orientation(of: r.baseItemID) >= 5, ts.width == bs.height, ts.height == bs.width {
+            } else if f.orientation(of: r.baseItemID).swapsAxes, ts.width == bs.height, ts.height == bs.width {
                 part.evidence.append(
                     "tmap ispe \(ts.width)x\(ts.height) = base ispe after its rotation (as iOS writes it)")
             } else {

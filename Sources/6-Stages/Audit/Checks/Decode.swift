@@ -50,7 +50,7 @@ extension Checks {
         return PrimaryDecode(
             output, thumbnails: thumbnails, item: file.primaryItemID,
             pixels: file.primaryItemID.flatMap(file.imageSize(of:)).map { Int($0.width) * Int($0.height) },
-            avifOrientation: isAVIF(file) ? file.primaryItemID.map(file.orientation(of:)) ?? 1 : nil,
+            avifOrientation: isAVIF(file) ? file.primaryItemID.map { file.orientation(of: $0).exif } ?? 1 : nil,
             file: file, lookUp: lookUp, decoders: decoders)
     }
 
@@ -142,7 +142,7 @@ extension Checks {
                 "libheif \(Heif.version) refuses the file as a whole; the primary decodes on its own",
                 Evidence(actual: whole, item: p))
             if thumbs { out.thumbnail = thumbnail(img) }
-            out.pixels = OutputPixels(image: img, orientation: file.orientation(of: p))
+            out.pixels = OutputPixels(image: img, orientation: file.orientation(of: p).exif)
             libavifRefused(primary, file: file, &out)
         } else if let feature = unsupportedPrimaryFeature(file) {
             // libheif's text would blame the file ("Item has no compressed data"): name what it cannot do.

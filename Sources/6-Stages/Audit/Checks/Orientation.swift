@@ -12,7 +12,7 @@ extension Checks {
     /// - Parameter out: the output's container, in a standalone audit.
     static func orientation(_ out: HEIFFile) -> Finding? {
         guard let p = out.primaryItemID else { return nil }
-        let t = out.orientation(of: p)
+        let t = out.orientation(of: p).exif
         guard t != 1, let e = exifOrientation(out, p), e != 1, e != t else { return nil }
         return Finding(
             code: .orientationInconsistent, severity: .warning,
