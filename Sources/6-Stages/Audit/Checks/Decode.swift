@@ -166,8 +166,9 @@ extension Checks {
     }
 
     /// The primary's libheif decode, started on its own thread when the checks begin so it overlaps the container,
-    /// metadata and gain-map checks (its result is only read by `decode(_:file:thumbnails:decoders:)`, last). The same thread first looks up
-    /// the source's reference render (`lookUp`), since whether RGB pixels are needed depends on it.
+    /// metadata and gain-map checks (its result is only read by `decode(_:file:thumbnails:decoders:)`, last). The same
+    /// thread first looks up the source's reference render (`lookUp`), since whether RGB pixels are needed depends on
+    /// it. A failure is a `DecodeFailure`, as from any decoder.
     // unchecked: its thread writes the result before signalling `done`; it is read only after `wait()`.
     final class PrimaryDecode: @unchecked Sendable {
         enum Decoded {
@@ -182,7 +183,7 @@ extension Checks {
             case size(HeifDecodedSize)
         }
         private let done = DispatchSemaphore(value: 0)
-        private var result: Result<Decoded, Error> = .failure(HeifError(operation: "decode", message: "not run"))
+        private var result: Result<Decoded, DecodeFailure> = .failure(.refused(reason: "decode: not run"))
         /// The source's reference render, nil when there is no source to look in (read after `wait()`).
         private(set) var reference: ReferenceLookup?
         /// Why libavif did not decode an AVIF's primary (read after `wait()`); nil when it did, or for another brand.
@@ -213,13 +214,13 @@ extension Checks {
                         return
                     case .failure(.worker(let f)):
                         // libavif's worker died on the file: that is its verdict, not a reason to try libheif.
-                        result = .failure(DecodeFailure.worker(f))
+                        result = .failure(.worker(f))
                         done.signal()
                         return
                     case .failure(let e): libavifFailure = "\(e)"
                     }
                 }
-                result = Result {
+                result = Result { () throws(DecodeFailure) -> Decoded in
                     if thumbnails {
                         return .image(try decoders.heifPrimary(bytes, format: .rgb8, item: item, pixels: count))
                     }
@@ -243,7 +244,7 @@ extension Checks {
         }
 
         /// Blocks until the decode finished; call once.
-        func wait() -> Result<Decoded, Error> {
+        func wait() -> Result<Decoded, DecodeFailure> {
             done.wait()
             return result
         }
