@@ -223,19 +223,18 @@ private struct Session {
     private func raw(_ input: RequestInput, name: String, options: RawDecodeOptions) throws -> WorkerAnswer {
         let d = LibRawDecoder()
         // LibRaw's decoded image is placed in shared memory the parent maps (the frame arena, docs/security.md):
-        // asked for when the unpack starts, at 8 bytes per sensor pixel, and faulted in on another thread while
-        // LibRaw unpacks on one core. The parent then reads the image where LibRaw left it, as in process.
+        // asked for when the unpack starts, at LibRaw's allocation for the sensor's size, and faulted in on another
+        // thread while LibRaw unpacks on one core. The parent then reads the image where LibRaw left it, as in process.
         let early = PrefaultedMapping()
         let arena = FrameArena(kept: kept)
         d.releasedAfterClose = arena
         leftovers.objects.append(d)
         var imageBytes = 0
-        d.stage = { s, pixels in
+        d.stage = { [unowned d] s, pixels in
             stage(s, pixels: pixels)
-            if s == "LibRaw unpack", !options.halfSize, let p = pixels, p > 0,
-                p * 8 + FrameArena.slack <= PrefaultedMapping.limit
-            {
-                early.start(granted(p * 8 + FrameArena.slack))
+            if s == "LibRaw unpack", !options.halfSize, let size = d.sensorSize {
+                let bytes = FrameArena.bytes(sensorWidth: size.width, sensorHeight: size.height)
+                if bytes <= PrefaultedMapping.limit { early.start(granted(bytes)) }
             }
             // The next allocation of the image's size on this thread, LibRaw's calloc in raw2image_ex, gets it.
             if s == "LibRaw process", imageBytes > 0, let g = early.finish() { arena.arm(g, minBytes: imageBytes) }
@@ -438,8 +437,15 @@ private final class PrefaultedMapping: @unchecked Sendable {
 /// thread, and disarms it when LibRaw has freed it. It is the decoder's `releasedAfterClose`, so it goes only after
 /// `libraw_close`; the mapping goes after it.
 private final class FrameArena {
-    /// Room past 8 bytes per sensor pixel: LibRaw's memory manager adds 1024 bytes to each allocation.
+    /// Room past LibRaw's own allocation of the image (`LibRawDecoder.imageAllocationBytes`).
     static let slack = 1 << 16
+
+    /// The shared memory asked for a sensor's image: LibRaw's allocation for its size and `slack`. LibRaw 0.22
+    /// allocates a pixel of margin round the image, 161 KB at 24 MP; a grant of 8 bytes a pixel missed it from about
+    /// 4,000 px of width plus height, and the frame was then copied out (144 MB more in the worker at 24 MP).
+    static func bytes(sensorWidth w: Int, sensorHeight h: Int) -> Int {
+        LibRawDecoder.imageAllocationBytes(width: w, height: h) + slack
+    }
     private var mapping: SharedMapping?
     private let kept: KeptGrant
 

@@ -206,6 +206,8 @@ public final class LibRawDecoder {
     /// Told the LibRaw call about to run ("LibRaw open", "LibRaw unpack", "LibRaw process") and, once known, the
     /// sensor's pixel count: a supervisor names the stage a decoder died in and scales its deadline.
     public var stage: ((String, Int?) -> Void)?
+    /// The sensor's size (`sizes.raw_width`, `raw_height`) once the file is open and checked, before the unpack.
+    public private(set) var sensorSize: (width: Int, height: Int)?
 
     /// Creates a decoder (`libraw_init(0)`) with a data-error handler bound to this instance.
     public init() {
@@ -219,6 +221,11 @@ public final class LibRawDecoder {
                 Unmanaged<DataErrorSink>.fromOpaque(data).takeUnretainedValue().offsets.append(Int(offset))
             }, ctx)
     }
+
+    /// The bytes LibRaw 0.22 allocates for the processed image of a `width` × `height` sensor (`raw2image_ex`): one
+    /// pixel of margin round the image, 8 bytes a pixel, and the 1024 bytes its memory manager adds to every
+    /// allocation. A 6000 × 4000 frame takes 161,056 bytes more than 8 bytes a pixel.
+    public static func imageAllocationBytes(width: Int, height: Int) -> Int { (width + 2) * (height + 2) * 8 + 1024 }
 
     /// Released only after `libraw_close` has freed LibRaw's buffers: the memory LibRaw's image was placed in, when
     /// that is not LibRaw's own (a RAW worker's frame arena, docs/security.md).
@@ -329,6 +336,7 @@ public final class LibRawDecoder {
         if ratio < Self.minBytesPerPixel {
             throw RawDecodeError(file: fileName, reason: .stub(bytesPerPixel: ratio))
         }
+        sensorSize = (rw, rh)
         stage?("LibRaw unpack", rw * rh)
         let rc = libraw_unpack(handle)
         if rc != 0 { throw libraw("libraw_unpack", rc) }
