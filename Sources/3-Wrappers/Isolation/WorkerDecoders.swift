@@ -42,7 +42,7 @@ public struct WorkerDecoders: Decoders {
             guard
                 let frame = RawFrame(
                     libRawImage: base, count: px.count / 2, layout: layout, width: f.width, height: f.height,
-                    workingSpace: space, owner: px)
+                    workingSpace: space, owner: px, sharedView: true)
             else { throw .protocolError("a RAW frame outside its memory") }
             pool.countFrame(inPlace: true)
             return (meta, frame)
@@ -50,7 +50,7 @@ public struct WorkerDecoders: Decoders {
         let (pixels, overflow) = f.width.multipliedReportingOverflow(by: f.height)
         guard !overflow, pixels <= px.count / 6 else { throw .protocolError("a RAW frame outside its memory") }
         pool.countFrame(inPlace: false)
-        return (meta, RawFrame(packedRGB: base, width: f.width, height: f.height, workingSpace: space, owner: px))
+        return (meta, RawFrame(packedRGB: base, width: f.width, height: f.height, workingSpace: space, owner: px, sharedView: true))
     }
 
     /// libheif's decode of the primary image (`HeifDecoder.decodePrimary(_:format:)`) in a worker.

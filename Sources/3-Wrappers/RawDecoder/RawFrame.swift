@@ -16,12 +16,16 @@ public final class RawFrame: @unchecked Sendable {
     private let samples: Int
     /// Where upright pixels are in `base`, in pixels of `samples` samples each.
     private let layout: Layout
+    /// Whether `base` is a view of a shared memory file (`MAP_SHARED`), whose pages this process may stop mapping
+    /// without losing the pixels (`releasePages(before:)`).
+    private let sharedView: Bool
 
     init(
         owner: AnyObject, base: UnsafePointer<UInt16>, width: Int, height: Int, layout: Layout,
-        workingSpace: RawWorkingSpace, samples: Int = 4
+        workingSpace: RawWorkingSpace, samples: Int = 4, sharedView: Bool = false
     ) {
         self.owner = owner
+        self.sharedView = sharedView
         self.samples = samples
         self.base = base
         self.width = width
@@ -32,12 +36,15 @@ public final class RawFrame: @unchecked Sendable {
 
     /// A frame over packed, upright RGB rows (3 samples per pixel) that `owner` keeps valid: the pixels a decoder
     /// in another process wrote into shared memory (`copyRow(_:into:)`'s layout, row after row).
+    /// `sharedView`: `base` lies in a `MAP_SHARED` mapping of a memory file (see `releasePages(before:)`).
     public convenience init(
-        packedRGB base: UnsafePointer<UInt16>, width: Int, height: Int, workingSpace: RawWorkingSpace, owner: AnyObject
+        packedRGB base: UnsafePointer<UInt16>, width: Int, height: Int, workingSpace: RawWorkingSpace, owner: AnyObject,
+        sharedView: Bool = false
     ) {
         self.init(
             owner: owner, base: base, width: width, height: height,
-            layout: Layout(origin: 0, colStep: 1, rowStep: width), workingSpace: workingSpace, samples: 3)
+            layout: Layout(origin: 0, colStep: 1, rowStep: width), workingSpace: workingSpace, samples: 3,
+            sharedView: sharedView)
     }
 
     /// Where a frame reads its pixels, as indices of pixels in its buffer.
@@ -77,16 +84,47 @@ public final class RawFrame: @unchecked Sendable {
 
     /// A frame over LibRaw's 4-sample image that a decoder in another process left in shared memory (`libRawImage`),
     /// kept valid by `owner`. Nil when `layout` reads outside the `count` samples at `base`, which is then not
-    /// touched: the layout comes from the other process, which is not trusted.
+    /// touched: the layout comes from the other process, which is not trusted. `sharedView`: as `init(packedRGB:…)`.
     public convenience init?(
         libRawImage base: UnsafePointer<UInt16>, count: Int, layout: Layout, width: Int, height: Int,
-        workingSpace: RawWorkingSpace, owner: AnyObject
+        workingSpace: RawWorkingSpace, owner: AnyObject, sharedView: Bool = false
     ) {
         guard let span = layout.span(width: width, height: height), span.lowerBound >= 0,
             span.upperBound < count / 4
         else { return nil }
         self.init(
-            owner: owner, base: base, width: width, height: height, layout: layout, workingSpace: workingSpace)
+            owner: owner, base: base, width: width, height: height, layout: layout, workingSpace: workingSpace,
+            sharedView: sharedView)
+    }
+
+    /// Tells the kernel this process no longer needs its mappings of the pages that only upright rows before `y`
+    /// lie in (`MADV_DONTNEED`), when the frame is a view of shared memory: the pixels stay in the memory file and
+    /// read the same, a later read maps their pages again, and the process's resident memory no longer counts
+    /// them. A render that went past those rows gives them back as it goes, so a frame decoded in a worker is not
+    /// resident in whole in the parent too. Nothing for a frame over this process's own memory (LibRaw's buffer in
+    /// process), whose pages would read as zeros.
+    public func releasePages(before y: Int) {
+        let y = min(max(y, 0), height)
+        guard sharedView, y > 0, let done = layout.span(width: width, height: y) else { return }
+        var lower = done.lowerBound
+        var upper = done.upperBound + 1
+        if y < height {
+            // The rows still to read keep their pages: only what lies wholly on one side of them goes.
+            let next = Layout(origin: layout.origin + y * layout.rowStep, colStep: layout.colStep, rowStep: layout.rowStep)
+            guard let rest = next.span(width: width, height: height - y) else { return }
+            if upper <= rest.lowerBound {
+                upper = rest.lowerBound
+            } else if lower > rest.upperBound {
+                lower = rest.upperBound + 1
+            } else {
+                return
+            }
+        }
+        let page = Int(getpagesize())
+        let start = (Int(bitPattern: base + samples * lower) + page - 1) / page * page
+        let end = Int(bitPattern: base + samples * upper) / page * page
+        guard end > start, let p = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(p, end - start, MADV_DONTNEED)
     }
 
     /// The R, G, B samples at upright (x, y); 65535 = the sensor's white level.

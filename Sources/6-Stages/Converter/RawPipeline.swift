@@ -226,6 +226,7 @@ extension HEICConverter {
         var renderSeconds = 0.0
         var gainMapValues: ComputedGainMap?
         var gainMapSeconds = 0.0
+        pass.releaseFramePages()
         if let layout {
             let tiles = try TiledEncoder.encodeGrid(
                 layout: layout, channels: 3, bitDepth: options.bitDepth, settings: settings, options: options,

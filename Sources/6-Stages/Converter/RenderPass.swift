@@ -12,10 +12,14 @@ protocol LinearFrame: AnyObject, Sendable {
     func copyRow(_ y: Int, into dst: UnsafeMutableBufferPointer<UInt16>)
     /// Row `y` in place when the frame keeps it as `copyRow` would copy it, else nil.
     func row(_ y: Int) -> UnsafePointer<UInt16>?
+    /// Lets this process stop mapping what only rows before `y` read, where that loses nothing (a frame in shared
+    /// memory, `RawFrame.releasePages(before:)`); the rows read the same afterwards.
+    func releasePages(before y: Int)
 }
 
 extension LinearFrame {
     func row(_ y: Int) -> UnsafePointer<UInt16>? { nil }
+    func releasePages(before y: Int) {}
 
     /// Row `y` as interleaved RGB: in place when the frame keeps it so (a worker's packed frame), else copied into
     /// `scratch` (3 × width samples).
@@ -103,6 +107,11 @@ final class RenderPass: @unchecked Sendable {
     /// Drops the frame (LibRaw's buffers go with the last reference) once every row is rendered.
     func releaseFrame() { frame = nil }
 
+    /// Stops mapping the frame's pages where it is a worker's shared memory, before the render reads it band by band:
+    /// the passes before it (the look, the HDR decision, the noise probe) mapped all of it, and the render maps each
+    /// band again and lets it go once rendered, so the parent never holds the whole frame beside the encoders.
+    func releaseFramePages() { frame?.releasePages(before: height) }
+
     /// Renders rows `y0 ..< y1` (the next band; `y0` even) into `out`: interleaved RGB, `width × 3` samples a row,
     /// `UInt8` for 8-bit, `UInt16` (10-bit codes) for 10-bit.
     func render(rows y0: Int, _ y1: Int, into out: UnsafeMutableRawPointer) {
@@ -156,6 +165,7 @@ final class RenderPass: @unchecked Sendable {
                 }
             }
         }
+        frame.releasePages(before: y1)
         if gm {
             hdrPeak = max(hdrPeak, peaks.max() ?? 0)
             hdrSum += sums.reduce(0, +)
