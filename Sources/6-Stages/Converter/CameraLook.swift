@@ -203,15 +203,32 @@ extension HEICConverter {
 
     /// `boxRGB`'s cell rows, in parallel, into `slots` (each cell written once; 0 where no sample fell). Each sampled
     /// row goes through the render's vectorised `RowKernel` (the values `Renderer.pixel` gives, bit for bit), and
-    /// each cell sums its samples left to right.
+    /// each cell sums its samples left to right. The cell rows go in groups from the top, and the frame's rows above
+    /// each group's end are let go after it (`LinearFrame.releasePages`): a frame in a worker's shared memory is never
+    /// mapped in whole in the parent by this pass, the only one before the render that reads every row.
     private static func boxRows(
         _ frame: any LinearFrame, _ neutral: Renderer, step: Int, width gw: Int, height gh: Int,
+        into slots: UnsafeSendable<UnsafeMutableBufferPointer<Float>>
+    ) {
+        let group = 64
+        for g0 in stride(from: 0, to: gh, by: group) {
+            let g1 = min(gh, g0 + group)
+            boxRows(frame, neutral, step: step, width: gw, height: gh, cellRows: g0..<g1, into: slots)
+            frame.releasePages(before: g1 * frame.height / gh)
+        }
+    }
+
+    /// The cell rows `cellRows` of `boxRows`, in parallel.
+    private static func boxRows(
+        _ frame: any LinearFrame, _ neutral: Renderer, step: Int, width gw: Int, height gh: Int, cellRows: Range<Int>,
         into slots: UnsafeSendable<UnsafeMutableBufferPointer<Float>>
     ) {
         let (w, h) = (frame.width, frame.height)
         // The cell of each sampled pixel (pixel i is x = i · step).
         let cellOf = stride(from: 0, to: w, by: step).map { $0 * gw / w }
-        Parallel.forEach(gh) { cy in
+        let first = cellRows.lowerBound
+        Parallel.forEach(cellRows.count) { i in
+            let cy = first + i
             let y0 = cy * h / gh
             let y1 = max(y0 + 1, (cy + 1) * h / gh)
             var sums = [Float](repeating: 0, count: 3 * gw)
