@@ -50,7 +50,9 @@ public struct WorkerDecoders: Decoders {
         let (pixels, overflow) = f.width.multipliedReportingOverflow(by: f.height)
         guard !overflow, pixels <= px.count / 6 else { throw .protocolError("a RAW frame outside its memory") }
         pool.countFrame(inPlace: false)
-        return (meta, RawFrame(packedRGB: base, width: f.width, height: f.height, workingSpace: space, owner: px, sharedView: true))
+        let frame = RawFrame(
+            packedRGB: base, width: f.width, height: f.height, workingSpace: space, owner: px, sharedView: true)
+        return (meta, frame)
     }
 
     /// libheif's decode of the primary image (`HeifDecoder.decodePrimary(_:format:)`) in a worker.

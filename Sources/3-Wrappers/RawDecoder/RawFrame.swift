@@ -110,7 +110,8 @@ public final class RawFrame: @unchecked Sendable {
         var upper = done.upperBound + 1
         if y < height {
             // The rows still to read keep their pages: only what lies wholly on one side of them goes.
-            let next = Layout(origin: layout.origin + y * layout.rowStep, colStep: layout.colStep, rowStep: layout.rowStep)
+            let next = Layout(
+                origin: layout.origin + y * layout.rowStep, colStep: layout.colStep, rowStep: layout.rowStep)
             guard let rest = next.span(width: width, height: height - y) else { return }
             if upper <= rest.lowerBound {
                 upper = rest.lowerBound
