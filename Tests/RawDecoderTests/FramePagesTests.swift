@@ -47,7 +47,9 @@ private func allRows(_ f: RawFrame) -> [UInt16] {
 /// The resident KiB of this process's mapping that starts at `p` (/proc/self/smaps).
 private func residentKiB(_ p: UnsafeMutableRawPointer) -> Int {
     let start = String(UInt(bitPattern: p), radix: 16)
-    guard let smaps = try? String(contentsOfFile: "/proc/self/smaps", encoding: .utf8) else { return -1 }
+    // Read to the end: a /proc file reports no size, and String(contentsOfFile:) stops after its first read.
+    guard let data = FileHandle(forReadingAtPath: "/proc/self/smaps")?.readDataToEndOfFile() else { return -1 }
+    let smaps = String(decoding: data, as: UTF8.self)
     var inside = false
     for line in smaps.split(separator: "\n") {
         if let dash = line.firstIndex(of: "-"), line[..<dash].allSatisfy(\.isHexDigit) {
