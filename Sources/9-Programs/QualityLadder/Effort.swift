@@ -1,3 +1,4 @@
+import ColorScience
 import Converter
 import Fidelity
 import Foundation
@@ -46,26 +47,37 @@ func lumaPlane(_ dec: HeifDecodedImage) throws -> Plane {
 }
 
 /// Codes `frame` as the converter does: tiles of `tile` px (0 = untiled), each edge-replicated to full size and coded
-/// by its own libheif/x265 encoder with one thread; returns the summed HEVC payload bytes and the decoded luma.
+/// by its own libheif/x265 encoder with one thread, as many tiles at once as there are cores; returns the summed HEVC
+/// payload bytes and the decoded luma. The caller's CPU seconds (the process's, every thread) are the encodes' own.
 func tiledEncode(_ frame: HeifPixels, settings: HeifEncodeSettings, tile: Int) throws -> (bytes: Int, luma: Plane) {
     let w = frame.width
     let h = frame.height
     let t = tile > 0 && (w > tile || h > tile) ? tile : 0
     let tw = t > 0 ? t : w
     let th = t > 0 ? t : h
+    let origins = stride(from: 0, to: h, by: th).flatMap { ty in stride(from: 0, to: w, by: tw).map { (ty, $0) } }
     var luma = [Float](repeating: 0, count: w * h)
-    var bytes = 0
-    for ty in stride(from: 0, to: h, by: th) {
-        for tx in stride(from: 0, to: w, by: tw) {
-            let px = t > 0 ? tilePixels(frame, x0: tx, y0: ty, tw: tw, th: th) : frame
-            let file = try HeifEncoder.encode(px, settings: settings, threads: t > 0 ? 1 : nil)
-            bytes += HEIFFileBytes.payloadCount(file)
-            let plane = try lumaPlane(HeifDecoder.decodePrimary(file, format: .rgbNative))
-            for y in 0..<min(th, h - ty) {
-                for x in 0..<min(tw, w - tx) { luma[(ty + y) * w + tx + x] = plane.values[y * tw + x] }
+    var counts = [Result<Int, any Error>](repeating: .success(0), count: origins.count)
+    luma.withUnsafeMutableBufferPointer { lumaBuffer in
+        counts.withUnsafeMutableBufferPointer { countBuffer in
+            // Each tile writes its own rows of its own columns of the luma, and its own count.
+            let out = UnsafeSendable(lumaBuffer)
+            let results = UnsafeSendable(countBuffer)
+            Parallel.forEach(origins.count) { i in
+                let (ty, tx) = origins[i]
+                results.value[i] = Result {
+                    let px = t > 0 ? tilePixels(frame, x0: tx, y0: ty, tw: tw, th: th) : frame
+                    let file = try HeifEncoder.encode(px, settings: settings, threads: t > 0 ? 1 : nil)
+                    let plane = try lumaPlane(HeifDecoder.decodePrimary(file, format: .rgbNative))
+                    for y in 0..<min(th, h - ty) {
+                        for x in 0..<min(tw, w - tx) { out.value[(ty + y) * w + tx + x] = plane.values[y * tw + x] }
+                    }
+                    return HEIFFileBytes.payloadCount(file)
+                }
             }
         }
     }
+    let bytes = try counts.reduce(0) { try $0 + $1.get() }
     return (bytes, try Plane(width: w, height: h, values: luma))
 }
 
