@@ -10,9 +10,9 @@ import zlib
 import frontier
 import peers
 import reportcost
-from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, META_COPIES, PAIRS, PEER_ROUNDS, SCALE, SCALE_ROUNDS, Side,
-                     first_line, interleave, log, ratio, run, stats, throughput)
-from inputs import manifest, raw_inputs, stage, tiff_dims
+from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, LARGE_PAIRS, META_COPIES, PAIRS, PEER_ROUNDS, REF_ALL_SIZES,
+                     SCALE, SCALE_ROUNDS, Side, first_line, interleave, log, ratio, run, stats, throughput)
+from inputs import convert_sizes, manifest, raw_inputs, stage, tiff_dims
 from readback import frame_quality
 
 # Big files only slow the decoding sides down without telling more (heif-info 1.15 decodes every image too).
@@ -222,8 +222,12 @@ def convert_comparison(rb, floor, work, settings, defaults, mp, levels):
     against the floor (BENCH_PAIRS rounds), the dcraw pipeline at heif-enc's matched quality (BENCH_PEER_ROUNDS), the
     other effort levels (BENCH_EFFORT_ROUNDS) and the reference peers, interleaved; the frontier's crop measure
     before the rounds, untimed (frontier.py)."""
+    # BENCH_PAIRS rounds at the smallest size, BENCH_LARGE_PAIRS above it; the reference peers (no goal reads them) at
+    # the smallest size only, unless BENCH_REF_ALL_SIZES=1.
+    smallest = mp == min(convert_sizes())
+    rounds = PAIRS if smallest else LARGE_PAIRS
     (mp, dng, origin), = raw_inputs(rb, work, [mp])
-    log(f"convert: {os.path.basename(dng)} ({origin}), {PAIRS} interleaved rounds")
+    log(f"convert: {os.path.basename(dng)} ({origin}), {rounds} interleaved rounds")
     dims = tiff_dims(dng)
     px = dims[0] * dims[1]
     default_level = defaults.get("effort") or "balanced"
@@ -246,8 +250,8 @@ def convert_comparison(rb, floor, work, settings, defaults, mp, levels):
     sides = [readback, floor_side,
              peers.dcraw_side(floor, dng, px, q_peer, f" (preset slow; {how})", max_rounds=PEER_ROUNDS)]
     sides += frontier.level_sides(rb, work, dng, floor, px, default_level) if levels else []
-    sides += peers.other_sides(floor, dng, px, work)
-    interleave(sides, PAIRS, os.path.join(work, "rounds"))
+    sides += peers.other_sides(floor, dng, px, work) if smallest or REF_ALL_SIZES else []
+    interleave(sides, rounds, os.path.join(work, "rounds"))
     comp = {"id": f"convert_{mp:g}mp", "megapixels": mp, "title": f"convert one {mp:g} MP RAW to HEIC",
             "input": {"file": os.path.basename(dng), "origin": origin, "bytes": os.path.getsize(dng),
                       "dimensions": dims}, "pixels": px,

@@ -19,6 +19,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ENV = os.environ
 QUICK = ENV.get("BENCH_QUICK") == "1"
 PAIRS = int(ENV.get("BENCH_PAIRS", "3" if QUICK else "5"))
+# Rounds of Readback and the floor at the RAW sizes above the smallest (the 50 MP chart): its conversions are twice
+# the 24 MP chart's, and on a quiet machine three rounds' median sits within a few per cent of five's.
+LARGE_PAIRS = int(ENV.get("BENCH_LARGE_PAIRS", str(PAIRS) if QUICK or "BENCH_PAIRS" in ENV else "3"))
 SIZES = [float(s) for s in ENV.get("BENCH_SIZES", "24,50").split(",") if s.strip()]
 SCALE = [int(s) for s in ENV.get("BENCH_SCALE", "100,300" if QUICK else "100,1000,10000").split(",") if s.strip()]
 META_COPIES = int(ENV.get("BENCH_META_COPIES", "2" if QUICK else "10"))
@@ -30,16 +33,23 @@ DECODE_ALL = ENV.get("BENCH_DECODE_ALL") == "1"
 REF_ROUNDS = int(ENV.get("BENCH_REF_ROUNDS", "1"))
 SCALE_ROUNDS = int(ENV.get("BENCH_SCALE_ROUNDS", "2" if QUICK else "3"))
 TIMEOUT = float(ENV.get("BENCH_TIMEOUT", "900"))
-# The sensor-noise part (noise.py): the noisy charts' ISOs and the rounds per image.
+# The sensor-noise part (noise.py): the noisy charts' ISOs and the rounds per image. Its untimed measures run where a
+# goal reads them (the shipped file's fidelity at ISO 3200); BENCH_NOISE_FULL=1 runs them at every ISO, with the
+# converter's quality and noise sigma and heif-enc at equal fidelity on the crop (the frontier matches heif-enc on the
+# charts and the real RAWs).
 ISOS = [int(s) for s in ENV.get("BENCH_ISOS", "800,3200").split(",") if s.strip()]
 NOISE_PAIRS = int(ENV.get("BENCH_NOISE_PAIRS", "2"))
+NOISE_FULL = ENV.get("BENCH_NOISE_FULL", "1" if QUICK else "0") == "1"
+# The reference peers (vips, ImageMagick, RawTherapee, darktable: no goal reads them) run on the smallest RAW size
+# only; BENCH_REF_ALL_SIZES=1 runs them at every size.
+REF_ALL_SIZES = ENV.get("BENCH_REF_ALL_SIZES") == "1"
 # Peers whose ratio sits far from its goal's bound in every recorded run (the dcraw pipeline, 0.33-0.42 against
 # <= 0.5; exiftool, 38-56x against >= 10x; the libheif decode loop, 0.44-0.50 against <= 1.2) run this many rounds:
 # their median moves less than the distance to the bound (docs/bench.md, "Cuts").
 PEER_ROUNDS = int(ENV.get("BENCH_PEER_ROUNDS", str(PAIRS) if QUICK else "3"))
 # The frontier (frontier.py): rounds of the effort levels other than the default in the convert parts (no time goal
 # reads them), rounds of every side on the real RAWs, and heif-enc's qualities on the crop.
-EFFORT_ROUNDS = int(ENV.get("BENCH_EFFORT_ROUNDS", "2"))
+EFFORT_ROUNDS = int(ENV.get("BENCH_EFFORT_ROUNDS", "1"))
 FRONTIER_ROUNDS = int(ENV.get("BENCH_FRONTIER_ROUNDS", "1"))
 FRONTIER_HEIF_Q = [int(s) for s in ENV.get("BENCH_FRONTIER_HEIF_Q", "55,60,65").split(",") if s.strip()]
 # The centred crop on which heif-enc is matched to Readback's fidelity, in the convert and frontier parts
@@ -51,9 +61,13 @@ MATCH_CROP = ENV.get("BENCH_MATCH_CROP", "1024x768" if QUICK else "2048x1536")
 # not only its start and its first file (docs/bench.md).
 WORKER_SIZES = [float(s) for s in ENV.get("BENCH_WORKER_SIZES", "24").split(",") if s.strip()]
 WORKER_COPIES = int(ENV.get("BENCH_WORKER_COPIES", "4"))
-# The workers part's rounds: its goal (<= 1.05) is within this machine's round-to-round spread, and the overhead it
-# measures is a few per cent, so 5 two-file rounds' medians fell on either side of the bound (docs/bench.md).
-WORKER_ROUNDS = int(ENV.get("BENCH_WORKER_ROUNDS", str(PAIRS) if QUICK or "BENCH_PAIRS" in ENV else "6"))
+# The workers part's rounds: its goal (<= 1.05) is within a loaded machine's round-to-round spread, and the overhead
+# it measures is a few per cent, so 5 two-file rounds' medians fell on either side of the bound (docs/bench.md). Three
+# four-file rounds (two files per worker), their median on a quiet machine (docs/bench.md, "Cuts").
+WORKER_ROUNDS = int(ENV.get("BENCH_WORKER_ROUNDS", str(PAIRS) if QUICK or "BENCH_PAIRS" in ENV else "3"))
+# The effort level the workers part converts at: the workers cost decoding and the hand-over of the frame, not
+# encoding, so the fastest level makes their cost the largest share of the run (a stricter test, in less time).
+WORKER_EFFORT = ENV.get("BENCH_WORKER_EFFORT", "fast")
 # The --report part (reportcost.py).
 REPORT_FILES = int(ENV.get("BENCH_REPORT_FILES", "350" if QUICK else "10000"))
 RSS_FILES = int(ENV.get("BENCH_RSS_FILES", "1000" if QUICK else "100000"))
@@ -61,13 +75,15 @@ RSS_FILES = int(ENV.get("BENCH_RSS_FILES", "1000" if QUICK else "100000"))
 
 def config():
     """The knobs a run's ratios depend on; two runs are compared only when these are equal."""
-    return {"quick": QUICK, "pairs": PAIRS, "sizes": "committed chart" if QUICK else SIZES, "scale": SCALE,
+    return {"quick": QUICK, "pairs": PAIRS, "large_pairs": LARGE_PAIRS,
+            "sizes": "committed chart" if QUICK else SIZES, "scale": SCALE,
             "meta_copies": META_COPIES, "info_files": INFO_FILES, "decode_files": DECODE_FILES,
-            "decode_all": DECODE_ALL, "ref_rounds": REF_ROUNDS, "isos": ISOS, "noise_pairs": NOISE_PAIRS,
-            "match_crop": MATCH_CROP, "worker_sizes": "committed chart" if QUICK else WORKER_SIZES,
-            "worker_copies": WORKER_COPIES, "worker_rounds": WORKER_ROUNDS, "report_files": REPORT_FILES,
-            "rss_files": RSS_FILES, "peer_rounds": PEER_ROUNDS, "effort_rounds": EFFORT_ROUNDS, "frontier_rounds": FRONTIER_ROUNDS,
-            "frontier_heif_q": FRONTIER_HEIF_Q}
+            "decode_all": DECODE_ALL, "ref_rounds": REF_ROUNDS, "ref_all_sizes": REF_ALL_SIZES, "isos": ISOS,
+            "noise_pairs": NOISE_PAIRS, "noise_full": NOISE_FULL, "match_crop": MATCH_CROP,
+            "worker_sizes": "committed chart" if QUICK else WORKER_SIZES, "worker_copies": WORKER_COPIES,
+            "worker_rounds": WORKER_ROUNDS, "worker_effort": WORKER_EFFORT, "report_files": REPORT_FILES,
+            "rss_files": RSS_FILES, "peer_rounds": PEER_ROUNDS, "effort_rounds": EFFORT_ROUNDS,
+            "frontier_rounds": FRONTIER_ROUNDS, "frontier_heif_q": FRONTIER_HEIF_Q}
 
 
 def log(msg):

@@ -14,8 +14,10 @@ Readback's encoder encodes the same crop at its default settings, so both are ju
 24 MP frame at preset slow costs minutes per quality on this machine, hence the crop. heif-enc's match is cached
 (cache.noise_match_key: the image, the crop, Readback's own encode of it, heif-enc's version).
 
-BENCH_ISOS defaults to 800 and 3200 (ISO 3200 carries the bits-per-pixel goal), BENCH_NOISE_PAIRS to 2: docs/bench.md,
-"Cuts".
+BENCH_ISOS defaults to 800 and 3200 (ISO 3200 carries the bits-per-pixel goal), BENCH_NOISE_PAIRS to 2. The untimed
+measures run where a goal reads them, the shipped file's at ISO 3200; BENCH_NOISE_FULL=1 (the default with BENCH_QUICK)
+runs them at every ISO, with the converter's quality and the heif-enc match (no goal reads those, and the match was
+two thirds of this part: docs/bench.md, "Cuts").
 """
 import json
 import os
@@ -23,11 +25,12 @@ import shutil
 import statistics
 
 import cache
-from harness import ISOS, MATCH_CROP, NOISE_PAIRS, QUICK, ROOT, Side, first_line, interleave, log, run
+from harness import ISOS, MATCH_CROP, NOISE_FULL, NOISE_PAIRS, QUICK, ROOT, Side, first_line, interleave, log, run
 from inputs import tiff_dims
 from peers import CONVERT_IM
 
 VL_LOSS = (0.01, 0.03)  # Ladder.visuallyLossless at viewing size: mean, every block
+BPP_ISO = 3200  # the ISO whose goal reads the shipped file's verdict (goals.noise_goals)
 # Coarse qualities every 10 (then 90 if none passes), then every distinct CRF between the passing point and the one
 # below: at most 4 more encodes per measure, against 9 from the earlier steps of 20.
 COARSE = (40, 50, 60, 70, 80)
@@ -260,15 +263,20 @@ def one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side=None)
     if twin and ob:
         res["lossless"] = {"file": os.path.basename(twin), "bytes": os.path.getsize(twin),
                            "ratio": os.path.getsize(twin) / ob}
+    if not (NOISE_FULL or iso == BPP_ISO):
+        if os.path.exists(kept):
+            os.remove(kept)
+        return res
     log(f"noise: {label}: measuring the shipped file (the last round's) over the whole frame (untimed)")
     try:
         res["shipped"] = shipped_file(rb, work, source, kept)
-        quality, sigma = converter_quality(rb, work, dng, defaults)
-        res["noise_sigma"], res["quality"] = sigma, quality
-        ours = readback_on_crop(rb, work, source, defaults, quality)
-        ours.update(verdict(ours))
-        res["crop"] = {"size": MATCH_CROP, "readback": ours,
-                       "heif_enc": cached_match(rb, work, dng, clean, source, ours)}
+        if NOISE_FULL:
+            quality, sigma = converter_quality(rb, work, dng, defaults)
+            res["noise_sigma"], res["quality"] = sigma, quality
+            ours = readback_on_crop(rb, work, source, defaults, quality)
+            ours.update(verdict(ours))
+            res["crop"] = {"size": MATCH_CROP, "readback": ours,
+                           "heif_enc": cached_match(rb, work, dng, clean, source, ours)}
     except (RuntimeError, OSError, KeyError, ValueError, IndexError) as e:
         res["error"] = str(e)[:300]
     return res

@@ -166,7 +166,7 @@ def frontier_table(results):
     return "\n".join(rows)
 
 
-def noise_row(im, crop):
+def noise_row(im):
     """One image of the noise comparison as a table row."""
     cv = im.get("convert") or {}
     st = cv.get("seconds")
@@ -182,6 +182,8 @@ def noise_row(im, crop):
         cells.append(f"{sh['ssim_y_mean']:.4f} / {sh['ssim_y_worst_block']:.4f}")
         cells.append(f"{sh['loss_mean']:+.4f} / {sh['loss_worst_block']:+.4f} "
                      f"({'VL' if sh['visually_lossless'] else 'not VL'})")
+    elif im.get("iso") is not None and "shipped" not in im:
+        cells += ["not measured (BENCH_NOISE_FULL=1)", "-"]
     else:
         cells += [sh.get("error", "-"), "-"]
     ll = im.get("lossless")
@@ -205,8 +207,12 @@ def noise_row(im, crop):
                         else f"{what} never")
             cells.append("no quality reaches both; " + one("match_view_only", "viewing size") + "; "
                          + one("match_archival_only", "1:1"))
+    elif im.get("error"):
+        cells += [im["error"], "-"]
+    elif im.get("iso") is not None and "crop" not in im:
+        cells += ["not measured (BENCH_NOISE_FULL=1)", "-"]
     else:
-        cells += [im.get("error", "-") if crop else "-", "-"]
+        cells += ["-", "-"]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -220,7 +226,7 @@ def noise_table(results):
             f"mean / worst | viewing size: loss mean / worst (VL: <= 0.01 / 0.03) | lossless RAW, ratio | {crop} "
             f"crop: Readback's encode | heif-enc at equal fidelity (viewing size and 1:1), same crop |",
             "|---|---|---|---|---|---|---|---|"]
-    rows += [noise_row(im, crop) for im in comp["images"]]
+    rows += [noise_row(im) for im in comp["images"]]
     return "\n".join(rows)
 
 
