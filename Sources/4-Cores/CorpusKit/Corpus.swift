@@ -1,3 +1,4 @@
+import ColorScience
 import Digest
 import Findings
 import Foundation
@@ -182,28 +183,43 @@ public enum Corpus {
     ///     encode HEVC, so the caller supplies it; the tests pass the committed one back in.
     ///   - tenBitHEIC: a 10-bit SDR conversion of the same source; with `goodHEIC`, the conformance cases
     ///     (`ConformanceCases`) go to `heic/conformance/`.
-    ///   - progress: called with each file written.
+    ///   - progress: called with each file written (the DNGs from several threads, in no fixed order).
     /// - Returns: the manifest rows written.
     /// - Throws: file-system errors.
     @discardableResult
     public static func generate(
         into folder: URL, includeLarge: Bool = false, goodHEIC: [UInt8]? = nil, tenBitHEIC: [UInt8]? = nil,
-        progress: (String) -> Void = { _ in }
+        progress: @Sendable (String) -> Void = { _ in }
     ) throws -> [ManifestEntry] {
         let fm = FileManager.default
         var rows: [ManifestEntry] = []
-        for r in tiny + (includeLarge ? large + noisyLarge : []) {
-            let url = folder.appendingPathComponent(r.file)
-            try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let bytes = r.dngBytes()
-            try Data(bytes).write(to: url)
-            progress(r.file)
-            if !r.large {
-                rows.append(
-                    ManifestEntry(
-                        file: r.file, recipe: r.recipe, seed: r.seed, exercises: r.exercises,
-                        expectedAudit: r.expectedAudit, sha256: SHA256.hex(bytes)))
+        let recipes = tiny + (includeLarge ? large + noisyLarge : [])
+        for r in recipes {
+            let dir = folder.appendingPathComponent(r.file).deletingLastPathComponent()
+            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        }
+        // Each recipe is its own bytes and its own file: as many at once as there are cores (the large ones are a
+        // minute of one core otherwise). The manifest keeps the recipes' order.
+        var digests = [Result<String, any Error>](repeating: .success(""), count: recipes.count)
+        digests.withUnsafeMutableBufferPointer { buffer in
+            let out = UnsafeSendable(buffer)  // each iteration writes its own element
+            Parallel.forEach(recipes.count) { i in
+                let r = recipes[i]
+                out.value[i] = Result {
+                    let bytes = r.dngBytes()
+                    try Data(bytes).write(to: folder.appendingPathComponent(r.file))
+                    progress(r.file)
+                    return SHA256.hex(bytes)
+                }
             }
+        }
+        for (r, digest) in zip(recipes, digests) {
+            let sha256 = try digest.get()
+            if r.large { continue }
+            rows.append(
+                ManifestEntry(
+                    file: r.file, recipe: r.recipe, seed: r.seed, exercises: r.exercises,
+                    expectedAudit: r.expectedAudit, sha256: sha256))
         }
         for (name, hs) in [("truth/chart-hdr.json", Optional(highlightStops)), ("truth/chart-sdr.json", nil)] {
             let url = folder.appendingPathComponent(name)
