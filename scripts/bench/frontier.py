@@ -111,14 +111,15 @@ def matched(points, level):
 
 
 def extension(levels, points):
-    """The heif-enc qualities to add when a level's fidelity is outside the measured ones (one step of 5 and 10)."""
+    """The heif-enc quality to add on each side where a level's fidelity is outside the measured ones: one step of 5
+    (the real RAWs' levels fall between q50 and q55, so a second step, once always taken, was never used)."""
     qs = sorted(p["quality"] for p in points)
     hows = [heif_bpp_at(points, k, lv[k])[1] for lv in levels for k in ("mean", "worst")]
     extra = []
-    if "at most" in hows:
-        extra += [q for q in (qs[0] - 10, qs[0] - 5) if q >= 10]
-    if "more than" in hows:
-        extra += [q for q in (qs[-1] + 5, qs[-1] + 10) if q <= 95]
+    if "at most" in hows and qs[0] - 5 >= 10:
+        extra.append(qs[0] - 5)
+    if "more than" in hows and qs[-1] + 5 <= 95:
+        extra.append(qs[-1] + 5)
     return extra
 
 
@@ -139,11 +140,14 @@ def measure(rb, work, dng, defaults, quality, crop=MATCH_CROP):
     if len(ours) != len(settings) or len(points) < 2:
         raise RuntimeError(f"readback-ladder effort gave {len(ours)} Readback rows and {len(points)} heif-enc rows")
     levels = dict(zip(settings, ours))
-    extra = [q for q in extension(levels.values(), points) if q not in {p["quality"] for p in points}]
-    if extra:
+    points.sort(key=lambda p: p["quality"])
+    for _ in range(2):  # one step at a time, two at most
+        extra = [q for q in extension(levels.values(), points) if q not in {p["quality"] for p in points}]
+        if not extra:
+            break
         log(f"frontier: {os.path.basename(dng)}: heif-enc also at {extra} (a level is outside the measured range)")
         points += [r for r in ladder_effort(rb, work, dng, [], extra, crop) if r["encoder"] == "heif-enc"]
-    points.sort(key=lambda p: p["quality"])
+        points.sort(key=lambda p: p["quality"])
     for lv, row in levels.items():
         row.update(equal_fidelity(row, points))
     out = {"crop": crop, "quality": quality, "settings": settings, "levels": levels, "heif_enc": points,

@@ -208,7 +208,7 @@ def lossless_goal(comp, mp, rbs, why):
     row = ((front.get("levels") or {}).get(front.get("default")) or {}).get("crop")
     if ob:
         g["note"] = (f"{fmt_mb(ob)} vs {fmt_mb(lossless['bytes'])}"
-                     + (f" (zlib stand-in {fmt_mb(z)})" if lossless.get("file") else "")
+                     + (f" (zlib stand-in {fmt_mb(z)})" if lossless.get("file") and z else "")
                      + (f"; at SSIM-Y@1/2 {row['mean']:.4f} / worst {row['worst']:.4f} on the {front['crop']} crop"
                         if row else ""))
     return g

@@ -6,8 +6,8 @@ frontier part's, frontier.py), next to heif-enc at equal fidelity, with both fid
   render), judged as the loss from the unencoded frame's score: visually lossless when the mean loses <= 0.01 and
   every 64x64 block <= 0.03 (`Ladder.visuallyLossless`).
 
-Per image: `readback convert` timed (BENCH_NOISE_PAIRS rounds, interleaved with the clean 24 MP chart, whose time is
-the reference of the "no slower than on a clean chart" goal); the shipped file measured over the whole frame; its
+Per image: `readback convert` timed (BENCH_NOISE_PAIRS rounds, every ISO interleaved with the clean 24 MP chart, whose
+time is the reference of the "no slower than on a clean chart" goal); the shipped file measured over the whole frame; its
 size against the lossless-JPEG twin; and heif-enc at equal viewing fidelity on a centred crop (BENCH_MATCH_CROP,
 2048x1536): heif-enc (its default preset slow) encodes the crop of Readback's own frame at rising qualities, and
 Readback's encoder encodes the same crop at its default settings, so both are judged on the same pixels. A whole
@@ -234,17 +234,17 @@ def heif_enc_match(rb, work, dng, source, ours):
         shutil.rmtree(d, ignore_errors=True)
 
 
-def one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side=None):
-    """Times, sizes and both measures of one image; `clean_side` (the clean chart) is interleaved for the time goal."""
+def kept_path(work, iso):
+    return os.path.join(work, f"noise-shipped-iso{iso}.heic")
+
+
+def one_image(rb, work, label, iso, dng, clean, twin, defaults, side, clean_side=None):
+    """Times, sizes and both measures of one image, once its side (and the clean chart's, for the time goal) ran in
+    the shared rounds (noise_comparison)."""
     source = f"{dng}={clean}" if clean else dng
     w, h = tiff_dims(dng)
-    kept = os.path.join(work, "noise-shipped.heic")
-    side = convert_side(rb, work, dng, "readback", f"readback convert ({label})", keep=kept)
-    sides = [side] + ([clean_side] if clean_side else [])
-    n0 = len(clean_side.encode_s) if clean_side else 0
-    log(f"noise: {label}: {NOISE_PAIRS} interleaved rounds" + (" with the clean chart" if clean_side else ""))
-    interleave(sides, NOISE_PAIRS, os.path.join(work, "noise-rounds"))
-    clean_enc = [x for x in clean_side.encode_s[n0:] if x] if clean_side else []
+    kept = kept_path(work, iso)
+    clean_enc = [x for x in clean_side.encode_s if x] if clean_side else []
     enc = [x for x in side.encode_s if x]
     s = side.summary()
     res = {"label": label, "iso": iso, "input": os.path.basename(dng), "clean_truth": clean and os.path.basename(clean),
@@ -310,8 +310,16 @@ def noise_comparison(rb, work, generated):
     clean_side = None
     if clean_chart and os.path.exists(clean_chart):
         clean_side = convert_side(rb, work, clean_chart, "clean-chart", "readback convert (clean 24 MP chart)")
-    for label, iso, dng, clean, twin in noise_inputs(rb, work, generated):
-        images.append(one_image(rb, work, label, iso, dng, clean, twin, defaults, clean_side))
+    inputs = noise_inputs(rb, work, generated)
+    # Every ISO and the clean chart in the same rounds: the clean chart's time is each ISO's reference, converted
+    # once a round rather than once a round for each ISO.
+    sides = [convert_side(rb, work, dng, f"readback-iso{iso}", f"readback convert ({label})", keep=kept_path(work, iso))
+             for label, iso, dng, _, _ in inputs]
+    log(f"noise: {', '.join(i[0] for i in inputs)}: {NOISE_PAIRS} interleaved rounds"
+        + (" with the clean chart" if clean_side else ""))
+    interleave(sides + ([clean_side] if clean_side else []), NOISE_PAIRS, os.path.join(work, "noise-rounds"))
+    for (label, iso, dng, clean, twin), side in zip(inputs, sides):
+        images.append(one_image(rb, work, label, iso, dng, clean, twin, defaults, side, clean_side))
     if clean_side:
         s = clean_side.summary()
         twin = clean_chart.replace("-o1.dng", "-ljpeg-o1.dng")
