@@ -20,8 +20,8 @@ import os
 
 import cache
 import peers
-from harness import (EFFORT_ROUNDS, FRONTIER_HEIF_Q, FRONTIER_ROUNDS, MATCH_CROP, Side, first_line, interleave, log,
-                     ratio, run)
+from harness import (EFFORT_ROUNDS, FRONTIER_ALL_LEVELS, FRONTIER_HEIF_Q, FRONTIER_ROUNDS, MATCH_CROP, Side,
+                     first_line, interleave, log, ratio, run)
 from inputs import tiff_dims
 from readback import frame_quality
 
@@ -208,8 +208,9 @@ def summarize(front, sides, default_level):
 
 
 def real_comparison(rb, floor, work, dng, defaults, default_level):
-    """One real RAW of the frontier part: the crop's measure, then each level's whole conversion and the dcraw
-    pipeline at the matched quality, interleaved, BENCH_FRONTIER_ROUNDS rounds."""
+    """One real RAW of the frontier part: the crop's measure (every level), then the default level's whole conversion
+    (every level's with BENCH_FRONTIER_ALL_LEVELS=1) and the dcraw pipeline at the matched quality, interleaved,
+    BENCH_FRONTIER_ROUNDS rounds."""
     name = os.path.basename(dng)
     w, h = tiff_dims(dng)
     comp = {"id": "frontier_" + stem(dng), "label": name, "title": f"the frontier on {name}", "dimensions": [w, h],
@@ -224,7 +225,8 @@ def real_comparison(rb, floor, work, dng, defaults, default_level):
     sides = [Side("readback", f"readback convert (default: {default_level})",
                   lambda d: [rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work),
                   check=output_bytes_check(floor, w * h))]
-    sides += level_sides(rb, work, dng, floor, w * h, default_level, FRONTIER_ROUNDS)
+    if FRONTIER_ALL_LEVELS:
+        sides += level_sides(rb, work, dng, floor, w * h, default_level, FRONTIER_ROUNDS)
     sides.append(peers.dcraw_side(floor, dng, w * h, q_peer, f" (preset slow; {how})"))
     log(f"frontier: {name}: {FRONTIER_ROUNDS} interleaved rounds of each level and the dcraw pipeline at q{q_peer}")
     interleave(sides, FRONTIER_ROUNDS, os.path.join(work, "frontier-rounds"))

@@ -51,7 +51,12 @@ PEER_ROUNDS = int(ENV.get("BENCH_PEER_ROUNDS", str(PAIRS) if QUICK else "3"))
 # reads them), rounds of every side on the real RAWs, and heif-enc's qualities on the crop.
 EFFORT_ROUNDS = int(ENV.get("BENCH_EFFORT_ROUNDS", "1"))
 FRONTIER_ROUNDS = int(ENV.get("BENCH_FRONTIER_ROUNDS", "1"))
-FRONTIER_HEIF_Q = [int(s) for s in ENV.get("BENCH_FRONTIER_HEIF_Q", "55,60,65").split(",") if s.strip()]
+# q50 for the real RAWs, whose levels all land between q50 and q55 (adding it later costs another render), q65 for the
+# 50 MP chart's default level.
+FRONTIER_HEIF_Q = [int(s) for s in ENV.get("BENCH_FRONTIER_HEIF_Q", "50,55,60,65").split(",") if s.strip()]
+# The real RAWs' whole conversions at the levels other than the default (their sizes at equal fidelity are the crop
+# measure's; no goal reads their whole-file times): BENCH_FRONTIER_ALL_LEVELS=1.
+FRONTIER_ALL_LEVELS = ENV.get("BENCH_FRONTIER_ALL_LEVELS") == "1"
 # The centred crop on which heif-enc is matched to Readback's fidelity, in the convert and frontier parts
 # (frontier.measure) and in the noise part (noise.heif_enc_match): a whole 24 or 50 MP frame at heif-enc's preset
 # slow costs about a minute per quality on 2 cores.
@@ -83,7 +88,8 @@ def config():
             "worker_sizes": "committed chart" if QUICK else WORKER_SIZES, "worker_copies": WORKER_COPIES,
             "worker_rounds": WORKER_ROUNDS, "worker_effort": WORKER_EFFORT, "report_files": REPORT_FILES,
             "rss_files": RSS_FILES, "peer_rounds": PEER_ROUNDS, "effort_rounds": EFFORT_ROUNDS,
-            "frontier_rounds": FRONTIER_ROUNDS, "frontier_heif_q": FRONTIER_HEIF_Q}
+            "frontier_rounds": FRONTIER_ROUNDS, "frontier_heif_q": FRONTIER_HEIF_Q,
+            "frontier_all_levels": FRONTIER_ALL_LEVELS}
 
 
 def log(msg):
