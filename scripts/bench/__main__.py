@@ -9,8 +9,8 @@ comparisons (what runs against what), frontier (each effort level against heif-e
 pipeline), reportcost (--report's cost), workers (the decoder workers' cost), noise (the sensor-noise comparison),
 cache (what does not change between runs), goals (the bounds and goal lines), report (JSON, tables). test_bench.py
 tests the budget, the incremental writes, the frontier's arithmetic and the cache keys without any binary.
-Knobs are environment variables (docs/bench.md has the list): BENCH_BUDGET_MIN (default 17; 0: none), BENCH_GRACE_MIN
-(3), BENCH_QUICK=1 (the committed small chart and small folders, 3 rounds: a smoke test, not a measurement),
+Knobs are environment variables (docs/bench.md has the list): BENCH_BUDGET_MIN (default 18.5; 0: none), BENCH_GRACE_MIN
+(1.5), BENCH_QUICK=1 (the committed small chart and small folders, 3 rounds: a smoke test, not a measurement),
 BENCH_PAIRS, BENCH_LARGE_PAIRS, BENCH_SIZES (24 and/or 50 MP), BENCH_SCALE, BENCH_META_COPIES, BENCH_INFO_FILES,
 BENCH_DECODE_FILES, BENCH_DECODE_ALL, BENCH_REF_ROUNDS, BENCH_REF_ALL_SIZES, BENCH_SCALE_ROUNDS, BENCH_CORPUS,
 BENCH_QUALITY / BENCH_PRESET / BENCH_CHROMA / BENCH_DEPTH, BENCH_OUT, BENCH_FLOOR, BENCH_ONLY, BENCH_ISOS,
