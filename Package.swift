@@ -88,7 +88,7 @@ let package = Package(
             name: "Isolation",
             dependencies: [
                 "AVIFCodec", "CIsolation", "ColorScience", "Exiv2Bridge", "Findings", "HeifCodec", "JPEGCodec",
-                "RawDecoder",
+                "MetadataEntries", "RawDecoder",
             ], path: "Sources/3-Wrappers/Isolation"),
 
         // 2. Foundations and 4. cores (Sources/2-Foundations, Sources/4-Cores): pure Swift, no C.
@@ -278,9 +278,9 @@ let package = Package(
         .testTarget(
             name: "BatchTests",
             dependencies: [
-                "Audit", "Batch", "CIsolation", "Converter", "CorpusKit", "Digest", "FileFacts", "Findings",
-                "Isolation", "JXLCodec", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "Sharding", "Store",
-                "TestSupport",
+                "Audit", "Batch", "CIsolation", "Converter", "CorpusKit", "Digest", "Exiv2Bridge", "FileFacts",
+                "Findings", "Isolation", "JXLCodec", "MetadataEntries", "RawDecoder", "RenderCheck", "RenderIO",
+                "ReportModel", "Sharding", "Store", "TestSupport",
             ]
         ),
         .testTarget(

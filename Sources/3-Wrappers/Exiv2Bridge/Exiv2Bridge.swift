@@ -33,6 +33,17 @@ public struct Exiv2Document: Sendable, Codable {
     public let byteOrder: String?
     /// The embedded previews, when they were asked for (`Exiv2.read(bytes:label:previews:)`), from the same parse.
     public internal(set) var previews: [Exiv2Preview] = []
+
+    /// A document field by field (a worker process's answer, read back from its compact binary form).
+    public init(
+        entries: [RawEntry], mimeType: String, warnings: [String], byteOrder: String?, previews: [Exiv2Preview] = []
+    ) {
+        self.entries = entries
+        self.mimeType = mimeType
+        self.warnings = warnings
+        self.byteOrder = byteOrder
+        self.previews = previews
+    }
 }
 
 extension Exiv2Document {

@@ -27,13 +27,17 @@ extension WorkerDecoders {
         // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
         defer { withExtendedLifetime(a) {} }
         guard case .exiv2(let info) = a.answer, let px = a.pixels,
-            px.count >= info.jsonBytes + info.previewBytes.reduce(0, +)
+            info.documentBytes >= 0, info.previewBytes.allSatisfy({ $0 >= 0 }),
+            px.count >= info.documentBytes + info.previewBytes.reduce(0, +)
         else { throw .protocolError("an incomplete exiv2 answer") }
         let raw = UnsafeRawBufferPointer(start: px.base, count: px.count)
         let doc = try DecodeFailure.catching {
-            try JSONDecoder().decode(Exiv2Document.self, from: Data(raw[0..<info.jsonBytes]))
+            try Exiv2Wire.decodeDocument(UnsafeRawBufferPointer(rebasing: raw[0..<info.documentBytes]))
         }
-        var at = info.jsonBytes
+        guard doc.previews.count == info.previewBytes.count else {
+            throw .protocolError("an exiv2 answer whose previews do not match their sizes")
+        }
+        var at = info.documentBytes
         var previews: [Exiv2Preview] = []
         for (p, n) in zip(doc.previews, info.previewBytes) {
             previews.append(
@@ -97,11 +101,11 @@ extension WorkerDecoders {
         let a = try request(op, sidecar.map { bytes + $0.bytes } ?? bytes, stage: "exiv2 read")
         // Read through raw pointers below: the answer (and its lease of the pixels) lives until the end.
         defer { withExtendedLifetime(a) {} }
-        guard case .built(let n) = a.answer, let px = a.pixels, px.count >= n else {
+        guard case .built(let n) = a.answer, n >= 0, let px = a.pixels, px.count >= n else {
             throw .protocolError("an incomplete exiv2 answer")
         }
         let raw = UnsafeRawBufferPointer(start: px.base, count: n)
-        let b = try DecodeFailure.catching { try JSONDecoder().decode(BuiltMetadata.self, from: Data(raw)) }
+        let b = try DecodeFailure.catching { try Exiv2Wire.decodeBuilt(raw) }
         let exif: Result<ExifBlob, Exiv2Error> =
             b.exif.map { .success($0) }
             ?? .failure(b.exifError ?? Exiv2Error(operation: "build Exif", path: label, message: "no result"))

@@ -276,7 +276,7 @@ private struct Session {
     }
 
     /// exiv2's building of an output's Exif and XMP: the request's bytes are the source's, then the sidecar's; the
-    /// answer is `BuiltMetadata` as JSON in granted memory.
+    /// answer is `BuiltMetadata` in its compact form (`Exiv2Wire`) in granted memory.
     private func built(
         _ input: RequestInput, label: String, width: Int, height: Int, software: String?, byteOrder: Int32,
         sidecarLabel: String?, sidecarBytes: Int?
@@ -301,10 +301,10 @@ private struct Session {
         case .success(let packet): answer.xmp = packet
         case .failure(let e): answer.xmpError = e
         }
-        let json = [UInt8](try JSONEncoder().encode(answer))
-        guard let out = grant(json.count) else { throw IsolationError.protocolError("no shared memory granted") }
-        json.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        return .built(bytes: json.count)
+        let wire = Exiv2Wire.encode(answer)
+        guard let out = grant(wire.count) else { throw IsolationError.protocolError("no shared memory granted") }
+        wire.withUnsafeBytes { out.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        return .built(bytes: wire.count)
     }
 
     /// libavif's image: its fields, and its samples in granted memory.
@@ -335,25 +335,22 @@ private struct Session {
         return .tiff(bytes: tiff.count)
     }
 
-    /// exiv2's document: its JSON (previews without bytes), then the previews' bytes, in granted memory.
+    /// exiv2's document: its compact form (`Exiv2Wire`; previews without bytes), then the previews' bytes, in
+    /// granted memory.
     private func exiv2(_ doc: Exiv2Document) throws -> WorkerAnswer {
-        let stripped = doc.with(
-            previews: doc.previews.map {
-                Exiv2Preview.fields(mimeType: $0.mimeType, width: $0.width, height: $0.height, data: [])
-            })
-        let json = [UInt8](try JSONEncoder().encode(stripped))
+        let wire = Exiv2Wire.encode(doc)
         let sizes = doc.previews.map(\.data.count)
-        guard let out = grant(json.count + sizes.reduce(0, +)) else {
+        guard let out = grant(wire.count + sizes.reduce(0, +)) else {
             throw IsolationError.protocolError("no shared memory granted")
         }
         var at = 0
-        for part in [json] + doc.previews.map(\.data) {
+        for part in [wire] + doc.previews.map(\.data) {
             part.withUnsafeBytes {
                 if let b = $0.baseAddress { (out.base + at).copyMemory(from: b, byteCount: $0.count) }
             }
             at += part.count
         }
-        return .exiv2(Exiv2Info(jsonBytes: json.count, previewBytes: sizes))
+        return .exiv2(Exiv2Info(documentBytes: wire.count, previewBytes: sizes))
     }
 
     private func image(_ img: HeifDecodedImage, full: HeifDecodedSize?) throws -> WorkerAnswer {

@@ -50,7 +50,7 @@ enum WorkerAnswer: Codable, Sendable {
     case heif(HeifInfo)
     /// exiv2's document (`exiv2`, `exiv2Blob`).
     case exiv2(Exiv2Info)
-    /// `exiv2Build`'s answer: the size of its JSON (`BuiltMetadata`) at the start of the granted memory.
+    /// `exiv2Build`'s answer: the size of its compact form (`BuiltMetadata`) at the start of the granted memory.
     case built(bytes: Int)
     /// A decoded JPEG's size; its RGB samples are in the granted memory (`jpeg`).
     case jpeg(width: Int, height: Int)
@@ -129,10 +129,10 @@ struct NCLXInfo: Codable, Sendable {
     var fullRange: Bool
 }
 
-/// exiv2's document as JSON (previews without their bytes) at the start of the granted memory, then each preview's
-/// bytes in order.
+/// exiv2's document in its compact form (`Exiv2Wire`; previews without their bytes) at the start of the granted
+/// memory, then each preview's bytes in order.
 struct Exiv2Info: Codable, Sendable {
-    var jsonBytes: Int
+    var documentBytes: Int
     var previewBytes: [Int]
 }
 
@@ -149,8 +149,8 @@ struct AVIFInfo: Codable, Sendable {
     var samples: Int
 }
 
-/// `exiv2Build`'s answer, as JSON in granted memory: each builder's result or error.
-struct BuiltMetadata: Codable, Sendable {
+/// `exiv2Build`'s answer, in its compact form (`Exiv2Wire`) in granted memory: each builder's result or error.
+struct BuiltMetadata: Sendable {
     var exif: ExifBlob?
     var exifError: Exiv2Error?
     var xmp: [UInt8]?
