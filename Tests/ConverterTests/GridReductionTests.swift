@@ -31,23 +31,38 @@ func aGridReducedTileByTileMatchesTheWholeDecode(minSide: Int) throws {
     #expect(d.max <= 1 && d.mean < 0.01, "minSide \(minSide): \(d)")
 }
 
-/// What the tile-by-tile path does not take decodes whole: 4:4:4 tiles are not split, 10-bit ones fall back to the
-/// whole decode with its result, and so do blocks under 4 × 4 pixels and a geometry that does not match the file.
+/// 10-bit tiles (the balanced effort's, Readback's default) too: converted at 10 bits as libheif converts them, then
+/// their low bits dropped as libheif drops them, their blocks are the whole decode's within a code, highlights included.
+@Test(arguments: [64, 256])
+func aTenBitGridReducedTileByTileMatchesTheWholeDecode(minSide: Int) throws {
+    let pair = try TenBitPair.main.get()
+    let bytes = pair.tiled.bytes
+    let g = try #require(Rewrap.gridTiles(HEIFFile(bytes: bytes), bytes: bytes))
+    #expect(g.geometry.columns * g.geometry.rows == 6)
+    let whole = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
+    #expect(whole.size.codedBitDepth == 10)
+    let tiled = try #require(
+        try HeifDecoder.decodeGridReduced(
+            g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry, minSide: minSide))
+    #expect(tiled.size == whole.size)
+    #expect(tiled.image.width == whole.image.width && tiled.image.height == whole.image.height)
+    let d = difference(tiled.image.samples, whole.image.samples)
+    #expect(d.max <= 1 && d.mean < 0.01, "minSide \(minSide): \(d)")
+}
+
+/// The shared 10-bit pair: the main pair's scene and size at 10 bits, the balanced effort's depth.
+enum TenBitPair {
+    static let main: Result<TiledPair, any Error> = Result {
+        try TiledPair(width: 1300, height: 700, highlights: true, depth: 10)
+    }
+}
+
+/// What the tile-by-tile path does not take decodes whole: 4:4:4 tiles are not split, and blocks under 4 × 4 pixels
+/// and a geometry that does not match the file fall back to the whole decode.
 @Test func gridsTheTilePathDoesNotTakeDecodeWhole() throws {
     let chroma444 = try TiledPair(width: 700, height: 600, chroma: .yuv444)
     defer { chroma444.cleanup() }
     #expect(Rewrap.gridTiles(HEIFFile(bytes: chroma444.tiled.bytes), bytes: chroma444.tiled.bytes) == nil)
-    let tenBit = try TiledPair(width: 700, height: 600, depth: 10)
-    defer { tenBit.cleanup() }
-    let tb = tenBit.tiled.bytes
-    let tg = try #require(Rewrap.gridTiles(HEIFFile(bytes: tb), bytes: tb))
-    #expect(
-        try HeifDecoder.decodeGridReduced(
-            tg.bytes, fileBytes: tb.count, tileBytes: tg.tileBytes, geometry: tg.geometry, minSide: 256) == nil)
-    let r = try HeifDecoder.reducedGridOrWhole(
-        tg.bytes, fileBytes: tb.count, tileBytes: tg.tileBytes, geometry: tg.geometry, minSide: 256)
-    let whole = try HeifDecoder.decodePrimaryReduced(tb, minSide: 256)
-    #expect(r.image.samples == whole.image.samples && r.size == whole.size)
     let pair = try SharedPair.main.get()
     let bytes = pair.tiled.bytes
     let g = try #require(Rewrap.gridTiles(HEIFFile(bytes: bytes), bytes: bytes))
@@ -64,6 +79,11 @@ func aGridReducedTileByTileMatchesTheWholeDecode(minSide: Int) throws {
         try HeifDecoder.decodeGridReduced(
             g.bytes, fileBytes: bytes.count, tileBytes: Array(g.tileBytes.dropLast()), geometry: g.geometry,
             minSide: 256) == nil)
+    // What falls back is the whole decode's result.
+    let r = try HeifDecoder.reducedGridOrWhole(
+        g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: wrong, minSide: 256)
+    let whole = try HeifDecoder.decodePrimaryReduced(bytes, minSide: 256)
+    #expect(r.image.samples == whole.image.samples && r.size == whole.size)
 }
 
 /// A tile whose bytes are damaged is libheif's error, as in the whole decode.

@@ -45,7 +45,7 @@ extension HeifDecoder {
     ///   - geometry: the grid.
     ///   - minSide: the smallest long side wanted.
     /// - Returns: nil when the blocks are under 4 × 4 pixels, the primary's nclx is not full range with a BT.601,
-    ///   BT.709 or BT.2020 matrix, or a tile does not decode to 8-bit YCbCr 4:2:0 of the grid's tile size (the
+    ///   BT.709 or BT.2020 matrix, or a tile does not decode to 8- to 12-bit YCbCr 4:2:0 of the grid's tile size (the
     ///   caller then decodes the whole file).
     /// - Throws: `HeifError` when libheif refuses the file, or a tile's stream is malformed or decodes to no picture.
     public static func decodeGridReduced(
@@ -95,7 +95,7 @@ extension HeifDecoder {
 
 /// Block sums of R, G and B over a grid's tiles, two tiles at a time: each pixel converted from YCbCr and clipped as a
 /// reader shows it (a block mean converted once would differ where highlights clip).
-private struct GridSums {
+struct GridSums {
     let width: Int
     let height: Int
     let factor: Int
@@ -113,7 +113,7 @@ private struct GridSums {
     }
 
     /// Every tile decoded and summed, the even tiles on one thread and the odd ones on another; nil when a tile is
-    /// not 8-bit YCbCr 4:2:0 of the tile size.
+    /// not 8- to 12-bit YCbCr 4:2:0 of the tile size.
     static func sum(
         _ all: UnsafeRawBufferPointer, starts: [Int], geometry g: GridGeometry, factor f: Int, width rw: Int,
         height rh: Int, matrix: (kr: Double, kb: Double)
@@ -156,7 +156,7 @@ private struct GridSums {
     }
 
     /// Decodes one tile's stream with libde265 and adds its pixels inside the reduced area to the blocks; false when
-    /// it is not 8-bit YCbCr 4:2:0 of the tile size.
+    /// it is not 8- to 12-bit YCbCr 4:2:0 of the tile size.
     mutating func add(_ stream: UnsafeRawBufferPointer, x0: Int, y0: Int, _ g: GridGeometry) throws -> Bool {
         guard let ctx = de265_new_decoder() else {
             throw HeifError(operation: "de265_new_decoder", message: "NULL")
@@ -188,9 +188,10 @@ private struct GridSums {
         }
         if pic == nil { pic = de265_get_next_picture(ctx) }
         guard let pic else { throw fail("no picture") }
+        let bits = Int(de265_get_bits_per_pixel(pic, 0))
         guard de265_get_chroma_format(pic) == de265_chroma_420,
             Int(de265_get_image_width(pic, 0)) == g.tileWidth, Int(de265_get_image_height(pic, 0)) == g.tileHeight,
-            (0..<3).allSatisfy({ de265_get_bits_per_pixel(pic, $0) == 8 })
+            (8...12).contains(bits), (1..<3).allSatisfy({ Int(de265_get_bits_per_pixel(pic, $0)) == bits })
         else { return false }
         var planes: [(UnsafePointer<UInt8>, Int)] = []
         for c: Int32 in 0..<3 {
@@ -198,7 +199,15 @@ private struct GridSums {
             guard let p = de265_get_image_plane(pic, c, &stride) else { return false }
             planes.append((p, Int(stride)))
         }
-        accumulate(planes, x0: x0, y0: y0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
+        if bits == 8 {
+            accumulate(planes, x0: x0, y0: y0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
+        } else {
+            // More than 8 bits: 16-bit samples, the stride in bytes.
+            let wide = planes.map { p, stride in
+                (UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self), stride / 2)
+            }
+            accumulateWide(wide, bits: bits, x0: x0, y0: y0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
+        }
         return true
     }
 
