@@ -222,7 +222,8 @@ let package = Package(
         // Tests: one target per module, goldens and fixtures beside each; TestSupport holds what several share (goldens,
         // the test DNG writer, the fixed report, the gain-map plane decoder).
         .target(
-            name: "TestSupport", dependencies: ["CorpusKit", "Findings", "GainMap", "HeifCodec", "ReportModel"],
+            name: "TestSupport",
+            dependencies: ["CorpusKit", "Findings", "GainMap", "HeifCodec", "RawDecoder", "ReportModel"],
             path: "Tests/TestSupport"),
         .testTarget(name: "ColorScienceTests", dependencies: ["ColorScience"]),
         .testTarget(name: "HEIFConformanceTests", dependencies: ["Findings", "HEIF", "HEIFConformance"]),

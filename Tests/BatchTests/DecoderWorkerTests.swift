@@ -475,14 +475,7 @@ import Testing
         let frame = try WorkerDecoders(pool: pool).raw(bytes: dng, name: "wide.dng", options: RawDecodeOptions()).1
         #expect(pool.rawFrames.inPlace == 1, "the frame was copied out of the worker")
         let local = try LibRawDecoder.decodeInPlace(bytes: dng, name: "wide.dng").1
-        var a = [UInt16](repeating: 0, count: 3 * frame.width)
-        var b = a
-        var differing = 0
-        for y in 0..<frame.height {
-            a.withUnsafeMutableBufferPointer { frame.copyRow(y, into: $0) }
-            b.withUnsafeMutableBufferPointer { local.copyRow(y, into: $0) }
-            if a != b { differing += 1 }
-        }
+        let differing = differingRows(frame, local)
         #expect(frame.width == 4400 && differing == 0, "\(differing) rows differ")
     }
 

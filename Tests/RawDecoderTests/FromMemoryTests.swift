@@ -96,19 +96,6 @@ func aFrameOverLibRawsImageReadsAsTheDecodersFrame(orientation: UInt16) throws {
     #expect(view(RawFrame.Layout(origin: 0, colStep: 1, rowStep: Int.min / 2), count: 4 * w * h) == nil)
 }
 
-/// How many rows `copyRow` copies differently from two frames of the same size.
-private func differingRows(_ x: RawFrame, _ y: RawFrame) -> Int {
-    var a = [UInt16](repeating: 0, count: 3 * x.width)
-    var b = a
-    var differing = 0
-    for row in 0..<x.height {
-        a.withUnsafeMutableBufferPointer { x.copyRow(row, into: $0) }
-        b.withUnsafeMutableBufferPointer { y.copyRow(row, into: $0) }
-        if a != b { differing += 1 }
-    }
-    return differing
-}
-
 /// The generated chart decoded in place with EXIF orientation `orientation`.
 private func chartFrame(orientation: UInt16) throws -> RawFrame {
     var o = TestDNG.Options()

@@ -19,7 +19,11 @@ LIBRAW_VERSION=0.22.2
 DEFINES="-DUSE_JPEG -DUSE_ZLIB -DUSE_LCMS2 -DLIBRAW_USE_OPENMP"
 CXXFLAGS="-O2 -g0 -fPIC -pthread -fopenmp -w -fno-strict-aliasing"
 STAMP="$PREFIX/.built"
-want="rawpy $RAWPY_VERSION $RAWPY_SHA256 libraw $LIBRAW_VERSION $DEFINES $CXXFLAGS"
+# Readback's own loops (readback_loops.cpp: two of LibRaw's virtual per-pixel loops on OpenMP's threads, the same
+# results), compiled into the same archive; a change to them rebuilds it.
+LOOPS="$(cd "$(dirname "$0")" && pwd)/readback_loops.cpp"
+LOOPS_SHA256=$(sha256sum "$LOOPS" | cut -d' ' -f1)
+want="rawpy $RAWPY_VERSION $RAWPY_SHA256 libraw $LIBRAW_VERSION $DEFINES $CXXFLAGS loops $LOOPS_SHA256"
 
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -f "$PREFIX/lib/libraw_r.a" ]; then
     echo "libraw: LibRaw $LIBRAW_VERSION present in $PREFIX"
@@ -60,6 +64,9 @@ n=$(wc -l <"$work/sources")
 (cd "$src" && xargs -P "$(nproc)" -I{} sh -c \
     'o="$1/obj/$(echo "$2" | tr / _).o"; g++ '"$CXXFLAGS $DEFINES"' -I. -c "$2" -o "$o"' _ "$work" {} \
     <"$work/sources")
+# shellcheck disable=SC2086
+(cd "$src" && g++ $CXXFLAGS $DEFINES -I. -c "$LOOPS" -o "$work/obj/readback_loops.o")
+n=$((n + 1))
 built=$(find "$work/obj" -name '*.o' | wc -l)
 if [ "$built" != "$n" ]; then
     echo "libraw: compiled $built of $n sources" >&2

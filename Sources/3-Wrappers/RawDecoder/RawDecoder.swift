@@ -186,8 +186,8 @@ private final class DataErrorSink: @unchecked Sendable {
 
 /// One LibRaw decoder (`libraw_data_t`), opened on one file. Not shared between threads; make one per file.
 ///
-/// Wraps `libraw_init`, `libraw_open_file`, `libraw_unpack`, `libraw_dcraw_process`,
-/// `libraw_dcraw_make_mem_image`; `libraw_close` in `deinit`.
+/// Wraps `readback_libraw_init` (`libraw_init` with Readback's loops), `libraw_open_file`, `libraw_unpack`,
+/// `libraw_dcraw_process`, `libraw_dcraw_make_mem_image`; `libraw_close` in `deinit`.
 public final class LibRawDecoder {
     /// Largest frame accepted (pixels). 400 MP covers every current sensor.
     public static let maxPixels = 400_000_000
@@ -209,9 +209,15 @@ public final class LibRawDecoder {
     /// The sensor's size (`sizes.raw_width`, `raw_height`) once the file is open and checked, before the unpack.
     public private(set) var sensorSize: (width: Int, height: Int)?
 
-    /// Creates a decoder (`libraw_init(0)`) with a data-error handler bound to this instance.
-    public init() {
-        guard let h = libraw_init(0) else { fatalError("libraw_init returned NULL (out of memory)") }
+    /// Creates a decoder (`readback_libraw_init(0)`: LibRaw with two of its per-pixel loops on every core, the same
+    /// results) with a data-error handler bound to this instance.
+    public convenience init() { self.init(upstreamLoops: false) }
+
+    /// - Parameter upstreamLoops: LibRaw's own loops (`libraw_init`), which the tests compare Readback's with.
+    init(upstreamLoops: Bool) {
+        guard let h = upstreamLoops ? libraw_init(0) : readback_libraw_init(0) else {
+            fatalError("libraw_init returned NULL (out of memory)")
+        }
         handle = h
         let ctx = Unmanaged.passUnretained(sink).toOpaque()
         libraw_set_dataerror_handler(
