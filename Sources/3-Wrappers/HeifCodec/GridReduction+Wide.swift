@@ -5,15 +5,11 @@
 
 extension GridSums {
     /// Adds the tile's pixels (`bits` per sample, 9 to 12), converted to 8-bit RGB as libheif converts them, to the
-    /// blocks they fall in; same traversal as `accumulate`.
+    /// blocks they fall in (the traversal of `accumulate`).
     mutating func accumulateWide(
         _ planes: [(UnsafePointer<UInt16>, Int)], bits: Int, x0: Int, y0: Int, tileWidth tw: Int, tileHeight th: Int
     ) {
-        let f = factor
-        let xEnd = min(x0 + tw, width * f)
-        let yEnd = min(y0 + th, height * f)
-        guard xEnd > x0, yEnd > y0 else { return }
-        let n = xEnd - x0
+        let n = max(0, min(x0 + tw, width * factor) - x0)
         let ((py, sy), (pb, sb), (pr, sr)) = (planes[0], planes[1], planes[2])
         // libheif's coefficients, in single precision from its Kr and Kb: R = Y + r_cr·Cr', G = Y + g_cb·Cb' + g_cr·Cr',
         // B = Y + b_cb·Cb', with Cb' and Cr' centred on half the range.
@@ -25,59 +21,33 @@ extension GridSums {
         let half = Int32(1) << (bits - 1)
         let maxValue = Int32((1 << bits) - 1)
         let shift = Int32(bits - 8)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2 * n)
-        defer { scratch.deallocate() }
-        let (cbs, crs) = (scratch, scratch + n)
-        let sums = UnsafeMutablePointer<Int32>.allocate(capacity: 3 * n)
-        defer { sums.deallocate() }
-        sums.initialize(repeating: 0, count: 3 * n)
-        let (cr, cg, cb) = (sums, sums + n, sums + 2 * n)
+        // Per column: the centred chroma of the current chroma row.
+        let chroma = UnsafeMutablePointer<Float>.allocate(capacity: 2 * max(1, n))
+        defer { chroma.deallocate() }
+        let (cbs, crs) = (chroma, chroma + n)
         @inline(__always) func code(_ v: Float) -> Int32 {
             // (long)(v + 0.5f), clipped to 0…max, then the low bits dropped.
             let x = Int32((v + 0.5).rounded(.towardZero))
             return min(maxValue, max(0, x)) >> shift
         }
-        var blockRow = y0 / f
-        var chromaRow = -1
-        for gy in y0...yEnd {
-            if gy == yEnd || gy / f != blockRow {
-                let row = blockRow * width
-                var gx = x0
-                while gx < xEnd {
-                    let rx = gx / f
-                    let end = min(xEnd, (rx + 1) * f)
-                    var (tr, tg, tb) = (0, 0, 0)
-                    for x in (gx - x0)..<(end - x0) {
-                        tr &+= Int(cr[x])
-                        tg &+= Int(cg[x])
-                        tb &+= Int(cb[x])
-                    }
-                    r[row + rx] &+= tr
-                    g[row + rx] &+= tg
-                    b[row + rx] &+= tb
-                    gx = end
-                }
-                guard gy < yEnd else { break }
-                sums.update(repeating: 0, count: 3 * n)
-                blockRow = gy / f
-            }
-            let ty = gy - y0
-            if ty >> 1 != chromaRow {
-                chromaRow = ty >> 1
-                let (lb, lr) = (pb + chromaRow * sb, pr + chromaRow * sr)
+        walkRows(
+            x0: x0, y0: y0, tileWidth: tw, tileHeight: th,
+            chroma: { row in
+                let (lb, lr) = (pb + row * sb, pr + row * sr)
                 for x in 0..<n {
                     cbs[x] = Float(Int32(lb[x >> 1]) - half)
                     crs[x] = Float(Int32(lr[x >> 1]) - half)
                 }
-            }
-            let ly = py + ty * sy
-            for x in 0..<n {
-                let y = Float(ly[x])
-                let (u, v) = (cbs[x], crs[x])
-                cr[x] &+= code(y + rCr * v)
-                cg[x] &+= code(y + gCb * u + gCr * v)
-                cb[x] &+= code(y + bCb * u)
-            }
-        }
+            },
+            luma: { ty, cr, cg, cb in
+                let ly = py + ty * sy
+                for x in 0..<n {
+                    let y = Float(ly[x])
+                    let (u, v) = (cbs[x], crs[x])
+                    cr[x] &+= code(y + rCr * v)
+                    cg[x] &+= code(y + gCb * u + gCr * v)
+                    cb[x] &+= code(y + bCb * u)
+                }
+            })
     }
 }

@@ -212,17 +212,12 @@ struct GridSums {
     }
 
     /// Adds the tile's pixels, converted to 8-bit RGB (chroma nearest-neighbour upsampled, as libheif 1.15 converts
-    /// 4:2:0; 8 fractional bits, rounded, clipped to 0…255), to the blocks they fall in. Each row is converted
-    /// column by column into per-column sums (a loop the compiler vectorises: each chroma row's terms are spread to
-    /// the columns first), which go into the blocks once per block row.
+    /// 4:2:0; 8 fractional bits, rounded, clipped to 0…255), to the blocks they fall in. Each chroma row's terms are
+    /// spread to the columns first, so that each luma row converts column by column (a loop the compiler vectorises).
     private mutating func accumulate(
         _ planes: [(UnsafePointer<UInt8>, Int)], x0: Int, y0: Int, tileWidth tw: Int, tileHeight th: Int
     ) {
-        let f = factor
-        let xEnd = min(x0 + tw, width * f)
-        let yEnd = min(y0 + th, height * f)
-        guard xEnd > x0, yEnd > y0 else { return }
-        let n = xEnd - x0
+        let n = max(0, min(x0 + tw, width * factor) - x0)
         let ((py, sy), (pb, sb), (pr, sr)) = (planes[0], planes[1], planes[2])
         // Full range: R = Y + 2(1 − Kr)·Cr', B = Y + 2(1 − Kb)·Cb', G from the two, with Cb' = Cb − 128 and
         // Cr' = Cr − 128. Each chroma sample's three terms × 256 are (k · C' + 128) >> 8, k the coefficient × 65 536.
@@ -231,55 +226,89 @@ struct GridSums {
         let k = { (c: Double) in Int32((c * 65536).rounded()) }
         let (kR, kB) = (k(2 * (1 - kr)), k(2 * (1 - kb)))
         let (kGU, kGV) = (k(-2 * kb * (1 - kb) / kg), k(-2 * kr * (1 - kr) / kg))
-        // Per column: the chroma terms of the current chroma row, and the R, G, B sums of the current block row.
-        let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: 6 * n)
-        defer { scratch.deallocate() }
-        scratch.initialize(repeating: 0, count: 6 * n)
-        let (dr, dg, db) = (scratch, scratch + n, scratch + 2 * n)
-        let (cr, cg, cb) = (scratch + 3 * n, scratch + 4 * n, scratch + 5 * n)
-        var blockRow = y0 / f
-        var chromaRow = -1
-        for gy in y0...yEnd {
-            if gy == yEnd || gy / f != blockRow {
-                // The block row is complete in this tile: its column sums go into the blocks.
-                let row = blockRow * width
-                var gx = x0
-                while gx < xEnd {
-                    let rx = gx / f
-                    let end = min(xEnd, (rx + 1) * f)
-                    var (tr, tg, tb) = (0, 0, 0)
-                    for x in (gx - x0)..<(end - x0) {
-                        tr &+= Int(cr[x])
-                        tg &+= Int(cg[x])
-                        tb &+= Int(cb[x])
-                    }
-                    r[row + rx] &+= tr
-                    g[row + rx] &+= tg
-                    b[row + rx] &+= tb
-                    gx = end
-                }
-                guard gy < yEnd else { break }
-                cr.update(repeating: 0, count: 3 * n)  // cr, cg and cb are adjacent
-                blockRow = gy / f
-            }
-            let ty = gy - y0
-            if ty >> 1 != chromaRow {
-                chromaRow = ty >> 1
-                let (lb, lr) = (pb + chromaRow * sb, pr + chromaRow * sr)
+        // Per column: the chroma terms of the current chroma row.
+        let terms = UnsafeMutablePointer<Int32>.allocate(capacity: 3 * max(1, n))
+        defer { terms.deallocate() }
+        let (dr, dg, db) = (terms, terms + n, terms + 2 * n)
+        walkRows(
+            x0: x0, y0: y0, tileWidth: tw, tileHeight: th,
+            chroma: { row in
+                let (lb, lr) = (pb + row * sb, pr + row * sr)
                 for x in 0..<n {
                     let (u, v) = (Int32(lb[x >> 1]) - 128, Int32(lr[x >> 1]) - 128)
                     dr[x] = (kR &* v &+ 128) >> 8
                     db[x] = (kB &* u &+ 128) >> 8
                     dg[x] = (kGU &* u &+ kGV &* v &+ 128) >> 8
                 }
+            },
+            luma: { ty, cr, cg, cb in
+                let ly = py + ty * sy
+                for x in 0..<n {
+                    let l = Int32(ly[x]) << 8 &+ 128
+                    cr[x] &+= min(255, max(0, (l &+ dr[x]) >> 8))
+                    cg[x] &+= min(255, max(0, (l &+ dg[x]) >> 8))
+                    cb[x] &+= min(255, max(0, (l &+ db[x]) >> 8))
+                }
+            })
+    }
+
+    /// Walks the tile's rows inside the reduced area: `chroma(row)` when a chroma row starts, `luma(row, r, g, b)` for
+    /// each luma row, adding its converted pixels into per-column sums (index 0 is column `x0`), which go into the
+    /// blocks once per block row.
+    @inline(__always)
+    mutating func walkRows(
+        x0: Int, y0: Int, tileWidth tw: Int, tileHeight th: Int, chroma: (Int) -> Void,
+        luma: (Int, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) -> Void
+    ) {
+        let f = factor
+        let xEnd = min(x0 + tw, width * f)
+        let yEnd = min(y0 + th, height * f)
+        guard xEnd > x0, yEnd > y0 else { return }
+        let n = xEnd - x0
+        let sums = UnsafeMutablePointer<Int32>.allocate(capacity: 3 * n)
+        defer { sums.deallocate() }
+        sums.initialize(repeating: 0, count: 3 * n)
+        let (cr, cg, cb) = (sums, sums + n, sums + 2 * n)
+        var blockRow = y0 / f
+        var chromaRow = -1
+        for gy in y0...yEnd {
+            if gy == yEnd || gy / f != blockRow {
+                // The block row is complete in this tile: its column sums go into the blocks.
+                addColumnSums((cr, cg, cb), blockRow: blockRow, x0: x0, xEnd: xEnd)
+                guard gy < yEnd else { break }
+                sums.update(repeating: 0, count: 3 * n)
+                blockRow = gy / f
             }
-            let ly = py + ty * sy
-            for x in 0..<n {
-                let l = Int32(ly[x]) << 8 &+ 128
-                cr[x] &+= min(255, max(0, (l &+ dr[x]) >> 8))
-                cg[x] &+= min(255, max(0, (l &+ dg[x]) >> 8))
-                cb[x] &+= min(255, max(0, (l &+ db[x]) >> 8))
+            let ty = gy - y0
+            if ty >> 1 != chromaRow {
+                chromaRow = ty >> 1
+                chroma(chromaRow)
             }
+            luma(ty, cr, cg, cb)
+        }
+    }
+
+    /// Adds one block row's per-column sums (columns `x0 ..< xEnd` of the tile, from index 0) into its blocks.
+    mutating func addColumnSums(
+        _ sums: (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>),
+        blockRow: Int, x0: Int, xEnd: Int
+    ) {
+        let (cr, cg, cb) = sums
+        let row = blockRow * width
+        var gx = x0
+        while gx < xEnd {
+            let rx = gx / factor
+            let end = min(xEnd, (rx + 1) * factor)
+            var (tr, tg, tb) = (0, 0, 0)
+            for x in (gx - x0)..<(end - x0) {
+                tr &+= Int(cr[x])
+                tg &+= Int(cg[x])
+                tb &+= Int(cb[x])
+            }
+            r[row + rx] &+= tr
+            g[row + rx] &+= tg
+            b[row + rx] &+= tb
+            gx = end
         }
     }
 
