@@ -24,6 +24,10 @@
 #include <string.h>
 #include <time.h>
 
+/* The LibRaw readback creates (scripts/libraw/readback_loops.cpp, in the same archive): two of its per-pixel loops on
+ * every core, the same frame. The floor decodes with what readback decodes with. */
+libraw_data_t *readback_libraw_init(unsigned int flags);
+
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -129,7 +133,7 @@ static int cmd_encode(int argc, char **argv) {
   }
   /* 1. LibRaw: open, unpack, demosaic (AHD, camera WB, linear 16-bit sRGB primaries), make the memory image. */
   double t0 = now();
-  libraw_data_t *raw = libraw_init(0);
+  libraw_data_t *raw = readback_libraw_init(0);
   raw->params.output_bps = 16;
   raw->params.gamm[0] = raw->params.gamm[1] = 1.0;
   raw->params.no_auto_bright = 1;
