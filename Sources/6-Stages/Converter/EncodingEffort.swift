@@ -32,13 +32,15 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
 
     /// The x265 options the level adds to (and sets over) the target's: rate-distortion optimised quantisation
     /// (`rdoq-level` 2) without its psycho-visual bias toward keeping grain energy (`psy-rdoq` 0, which libheif would
-    /// otherwise set to 1), and a milder adaptive quantisation than the target's 1.5 (`aq-strength` 1.25: at equal
+    /// otherwise set to 1), a milder adaptive quantisation than the target's 1.5 (`aq-strength` 1.25: at equal
     /// fidelity 0.62× heif-enc's size on the 24 MP chart against 0.84× with 1.5, and 0.95–1.01× against 0.96–1.04×
-    /// on the real DNGs measured).
+    /// on the real DNGs measured), and full rate-distortion checks of fewer intra-mode candidates (`rd` 1 against the
+    /// presets' 2: 0.5–8 % smaller at the same fidelity within 0.0001 of SSIM-Y at ½, with 7–15 % less encode CPU on
+    /// every image measured; docs/quality-ladder.md "Effort").
     public var x265Options: [String: String] {
         switch self {
         case .fast: return [:]
-        case .balanced, .small: return ["aq-strength": "1.25", "rdoq-level": "2", "psy-rdoq": "0"]
+        case .balanced, .small: return ["aq-strength": "1.25", "rdoq-level": "2", "psy-rdoq": "0", "rd": "1"]
         }
     }
 
@@ -63,7 +65,7 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         case .fast:
             return "1.10–1.30× heif-enc's size on real DNGs, 1.62–1.67× on the 24/50 MP charts; 0.2–0.3× its CPU"
         case .balanced:
-            return "0.95–1.08× heif-enc's size on real DNGs, 0.50–0.62× on the charts; 0.3–0.5× its CPU"
+            return "0.96–1.08× heif-enc's size on real DNGs, about 0.6× on the charts; 0.3–0.45× its CPU"
         case .small:
             return "0.93–0.96× heif-enc's size on real DNGs, 0.49–0.60× on the charts; about its CPU"
         }
