@@ -107,6 +107,10 @@ stale-objects:
 	if [ "$$(cat .build/findingcode-cases 2>/dev/null)" != "$$n" ]; then \
 		find .build/ -path '*.build/*.swift.o' -delete 2>/dev/null; mkdir -p .build; echo "$$n" > .build/findingcode-cases; \
 	fi
+	@# SwiftPM does not see a rebuilt static LibRaw (scripts/libraw/build.sh): what links it is dropped and relinked.
+	@a=$(LIBRAW_PREFIX)/lib/libraw_r.a; for b in .build/*-unknown-linux-gnu/*/readback \
+	  .build/*-unknown-linux-gnu/*/readback-* .build/*-unknown-linux-gnu/*/*.xctest; do \
+	  if [ -f "$$b" ] && [ "$$a" -nt "$$b" ]; then rm -f "$$b"; fi; done
 
 release: deps stale-objects
 	$(SWIFT_RELEASE) --product readback

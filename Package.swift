@@ -229,7 +229,7 @@ let package = Package(
         .testTarget(name: "HEIFConformanceTests", dependencies: ["Findings", "HEIF", "HEIFConformance"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "Hashing"]),
         .testTarget(name: "HeifCodecTests", dependencies: ["HEIF", "HeifCodec"]),
-        .testTarget(name: "RawDecoderTests", dependencies: ["RawDecoder", "TestSupport"]),
+        .testTarget(name: "RawDecoderTests", dependencies: ["CorpusKit", "RawDecoder", "TestSupport"]),
         .testTarget(name: "ShardingTests", dependencies: ["Sharding"]),
         .testTarget(name: "FileFactsTests", dependencies: ["FileFacts", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),

@@ -1,3 +1,4 @@
+import CorpusKit
 import Foundation
 import TestSupport
 import Testing
@@ -5,9 +6,10 @@ import Testing
 @testable import RawDecoder
 
 /// Readback's LibRaw runs two of LibRaw's per-pixel loops (white balance and black subtraction, the camera-to-working-
-/// space matrix) on every core (scripts/libraw/readback_loops.cpp): every frame is LibRaw's own, sample for sample,
-/// on every generated DNG of the corpus (every CFA, 12 to 16 bits, black levels, masked areas, lossless JPEG, linear
-/// DNGs, every orientation) and on a frame without a black level.
+/// space matrix) and its reader of packed DNGs on every core (scripts/libraw/readback_loops.cpp): every frame is
+/// LibRaw's own, sample for sample, on every generated DNG of the corpus (every CFA, 12 to 16 bits, black levels,
+/// masked areas, lossless JPEG, linear DNGs, every orientation), on a frame without a black level, on packed rows
+/// that end inside a byte, and on a packed DNG cut inside its frame.
 @Suite struct ReadbackLoopsTests {
     static func frames(_ bytes: [UInt8], name: String) throws -> (RawFrame, RawFrame) {
         let ours = LibRawDecoder()
@@ -37,5 +39,41 @@ import Testing
         let dng = TestDNG.make(o) { x, y in (Double(x) / 300, Double(y) / 150, Double(x * y % 97) / 90) }
         let (ours, upstream) = try Self.frames(dng, name: "black0.dng")
         #expect(differingRows(ours, upstream) == 0)
+    }
+
+    /// A packed DNG of `bits` per sample, `width` × 300 (two of the reader's 256-row blocks), with sensor noise.
+    static func packedDNG(bits: Int, width: Int) -> [UInt8] {
+        let spec = DNGSpec(layout: .bayer(.rggb), bitsPerSample: bits, noiseSigma: 3, seed: UInt64(bits * 1000 + width))
+        return DNGWriter.write(scene: Chart(width: width, height: 300, highlightStops: 2), spec: spec)
+    }
+
+    /// 10 and 14 bits at 330 px end each row inside a byte (3300 and 4620 bits), so every row starts on a padded
+    /// byte; 12 bits at 330 px and 14 bits at 332 px do not.
+    @Test(arguments: [(10, 330), (12, 330), (14, 330), (14, 332)])
+    func packedRowsAreLibRawsOwn(bits: Int, width: Int) throws {
+        let dng = Self.packedDNG(bits: bits, width: width)
+        let (ours, upstream) = try Self.frames(dng, name: "packed-\(bits).dng")
+        #expect(ours.width == width && ours.height == 300)
+        #expect(differingRows(ours, upstream) == 0)
+    }
+
+    /// Cut inside the frame (the raw data is nine tenths of the file), LibRaw's own reader runs: the same frame, or
+    /// the same refusal.
+    @Test func aPackedDNGCutInsideItsFrameIsReadAsLibRawReadsIt() throws {
+        let dng = Self.packedDNG(bits: 14, width: 330)
+        for fraction in [0.5, 0.8] {
+            let cut = Array(dng.prefix(Int(Double(dng.count) * fraction)))
+            let ours = Result { try Self.frames(cut, name: "cut.dng").0 }
+            let upstream = Result { () throws -> RawFrame in
+                let d = LibRawDecoder(upstreamLoops: true)
+                _ = try d.open(bytes: cut, name: "cut.dng")
+                return try d.renderInPlace()
+            }
+            switch (ours, upstream) {
+            case (.success(let a), .success(let b)): #expect(differingRows(a, b) == 0, "cut at \(fraction)")
+            case (.failure(let a), .failure(let b)): #expect("\(a)" == "\(b)", "cut at \(fraction)")
+            default: Issue.record("cut at \(fraction): ours \(ours), LibRaw's \(upstream)")
+            }
+        }
     }
 }

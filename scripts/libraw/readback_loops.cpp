@@ -1,15 +1,21 @@
-// Readback's LibRaw: the library as upstream builds it, with two of the per-pixel loops LibRaw declares virtual
-// (so that a subclass may replace them) run on OpenMP's threads. In LibRaw 0.22 both run on one thread while the
-// demosaic beside them runs on every core: on a 24 MP frame they held a core idle for about 0.3 s.
+// Readback's LibRaw: the library as upstream builds it, with three of its hot loops run on OpenMP's threads: two
+// per-pixel loops LibRaw declares virtual (so that a subclass may replace them), and the reader of uncompressed
+// packed DNGs. In LibRaw 0.22 all three run on one thread while the demosaic beside them runs on every core: on a
+// 24 MP frame the two loops held a core idle for about 0.3 s, and the reader, which fetches each byte through a
+// virtual call, for about 0.4 s.
 //
-// Each replacement computes exactly what LibRaw's own loop computes, pixel for pixel (the same single-precision
-// arithmetic in the same order, the same clipping): the rows are only shared out between threads. The histogram
-// `convert_to_rgb_loop` fills is summed from per-thread counts, which gives the same integers. Any case these
-// replacements do not cover (a per-row black-level pattern, raw colour, four-colour sensors) runs LibRaw's own loop.
+// Each replacement computes exactly what LibRaw's own code computes, sample for sample (the same single-precision
+// arithmetic in the same order, the same clipping, the same bits): the rows are only shared out between threads. The
+// histogram `convert_to_rgb_loop` fills is summed from per-thread counts, which gives the same integers. Any case
+// these replacements do not cover (a per-row black-level pattern, raw colour, four-colour sensors; a tiled, 16-bit,
+// multi-sample or truncated packed DNG) runs LibRaw's own code.
 // scripts/libraw/build.sh compiles this file into the static archive; readback creates its decoders with
 // readback_libraw_init (Sources/1-CLibraries/CRaw/shim.h), and the tests compare both against each other.
+// Built as part of the library (LibRaw's own sources define this too): the class then declares its readers.
+#define LIBRAW_LIBRARY_BUILD
 #include "libraw/libraw.h"
 
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -20,6 +26,79 @@ inline unsigned short clip16(int v) { return v < 0 ? 0 : v > 65535 ? 65535 : (un
 class ReadbackLibRaw : public LibRaw {
   public:
     explicit ReadbackLibRaw(unsigned int flags) : LibRaw(flags) {}
+
+    // identify() picks the reader; the packed-DNG one is swapped for `packedDNGRows`, which runs LibRaw's own
+    // reader for every case it does not cover.
+    int open_datastream(LibRaw_abstract_datastream *stream) override {
+        int ret = LibRaw::open_datastream(stream);
+        if (ret == LIBRAW_SUCCESS && load_raw == &ReadbackLibRaw::packed_dng_load_raw)
+            load_raw = static_cast<void (LibRaw::*)()>(&ReadbackLibRaw::packedDNGRows);
+        return ret;
+    }
+
+    // unpack() sizes its buffers from the reader's flags and LibRaw names the reader by comparing `load_raw` with
+    // its own functions: both see LibRaw's packed-DNG reader.
+    int get_decoder_info(libraw_decoder_info_t *info) override {
+        if (load_raw != static_cast<void (LibRaw::*)()>(&ReadbackLibRaw::packedDNGRows))
+            return LibRaw::get_decoder_info(info);
+        load_raw = &ReadbackLibRaw::packed_dng_load_raw;
+        int ret = LibRaw::get_decoder_info(info);
+        load_raw = static_cast<void (LibRaw::*)()>(&ReadbackLibRaw::packedDNGRows);
+        return ret;
+    }
+
+    // LibRaw's packed_dng_load_raw (src/decoders/dng.cpp) for one-sample (CFA) rows of 8 to 15 bits, untiled, with
+    // the whole raw present in the stream: each row is an MSB-first bit stream starting on a byte boundary
+    // (getbits(-1) per row), each value mapped through `curve`. The rows are read from the stream in blocks, in
+    // order, and each block's rows decoded on every thread. Anything else (tiles, 16-bit shorts, two-sample frames,
+    // 0xFF stuffing, a frame the stream ends inside) is LibRaw's own reader, byte for byte as before.
+    void packedDNGRows() {
+        const auto &u = libraw_internal_data.unpacker_data;
+        LibRaw_abstract_datastream *in = libraw_internal_data.internal_data.input;
+        const int bps = u.tiff_bps;
+        const size_t width = imgdata.sizes.raw_width;
+        const size_t height = imgdata.sizes.raw_height;
+        const size_t rowBytes = (width * bps + 7) / 8;
+        const INT64 start = in ? in->tell() : -1;
+        const bool covered = in && u.tile_length >= INT_MAX && bps >= 8 && bps <= 15 && u.tiff_samples == 1 &&
+                             !u.zero_after_ff && imgdata.rawdata.raw_image && width > 0 && start >= 0 &&
+                             in->size() - start >= INT64(rowBytes * height);
+        if (!covered) {
+            packed_dng_load_raw();
+            return;
+        }
+        const unsigned short *map = imgdata.color.curve;
+        unsigned short *raw = imgdata.rawdata.raw_image;
+        const size_t blockRows = 256;
+        unsigned char *block = (unsigned char *)malloc(rowBytes * blockRows);  // LibRaw's: throws when refused
+        for (size_t top = 0; top < height; top += blockRows) {
+            const int rows = int(height - top < blockRows ? height - top : blockRows);
+            if (in->read(block, 1, rowBytes * rows) != int(rowBytes * rows)) {
+                free(block);
+                throw LIBRAW_EXCEPTION_IO_EOF;  // the size was checked: a stream that reads short is broken
+            }
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static)
+#endif
+            for (int r = 0; r < rows; r++) {
+                const unsigned char *p = block + size_t(r) * rowBytes;
+                unsigned short *out = raw + (top + r) * width;
+                unsigned long long acc = 0;
+                int bits = 0;
+                const unsigned mask = (1u << bps) - 1;
+                for (size_t col = 0; col < width; col++) {
+                    while (bits < bps) {
+                        acc = (acc << 8) | *p++;
+                        bits += 8;
+                    }
+                    bits -= bps;
+                    out[col] = map[(acc >> bits) & mask];
+                }
+            }
+        }
+        free(block);
+        getbithuff(-1, nullptr);  // as LibRaw's reader leaves it at a row's end: no bits pending
+    }
 
     // LibRaw's scale_colors_loop (src/postprocessing/postprocessing_utils.cpp), without its cblack[4] × cblack[5]
     // pattern case, by rows.

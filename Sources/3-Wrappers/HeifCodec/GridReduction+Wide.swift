@@ -27,7 +27,7 @@ extension GridSums {
         let (cbs, crs) = (chroma, chroma + n)
         @inline(__always) func code(_ v: Float) -> Int32 {
             // (long)(v + 0.5f), clipped to 0…max, then the low bits dropped.
-            let x = Int32((v + 0.5).rounded(.towardZero))
+            let x = Int32(v + 0.5)  // truncates toward zero, as the C cast; |v| < 2^12
             return min(maxValue, max(0, x)) >> shift
         }
         walkRows(
