@@ -9,7 +9,8 @@ import Testing
 /// space matrix) and its reader of packed DNGs on every core (scripts/libraw/readback_loops.cpp): every frame is
 /// LibRaw's own, sample for sample, on every generated DNG of the corpus (every CFA, 12 to 16 bits, black levels,
 /// masked areas, lossless JPEG, linear DNGs, every orientation), on a frame without a black level, on packed rows
-/// that end inside a byte, and on a packed DNG cut inside its frame.
+/// that end inside a byte, on a packed DNG cut inside its frame, and on a frame of several AHD tiles (the demosaic
+/// shared out by tile).
 @Suite struct ReadbackLoopsTests {
     static func frames(_ bytes: [UInt8], name: String) throws -> (RawFrame, RawFrame) {
         let ours = LibRawDecoder()
@@ -41,10 +42,19 @@ import Testing
         #expect(differingRows(ours, upstream) == 0)
     }
 
-    /// A packed DNG of `bits` per sample, `width` × 300 (two of the reader's 256-row blocks), with sensor noise.
-    static func packedDNG(bits: Int, width: Int) -> [UInt8] {
+    /// A packed DNG of `bits` per sample, `width` × `height` (300: two of the reader's 256-row blocks), with noise.
+    static func packedDNG(bits: Int, width: Int, height: Int = 300) -> [UInt8] {
         let spec = DNGSpec(layout: .bayer(.rggb), bitsPerSample: bits, noiseSigma: 3, seed: UInt64(bits * 1000 + width))
-        return DNGWriter.write(scene: Chart(width: width, height: 300, highlightStops: 2), spec: spec)
+        return DNGWriter.write(scene: Chart(width: width, height: height, highlightStops: 2), spec: spec)
+    }
+
+    /// AHD by tile: a frame of 3 × 3 of LibRaw's 512 px AHD tiles (the last row and column short), the tiles run in
+    /// any order on every thread, is LibRaw's AHD, sample for sample.
+    @Test func aFrameOfManyDemosaicTilesIsLibRawsOwn() throws {
+        let dng = Self.packedDNG(bits: 14, width: 1100, height: 1040)
+        let (ours, upstream) = try Self.frames(dng, name: "tiles.dng")
+        #expect(ours.width == 1100 && ours.height == 1040)
+        #expect(differingRows(ours, upstream) == 0)
     }
 
     /// 10 and 14 bits at 330 px end each row inside a byte (3300 and 4620 bits), so every row starts on a padded

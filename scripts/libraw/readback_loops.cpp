@@ -2,7 +2,9 @@
 // per-pixel loops LibRaw declares virtual (so that a subclass may replace them), and the reader of uncompressed
 // packed DNGs. In LibRaw 0.22 all three run on one thread while the demosaic beside them runs on every core: on a
 // 24 MP frame the two loops held a core idle for about 0.3 s, and the reader, which fetches each byte through a
-// virtual call, for about 0.4 s.
+// virtual call, for about 0.4 s. The AHD demosaic itself is shared out by tile rather than by row of tiles (LibRaw's
+// interpolation callback, LibRaw's own tile functions): a 24 MP frame has eight rows of tiles, so the last row kept
+// one core busy alone.
 //
 // Each replacement computes exactly what LibRaw's own code computes, sample for sample (the same single-precision
 // arithmetic in the same order, the same clipping, the same bits): the rows are only shared out between threads. The
@@ -17,7 +19,11 @@
 
 #include <climits>
 #include <cstring>
+#include <utility>
 #include <vector>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 namespace {
 
@@ -25,7 +31,76 @@ inline unsigned short clip16(int v) { return v < 0 ? 0 : v > 65535 ? 65535 : (un
 
 class ReadbackLibRaw : public LibRaw {
   public:
-    explicit ReadbackLibRaw(unsigned int flags) : LibRaw(flags) {}
+    explicit ReadbackLibRaw(unsigned int flags) : LibRaw(flags) { callbacks.pre_interpolate_cb = &chooseDemosaic; }
+
+    // Called by dcraw_process just before it picks the demosaic: where it would pick AHD, the same AHD runs by tile
+    // (`ahdByTiles`). The choice is dcraw_process's own (src/postprocessing/dcraw_process.cpp): the quality, the
+    // colours the CFA really has, a CFA whose neighbours share a colour.
+    static void chooseDemosaic(void *context) {
+        ReadbackLibRaw *self = static_cast<ReadbackLibRaw *>(static_cast<LibRaw *>(context));
+        self->callbacks.interpolate_bayer_cb = self->picksAHD() ? &demosaicByTiles : nullptr;
+    }
+
+    static void demosaicByTiles(void *context) {
+        static_cast<ReadbackLibRaw *>(static_cast<LibRaw *>(context))->ahdByTiles();
+    }
+
+    bool picksAHD() {
+        const unsigned filters = imgdata.idata.filters;
+        if (filters <= 1000 || callbacks.progress_cb || imgdata.params.no_interpolation) return false;
+        int quality = 2 + !libraw_internal_data.internal_output_params.fuji_width;
+        if (imgdata.params.user_qual >= 0) quality = imgdata.params.user_qual;
+        int realColors = imgdata.idata.colors;
+        bool badBayer = false;
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 8; c++) {
+                realColors = COLOR(r, c) + 1 > realColors ? COLOR(r, c) + 1 : realColors;
+                badBayer = badBayer || FC(r, c) == FC(r + 1, c) || FC(r, c) == FC(r, c + 1);
+            }
+        return quality == 3 && imgdata.idata.colors == 3 && realColors <= 3 && !badBayer;
+    }
+
+    // LibRaw's ahd_interpolate (src/demosaic/ahd_demosaic.cpp) with each 512 px tile a task of its own: the same
+    // tile functions on the same tiles. A tile reads only the CFA's own samples of `image` (each pixel's own colour)
+    // and writes every colour of its inner pixels, its own colour unchanged, so tiles may run in any order and at
+    // once, as LibRaw's rows of tiles already do.
+    void ahdByTiles() {
+        cielab(0, 0);
+        border_interpolate(5);
+        const int height = imgdata.sizes.height;
+        const int width = imgdata.sizes.width;
+        std::vector<std::pair<int, int>> tiles;
+        for (int top = 2; top < height - 5; top += LIBRAW_AHD_TILE - 6)
+            for (int left = 2; left < width - 5; left += LIBRAW_AHD_TILE - 6) tiles.push_back({top, left});
+#if defined(_OPENMP)
+        const int threads = omp_get_max_threads();
+#else
+        const int threads = 1;
+#endif
+        const size_t bufferSize = 26 * LIBRAW_AHD_TILE * LIBRAW_AHD_TILE;
+        char **buffers = malloc_omp_buffers(threads, bufferSize);  // LibRaw's: throws when refused
+        const int count = int(tiles.size());
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+#endif
+        for (int i = 0; i < count; i++) {
+#if defined(_OPENMP)
+            char *buffer = buffers[omp_get_thread_num()];
+#else
+            char *buffer = buffers[0];
+#endif
+            auto rgb = (unsigned short(*)[LIBRAW_AHD_TILE][LIBRAW_AHD_TILE][3])buffer;
+            auto lab = (short(*)[LIBRAW_AHD_TILE][LIBRAW_AHD_TILE][3])(buffer + 12 * LIBRAW_AHD_TILE * LIBRAW_AHD_TILE);
+            auto homo = (char(*)[LIBRAW_AHD_TILE][2])(buffer + 24 * LIBRAW_AHD_TILE * LIBRAW_AHD_TILE);
+            const int top = tiles[i].first;
+            const int left = tiles[i].second;
+            ahd_interpolate_green_h_and_v(top, left, rgb);
+            ahd_interpolate_r_and_b_and_convert_to_cielab(top, left, rgb, lab);
+            ahd_interpolate_build_homogeneity_map(top, left, lab, homo);
+            ahd_interpolate_combine_homogeneous_pixels(top, left, rgb, homo);
+        }
+        free_omp_buffers(buffers, threads);
+    }
 
     // identify() picks the reader; the packed-DNG one is swapped for `packedDNGRows`, which runs LibRaw's own
     // reader for every case it does not cover.
