@@ -38,7 +38,7 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
     /// presets' 2: 0.5–8 % smaller at the same fidelity within 0.0001 of SSIM-Y at ½, with 7–15 % less encode CPU on
     /// every image measured), and sign-bit hiding and sample-adaptive offset (`signhide` 1, `sao` 1: every preset
     /// from veryfast on has both, ultrafast neither; 1.8–2.6 % fewer bits and a lower ratio to heif-enc at equal
-    /// fidelity on every image measured, at about the same CPU; docs/quality-ladder.md "Effort").
+    /// fidelity on every image measured, for 2–4 % more encode CPU; docs/quality-ladder.md "Effort").
     public var x265Options: [String: String] {
         switch self {
         case .fast: return [:]
