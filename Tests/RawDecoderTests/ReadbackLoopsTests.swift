@@ -5,19 +5,22 @@ import Testing
 
 @testable import RawDecoder
 
-/// Readback's LibRaw runs two of LibRaw's per-pixel loops (white balance and black subtraction, the camera-to-working-
-/// space matrix) and its reader of packed DNGs on every core (scripts/libraw/readback_loops.cpp): every frame is
+/// Readback's LibRaw runs LibRaw's per-pixel loops (white balance and black subtraction, the camera-to-working-space
+/// matrix), its reader of packed DNGs and its AHD demosaic on every core (scripts/libraw/readback_loops.cpp): every frame is
 /// LibRaw's own, sample for sample, on every generated DNG of the corpus (every CFA, 12 to 16 bits, black levels,
 /// masked areas, lossless JPEG, linear DNGs, every orientation), on a frame without a black level, on packed rows
 /// that end inside a byte, on a packed DNG cut inside its frame, and on a frame of several AHD tiles (the demosaic
 /// shared out by tile).
 @Suite struct ReadbackLoopsTests {
+    /// The frame Readback's LibRaw (`upstream` false) or stock LibRaw decodes.
+    static func frame(_ bytes: [UInt8], name: String, upstream: Bool) throws -> RawFrame {
+        let d = LibRawDecoder(upstreamLoops: upstream)
+        _ = try d.open(bytes: bytes, name: name)
+        return try d.renderInPlace()
+    }
+
     static func frames(_ bytes: [UInt8], name: String) throws -> (RawFrame, RawFrame) {
-        let ours = LibRawDecoder()
-        _ = try ours.open(bytes: bytes, name: name)
-        let upstream = LibRawDecoder(upstreamLoops: true)
-        _ = try upstream.open(bytes: bytes, name: name)
-        return (try ours.renderInPlace(), try upstream.renderInPlace())
+        (try frame(bytes, name: name, upstream: false), try frame(bytes, name: name, upstream: true))
     }
 
     @Test func everyCorpusFrameIsLibRawsOwn() throws {
@@ -73,12 +76,8 @@ import Testing
         let dng = Self.packedDNG(bits: 14, width: 330)
         for fraction in [0.5, 0.8] {
             let cut = Array(dng.prefix(Int(Double(dng.count) * fraction)))
-            let ours = Result { try Self.frames(cut, name: "cut.dng").0 }
-            let upstream = Result { () throws -> RawFrame in
-                let d = LibRawDecoder(upstreamLoops: true)
-                _ = try d.open(bytes: cut, name: "cut.dng")
-                return try d.renderInPlace()
-            }
+            let ours = Result { try Self.frame(cut, name: "cut.dng", upstream: false) }
+            let upstream = Result { try Self.frame(cut, name: "cut.dng", upstream: true) }
             switch (ours, upstream) {
             case (.success(let a), .success(let b)): #expect(differingRows(a, b) == 0, "cut at \(fraction)")
             case (.failure(let a), .failure(let b)): #expect("\(a)" == "\(b)", "cut at \(fraction)")

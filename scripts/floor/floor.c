@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-/* The LibRaw readback creates (scripts/libraw/readback_loops.cpp, in the same archive): two of its per-pixel loops on
- * every core, the same frame. The floor decodes with what readback decodes with. */
+/* The LibRaw readback creates (scripts/libraw/readback_loops.cpp, in the same archive): some of its loops on every
+ * core, the same frame. The floor decodes with what readback decodes with. */
 libraw_data_t *readback_libraw_init(unsigned int flags);
 
 static double now(void) {

@@ -19,8 +19,8 @@ LIBRAW_VERSION=0.22.2
 DEFINES="-DUSE_JPEG -DUSE_ZLIB -DUSE_LCMS2 -DLIBRAW_USE_OPENMP"
 CXXFLAGS="-O2 -g0 -fPIC -pthread -fopenmp -w -fno-strict-aliasing"
 STAMP="$PREFIX/.built"
-# Readback's own loops (readback_loops.cpp: two of LibRaw's virtual per-pixel loops on OpenMP's threads, the same
-# results), compiled into the same archive; a change to them rebuilds it.
+# Readback's own loops (readback_loops.cpp: LibRaw's white-balance and colour loops, its packed-DNG reader and its
+# AHD demosaic on OpenMP's threads, the same results), compiled into the same archive; a change to them rebuilds it.
 LOOPS="$(cd "$(dirname "$0")" && pwd)/readback_loops.cpp"
 LOOPS_SHA256=$(sha256sum "$LOOPS" | cut -d' ' -f1)
 want="rawpy $RAWPY_VERSION $RAWPY_SHA256 libraw $LIBRAW_VERSION $DEFINES $CXXFLAGS loops $LOOPS_SHA256"

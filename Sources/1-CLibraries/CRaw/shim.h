@@ -7,6 +7,6 @@
 #endif
 // The camera list LibRaw was built with: `readback cameras` and `readback --version`.
 static inline int readback_libraw_camera_count(void) { return libraw_cameraCount(); }
-// libraw_init with two of LibRaw's per-pixel loops on OpenMP's threads, the same results (scripts/libraw/
-// readback_loops.cpp, built into the same archive): every decoder Readback creates.
+// libraw_init with LibRaw's white-balance and colour loops, its packed-DNG reader and its AHD demosaic on every core,
+// the same results (scripts/libraw/readback_loops.cpp, built into the same archive): every decoder Readback creates.
 libraw_data_t *readback_libraw_init(unsigned int flags);

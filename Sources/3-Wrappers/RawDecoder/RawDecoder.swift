@@ -209,11 +209,11 @@ public final class LibRawDecoder {
     /// The sensor's size (`sizes.raw_width`, `raw_height`) once the file is open and checked, before the unpack.
     public private(set) var sensorSize: (width: Int, height: Int)?
 
-    /// Creates a decoder (`readback_libraw_init(0)`: LibRaw with two of its per-pixel loops on every core, the same
-    /// results) with a data-error handler bound to this instance.
+    /// Creates a decoder (`readback_libraw_init(0)`: LibRaw with some of its loops on every core, the same results;
+    /// scripts/libraw/readback_loops.cpp) with a data-error handler bound to this instance.
     public convenience init() { self.init(upstreamLoops: false) }
 
-    /// - Parameter upstreamLoops: LibRaw's own loops (`libraw_init`), which the tests compare Readback's with.
+    /// - Parameter upstreamLoops: stock LibRaw (`libraw_init`), which the tests compare Readback's with.
     init(upstreamLoops: Bool) {
         guard let h = upstreamLoops ? libraw_init(0) : readback_libraw_init(0) else {
             fatalError("libraw_init returned NULL (out of memory)")
