@@ -28,6 +28,34 @@ func theSPSGivesTheSizeLibheifDecodes(width: Int, height: Int) throws {
     let decoded = try HeifDecoder.decodePrimarySize(try #require(f.standaloneFile(for: p)))
     #expect(sps.width == decoded.width && sps.height == decoded.height, "\(sps) vs \(decoded)")
     #expect(sps.chromaFormat == 1)
+    // libheif 1.15 sets x265's CTU to 64 whatever the preset, halved while the picture has a side shorter than it.
+    let trees = min(width, height) >= 64 ? 64 : 32
+    #expect(sps.lumaBitDepth == 8 && sps.codingTreeBlockSize == trees, "8 bits, \(trees)-sample trees: \(sps)")
+}
+
+/// The depth and coding tree block size the SPS reader gives are the ones x265 was asked for.
+@Test(arguments: [(16, 10), (32, 8), (64, 10)])
+func theSPSGivesTheDepthAndTreeSizeX265Coded(ctu: Int, depth: Int) throws {
+    var s = HeifEncodeSettings()
+    s.preset = "ultrafast"
+    s.bitDepth = depth
+    s.x265 = ["ctu": "\(ctu)"]
+    let px = (0..<(96 * 80 * 3)).map { ($0 * 7) % 256 }
+    let pixels: HeifPixels =
+        depth == 8
+        ? .rgb8(width: 96, height: 80, samples: px.map { UInt8($0) })
+        : .rgb16(width: 96, height: 80, bitDepth: depth, samples: px.map { UInt16($0 * 4) })
+    let f = HEIFFile(bytes: try HeifEncoder.encode(pixels, settings: s))
+    guard case .hvcC(let c)? = f.property("hvcC", of: try #require(f.primaryItemID)) else {
+        throw Constructed.Failure(what: "no hvcC")
+    }
+    let sps = try #require(HEVCPictureSize(c))
+    #expect(sps.lumaBitDepth == depth && sps.codingTreeBlockSize == ctu, "\(sps)")
+    // An SPS cut before its coding block sizes (the longest cut that loses them) still gives the picture size.
+    let nal = try #require(c.arrays.first { $0.nalType == 33 }?.units.first)
+    let cut = (3..<nal.count).reversed().lazy.map { HEVCPictureSize(spsNAL: Array(nal.prefix($0))) }
+        .first { $0?.codingTreeBlockSize == nil }
+    #expect(cut??.width == sps.width && cut??.height == sps.height, "\(String(describing: cut))")
 }
 
 @Test func anOddClapAndAWrongIspeAreWarningsStandaloneAndWhenTheSourceHasThem() throws {

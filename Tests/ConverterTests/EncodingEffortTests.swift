@@ -2,6 +2,7 @@ import Converter
 import CorpusKit
 import Fidelity
 import Foundation
+import HEIF
 import HeifCodec
 import Testing
 
@@ -13,7 +14,8 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
 
 /// The effort ladder end to end on a generated frame with sensor noise: `balanced` (the default) writes fewer bytes
 /// than `fast` and keeps the fidelity floor of the noise steps (SSIM-Y at half size against the archival target's
-/// encode of the same frame: mean ≥ 0.975, every 64×64 block ≥ 0.95), and each level codes at its own depth.
+/// encode of the same frame: mean ≥ 0.975, every 64×64 block ≥ 0.95), and each level codes at its own depth and
+/// coding tree size.
 @Test func balancedIsSmallerThanFastAboveTheFidelityFloor() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-effort-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -29,18 +31,27 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
     let reference = try ViewingSize.Reference(
         primaryLuma(HEICConverter.convert(source: noisy, options: archival, decoders: .inProcess).bytes))
 
-    func converted(_ effort: EncodingEffort) throws -> (bytes: Int, view: SSIMResult, depth: Int) {
+    func converted(_ effort: EncodingEffort) throws -> (bytes: Int, view: SSIMResult, depth: Int, trees: Int?) {
         var o = ConvertOptions()
         EncodingTarget.visuallyLossless.apply(to: &o, effort: effort)
         o.hdr = .off
         let out = try HEICConverter.convert(source: noisy, options: o, decoders: .inProcess)
         #expect(out.result.options.effort == effort)
         let depth = try HeifDecoder.decodePrimary(out.bytes, format: .rgbNative).bitDepth
-        return (out.bytes.count, try ViewingSize.compare(reference, primaryLuma(out.bytes)), depth)
+        // The coding tree block size of the primary's first tile, as its SPS says.
+        let file = HEIFFile(bytes: out.bytes)
+        let tile = try #require(file.primaryItemID.flatMap { file.derivedInputs(of: $0).first })
+        var config: HEVCConfig?
+        if case .hvcC(let c)? = file.property("hvcC", of: tile) { config = c }
+        let trees = HEVCPictureSize(try #require(config))?.codingTreeBlockSize
+        return (out.bytes.count, try ViewingSize.compare(reference, primaryLuma(out.bytes)), depth, trees)
     }
     let fast = try converted(.fast)
     let balanced = try converted(.balanced)
     #expect(fast.depth == EncodingEffort.fast.bitDepth && balanced.depth == EncodingEffort.balanced.bitDepth)
+    // Balanced codes 16×16 trees (x265 `ctu` 16, reaching x265 through libheif) in the primary's tiles; fast keeps
+    // the 64×64 of libheif's x265. The thumbnail is coded with its own settings, so one tile's SPS is what counts.
+    #expect(balanced.trees == 16 && fast.trees == 64, "balanced \(balanced.trees), fast \(fast.trees)")
     #expect(
         balanced.bytes < fast.bytes, "balanced \(balanced.bytes) bytes, fast \(fast.bytes)")
     #expect(balanced.view.mean >= 0.975 && balanced.view.worstBlock >= 0.95, "balanced: \(balanced.view)")

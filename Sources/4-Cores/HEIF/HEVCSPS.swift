@@ -1,6 +1,7 @@
 /// The picture size an HEVC sequence parameter set codes (ITU-T H.265 §7.3.2.2.1): the luma size, the conformance
 /// window and the chroma format, so `ispe` can be checked against what the stream decodes to (ISO/IEC 23008-12
-/// §6.5.3.1: `ispe` gives the size of the reconstructed image, before transforms).
+/// §6.5.3.1: `ispe` gives the size of the reconstructed image, before transforms); and the luma bit depth and coding
+/// tree block size that follow them, which say how a stream was coded.
 public struct HEVCPictureSize: Sendable, Equatable {
     /// pic_width_in_luma_samples and pic_height_in_luma_samples.
     public var codedWidth: Int
@@ -9,6 +10,10 @@ public struct HEVCPictureSize: Sendable, Equatable {
     public var chromaFormat: Int
     /// The conformance window's offsets in chroma units: left, right, top, bottom.
     public var window: (left: Int, right: Int, top: Int, bottom: Int)
+    /// bit_depth_luma_minus8 + 8; nil when the SPS ends before it.
+    public var lumaBitDepth: Int?
+    /// CtbSizeY, the coding tree block's side (16, 32 or 64 in the Main profiles); nil when the SPS ends before it.
+    public var codingTreeBlockSize: Int?
 
     /// The decoded size: the coded size minus the conformance window (offsets × SubWidthC / SubHeightC).
     public var width: Int {
@@ -18,7 +23,8 @@ public struct HEVCPictureSize: Sendable, Equatable {
 
     public static func == (a: Self, b: Self) -> Bool {
         a.codedWidth == b.codedWidth && a.codedHeight == b.codedHeight && a.chromaFormat == b.chromaFormat
-            && a.window == b.window
+            && a.window == b.window && a.lumaBitDepth == b.lumaBitDepth
+            && a.codingTreeBlockSize == b.codingTreeBlockSize
     }
 
     /// Reads an SPS NAL unit (its 2-byte header included, emulation-prevention bytes still in); nil when it is not
@@ -65,6 +71,14 @@ public struct HEVCPictureSize: Sendable, Equatable {
         codedHeight = h
         chromaFormat = chroma
         self.window = window
+        // bit depths, log2_max_pic_order_cnt_lsb_minus4, the sub-layer ordering info, then the coding block sizes.
+        guard let lumaDepth = r.ue(), r.ue() != nil, r.ue() != nil, let allLayers = r.bits(1) else { return }
+        lumaBitDepth = lumaDepth + 8
+        for _ in (allLayers == 1 ? 0 : maxSubLayersMinus1)...maxSubLayersMinus1 {
+            guard r.ue() != nil, r.ue() != nil, r.ue() != nil else { return }
+        }
+        guard let minCB = r.ue(), let diff = r.ue(), minCB + diff <= 3 else { return }
+        codingTreeBlockSize = 1 << (minCB + 3 + diff)
     }
 
     /// The first SPS of an `hvcC`'s NAL arrays.

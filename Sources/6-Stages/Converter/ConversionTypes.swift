@@ -21,8 +21,8 @@ public enum HDRMode: String, Sendable, Codable, CaseIterable {
 }
 
 /// Conversion options. Defaults: the visually-lossless target (quality 55, x265 `aq-strength` 1.5, 8-bit 4:2:0
-/// render) at the balanced effort (`EncodingEffort.balanced`: preset ultrafast, coded at 10 bits, x265 `rdoq-level`
-/// 2 and `psy-rdoq` 0), Display P3, HDR auto.
+/// render) at the balanced effort (`EncodingEffort.balanced`: preset ultrafast, coded at 10 bits, x265 options that
+/// buy size or time at that fidelity, such as `rdoq-level` 2 and 16×16 coding trees), Display P3, HDR auto.
 ///
 /// Why the target: the quality ladder's "visually lossless" pick (docs/quality-ladder.md, data in
 /// docs/quality-ladder.tsv; `EncodingTarget.visuallyLossless`, checked against the data by FidelityTests), judged at

@@ -38,13 +38,18 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
     /// presets' 2: 0.5–8 % smaller at the same fidelity within 0.0001 of SSIM-Y at ½, with 7–15 % less encode CPU on
     /// every image measured), and sign-bit hiding and sample-adaptive offset (`signhide` 1, `sao` 1: every preset
     /// from veryfast on has both, ultrafast neither; 1.8–2.6 % fewer bits and a lower ratio to heif-enc at equal
-    /// fidelity on every image measured, for 2–4 % more encode CPU; docs/quality-ladder.md "Effort").
+    /// fidelity on every image measured, for 2–4 % more encode CPU), and 16×16 coding trees (`ctu` 16 against the
+    /// 64 libheif sets: no 64×64 or 32×32 units to weigh, each with a full rate-distortion check and RDOQ): 28–42 %
+    /// less encode CPU at balanced, 13–28 % at small, a little more bits for a higher fidelity, and a ratio to
+    /// heif-enc at equal fidelity from 5 % lower to 1 % higher on every photo measured (docs/quality-ladder.md
+    /// "Effort").
     public var x265Options: [String: String] {
         switch self {
         case .fast: return [:]
         case .balanced, .small:
             return [
                 "aq-strength": "1.25", "rdoq-level": "2", "psy-rdoq": "0", "rd": "1", "signhide": "1", "sao": "1",
+                "ctu": "16",
             ]
         }
     }
@@ -70,9 +75,9 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         case .fast:
             return "1.10–1.30× heif-enc's size on real DNGs, 1.62–1.67× on the 24/50 MP charts; 0.2–0.3× its CPU"
         case .balanced:
-            return "0.94–1.06× heif-enc's size on real DNGs, about 0.55× on the charts; 0.3–0.45× its CPU"
+            return "0.92–1.06× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
         case .small:
-            return "0.93–0.96× heif-enc's size on real DNGs, 0.49–0.60× on the charts; about its CPU"
+            return "0.90–0.97× heif-enc's size on real DNGs, about 0.55× on the 24 MP chart; 0.5–0.9× its CPU"
         }
     }
 
