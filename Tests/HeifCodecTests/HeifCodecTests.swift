@@ -221,3 +221,17 @@ func reducedDecodeIsTheBlockMeansOfTheFullDecode(_ kind: String) throws {
         #expect(r.image.samples.count == want.count && differing == 0, "\(kind), factor \(f): \(differing) differ")
     }
 }
+
+/// 16×16 coding trees where HEVC allows them: a picture larger than level 4.1 holds (2,228,224 luma samples, or a
+/// side over 4222) is coded with 32×32 trees, which x265 would otherwise refuse; a smaller one keeps the 16 asked for.
+@Test(arguments: [(1024, 1024, 16), (2048, 1024, 16), (1500, 1500, 32), (4800, 256, 32)])
+func heifCodingTreesOf16AreRaisedWhereTheLevelForbidsThem(width: Int, height: Int, trees: Int) throws {
+    var s = HeifEncodeSettings(quality: 50, preset: "ultrafast", x265: ["ctu": "16"])
+    let px = (0..<(width * height * 3)).map { UInt8(($0 / 3 % width + $0 / (3 * width)) % 256) }
+    let f = HEIFFile(bytes: try HeifEncoder.encode(.rgb8(width: width, height: height, samples: px), settings: s))
+    var config: HEVCConfig?
+    if case .hvcC(let c)? = f.property("hvcC", of: try #require(f.primaryItemID)) { config = c }
+    #expect(HEVCPictureSize(try #require(config))?.codingTreeBlockSize == trees)
+    s.x265 = ["ctu": "64"]
+    #expect(s.x265Options(width: width, height: height) == ["ctu": "64"], "only a tree size under 32 is raised")
+}

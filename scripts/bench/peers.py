@@ -157,7 +157,8 @@ def floor_side(floor, dng, frame, s):
     effort = s.get("effort", ("", ""))[0]
     side = Side("floor", f"floor: LibRaw decode+demosaic + x265 encode alone of Readback's own frame at the "
                          f"{effort or 'default'} effort's settings (q{q}, preset {preset}, {chroma}, {depth}-bit"
-                         f"{', ' + xo if xo else ''}, one untiled frame)",
+                         f"{', ' + xo if xo else ''}, one untiled frame, its ctu raised to 32 where HEVC level "
+                         f"4.1 ends, as Readback's encoder raises it)",
                 lambda d: [x if x is not None else os.path.join(d, "floor.heic") for x in cmd],
                 time_from=lambda r: (r.json_line() or {}).get("floor_s", r.wall), check=check, unavailable=why,
                 note="time = the helper's own timer around decode+demosaic and encode (render and file write excluded)")

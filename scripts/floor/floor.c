@@ -240,7 +240,12 @@ static int cmd_encode(int argc, char **argv) {
     *eq = 0;
     char name[160];
     snprintf(name, sizeof name, "x265:%s", kv);
-    check(heif_encoder_set_parameter_string(enc, name, eq + 1), name);
+    /* As the converter's encoder does (HeifEncodeSettings.x265Options): a coding tree unit under 32 becomes 32 on a
+     * picture beyond HEVC level 4.1 (2,228,224 luma samples or a side over 4222), where x265 refuses it; the
+     * converter's 512 px tiles keep theirs, this one untiled frame cannot. */
+    long pw = (w + 7) / 8 * 8, ph = (h + 7) / 8 * 8;
+    int raise = !strcmp(kv, "ctu") && atoi(eq + 1) < 32 && (pw * ph > 2228224L || pw > 4222 || ph > 4222);
+    check(heif_encoder_set_parameter_string(enc, name, raise ? "32" : eq + 1), name);
   }
   struct heif_encoding_options *opt = heif_encoding_options_alloc();
   opt->macOS_compatibility_workaround_no_nclx_profile = 0;

@@ -56,6 +56,17 @@ public struct HeifEncodeSettings: Sendable, Equatable {
     /// must check that an option changes the stream.
     public var x265: [String: String]
 
+    /// `x265` for a `width`×`height` picture: a coding tree unit under 32 is raised to 32 on a picture larger than
+    /// HEVC level 4.1 holds (2,228,224 luma samples, or a side over 4222; sides counted up to a multiple of 8, as
+    /// x265 may pad them). Levels 5 and up allow only 32 and 64 in the Main profiles (H.265 A.4.2), and x265 refuses a
+    /// 16 there ("Invalid image size" through libheif): 1500×1500 at `ctu` 16 fails, 2048×1024 codes.
+    public func x265Options(width: Int, height: Int) -> [String: String] {
+        guard let ctu = x265["ctu"].flatMap({ Int($0) }), ctu < 32 else { return x265 }
+        let (w, h) = ((width + 7) / 8 * 8, (height + 7) / 8 * 8)
+        guard w * h > 2_228_224 || max(w, h) > 4222 else { return x265 }
+        return x265.merging(["ctu": "32"]) { _, raised in raised }
+    }
+
     public init(
         quality: Int = 78, bitDepth: Int = 8, chroma: HeifChroma = .yuv420, preset: String = "medium",
         tune: String = "ssim", lossless: Bool = false, nclx: NCLX = .displayP3, icc: [UInt8]? = nil,
@@ -248,7 +259,7 @@ public enum HeifEncoder {
         }
         try check(heif_encoder_set_parameter_string(enc.ptr, "preset", settings.preset), "set preset")
         try check(heif_encoder_set_parameter_string(enc.ptr, "tune", settings.tune), "set tune")
-        for (name, value) in settings.x265.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in settings.x265Options(width: w, height: h).sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
                 throw HeifError(operation: "set x265 option", message: "invalid x265 option name '\(name)'")
             }
