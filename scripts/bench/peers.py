@@ -135,13 +135,19 @@ def libheif_side(floor, files):
 # ---------------------------------------------------------------------------------------------------------------
 
 
+# The floor's tile side: Readback's default (its rule moves each frame's by up to 64 px to cut the padding).
+FLOOR_TILE = 512
+
+
 def floor_side(floor, dng, frame, s):
-    """LibRaw decode+demosaic and one x265 encode of Readback's own frame at the default effort's own settings `s`
-    (preset, depth, chroma, x265 options, and the quality the converter gives this frame), timed by the helper's own
-    clock: the floor a converter cannot beat here. A faster, bigger setting moves the floor with it, so the floor
+    """LibRaw decode+demosaic and an x265 encode of Readback's own frame at the default effort's own settings `s`
+    (preset, depth, chroma, x265 options, and the quality the converter gives this frame) in tiles coded as Readback
+    codes them, timed by the helper's own clock: the floor a converter cannot beat here. (One untiled frame could not
+    take the default's 16×16 coding trees, which HEVC allows only up to level 4.1.) A faster, bigger setting moves the floor with it, so the floor
     ratio cannot be bought with size unseen."""
     q, preset, chroma, depth = (s[k][0] for k in ("quality", "preset", "chroma", "depth"))
-    cmd = [floor, "encode", dng, None, "-q", q, "-p", preset, "-c", chroma, "-d", depth, "--frame", frame] + x265_args(s)
+    cmd = [floor, "encode", dng, None, "-q", q, "-p", preset, "-c", chroma, "-d", depth, "--frame", frame,
+           "--tiles", str(FLOOR_TILE)] + x265_args(s)
     breakdowns = []
 
     def check(r, d):
@@ -149,7 +155,9 @@ def floor_side(floor, dng, frame, s):
         ok = r.rc == 0 and r.json_line() is not None
         if ok:
             breakdowns.append(r.json_line())
-        return ok, {"output_bytes": os.path.getsize(out) if os.path.exists(out) else None, "breakdown": r.json_line()}
+        coded = (r.json_line() or {}).get("output_bytes")
+        return ok, {"output_bytes": coded if coded is not None else os.path.getsize(out) if os.path.exists(out) else None,
+                    "breakdown": r.json_line()}
 
     why = None if floor else "the floor helper did not compile"
     why = why or (None if frame else "readback-ladder did not write Readback's frame")
@@ -157,8 +165,8 @@ def floor_side(floor, dng, frame, s):
     effort = s.get("effort", ("", ""))[0]
     side = Side("floor", f"floor: LibRaw decode+demosaic + x265 encode alone of Readback's own frame at the "
                          f"{effort or 'default'} effort's settings (q{q}, preset {preset}, {chroma}, {depth}-bit"
-                         f"{', ' + xo if xo else ''}, one untiled frame, its ctu raised to 32 where HEVC level "
-                         f"4.1 ends, as Readback's encoder raises it)",
+                         f"{', ' + xo if xo else ''}, {FLOOR_TILE} px tiles each coded by a one-thread encoder, "
+                         f"one per core, as Readback codes them)",
                 lambda d: [x if x is not None else os.path.join(d, "floor.heic") for x in cmd],
                 time_from=lambda r: (r.json_line() or {}).get("floor_s", r.wall), check=check, unavailable=why,
                 note="time = the helper's own timer around decode+demosaic and encode (render and file write excluded)")

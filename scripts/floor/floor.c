@@ -9,6 +9,8 @@
  *                                        instead of the helper's own render; LibRaw still decodes IN (timed)
  *                [-x NAME=VALUE[,...]]   x265 options after the preset (libheif's "x265:NAME"), as the converter
  *                                        sets them (`readback convert --print-defaults --json`, key "x265")
+ *                [--tiles N]             code N x N tiles as the converter does (edge-replicated, one one-thread
+ *                                        encoder per core); the coded bytes are counted ("output_bytes"), not written
  *   floor decode-loop FILE...            decode each file's primary and its gain-map aux images (RGB 8-bit)
  *   floor compare A.heic B.ppm           PSNR (RGB) and SSIM (luma, 8x8 blocks) of A's primary against B
  *   floor stat A.heic                    size, coded colourspace and mean level of A's primary (is it a photo?)
@@ -18,11 +20,13 @@
 #include <libraw/libraw.h>
 #include <libheif/heif.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The LibRaw readback creates (scripts/libraw/readback_loops.cpp, in the same archive): some of its loops on every
  * core, the same frame. The floor decodes with what readback decodes with. */
@@ -115,11 +119,99 @@ static int read_ppm8(const char *path, rgb8 *out) {
   return 0;
 }
 
+/* An encoder at the given settings: quality, preset, chroma and the converter's x265 options ("x265:NAME", in the
+ * order given), for a w x h picture. As the converter's encoder does (HeifEncodeSettings.x265Options), a coding tree
+ * unit under 32 becomes 32 on a picture beyond HEVC level 4.1 (2,228,224 luma samples or a side over 4222), where
+ * x265 refuses it. `one_thread`: no x265 pool and one frame thread, as the converter codes each tile. */
+static struct heif_encoder *make_encoder(struct heif_context *ctx, int quality, const char *preset, const char *chroma,
+                                         const char *x265, int w, int h, int one_thread) {
+  struct heif_encoder *enc = NULL;
+  check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &enc), "encoder");
+  check(heif_encoder_set_lossy_quality(enc, quality), "quality");
+  check(heif_encoder_set_parameter_string(enc, "preset", preset), "preset");
+  check(heif_encoder_set_parameter_string(enc, "chroma", chroma), "chroma");
+  char opts[512];
+  snprintf(opts, sizeof opts, "%s", x265);
+  for (char *save = NULL, *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq) die("-x", "expected NAME=VALUE");
+    *eq = 0;
+    char name[160];
+    snprintf(name, sizeof name, "x265:%s", kv);
+    long pw = (w + 7) / 8 * 8, ph = (h + 7) / 8 * 8;
+    int raise = !strcmp(kv, "ctu") && atoi(eq + 1) < 32 && (pw * ph > 2228224L || pw > 4222 || ph > 4222);
+    check(heif_encoder_set_parameter_string(enc, name, raise ? "32" : eq + 1), name);
+  }
+  if (one_thread) {
+    check(heif_encoder_set_parameter_string(enc, "x265:pools", "none"), "pools");
+    check(heif_encoder_set_parameter_string(enc, "x265:frame-threads", "1"), "frame-threads");
+  }
+  return enc;
+}
+
+/* Tiles coded as the converter codes them: each tile x tile picture edge-replicated from the frame and coded by its
+ * own one-thread encoder, one encoder per core at a time. Only the coded bytes are kept (counted, not written). */
+typedef struct {
+  const struct heif_image *frame;
+  int w, h, tile, cols, rows, bits, quality, next;
+  const char *preset, *chroma, *x265;
+  const struct heif_color_profile_nclx *nclx;
+  size_t bytes;
+  pthread_mutex_t mu;
+} tiling;
+
+static struct heif_error count_bytes(struct heif_context *ctx, const void *data, size_t size, void *user) {
+  (void)ctx;
+  (void)data;
+  *(size_t *)user += size;
+  return (struct heif_error){heif_error_Ok, heif_suberror_Unspecified, "ok"};
+}
+
+static void *tile_worker(void *arg) {
+  tiling *t = arg;
+  int bpp = t->bits > 8 ? 6 : 3, ss = 0;
+  const uint8_t *src = heif_image_get_plane_readonly(t->frame, heif_channel_interleaved, &ss);
+  for (;;) {
+    pthread_mutex_lock(&t->mu);
+    int i = t->next++;
+    pthread_mutex_unlock(&t->mu);
+    if (i >= t->cols * t->rows) return NULL;
+    int x0 = (i % t->cols) * t->tile, y0 = (i / t->cols) * t->tile, ds = 0;
+    struct heif_image *img = NULL;
+    check(heif_image_create(t->tile, t->tile, heif_colorspace_RGB,
+                            t->bits > 8 ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB, &img),
+          "tile image");
+    check(heif_image_add_plane(img, heif_channel_interleaved, t->tile, t->tile, t->bits), "tile plane");
+    uint8_t *dst = heif_image_get_plane(img, heif_channel_interleaved, &ds);
+    for (int y = 0; y < t->tile; y++) {
+      const uint8_t *row = src + (size_t)(y0 + y < t->h ? y0 + y : t->h - 1) * ss;
+      for (int x = 0; x < t->tile; x++)
+        memcpy(dst + (size_t)y * ds + (size_t)x * bpp, row + (size_t)(x0 + x < t->w ? x0 + x : t->w - 1) * bpp, bpp);
+    }
+    heif_image_set_nclx_color_profile(img, t->nclx);
+    struct heif_context *ctx = heif_context_alloc();
+    struct heif_encoder *enc = make_encoder(ctx, t->quality, t->preset, t->chroma, t->x265, t->tile, t->tile, 1);
+    struct heif_encoding_options *opt = heif_encoding_options_alloc();
+    opt->macOS_compatibility_workaround_no_nclx_profile = 0;
+    check(heif_context_encode_image(ctx, img, enc, opt, NULL), "encode tile");
+    size_t n = 0;
+    struct heif_writer writer = {1, count_bytes};
+    check(heif_context_write(ctx, &writer, &n), "write tile");
+    heif_encoding_options_free(opt);
+    heif_encoder_release(enc);
+    heif_context_free(ctx);
+    heif_image_release(img);
+    pthread_mutex_lock(&t->mu);
+    t->bytes += n;
+    pthread_mutex_unlock(&t->mu);
+  }
+}
+
 static int cmd_encode(int argc, char **argv) {
   if (argc < 4) die("usage", "floor encode IN OUT.heic [-q Q] [-p PRESET] [-c 420|444] [-d 8|10] [--ppm F] [--fidelity]");
   const char *in = argv[2], *outp = argv[3], *preset = "medium", *chroma = "420", *ppm = NULL, *frame = NULL;
   const char *x265 = "";
-  int quality = 90, depth = 8, fid = 0;
+  int quality = 90, depth = 8, fid = 0, tile = 0;
   for (int i = 4; i < argc; i++) {
     if (!strcmp(argv[i], "-q") && i + 1 < argc) quality = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-p") && i + 1 < argc) preset = argv[++i];
@@ -129,8 +221,10 @@ static int cmd_encode(int argc, char **argv) {
     else if (!strcmp(argv[i], "--fidelity")) fid = 1;
     else if (!strcmp(argv[i], "--frame") && i + 1 < argc) frame = argv[++i];
     else if (!strcmp(argv[i], "-x") && i + 1 < argc) x265 = argv[++i];
+    else if (!strcmp(argv[i], "--tiles") && i + 1 < argc) tile = atoi(argv[++i]);
     else die("encode", "unknown option");
   }
+  if (tile && (tile < 64 || tile % 8 || fid)) die("--tiles", "a side of 64 or more, a multiple of 8, without --fidelity");
   /* 1. LibRaw: open, unpack, demosaic (AHD, camera WB, linear 16-bit sRGB primaries), make the memory image. */
   double t0 = now();
   libraw_data_t *raw = readback_libraw_init(0);
@@ -224,39 +318,35 @@ static int cmd_encode(int argc, char **argv) {
   nclx->full_range_flag = 1;
   heif_image_set_nclx_color_profile(img, nclx);
   double t3 = now();
-  /* 3. x265 through libheif at the given settings, one whole frame (x265 uses every core through WPP). */
-  struct heif_context *ctx = heif_context_alloc();
-  struct heif_encoder *enc = NULL;
-  check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &enc), "encoder");
-  check(heif_encoder_set_lossy_quality(enc, quality), "quality");
-  check(heif_encoder_set_parameter_string(enc, "preset", preset), "preset");
-  check(heif_encoder_set_parameter_string(enc, "chroma", chroma), "chroma");
-  /* The converter's x265 options (e.g. aq-strength=1.5): "x265:NAME" parameters, in the order given. */
-  char opts[512];
-  snprintf(opts, sizeof opts, "%s", x265);
-  for (char *save = NULL, *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq) die("-x", "expected NAME=VALUE");
-    *eq = 0;
-    char name[160];
-    snprintf(name, sizeof name, "x265:%s", kv);
-    /* As the converter's encoder does (HeifEncodeSettings.x265Options): a coding tree unit under 32 becomes 32 on a
-     * picture beyond HEVC level 4.1 (2,228,224 luma samples or a side over 4222), where x265 refuses it; the
-     * converter's 512 px tiles keep theirs, this one untiled frame cannot. */
-    long pw = (w + 7) / 8 * 8, ph = (h + 7) / 8 * 8;
-    int raise = !strcmp(kv, "ctu") && atoi(eq + 1) < 32 && (pw * ph > 2228224L || pw > 4222 || ph > 4222);
-    check(heif_encoder_set_parameter_string(enc, name, raise ? "32" : eq + 1), name);
+  /* 3. x265 through libheif at the given settings: one whole frame (x265 uses every core through WPP), or, with
+   * --tiles, tiles coded as the converter codes them. */
+  double t4, t5;
+  size_t tiled_bytes = 0;
+  if (tile) {
+    tiling t = {img, w, h, tile, (w + tile - 1) / tile, (h + tile - 1) / tile, hi ? depth : 8, quality, 0,
+                preset, chroma, x265, nclx, 0, PTHREAD_MUTEX_INITIALIZER};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+    pthread_t th[64];
+    for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, tile_worker, &t);
+    for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+    tiled_bytes = t.bytes;
+    t4 = t5 = now();
+    heif_nclx_color_profile_free(nclx);
+  } else {
+    struct heif_context *ctx = heif_context_alloc();
+    struct heif_encoder *enc = make_encoder(ctx, quality, preset, chroma, x265, w, h, 0);
+    struct heif_encoding_options *opt = heif_encoding_options_alloc();
+    opt->macOS_compatibility_workaround_no_nclx_profile = 0;
+    check(heif_context_encode_image(ctx, img, enc, opt, NULL), "encode");
+    t4 = now();
+    check(heif_context_write_to_file(ctx, outp), "write");
+    t5 = now();
+    heif_encoder_release(enc);
+    heif_encoding_options_free(opt);
+    heif_nclx_color_profile_free(nclx);
+    heif_context_free(ctx);
   }
-  struct heif_encoding_options *opt = heif_encoding_options_alloc();
-  opt->macOS_compatibility_workaround_no_nclx_profile = 0;
-  check(heif_context_encode_image(ctx, img, enc, opt, NULL), "encode");
-  double t4 = now();
-  check(heif_context_write_to_file(ctx, outp), "write");
-  double t5 = now();
-  heif_encoder_release(enc);
-  heif_encoding_options_free(opt);
-  heif_nclx_color_profile_free(nclx);
-  heif_context_free(ctx);
   double psnr = -1, ssim = -1;
   if (fid || ppm) {
     rgb8 ref = {w, h, malloc((size_t)w * h * 3)};
@@ -292,9 +382,10 @@ static int cmd_encode(int argc, char **argv) {
   heif_image_release(img);
   printf("{\"width\":%d,\"height\":%d,\"read_unpack_s\":%.4f,\"demosaic_s\":%.4f,\"decode_demosaic_s\":%.4f,"
          "\"render_s\":%.4f,\"encode_s\":%.4f,\"write_s\":%.4f,\"floor_s\":%.4f,\"quality\":%d,\"preset\":\"%s\","
-         "\"chroma\":\"%s\",\"depth\":%d,\"x265\":\"%s\",\"frame\":\"%s\"",
+         "\"chroma\":\"%s\",\"depth\":%d,\"x265\":\"%s\",\"frame\":\"%s\",\"tiles\":%d",
          w, h, t1 - t0, t2 - t1, t2 - t0, t3 - t2, t4 - t3, t5 - t4, (t2 - t0) + (t4 - t3), quality, preset, chroma, depth,
-         x265, frame ? "readback" : "floor-render");
+         x265, frame ? "readback" : "floor-render", tile);
+  if (tile) printf(",\"output_bytes\":%zu", tiled_bytes);
   if (fid) printf(",\"psnr\":%.3f,\"ssim\":%.5f", psnr, ssim);
   printf("}\n");
   free(lut);
