@@ -58,7 +58,7 @@ public struct HeifEncodeSettings: Sendable, Equatable {
 
     /// `x265` for a `width`×`height` picture: a coding tree unit under 32 is raised to 32 on a picture larger than
     /// HEVC level 4.1 holds (2,228,224 luma samples, or a side over 4222; sides counted up to a multiple of 8, as
-    /// x265 may pad them). Levels 5 and up allow only 32 and 64 in the Main profiles (H.265 A.4.2), and x265 refuses a
+    /// x265 may pad them). Levels 5 and up allow only 32 and 64 in the Main profiles (H.265 Annex A), and x265 refuses a
     /// 16 there ("Invalid image size" through libheif): 1500×1500 at `ctu` 16 fails, 2048×1024 codes.
     public func x265Options(width: Int, height: Int) -> [String: String] {
         guard let ctu = x265["ctu"].flatMap({ Int($0) }), ctu < 32 else { return x265 }
