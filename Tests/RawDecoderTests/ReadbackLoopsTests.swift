@@ -6,11 +6,11 @@ import Testing
 @testable import RawDecoder
 
 /// Readback's LibRaw runs LibRaw's per-pixel loops (white balance and black subtraction, the camera-to-working-space
-/// matrix), its reader of packed DNGs and its AHD demosaic on every core (scripts/libraw/readback_loops.cpp): every frame is
-/// LibRaw's own, sample for sample, on every generated DNG of the corpus (every CFA, 12 to 16 bits, black levels,
-/// masked areas, lossless JPEG, linear DNGs, every orientation), on a frame without a black level, on packed rows
-/// that end inside a byte, on a packed DNG cut inside its frame, and on a frame of several AHD tiles (the demosaic
-/// shared out by tile).
+/// matrix), its reader of packed DNGs and its AHD demosaic on every core (scripts/libraw/readback_loops.cpp): every
+/// frame is LibRaw's own, sample for sample, on every generated DNG of the corpus (every CFA, 12 to 16 bits, black
+/// levels, masked areas, lossless JPEG, linear DNGs, every orientation), on a frame without a black level, on packed
+/// rows that end inside a byte, on a packed DNG cut inside its frame, and on a frame of several AHD tiles (the
+/// demosaic shared out by tile).
 @Suite struct ReadbackLoopsTests {
     /// The frame Readback's LibRaw (`upstream` false) or stock LibRaw decodes.
     static func frame(_ bytes: [UInt8], name: String, upstream: Bool) throws -> RawFrame {

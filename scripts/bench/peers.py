@@ -143,8 +143,8 @@ def floor_side(floor, dng, frame, s):
     """LibRaw decode+demosaic and an x265 encode of Readback's own frame at the default effort's own settings `s`
     (preset, depth, chroma, x265 options, and the quality the converter gives this frame) in tiles coded as Readback
     codes them, timed by the helper's own clock: the floor a converter cannot beat here. (One untiled frame could not
-    take the default's 16×16 coding trees, which HEVC allows only up to level 4.1.) A faster, bigger setting moves the floor with it, so the floor
-    ratio cannot be bought with size unseen."""
+    take the default's 16×16 coding trees, which HEVC allows only up to level 4.1.) A faster, bigger setting moves the
+    floor with it, so the floor ratio cannot be bought with size unseen."""
     q, preset, chroma, depth = (s[k][0] for k in ("quality", "preset", "chroma", "depth"))
     cmd = [floor, "encode", dng, None, "-q", q, "-p", preset, "-c", chroma, "-d", depth, "--frame", frame,
            "--tiles", str(FLOOR_TILE)] + x265_args(s)
@@ -155,9 +155,10 @@ def floor_side(floor, dng, frame, s):
         ok = r.rc == 0 and r.json_line() is not None
         if ok:
             breakdowns.append(r.json_line())
-        coded = (r.json_line() or {}).get("output_bytes")
-        return ok, {"output_bytes": coded if coded is not None else os.path.getsize(out) if os.path.exists(out) else None,
-                    "breakdown": r.json_line()}
+        size = (r.json_line() or {}).get("output_bytes")  # tiles: counted by the helper, no file written
+        if size is None and os.path.exists(out):
+            size = os.path.getsize(out)
+        return ok, {"output_bytes": size, "breakdown": r.json_line()}
 
     why = None if floor else "the floor helper did not compile"
     why = why or (None if frame else "readback-ladder did not write Readback's frame")

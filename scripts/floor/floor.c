@@ -224,7 +224,8 @@ static int cmd_encode(int argc, char **argv) {
     else if (!strcmp(argv[i], "--tiles") && i + 1 < argc) tile = atoi(argv[++i]);
     else die("encode", "unknown option");
   }
-  if (tile && (tile < 64 || tile % 8 || fid)) die("--tiles", "a side of 64 or more, a multiple of 8, without --fidelity");
+  if (tile && (tile < 64 || tile % 8 || fid))
+    die("--tiles", "a side of 64 or more, a multiple of 8, without --fidelity");
   /* 1. LibRaw: open, unpack, demosaic (AHD, camera WB, linear 16-bit sRGB primaries), make the memory image. */
   double t0 = now();
   libraw_data_t *raw = readback_libraw_init(0);
