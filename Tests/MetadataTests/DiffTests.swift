@@ -178,3 +178,23 @@ func metadataSet(_ b: TIFFBuilder, label: String, orientation: OrientationInfo =
     let hostile: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 0xFF, 0xFF] + [UInt8](repeating: 0xEE, count: 40)
     _ = try? MetadataReader.decodeExif(hostile, label: "hostile", decoders: .inProcess)
 }
+
+/// A value's text in a row or finding is its description cut to 160 characters, whether it is short or thousands of
+/// numbers long (which are formatted only as far as they are shown).
+@Test func valueTextIsTheDescriptionCut() {
+    func cut(_ v: MetadataValue) -> String {
+        let t = v.description
+        return t.count > 160 ? String(t.prefix(157)) + "…" : t
+    }
+    let values: [MetadataValue] = [
+        .reals((0..<5000).map { Double($0) / 7 }), .reals([0.5, 1.25]),
+        .rationals((1..<3000).map { Rational(Int64($0), 3) }), .integers((0..<4000).map { Int64($0) * 1001 }),
+        .integers([1, 2]), .strings((0..<500).map { "keyword \($0)" }), .text(String(repeating: "é", count: 400)),
+        .reals([]),
+    ]
+    for v in values {
+        #expect(Diff.text(v) == cut(v))
+        #expect(v.description.hasPrefix(v.description(limit: 160)))
+    }
+    #expect(Diff.text(.reals((0..<5000).map { Double($0) / 7 }))?.count == 158)
+}

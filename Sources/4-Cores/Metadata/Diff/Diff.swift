@@ -181,7 +181,7 @@ public enum Diff {
     /// A value for a message or evidence (long values cut to 160 characters).
     public static func text(_ v: MetadataValue?) -> String? {
         guard let v else { return nil }
-        let t = v.description
+        let t = v.description(limit: 160)
         return t.count > 160 ? String(t.prefix(157)) + "…" : t
     }
 }

@@ -140,6 +140,27 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible 
         }
     }
 
+    /// The start of ``description``: at least `limit` characters of it when it is longer (a list stops after the
+    /// element that passes `limit`), so that a value of thousands of numbers is not formatted whole to be cut.
+    public func description(limit: Int) -> String {
+        func joined<T>(_ v: [T], _ separator: String, _ form: (T) -> String) -> String {
+            var out = ""
+            for (i, x) in v.enumerated() {
+                if i > 0 { out += separator }
+                out += form(x)
+                if out.count > limit { break }
+            }
+            return out
+        }
+        switch self {
+        case .integers(let v): return joined(v, " ") { String($0) }
+        case .rationals(let v): return joined(v, " ", Self.display)
+        case .reals(let v): return joined(v, " ") { Self.format($0) }
+        case .strings(let v): return joined(v, ", ") { $0 }
+        case .text, .dateTime, .binary: return description
+        }
+    }
+
     /// Numbers as Doubles (integers, rationals, reals), nil for other kinds.
     public var numbers: [Double]? {
         switch self {
