@@ -38,9 +38,11 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
         let out = try HEICConverter.convert(source: noisy, options: o, decoders: .inProcess)
         #expect(out.result.options.effort == effort)
         let depth = try HeifDecoder.decodePrimary(out.bytes, format: .rgbNative).bitDepth
-        // The coding tree block size of the primary's first tile, as its SPS says.
+        // The coding tree block size of the primary (one picture: the frame is within HEVC level 4.1), as its SPS
+        // says; of its first tile when it is a grid.
         let file = HEIFFile(bytes: out.bytes)
-        let tile = try #require(file.primaryItemID.flatMap { file.derivedInputs(of: $0).first })
+        let primary = try #require(file.primaryItemID)
+        let tile = file.item(primary)?.type == "grid" ? try #require(file.derivedInputs(of: primary).first) : primary
         var config: HEVCConfig?
         if case .hvcC(let c)? = file.property("hvcC", of: tile) { config = c }
         let trees = HEVCPictureSize(try #require(config))?.codingTreeBlockSize
@@ -49,8 +51,8 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
     let fast = try converted(.fast)
     let balanced = try converted(.balanced)
     #expect(fast.depth == EncodingEffort.fast.bitDepth && balanced.depth == EncodingEffort.balanced.bitDepth)
-    // Balanced codes 16×16 trees (x265 `ctu` 16, reaching x265 through libheif) in the primary's tiles; fast keeps
-    // the 64×64 of libheif's x265. The thumbnail is coded with its own settings, so one tile's SPS is what counts.
+    // Balanced codes 16×16 trees (x265 `ctu` 16, reaching x265 through libheif) in the primary; fast keeps
+    // the 64×64 of libheif's x265. The thumbnail is coded with its own settings, so the primary's SPS is what counts.
     #expect(balanced.trees == 16 && fast.trees == 64, "balanced \(balanced.trees), fast \(fast.trees)")
     #expect(
         balanced.bytes < fast.bytes, "balanced \(balanced.bytes) bytes, fast \(fast.bytes)")

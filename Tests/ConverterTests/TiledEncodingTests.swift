@@ -389,3 +389,29 @@ func tenBitAndFourFourFourTiles(depth: Int, chroma: HeifChroma) throws {
     // A second generation at q90: one more codec error on top of the first.
     #expect(d.mean < 1.5, "\(d)")
 }
+
+/// By default a RAW's primary within HEVC level 4.1 (at most 2,228,224 pixels, no side over 4222) is coded as one
+/// picture, a larger one in tiles; a tile size set is the tile size used.
+@Test func primariesWithinLevel41AreUntiledByDefault() throws {
+    var o = ConvertOptions()
+    #expect(o.untiledWithinLevel41)
+    #expect(o.primaryTileSize(width: 1224, height: 816) == 0)
+    #expect(o.primaryTileSize(width: 1728, height: 1152) == 0)
+    #expect(o.primaryTileSize(width: 1496, height: 1488) == 0)  // 2,226,048 samples
+    #expect(o.primaryTileSize(width: 1500, height: 1500) == 512)  // 2,250,000
+    #expect(o.primaryTileSize(width: 4800, height: 256) == 512)  // a side over 4222
+    #expect(o.primaryTileSize(width: 6000, height: 4000) == 512)
+    o.tileSize = 512
+    #expect(!o.untiledWithinLevel41 && o.primaryTileSize(width: 1224, height: 816) == 512)
+
+    // End to end: the same 1300×700 DNG, default options against a tile size given.
+    let pair = try SharedPair.main.get()
+    var c = ConvertOptions()
+    c.quality = 90
+    c.bitDepth = 8
+    let out = try HEICConverter.convert(source: pair.dng, options: c, decoders: .inProcess)
+    let file = HEIFFile(bytes: out.bytes)
+    let primary = try #require(file.primaryItemID)
+    #expect(out.result.primaryTiles == 0 && file.item(primary)?.type == "hvc1")
+    #expect(pair.tiled.result.primaryTiles == 6)
+}

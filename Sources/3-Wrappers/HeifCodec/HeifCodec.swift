@@ -62,9 +62,15 @@ public struct HeifEncodeSettings: Sendable, Equatable {
     /// 16 there ("Invalid image size" through libheif): 1500×1500 at `ctu` 16 fails, 2048×1024 codes.
     public func x265Options(width: Int, height: Int) -> [String: String] {
         guard let ctu = x265["ctu"].flatMap({ Int($0) }), ctu < 32 else { return x265 }
-        let (w, h) = ((width + 7) / 8 * 8, (height + 7) / 8 * 8)
-        guard w * h > 2_228_224 || max(w, h) > 4222 else { return x265 }
+        guard !Self.withinLevel41(width: width, height: height) else { return x265 }
         return x265.merging(["ctu": "32"]) { _, raised in raised }
+    }
+
+    /// True when a `width`×`height` picture is within HEVC level 4.1: at most 2,228,224 luma samples and no side over
+    /// 4222, sides counted up to a multiple of 8 (as x265 may pad them).
+    public static func withinLevel41(width: Int, height: Int) -> Bool {
+        let (w, h) = ((width + 7) / 8 * 8, (height + 7) / 8 * 8)
+        return w * h <= 2_228_224 && max(w, h) <= 4222
     }
 
     public init(

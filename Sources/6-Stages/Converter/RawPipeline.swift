@@ -169,7 +169,8 @@ extension HEICConverter {
             nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
             icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil, x265: options.x265Options)
         var parts = EncodedParts()
-        let layout = try TileLayout.coding(width: width, height: height, tileSize: options.tileSize, file: name)
+        let layout = try TileLayout.coding(
+            width: width, height: height, tileSize: options.primaryTileSize(width: width, height: height), file: name)
         let primary = try encodePrimary(pass, layout: layout, settings: settings, options: options, file: name)
         parts.primary = primary.image
         clock.lap("encode")

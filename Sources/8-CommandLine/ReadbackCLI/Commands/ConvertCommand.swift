@@ -103,7 +103,7 @@ struct ConvertCommand: Subcommand {
         .value("depth", "8|10", "Bit depth of the primary image (default: \(defaults.bitDepth))."),
         .value(
             "tile-size", "N",
-            "Code the primary as a grid of tiles of about N px encoded in parallel (each side N or N±64, whichever pads the image least); 0 = one untiled image; N a multiple of 64 up to 4096 (default: \(defaults.tileSize))."
+            "Code the primary as a grid of tiles of about N px encoded in parallel (each side N or N±64, whichever pads the image least); 0 = one untiled image; N a multiple of 64 up to 4096 (default: \(defaults.tileSize), and one untiled image when the primary is within HEVC level 4.1: at most 2,228,224 pixels, no side over 4222)."
         ),
         .value("hdr", "auto|off", "auto: carry the HDR gain map when the source has one (default); off: SDR only."),
         .value(
