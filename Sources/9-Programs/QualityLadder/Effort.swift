@@ -125,7 +125,7 @@ func runTool(_ path: String, _ args: [String]) throws {
 
 /// `readback-ladder effort RAW... [--crop WxH|full] [--settings P:Q:V;..] [--heif-enc Q,Q..] [--out TSV]`: each
 /// RAW's frame crop coded at every Readback setting (a variant may add `depth=10` and `tile=N`, default the
-/// converter's tile size) and by heif-enc at each quality (its defaults: preset slow), each judged at viewing size
+/// converter's tiling of the whole frame) and by heif-enc at each quality (its defaults: preset slow), each judged at viewing size
 /// against the crop's archival encode; one TSV row per encode on stdout, appended to --out.
 func effort(_ raws: [String], options: [String: String]) throws {
     guard !raws.isEmpty else { fail("usage: readback-ladder effort RAW... [--settings P:Q:V;..] [--heif-enc Q,..]") }
@@ -146,12 +146,15 @@ func effort(_ raws: [String], options: [String: String]) throws {
         let url = URL(fileURLWithPath: raw)
         let name = url.lastPathComponent
         var frames: [Int: HeifPixels] = [:]
+        var defaultTile = HEICConverter.defaultTileSize
         func frame(depth: Int) throws -> HeifPixels {
             if let f = frames[depth] { return f }
             var o = ConvertOptions()
             o.bitDepth = depth
-            let f = cropped(
-                try HEICConverter.renderedFrame(of: url, options: o, decoders: .inProcess), cropW: cw, cropH: ch)
+            let whole = try HEICConverter.renderedFrame(of: url, options: o, decoders: .inProcess)
+            // The converter's tiling of the whole frame (one picture within HEVC level 4.1), whatever the crop.
+            defaultTile = o.primaryTileSize(width: whole.width, height: whole.height)
+            let f = cropped(whole, cropW: cw, cropH: ch)
             frames[depth] = f
             return f
         }
@@ -171,7 +174,7 @@ func effort(_ raws: [String], options: [String: String]) throws {
             let c0 = cpuSeconds().own
             let (bytes, luma) = try tiledEncode(
                 px, settings: v.settings(preset: s.preset, quality: s.quality),
-                tile: v.tile ?? HEICConverter.defaultTileSize)
+                tile: v.tile ?? defaultTile)
             let wall = now() - t0
             let cpu = cpuSeconds().own - c0
             let m = try ViewingSize.compare(reference, luma)
