@@ -207,10 +207,22 @@ def summarize(front, sides, default_level):
     return out
 
 
+SMALL_FRAME_PIXELS = 4_000_000  # a frame this small converts in about a second: one round is mostly noise
+SMALL_FRAME_ROUNDS = 5
+
+
+def frontier_rounds(pixels, rounds=None):
+    """Rounds of the whole conversions for a real RAW of `pixels`: BENCH_FRONTIER_ROUNDS, and at least
+    SMALL_FRAME_ROUNDS for a frame of at most SMALL_FRAME_PIXELS, whose one-second runs vary by a quarter between
+    rounds (a few seconds more in all; the medians are what the goal rows read)."""
+    rounds = FRONTIER_ROUNDS if rounds is None else rounds
+    return max(rounds, SMALL_FRAME_ROUNDS) if pixels <= SMALL_FRAME_PIXELS else rounds
+
+
 def real_comparison(rb, floor, work, dng, defaults, default_level):
     """One real RAW of the frontier part: the crop's measure (every level), then the default level's whole conversion
     (every level's with BENCH_FRONTIER_ALL_LEVELS=1) and the dcraw pipeline at the matched quality, interleaved,
-    BENCH_FRONTIER_ROUNDS rounds."""
+    BENCH_FRONTIER_ROUNDS rounds (at least SMALL_FRAME_ROUNDS on a small frame: `frontier_rounds`)."""
     name = os.path.basename(dng)
     w, h = tiff_dims(dng)
     comp = {"id": "frontier_" + stem(dng), "label": name, "title": f"the frontier on {name}", "dimensions": [w, h],
@@ -225,11 +237,12 @@ def real_comparison(rb, floor, work, dng, defaults, default_level):
     sides = [Side("readback", f"readback convert (default: {default_level})",
                   lambda d: [rb.bin, "convert", dng, "--out", d, "--quiet"], env=rb.env(work),
                   check=output_bytes_check(floor, w * h))]
+    rounds = frontier_rounds(w * h)
     if FRONTIER_ALL_LEVELS:
-        sides += level_sides(rb, work, dng, floor, w * h, default_level, FRONTIER_ROUNDS)
+        sides += level_sides(rb, work, dng, floor, w * h, default_level, rounds)
     sides.append(peers.dcraw_side(floor, dng, w * h, q_peer, f" (preset slow; {how})"))
-    log(f"frontier: {name}: {FRONTIER_ROUNDS} interleaved rounds of each level and the dcraw pipeline at q{q_peer}")
-    interleave(sides, FRONTIER_ROUNDS, os.path.join(work, "frontier-rounds"))
+    log(f"frontier: {name}: {rounds} interleaved rounds of each level and the dcraw pipeline at q{q_peer}")
+    interleave(sides, rounds, os.path.join(work, "frontier-rounds"))
     comp["sides"] = [s.summary() for s in sides]
     comp["frontier"] = summarize(front, {s.name: s for s in sides}, default_level)
     r = ratio(sides[0], sides[-1])

@@ -437,6 +437,13 @@ class FrontierTests(unittest.TestCase):
         self.assertIn("| 24 MP chart | balanced (default) |", table)
         self.assertIn("| sony.dng | heif-enc (preset slow) | matched at q55", table)
 
+    def test_a_small_frame_gets_at_least_five_rounds(self):
+        self.assertEqual(frontier.frontier_rounds(1224 * 816, rounds=1), 5)   # the Canon 6D, about a second a run
+        self.assertEqual(frontier.frontier_rounds(4_000_000, rounds=1), 5)
+        self.assertEqual(frontier.frontier_rounds(4_000_001, rounds=1), 1)   # a 12 MP or larger RAW keeps the knob's
+        self.assertEqual(frontier.frontier_rounds(4288 * 2848, rounds=3), 3)
+        self.assertEqual(frontier.frontier_rounds(1224 * 816, rounds=7), 7)  # never fewer than asked
+
     def test_a_bound_that_does_not_decide_is_not_measured(self):
         f = front({"balanced": {"bpp": 0.4, "mean": 0.98, "worst": 0.97, "cpu_s": 1.4},  # below heif-enc's q50
                    "small": {"bpp": 1.6, "mean": 0.999, "worst": 0.995, "cpu_s": 3.4}})  # above its q60
