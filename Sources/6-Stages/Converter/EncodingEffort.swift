@@ -75,7 +75,7 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         case .fast:
             return "1.10–1.30× heif-enc's size on real DNGs, 1.62–1.67× on the 24/50 MP charts; 0.2–0.3× its CPU"
         case .balanced:
-            return "0.92–1.06× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
+            return "0.91–1.04× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
         case .small:
             return "0.90–0.97× heif-enc's size on real DNGs, about 0.55× on the 24 MP chart; 0.5–0.9× its CPU"
         }
