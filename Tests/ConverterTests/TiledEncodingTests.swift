@@ -414,4 +414,21 @@ func tenBitAndFourFourFourTiles(depth: Int, chroma: HeifChroma) throws {
     let primary = try #require(file.primaryItemID)
     #expect(out.result.primaryTiles == 0 && file.item(primary)?.type == "hvc1")
     #expect(pair.tiled.result.primaryTiles == 6)
+    // The gain map keeps its tiles (650×350 in 448 px tiles) under the one-picture primary, wired to it both ways,
+    // and the file audits clean with a complete gain map.
+    let gm = try #require(file.appleGainMap(of: primary))
+    #expect(file.item(gm)?.type == "grid")
+    let tmap = try #require(file.toneMapItems.first)
+    #expect(file.toneMapInputs(of: tmap)?.base == primary && file.toneMapInputs(of: tmap)?.gainMap == gm)
+    let written = pair.dir.appendingPathComponent("audit-one-picture.heic")
+    try writeFile(out.bytes, to: written)
+    #expect(try FileFacts.read(path: pair.dng.path).carry(to: written.path).lines.isEmpty)  // as Batch publishes
+    let r = FileAuditor(
+        options: AuditOptions(policy: .readbackOutputs, decode: true, thumbnails: false, jobs: 1), decoders: .inProcess
+    )
+    .audit(AuditJob(name: written.lastPathComponent, source: pair.dng, output: written))
+    let serious = r.findings.filter { $0.severity >= .warning }
+    #expect(serious.isEmpty, "\(serious.map { "\($0.code): \($0.message)" })")
+    #expect(r.decode.contains { $0.target == .primary && $0.status == .ok && $0.width == 1300 && $0.height == 700 })
+    #expect(!r.gainMaps.isEmpty && r.gainMaps.allSatisfy(\.isComplete))
 }
