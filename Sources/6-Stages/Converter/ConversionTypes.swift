@@ -76,11 +76,10 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
         didSet { untiledWithinLevel41 = false }
     }
     /// Codes a RAW's primary that is within HEVC level 4.1 (at most 2,228,224 pixels, no side over 4222) as one
-    /// untiled picture while `tileSize` is left at its default. Such a
-    /// picture takes the level's 16×16 coding trees untiled too, x265 spreads it over both cores, and its memory is
-    /// small, so tiles only add padding and per-tile work: on the real DNGs, 1–2 % fewer bytes and about a quarter
-    /// less encode CPU at ~2 MP; on the 1 MP Canon 6D 1.3 % fewer bytes and 7 % less wall time (docs/tiling.md "Small
-    /// frames").
+    /// untiled picture while `tileSize` is left at its default. Such a picture takes the level's 16×16 coding trees
+    /// untiled too, x265 spreads it over both cores, and its memory is small, so tiles only add padding and per-tile
+    /// work: on the real DNGs, 1–2 % fewer bytes and about a quarter less encode CPU at ~2 MP; on the 1 MP Canon 6D
+    /// 1.3 % fewer bytes and 7 % less wall time (docs/tiling.md "Small frames").
     public var untiledWithinLevel41 = true
     /// Encoder threads coding tiles at once; 0 = one per core.
     public var encodeWorkers: Int = 0

@@ -125,8 +125,8 @@ func runTool(_ path: String, _ args: [String]) throws {
 
 /// `readback-ladder effort RAW... [--crop WxH|full] [--settings P:Q:V;..] [--heif-enc Q,Q..] [--out TSV]`: each
 /// RAW's frame crop coded at every Readback setting (a variant may add `depth=10` and `tile=N`, default the
-/// converter's tiling of the whole frame) and by heif-enc at each quality (its defaults: preset slow), each judged at viewing size
-/// against the crop's archival encode; one TSV row per encode on stdout, appended to --out.
+/// converter's tiling of the whole frame) and by heif-enc at each quality (its defaults: preset slow), each judged at
+/// viewing size against the crop's archival encode; one TSV row per encode on stdout, appended to --out.
 func effort(_ raws: [String], options: [String: String]) throws {
     guard !raws.isEmpty else { fail("usage: readback-ladder effort RAW... [--settings P:Q:V;..] [--heif-enc Q,..]") }
     let (cw, ch) = cropSize(options)
