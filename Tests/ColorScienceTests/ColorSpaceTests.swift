@@ -23,6 +23,24 @@ import Testing
     #expect(hypot(p3.a[2], p3.b[2]) > hypot(srgb.a[2], srgb.b[2]) + 10)
 }
 
+/// The planes of a large image, computed in bands on the pool, hold at every pixel exactly what the same pixel alone
+/// gives: no band skipped, shifted or overlapped.
+@Test func cielabPlanesOfALargeImageArePixelByPixel() {
+    let (w, h) = (331, 257)  // 85,067 pixels: five bands with uneven edges
+    var rng = SystemRandomNumberGenerator()
+    let s = (0..<(w * h * 3)).map { _ in Float.random(in: -0.05...1.05, using: &rng) }
+    let all = CIELAB.planes(RenderImage(width: w, height: h, samples: s, space: .displayP3))
+    #expect(all.l.count == w * h && all.a.count == w * h && all.b.count == w * h && all.y.count == w * h)
+    let band = w * h / 5
+    let edges = (0...5).flatMap { k in [k * band - 1, k * band, k * band + 1] }
+    for i in (edges + (0..<400).map { _ in Int.random(in: 0..<(w * h), using: &rng) }) where (0..<(w * h)).contains(i) {
+        let one = CIELAB.planes(
+            RenderImage(width: 1, height: 1, samples: Array(s[(3 * i)..<(3 * i + 3)]), space: .displayP3))
+        #expect(
+            all.l[i] == one.l[0] && all.a[i] == one.a[0] && all.b[i] == one.b[0] && all.y[i] == one.y[0], "pixel \(i)")
+    }
+}
+
 /// The letterbox rule: uniform near-black bars (at most a third of a side) are found on each edge, and a frame
 /// without bars has none.
 @Test func letterboxFindsUniformBlackBars() {

@@ -31,27 +31,48 @@ public enum CIELAB {
     /// The CIELAB (D65) planes and relative luminance of `img`, read through its own space.
     public static func planes(_ img: RenderImage) -> Planes {
         let n = img.width * img.height
-        var p = Planes(
-            l: .init(repeating: 0, count: n), a: .init(repeating: 0, count: n), b: .init(repeating: 0, count: n),
-            y: .init(repeating: 0, count: n))
+        guard n > 0 else { return Planes() }
         let m = img.space.toXYZ
         let tf = img.space.transfer
         // Code values are 8-bit or finer; a 4096-entry table keeps the transfer exact to well under a ΔE of 0.01.
         let table = (0...4095).map { tf.decode(Double($0) / 4095) }
-        @inline(__always) func linear(_ v: Float) -> Double {
+        @inline(__always) @Sendable func linear(_ v: Float) -> Double {
             let x = Double(min(max(v, 0), 1)) * 4095
             let i = min(Int(x), 4094)
             return table[i] + (table[i + 1] - table[i]) * (x - Double(i))
         }
-        for i in 0..<n {
-            let r = linear(img.samples[3 * i])
-            let g = linear(img.samples[3 * i + 1])
-            let b = linear(img.samples[3 * i + 2])
-            let x = m[0] * r + m[1] * g + m[2] * b
-            let y = m[3] * r + m[4] * g + m[5] * b
-            let z = m[6] * r + m[7] * g + m[8] * b
-            let c = lab(x: x, y: y, z: z)
-            (p.l[i], p.a[i], p.b[i], p.y[i]) = (c.l, c.a, c.b, y)
+        // Every pixel of the four planes is written once below, in bands of pixels on the pool, so the planes start
+        // uninitialised (a 1024×683 preview's 22 MB were zeroed first, then written).
+        let bands = max(1, min(64, n / 16_384))
+        var p = Planes()
+        p.l = [Double](unsafeUninitializedCapacity: n) { lb, lc in
+            p.a = [Double](unsafeUninitializedCapacity: n) { ab, ac in
+                p.b = [Double](unsafeUninitializedCapacity: n) { bb, bc in
+                    p.y = [Double](unsafeUninitializedCapacity: n) { yb, yc in
+                        // unchecked: each band writes its own pixels of the four planes.
+                        let out = UnsafeSendable((lb.baseAddress!, ab.baseAddress!, bb.baseAddress!, yb.baseAddress!))
+                        Parallel.forEach(bands) { band in
+                            let (lp, ap, bp, yp) = out.value
+                            img.samples.withUnsafeBufferPointer { s in
+                                for i in (n * band / bands)..<(n * (band + 1) / bands) {
+                                    let r = linear(s[3 * i])
+                                    let g = linear(s[3 * i + 1])
+                                    let b = linear(s[3 * i + 2])
+                                    let x = m[0] * r + m[1] * g + m[2] * b
+                                    let y = m[3] * r + m[4] * g + m[5] * b
+                                    let z = m[6] * r + m[7] * g + m[8] * b
+                                    let c = lab(x: x, y: y, z: z)
+                                    (lp[i], ap[i], bp[i], yp[i]) = (c.l, c.a, c.b, y)
+                                }
+                            }
+                        }
+                        yc = n
+                    }
+                    bc = n
+                }
+                ac = n
+            }
+            lc = n
         }
         return p
     }
