@@ -106,8 +106,8 @@ import Testing
         "neutral is neutral")
 }
 
-/// A frame in memory (working-space 16-bit codes), for the look's fit without a file.
-private final class MemoryFrame: LinearFrame, @unchecked Sendable {
+/// A frame in memory (working-space 16-bit codes), for the look's fit and the HDR measure without a file.
+final class MemoryFrame: LinearFrame, @unchecked Sendable {
     let width: Int
     let height: Int
     let codes: [UInt16]

@@ -13,17 +13,31 @@ public enum HDRPolicy {
     /// Measures the captured headroom on a subsample and applies the policy.
     static func decide(_ img: any LinearFrame, renderer: Renderer, kind: InputKind, hdr: HDRMode) -> HDRDecision {
         let step = max(1, Int((Double(img.width * img.height) / 250_000).squareRoot()))
-        var ys: [Float] = []
-        ys.reserveCapacity((img.width / step + 1) * (img.height / step + 1))
-        var above = 0
-        for y in stride(from: 0, to: img.height, by: step) {
-            for x in stride(from: 0, to: img.width, by: step) {
-                let v = img.pixel(x: x, y: y)
-                let p = renderer.pixel(v.0, v.1, v.2)
-                ys.append(p.y)
-                if p.y > 2 { above += 1 }
+        // The sampled rows in bands on the pool, each band's luminances in its own slot, joined in row order (the
+        // percentile and the count do not depend on the order anyway).
+        let rows = (img.height + step - 1) / step
+        let bands = max(1, min(16, rows / 32))
+        var slots = [(ys: [Float], above: Int)](repeating: ([], 0), count: bands)
+        slots.withUnsafeMutableBufferPointer { buf in
+            // unchecked: each band writes its own slot.
+            let out = UnsafeSendable(buf.baseAddress!)
+            Parallel.forEach(bands) { band in
+                var ys: [Float] = []
+                ys.reserveCapacity((rows / bands + 1) * (img.width / step + 1))
+                var above = 0
+                for row in (rows * band / bands)..<(rows * (band + 1) / bands) {
+                    for x in stride(from: 0, to: img.width, by: step) {
+                        let v = img.pixel(x: x, y: row * step)
+                        let p = renderer.pixel(v.0, v.1, v.2)
+                        ys.append(p.y)
+                        if p.y > 2 { above += 1 }
+                    }
+                }
+                out.value[band] = (ys, above)
             }
         }
+        var ys = slots.flatMap(\.ys)
+        let above = slots.reduce(0) { $0 + $1.above }
         // The 99.9th percentile: the order statistic a sort would put there, selected.
         let p999 = ys.isEmpty ? 0 : OrderStatistic.value(&ys, min(ys.count - 1, Int(Double(ys.count) * 0.999)))
         let headroom = max(0, log2(Double(max(p999, 1e-6))))

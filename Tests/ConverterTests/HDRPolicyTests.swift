@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import Converter
+
+/// The headroom measure samples every `step`-th pixel of every `step`-th row, in bands on the pool: its fraction of
+/// pixels over one stop and its 99.9th percentile are those of the same samples taken in one pass, with the bright
+/// pixels only in the last rows (the last band) and only in the first ones (the first band).
+@Test(arguments: [true, false])
+func hdrMeasureSamplesTheWholeFrameInBands(brightAtTheBottom: Bool) {
+    let (w, h) = (1200, 900)  // step 2: 450 sampled rows in 14 bands
+    var codes = [UInt16](repeating: 0, count: 3 * w * h)
+    for y in 0..<h {
+        let bright = brightAtTheBottom ? y >= h - 40 : y < 40
+        for x in 0..<w {
+            let v: UInt16 = bright && x % 3 == 0 ? 65535 : UInt16(2000 + (x * 7 + y * 13) % 20000)
+            for c in 0..<3 { codes[3 * (y * w + x) + c] = v }
+        }
+    }
+    let frame = MemoryFrame(width: w, height: h, codes: codes)
+    let renderer = Renderer(space: .sRGB, baselineExposure: 0)
+    let d = HDRPolicy.decide(frame, renderer: renderer, kind: .mosaicRAW, hdr: .auto)
+
+    let step = max(1, Int((Double(w * h) / 250_000).squareRoot()))
+    var ys: [Float] = []
+    var above = 0
+    for y in stride(from: 0, to: h, by: step) {
+        for x in stride(from: 0, to: w, by: step) {
+            let v = frame.pixel(x: x, y: y)
+            let p = renderer.pixel(v.0, v.1, v.2)
+            ys.append(p.y)
+            if p.y > 2 { above += 1 }
+        }
+    }
+    ys.sort()
+    let p999 = ys[min(ys.count - 1, Int(Double(ys.count) * 0.999))]
+    #expect(above > 0 && above < ys.count / 10, "the bright rows are measured: \(above) of \(ys.count)")
+    #expect(d.fractionAboveOneStop == Double(above) / Double(ys.count))
+    #expect(d.measuredHeadroomStops == max(0, log2(Double(max(p999, 1e-6)))))
+    #expect(d.gainMap)
+}
