@@ -1,8 +1,8 @@
 import ColorScience
 import Testing
 
-/// A small deterministic generator (the tests must give the same lists every run).
-private struct SplitMix: RandomNumberGenerator {
+/// A small deterministic generator (the tests must give the same inputs every run).
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
