@@ -58,6 +58,17 @@ std::string safeToString(const Exiv2::Metadatum &m) {
     }
 }
 
+// Components beyond which an Exif value's string form is not made: every reader of it parses a count-1 integer
+// (Orientation, ImageWidth), while a DNG's colour tables (ProfileLookTableData: 13,824 floats), its XMLPacket and a
+// MakerNote run to tens of thousands of components, each printed through an ostream (20 ms a file). Their bytes are
+// in `raw` whatever the count.
+constexpr long kExifTextMaxComponents = 64;
+
+std::string exifText(const Exiv2::Exifdatum &d) {
+    if (d.count() > kExifTextMaxComponents && d.typeId() != Exiv2::asciiString) return std::string();
+    return safeToString(d);
+}
+
 void addExif(rb_exiv2_doc &doc, const Exiv2::ExifData &ed) {
     for (const auto &d : ed) {
         Entry e;
@@ -70,7 +81,7 @@ void addExif(rb_exiv2_doc &doc, const Exiv2::ExifData &ed) {
         e.tag = d.tag();
         e.typeId = static_cast<int32_t>(d.typeId());
         e.count = d.count();
-        e.text = safeToString(d);
+        e.text = exifText(d);
         if (d.getValue().get() != nullptr) e.raw = canonicalBytes(d.value());
         e.makernote = Exiv2::ExifTags::isMakerGroup(e.group) ? 1 : 0;
         doc.entries.push_back(std::move(e));

@@ -22,7 +22,8 @@ public struct RawEntry: Sendable, Hashable, Codable {
     /// Exif/IPTC value bytes in big-endian order (UNDEFINED bytes as stored); XMP items separated by U+001E,
     /// language alternatives as "lang U+001F text".
     public let raw: [UInt8]
-    /// The reader's string form.
+    /// The reader's string form; empty for an Exif value of over 64 components that is not ASCII (a DNG colour
+    /// table, a MakerNote), whose bytes are in `raw`.
     public let text: String
     /// True for tags the reader decoded from inside a MakerNote.
     public let isMakerNote: Bool

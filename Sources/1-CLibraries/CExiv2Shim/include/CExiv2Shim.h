@@ -53,7 +53,8 @@ typedef struct {
     const uint8_t *raw;     ///< Exif/IPTC: the value bytes in big-endian order. XMP: the items, each
                             ///< "text" or (langAlt) "lang\x1ftext", separated by \x1e.
     size_t raw_size;
-    const char *text;       ///< exiv2's string value (Value::toString)
+    const char *text;       ///< exiv2's string value (Value::toString); empty for an Exif value of over 64
+                            ///< components that is not ASCII (its bytes are in raw)
     int32_t makernote;      ///< 1 when exiv2 decoded this entry from inside a MakerNote
 } rb_exiv2_entry;
 
