@@ -38,6 +38,39 @@ struct SplitMix: RandomNumberGenerator {
     }
 }
 
+/// Several ranks selected on one copy give what a sort puts at each rank and the next, whatever order the ranks come
+/// in, repeated or adjacent, over the same lists as the single selection (and a NaN, which sends them to the sort).
+@Test func severalRanksOnOneCopyGiveWhatASortPutsThere() {
+    var rng = SplitMix(state: 11)
+    let lists: [[Double]] = [
+        (0..<257).map { _ in Double.random(in: -1...1, using: &rng) },
+        (0..<300).map { _ in Double(Int.random(in: 0...7, using: &rng)) },
+        [Double](repeating: 3, count: 40),
+        (0..<64).map(Double.init),
+        (0..<64).reversed().map(Double.init),
+        [42],
+        [2, .nan, 1, 3],
+    ]
+    for list in lists {
+        let sorted = list.sorted()
+        let n = list.count
+        let rankLists: [[Int]] = [
+            [0], [n - 1], [n / 2, 0, n - 1], [n / 2, n / 2], [n / 3, n / 3 + 1, n / 3 + 2], [n - 1, n - 2, 0, 1],
+            (0..<n).map { $0 }, (0..<n).reversed().map { $0 },
+            (0..<12).map { _ in Int.random(in: 0..<n, using: &rng) },
+        ]
+        for ks in rankLists.map({ $0.filter { (0..<n).contains($0) } }) where !ks.isEmpty {
+            let got = OrderStatistic.pairValues(list, ks)
+            for (k, (lo, hi)) in zip(ks, got) {
+                let want = (sorted[k], k + 1 < n ? sorted[k + 1] : nil)
+                #expect(
+                    lo.bitPattern == want.0.bitPattern && hi?.bitPattern == want.1?.bitPattern,
+                    "rank \(k) of \(n) among \(ks.prefix(6))")
+            }
+        }
+    }
+}
+
 /// Two computations run at once come back each in its own place, whatever they return.
 @Test func parallelBothReturnsEachResultInItsPlace() {
     let (a, b) = Parallel.both({ (0..<1000).reduce(0, +) }, { "second" })

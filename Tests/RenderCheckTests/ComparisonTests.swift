@@ -191,6 +191,12 @@ func verdict(_ ref: RenderImage, _ out: RenderImage) -> (RenderMeasurement, [Fin
         }
     }
     #expect(RenderComparison.percentile([], 50).isNaN)
+    // Several at once, on one copy: each the one a sort gives.
+    let qs = [99.0, 1, 50, 50, 90, 0, 100]
+    for v in lists {
+        #expect(RenderComparison.percentiles(v, qs) == qs.map { sortedPercentile(v, $0) }, "\(v.count) values")
+    }
+    #expect(RenderComparison.percentiles([], [1, 99]).allSatisfy { $0.isNaN })
 }
 
 /// The per-pixel measures run in two halves at once: both halves count. A grey reference whose output is shifted by

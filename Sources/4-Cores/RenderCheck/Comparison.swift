@@ -136,13 +136,15 @@ public enum RenderComparison {
         let (toneStats, lStats) = Parallel.both(
             {
                 (
-                    percentile(deltaE, 50), percentile(deltaE, 90),
+                    percentiles(deltaE, [50, 90]),
                     s.logRatios.count >= minimumPixels ? percentile(s.logRatios, 50) : nil
                 )
             },
-            { (spread(o.l), spread(r.l), percentile(o.l, 50), percentile(r.l, 50)) })
-        (m.deltaEMedian, m.deltaEP90, m.exposureStops) = toneStats
-        (m.outputSpread, m.referenceSpread, m.outputMedianL, m.referenceMedianL) = lStats
+            { (percentiles(o.l, [1, 50, 99]), percentiles(r.l, [1, 50, 99])) })
+        (m.deltaEMedian, m.deltaEP90, m.exposureStops) = (toneStats.0[0], toneStats.0[1], toneStats.1)
+        let (ol, rl) = lStats
+        (m.outputSpread, m.referenceSpread, m.outputMedianL, m.referenceMedianL) =
+            (ol[2] - ol[0], rl[2] - rl[0], ol[1], rl[1])
         m.midtoneFraction = Double(s.logRatios.count) / Double(count)
         m.neutralFraction = Double(s.neutral) / Double(count)
         m.castFromNeutrals = s.neutral >= minimumPixels && m.neutralFraction >= minimumNeutralFraction
@@ -210,15 +212,14 @@ public enum RenderComparison {
     }
 
     /// The `q`th percentile (0–100) with linear interpolation between order statistics (numpy's default).
-    public static func percentile(_ v: [Double], _ q: Double) -> Double {
-        guard !v.isEmpty else { return .nan }
-        let x = q / 100 * Double(v.count - 1)
-        let i = Int(x)
-        // The two order statistics a sort would put at i and i + 1.
-        let (lo, hi) = OrderStatistic.pairValue(v, i)
-        return hi.map { lo + ($0 - lo) * (x - Double(i)) } ?? lo
-    }
+    public static func percentile(_ v: [Double], _ q: Double) -> Double { percentiles(v, [q])[0] }
 
-    /// p99 − p1.
-    static func spread(_ v: [Double]) -> Double { percentile(v, 99) - percentile(v, 1) }
+    /// `percentile` at each of `qs`, selected on one copy of `v` (NaN each when `v` is empty).
+    public static func percentiles(_ v: [Double], _ qs: [Double]) -> [Double] {
+        guard !v.isEmpty else { return qs.map { _ in .nan } }
+        let xs = qs.map { $0 / 100 * Double(v.count - 1) }
+        // The two order statistics a sort would put at i and i + 1.
+        let pairs = OrderStatistic.pairValues(v, xs.map { Int($0) })
+        return zip(xs, pairs).map { x, p in p.1.map { p.0 + ($0 - p.0) * (x - Double(Int(x))) } ?? p.0 }
+    }
 }
