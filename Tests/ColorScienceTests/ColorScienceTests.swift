@@ -183,3 +183,22 @@ let bt2020xy = [(0.708, 0.292), (0.170, 0.797), (0.131, 0.046)]
     #expect(abs(adapted.0 - d50.x) < 2e-4 && abs(adapted.1 - d50.y) < 2e-4 && abs(adapted.2 - d50.z) < 5e-4)
     #expect(Matrix3.scaleRows([2, 3, 4], [1, 1, 1, 1, 1, 1, 1, 1, 1]) == [2, 2, 2, 3, 3, 3, 4, 4, 4])
 }
+
+/// An image capped straight from its codes is, value for value, the one made in floats and capped after: 8- and 16-bit
+/// codes, a frame large enough to be resized in two halves and a small one, each side the long one, and a frame
+/// already within the cap (returned as made). A resize that read a row from the wrong place, or scaled it twice,
+/// fails it.
+@Test func cappingFromCodesIsCappingTheFloatImage() {
+    var rng = SplitMix(state: 23)
+    for (w, h, maxSide) in [(1224, 816, 1024), (300, 700, 256), (97, 61, 40), (64, 48, 1024)] {
+        let bytes = (0..<(w * h * 3)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let words = bytes.map { UInt16($0) * 4 + UInt16.random(in: 0...3, using: &rng) }
+        let a = RenderImage(width: w, height: h, codes: bytes, space: .sRGB).capped(maxSide: maxSide)
+        let b = RenderImage.capped(width: w, height: h, codes: bytes, maxCode: 255, space: .sRGB, maxSide: maxSide)
+        #expect(a.width == b.width && a.height == b.height && a.samples == b.samples, "8-bit \(w)×\(h) → \(maxSide)")
+        let c = RenderImage(width: w, height: h, codes: words, maxCode: 1023, space: .sRGB).capped(maxSide: maxSide)
+        let d = RenderImage.capped(width: w, height: h, codes: words, maxCode: 1023, space: .sRGB, maxSide: maxSide)
+        #expect(c.width == d.width && c.height == d.height && c.samples == d.samples, "10-bit \(w)×\(h) → \(maxSide)")
+        #expect(max(b.width, b.height) == min(maxSide, max(w, h)))
+    }
+}

@@ -60,30 +60,82 @@ public struct RenderImage: Sendable {
     /// weighted), on code values.
     public func resized(width w: Int, height h: Int) -> RenderImage {
         if w == width && h == height { return self }
-        let xs = Self.weights(from: width, to: w)
-        let ys = Self.weights(from: height, to: h)
-        // Rows first (width → w), then columns (height → h); each pass in two halves at once when the image is large
-        // (each output value is summed in the same order either way).
-        let halves = width * height >= 1 << 18 ? 2 : 1
         let width = width
+        return samples.withUnsafeBufferPointer { s in
+            let base = UnsafeSendable(s.baseAddress!)
+            return Self.resize(width: width, height: height, to: w, h, space: space) { y, _ in
+                UnsafePointer(base.value + 3 * y * width)
+            }
+        }
+    }
+
+    /// The image of interleaved RGB `codes` no larger than `maxSide` on its long side: value for value what
+    /// `init(codes:)` then `capped(maxSide:)` give, without the full-size copy in floats (each row is scaled as the
+    /// resize reads it).
+    @inlinable
+    public static func capped<T: BinaryInteger & Sendable>(
+        width: Int, height: Int, codes: [T], maxCode: Int, space: ColorSpace, maxSide: Int
+    ) -> RenderImage {
+        guard let (w, h) = cappedSize(width: width, height: height, maxSide: maxSide) else {
+            return RenderImage(width: width, height: height, codes: codes, maxCode: maxCode, space: space)
+        }
+        precondition(width > 0 && height > 0 && codes.count == width * height * 3, "bad image size")
+        let k = 1 / Float(maxCode)
+        return codes.withUnsafeBufferPointer { c in
+            let base = UnsafeSendable(c.baseAddress!)
+            return resize(width: width, height: height, to: w, h, space: space) { y, scratch in
+                let row = base.value + 3 * y * width
+                for i in 0..<(3 * width) { scratch[i] = Float(row[i]) * k }
+                return UnsafePointer(scratch)
+            }
+        }
+    }
+
+    /// The size `capped(maxSide:)` reduces a `width × height` image to, nil when it is no larger.
+    @inlinable
+    static func cappedSize(width: Int, height: Int, maxSide: Int) -> (Int, Int)? {
+        let long = max(width, height)
+        guard long > maxSide else { return nil }
+        let s = Double(maxSide) / Double(long)
+        return (max(1, Int((Double(width) * s).rounded())), max(1, Int((Double(height) * s).rounded())))
+    }
+
+    /// The area-average resize of a `width × height` image whose row `y` `row(y, scratch)` gives (3 × width code
+    /// values, 0…1; `scratch` has room for one row) to `w × h`: rows first (width → w), then columns (height → h),
+    /// each pass in two halves at once when the image is large (each output value is summed in the same order
+    /// either way).
+    @usableFromInline
+    static func resize(
+        width: Int, height: Int, to w: Int, _ h: Int, space: ColorSpace,
+        row: @Sendable (Int, UnsafeMutablePointer<Float>) -> UnsafePointer<Float>
+    ) -> RenderImage {
+        let xs = weights(from: width, to: w)
+        let ys = weights(from: height, to: h)
+        let halves = width * height >= 1 << 18 ? 2 : 1
         var rows = [Float](repeating: 0, count: w * height * 3)
-        Self.inHalves(samples, into: &rows, rows: height, halves: halves) { src, dst, range in
-            for y in range {
-                for (x, span) in xs.enumerated() {
-                    var acc: (Float, Float, Float) = (0, 0, 0)
-                    for (i, wt) in span {
-                        let p = src + 3 * (y * width + i)
-                        acc.0 += p[0] * wt
-                        acc.1 += p[1] * wt
-                        acc.2 += p[2] * wt
+        rows.withUnsafeMutableBufferPointer { d in
+            let dst = UnsafeSendable(d.baseAddress!)
+            Parallel.forEach(halves) { half in
+                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 3 * width)
+                defer { scratch.deallocate() }
+                for y in (half * height / halves)..<((half + 1) * height / halves) {
+                    let src = row(y, scratch)
+                    for (x, span) in xs.enumerated() {
+                        var acc: (Float, Float, Float) = (0, 0, 0)
+                        for (i, wt) in span {
+                            let p = src + 3 * i
+                            acc.0 += p[0] * wt
+                            acc.1 += p[1] * wt
+                            acc.2 += p[2] * wt
+                        }
+                        let o = dst.value + 3 * (y * w + x)
+                        (o[0], o[1], o[2]) = acc
                     }
-                    let o = dst + 3 * (y * w + x)
-                    (o[0], o[1], o[2]) = acc
                 }
             }
         }
         var out = [Float](repeating: 0, count: w * h * 3)
-        Self.inHalves(rows, into: &out, rows: h, halves: halves) { src, dst, range in
+        inHalves(rows, into: &out, rows: h, halves: halves) { src, dst, range in
             for y in range {
                 for (j, wt) in ys[y] {
                     let (s, d) = (src + 3 * j * w, dst + 3 * y * w)
@@ -130,11 +182,8 @@ public struct RenderImage: Sendable {
 
     /// The same image no larger than `maxSide` on its long side (area average), or itself.
     public func capped(maxSide: Int) -> RenderImage {
-        let long = max(width, height)
-        guard long > maxSide else { return self }
-        let s = Double(maxSide) / Double(long)
-        return resized(
-            width: max(1, Int((Double(width) * s).rounded())), height: max(1, Int((Double(height) * s).rounded())))
+        guard let (w, h) = Self.cappedSize(width: width, height: height, maxSide: maxSide) else { return self }
+        return resized(width: w, height: h)
     }
 
     /// Encoded luma (BT.601 weights on code values, 0…1) of pixel `i`.

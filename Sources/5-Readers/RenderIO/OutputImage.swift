@@ -36,9 +36,9 @@ public enum OutputImage {
             let t = img.nclx.map { "transfer \($0.transferCharacteristics), primaries \($0.colourPrimaries)" } ?? "?"
             throw Unreadable(description: "the output's colour signalling (\(t)) is not an SDR space the check reads")
         }
-        let r = RenderImage(
-            width: img.width, height: img.height, codes: img.samples, maxCode: (1 << img.bitDepth) - 1, space: space)
-        return r.capped(maxSide: 2 * RenderComparison.maxSide)
+        return RenderImage.capped(
+            width: img.width, height: img.height, codes: img.samples, maxCode: (1 << img.bitDepth) - 1, space: space,
+            maxSide: 2 * RenderComparison.maxSide)
     }
 
     /// The space an image signals: its nclx when the check reads it, else its ICC profile, else sRGB (what a
