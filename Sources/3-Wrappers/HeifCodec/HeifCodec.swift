@@ -300,25 +300,6 @@ public enum HeifEncoder {
         return try write(ctx)
     }
 
-    /// Serialises the first encode of each bit depth in the process. x265 fills its table of primitives (one per bit
-    /// depth: the 10-bit encoder is a separate build inside libx265) when its first encoder opens, testing one entry
-    /// of the table without a lock; encoders opened at the same moment on other threads could then call an entry not
-    /// yet filled. The tile pool opens one encoder per worker at once: a test's first 10-bit conversion in a process
-    /// that had coded only 8-bit before died once on a null function pointer inside libx265 that way.
-    final class FirstEncoder: Sendable {
-        static let gate = FirstEncoder()
-        /// The bit depths coded once already; the first encode of each runs with this lock held.
-        private let primed = Mutex<Set<Int>>([])
-
-        func run<T>(depth: Int, _ body: () throws -> T) throws -> T {
-            if primed.withLock({ $0.contains(depth) }) { return try body() }
-            return try primed.withLock { set in
-                defer { set.insert(depth) }
-                return try body()
-            }
-        }
-    }
-
     private static func makeImage(_ pixels: HeifPixels) throws -> Image {
         var imgPtr: OpaquePointer?
         switch pixels {

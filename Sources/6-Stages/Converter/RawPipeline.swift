@@ -1,3 +1,4 @@
+import ColorScience
 import Exiv2Bridge
 import Fidelity
 import FileContent
@@ -171,26 +172,16 @@ extension HEICConverter {
         var parts = EncodedParts()
         let layout = try TileLayout.coding(
             width: width, height: height, tileSize: options.primaryTileSize(width: width, height: height), file: name)
-        let primary = try encodePrimary(pass, layout: layout, settings: settings, options: options, file: name)
+        let primary = try encodePrimary(pass, layout: layout, settings: settings, options: options, file: name) {
+            try sideParts(pass, computed: $0, options: options, nclx: settings.nclx, file: name)
+        }
         parts.primary = primary.image
         clock.lap("encode")
         clock.move(primary.renderSeconds, from: "encode", to: "render")
-        clock.move(primary.gainMapSeconds, from: "encode", to: "gainmap")
-
-        var summary: GainMapSummary?
-        if pass.gainMap {
-            let computed = try primary.gainMapValues ?? GainMapEncoder.compute(pass, file: name)
-            let (gm, s) = try GainMapEncoder.encode(pass, computed, options: options, file: name)
-            parts.gainMap = gm
-            summary = s
-            clock.lap("gainmap")
-        }
-        if options.thumbnail, let t = pass.thumbnail() {
-            // A thumbnail is smaller than one tile: one thread, no x265 pool (see HeifEncoder.encode's `threads`).
-            parts.thumbnail = try TiledEncoder.encodeItem(
-                t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: settings.nclx), threads: 1,
-                file: name)
-        }
+        clock.move(primary.side.gainMapSeconds, from: "encode", to: "gainmap")
+        parts.gainMap = primary.side.gainMap
+        parts.thumbnail = primary.side.thumbnail
+        let summary = primary.side.summary
 
         // Optional DNG opcodes nobody applies (mandatory ones were refused by the decoder) are known losses.
         var losses = meta.dngOpcodesSkipped.map { "DNG \($0) not applied" }
@@ -217,16 +208,50 @@ extension HEICConverter {
         return ConvertedImage(bytes: output, result: result, reference: reference)
     }
 
+    /// What is coded beside the primary, from the render's statistics alone: the gain map (its values computed
+    /// unless given) with its summary, and the thumbnail; `gainMapSeconds` is the gain map's share.
+    struct SideParts {
+        var gainMap: EncodedGainMap?
+        var summary: GainMapSummary?
+        var thumbnail: CodedItem?
+        var gainMapSeconds = 0.0
+    }
+
+    /// Codes the `SideParts` of a rendered pass.
+    static func sideParts(
+        _ pass: RenderPass, computed: ComputedGainMap?, options: ConvertOptions, nclx: NCLX, file: String
+    ) throws -> SideParts {
+        var side = SideParts()
+        if pass.gainMap {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let values = try computed ?? GainMapEncoder.compute(pass, file: file)
+            let (gm, summary) = try GainMapEncoder.encode(pass, values, options: options, file: file)
+            (side.gainMap, side.summary) = (gm, summary)
+            side.gainMapSeconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+        }
+        if options.thumbnail, let t = pass.thumbnail() {
+            // A thumbnail is smaller than one tile: one thread, no x265 pool (see HeifEncoder.encode's `threads`).
+            side.thumbnail = try TiledEncoder.encodeItem(
+                t, settings: HeifEncodeSettings(quality: 60, preset: options.speed, nclx: nclx), threads: 1, file: file)
+        }
+        return side
+    }
+
     /// The primary of a RAW: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw's
-    /// buffers are freed. With a gain map, its values are computed from the render's cell statistics on the
-    /// producer thread while the last tiles encode (tiled only; `gainMapValues` is nil otherwise).
+    /// buffers are freed, and its side parts (`side`, given the gain map's values when they were computed). Tiled,
+    /// the gain map's values are computed from the render's cell statistics on the producer thread while the last
+    /// tiles encode, and the side parts are coded after the tiles. Untiled, the side parts are coded while x265 codes
+    /// the frame: its pool keeps both cores busy only until the last rows, and a small frame's gain map and thumbnail
+    /// were a tenth of its conversion on one core after it.
     static func encodePrimary(
-        _ pass: RenderPass, layout: TileLayout?, settings: HeifEncodeSettings, options: ConvertOptions, file: String
-    ) throws -> (image: CodedImage, renderSeconds: Double, gainMapValues: ComputedGainMap?, gainMapSeconds: Double) {
+        _ pass: RenderPass, layout: TileLayout?, settings: HeifEncodeSettings, options: ConvertOptions, file: String,
+        side: @escaping @Sendable (ComputedGainMap?) throws -> SideParts
+    ) throws -> (image: CodedImage, renderSeconds: Double, side: SideParts) {
         let image: CodedImage
         var renderSeconds = 0.0
         var gainMapValues: ComputedGainMap?
         var gainMapSeconds = 0.0
+        var sideOut: SideParts
         pass.releaseFramePages()
         if let layout {
             let tiles = try TiledEncoder.encodeGrid(
@@ -249,12 +274,18 @@ extension HEICConverter {
                 })
             pass.releaseFrame()
             image = .grid(layout, tiles)
+            sideOut = try side(gainMapValues)
+            sideOut.gainMapSeconds += gainMapSeconds
         } else {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let pixels = renderWhole(pass)
             renderSeconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-            image = .single(try TiledEncoder.encodeItem(pixels, settings: settings, file: file))
+            let (item, beside) = Parallel.both(
+                { Result { try TiledEncoder.encodeItem(pixels, settings: settings, file: file) } },
+                { Result { try side(nil) } })
+            image = .single(try item.get())
+            sideOut = try beside.get()
         }
-        return (image, renderSeconds, gainMapValues, gainMapSeconds)
+        return (image, renderSeconds, sideOut)
     }
 }
