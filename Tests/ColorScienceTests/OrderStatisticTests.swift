@@ -13,10 +13,9 @@ struct SplitMix: RandomNumberGenerator {
     }
 }
 
-@Test func selectionGivesWhatASortPutsAtEveryIndex() {
-    var rng = SplitMix(state: 7)
-    // Distinct values, many repeats (8-bit codes), one value only, already sorted and reversed.
-    let lists: [[Double]] = [
+/// Distinct values, many repeats (8-bit codes), one value only, already sorted and reversed, one value.
+private func orderTestLists(_ rng: inout SplitMix) -> [[Double]] {
+    [
         (0..<257).map { _ in Double.random(in: -1...1, using: &rng) },
         (0..<300).map { _ in Double(Int.random(in: 0...7, using: &rng)) },
         [Double](repeating: 3, count: 40),
@@ -24,7 +23,11 @@ struct SplitMix: RandomNumberGenerator {
         (0..<64).reversed().map(Double.init),
         [42],
     ]
-    for list in lists {
+}
+
+@Test func selectionGivesWhatASortPutsAtEveryIndex() {
+    var rng = SplitMix(state: 7)
+    for list in orderTestLists(&rng) {
         let sorted = list.sorted()
         for k in sorted.indices {
             var a = list
@@ -42,16 +45,7 @@ struct SplitMix: RandomNumberGenerator {
 /// in, repeated or adjacent, over the same lists as the single selection (and a NaN, which sends them to the sort).
 @Test func severalRanksOnOneCopyGiveWhatASortPutsThere() {
     var rng = SplitMix(state: 11)
-    let lists: [[Double]] = [
-        (0..<257).map { _ in Double.random(in: -1...1, using: &rng) },
-        (0..<300).map { _ in Double(Int.random(in: 0...7, using: &rng)) },
-        [Double](repeating: 3, count: 40),
-        (0..<64).map(Double.init),
-        (0..<64).reversed().map(Double.init),
-        [42],
-        [2, .nan, 1, 3],
-    ]
-    for list in lists {
+    for list in orderTestLists(&rng) + [[2, .nan, 1, 3]] {
         let sorted = list.sorted()
         let n = list.count
         let rankLists: [[Int]] = [
