@@ -285,6 +285,9 @@ extension HEICConverter {
                 { Result { try side(nil) } })
             image = .single(try item.get())
             sideOut = try beside.get()
+            // Coded beside the primary, the gain map's time is within the encode stage's (the stages add up to the
+            // wall time; moved out, the encode stage would show a few milliseconds).
+            sideOut.gainMapSeconds = 0
         }
         return (image, renderSeconds, sideOut)
     }
