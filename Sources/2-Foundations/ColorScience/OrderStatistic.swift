@@ -55,8 +55,9 @@ public enum OrderStatistic {
         return (first, k + 1 < a.count ? a[(k + 1)...].min() : nil)
     }
 
-    /// `pairValue` at each of `ks` (ascending or not) on one copy of `values`: each selection after the first runs
-    /// only in the part above the previous rank.
+    /// `pair` of floating-point values at each of `ks` (ascending or not) on one copy of `values`, or from a sort when
+    /// a NaN (which has no order) is among them: each selection after the first runs only in the part above the
+    /// previous rank.
     @inlinable
     public static func pairValues<T: FloatingPoint>(_ values: [T], _ ks: [Int]) -> [(T, T?)] {
         precondition(ks.allSatisfy { $0 >= 0 && $0 < values.count }, "order statistic out of range")
@@ -83,13 +84,5 @@ public enum OrderStatistic {
             }
         }
         return out
-    }
-
-    /// `pair` of floating-point values: selected, or sorted when a NaN (which has no order) is among them.
-    @inlinable
-    public static func pairValue<T: FloatingPoint>(_ values: [T], _ k: Int) -> (T, T?) {
-        guard values.contains(where: \.isNaN) else { return pair(values, k) }
-        let s = values.sorted()
-        return (s[k], k + 1 < s.count ? s[k + 1] : nil)
     }
 }
