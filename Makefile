@@ -188,9 +188,10 @@ LADDER_PHOTO_NAMES := $(foreach p,$(LADDER_PHOTOS),$(firstword $(subst :, ,$(p))
 ladder: release
 	$(SWIFT_RELEASE) --product readback-ladder
 	@# Missing charts: generated into a temp folder, so the committed Corpus/ is left alone.
-	@[ -f $(LADDER_CHART)-noiseless-o1.dng ] || { $(RELEASE_BIN) corpus generate --out /tmp/readback-ladder-corpus --large && \
-	  mkdir -p Corpus/large && cp /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART))-iso*-o1.dng \
-	  /tmp/readback-ladder-corpus/large/$(notdir $(LADDER_CHART))-noiseless-o1.dng Corpus/large/; }
+	@[ -f $(LADDER_CHART)-noiseless-o1.dng ] || { t=$$(mktemp -d "$${TMPDIR:-/tmp}/readback-ladder.XXXXXX") && \
+	  trap 'rm -rf "$$t"' EXIT && $(RELEASE_BIN) corpus generate --out "$$t" --large && \
+	  mkdir -p Corpus/large && cp "$$t"/large/$(notdir $(LADDER_CHART))-iso*-o1.dng \
+	  "$$t"/large/$(notdir $(LADDER_CHART))-noiseless-o1.dng Corpus/large/; }
 	@for p in $(LADDER_PHOTOS); do n=$${p%%:*}; h=$${p#*:}; for iso in $(LADDER_PHOTO_ISOS); do \
 	  [ -f Corpus/large/remosaic-$$n-iso$$iso.dng ] || $(RELEASE_BIN) corpus remosaic $(CORPUS)/heic/$$h.heic \
 	    --iso $$iso --out Corpus/large/remosaic-$$n-iso$$iso.dng --clean Corpus/large/remosaic-$$n-noiseless.dng || exit 2; \
@@ -221,13 +222,14 @@ ladder: release
 	$(LADDER_BIN) steps $(LADDER_REAL) $$(ls Corpus/large/real-noise/*-iso*.dng | sort -V) \
 	  --out docs/quality-ladder-steps.tsv
 	@# Slower presets on the crops above the size bound (docs/quality-ladder-steps-presets.tsv).
-	@{ printf '# Slower x265 presets on the noisy real crops above the size bound (docs/quality-ladder.md).\n'; \
+	@t=$$(mktemp "$${TMPDIR:-/tmp}/readback-ladder-presets.XXXXXX") && trap 'rm -f "$$t"' EXIT && \
+	{ printf '# Slower x265 presets on the noisy real crops above the size bound (docs/quality-ladder.md).\n'; \
 	  printf 'preset\timage\tsigma\tquality\tbytes\tbpp\tview_arch_mean\tview_arch_worst64\n'; \
 	  for p in ultrafast medium slow veryslow; do $(LADDER_BIN) steps $(addprefix Corpus/large/real-noise/,\
 	    dngpy_AdobeDNGSDK_12_ImageStats_WeightedAverage_SonyA7RIV-iso25600.dng hdrmerge_NikonD5000_sample2-iso12800.dng \
 	    tinydng_Canon550D_MagicLantern_colorchart-iso25600.dng) --qualities 35,38,41,44,47 --preset $$p \
-	    --out /tmp/readback-ladder-presets.tsv 2>/dev/null || exit 2; \
-	    grep -v -e '^#' -e '^image' /tmp/readback-ladder-presets.tsv | sed "s/^/$$p\t/"; done; \
+	    --out "$$t" 2>/dev/null || exit 2; \
+	    grep -v -e '^#' -e '^image' "$$t" | sed "s/^/$$p\t/"; done; \
 	} > docs/quality-ladder-steps-presets.tsv
 
 install: release

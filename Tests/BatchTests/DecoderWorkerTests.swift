@@ -94,6 +94,7 @@ import Testing
         }
         """#
 
+    /// Made for every test (one instance each), so every test removes it, even one that never writes there.
     let dir = Repo.temporaryDirectory("readback-workers")
     let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
 
@@ -413,6 +414,7 @@ import Testing
     /// while the first one's frame is held, and the first frame must read as it did; the third, decoded after both
     /// frames are gone, reuses the kept memory and reads as LibRaw's decode in process.
     @Test func aWorkerReusesItsSharedMemoryOnlyOnceTheParentLetItGo() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
         let pool = WorkerPool(
             WorkerPool.Config(executable: binary, size: 1, addressSpace: 4 << 30, timeout: WorkerPool.Timeout()))
         defer { pool.shutdown() }
@@ -465,6 +467,7 @@ import Testing
     /// memory and read there: LibRaw 0.22 allocates a pixel of margin round the image, which a grant of 8 bytes a
     /// pixel missed, and every 24 and 50 MP frame was then copied out of the worker (144 MB more at 24 MP).
     @Test func aWideSensorsFrameIsReadInPlace() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
         let pool = WorkerPool(
             WorkerPool.Config(executable: binary, size: 1, addressSpace: 4 << 30, timeout: WorkerPool.Timeout()))
         defer { pool.shutdown() }

@@ -93,7 +93,8 @@ struct SetupFailure: Error { let what: String }
                 == "coded.dng: DNG OpcodeList2 GainMap is not optional and neither LibRaw \(LibRaw.version) nor Readback applies it, so the picture would be wrong"
         )
     }
-    let (_, optional) = try encodedLinearDNG([(9, 1, gainMap)])
+    let (optionalPlain, optional) = try encodedLinearDNG([(9, 1, gainMap)])
+    defer { try? FileManager.default.removeItem(at: optionalPlain.deletingLastPathComponent()) }
     let (m, _) = try LibRawDecoder.decode(optional, options: RawDecodeOptions(halfSize: true))
     #expect(m.dngOpcodesSkipped == ["OpcodeList2 GainMap (optional)"])
     // A list whose opcode runs past its end is refused too.
