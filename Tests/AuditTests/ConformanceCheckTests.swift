@@ -33,13 +33,13 @@ func theSPSGivesTheSizeLibheifDecodes(width: Int, height: Int) throws {
     #expect(sps.lumaBitDepth == 8 && sps.codingTreeBlockSize == trees, "8 bits, \(trees)-sample trees: \(sps)")
 }
 
-/// The depth and coding tree block size the SPS reader gives are the ones x265 was asked for.
-@Test(arguments: [(16, 10), (32, 8), (64, 10)])
-func theSPSGivesTheDepthAndTreeSizeX265Coded(ctu: Int, depth: Int) throws {
+/// The depth, coding tree block size and scaling lists the SPS reader gives are the ones x265 was asked for.
+@Test(arguments: [(16, 10, true), (32, 8, false), (64, 10, false), (64, 8, true)])
+func theSPSGivesTheDepthAndTreeSizeX265Coded(ctu: Int, depth: Int, lists: Bool) throws {
     var s = HeifEncodeSettings()
     s.preset = "ultrafast"
     s.bitDepth = depth
-    s.x265 = ["ctu": "\(ctu)"]
+    s.x265 = ["ctu": "\(ctu)"].merging(lists ? ["scaling-list": "default"] : [:]) { a, _ in a }
     let px = (0..<(96 * 80 * 3)).map { ($0 * 7) % 256 }
     let pixels: HeifPixels =
         depth == 8
@@ -50,7 +50,7 @@ func theSPSGivesTheDepthAndTreeSizeX265Coded(ctu: Int, depth: Int) throws {
         throw Constructed.Failure(what: "no hvcC")
     }
     let sps = try #require(HEVCPictureSize(c))
-    #expect(sps.lumaBitDepth == depth && sps.codingTreeBlockSize == ctu, "\(sps)")
+    #expect(sps.lumaBitDepth == depth && sps.codingTreeBlockSize == ctu && sps.scalingLists == lists, "\(sps)")
     // An SPS cut before its coding block sizes (the longest cut that loses them) still gives the picture size.
     let nal = try #require(c.arrays.first { $0.nalType == 33 }?.units.first)
     let cut = (3..<nal.count).reversed().lazy.map { HEVCPictureSize(spsNAL: Array(nal.prefix($0))) }
