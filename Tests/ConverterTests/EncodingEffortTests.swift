@@ -15,7 +15,8 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
 /// The effort ladder end to end on a generated frame with sensor noise: `balanced` (the default) writes fewer bytes
 /// than `fast` and keeps the fidelity floor of the noise steps (SSIM-Y at half size against the archival target's
 /// encode of the same frame: mean ≥ 0.975, every 64×64 block ≥ 0.95), and each level codes at its own depth and
-/// coding tree size.
+/// coding tree size; balanced codes HEVC's default scaling lists on a clean frame and flat lists on this noisy one,
+/// which the noise step codes at a lower quality.
 @Test func balancedIsSmallerThanFastAboveTheFidelityFloor() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-effort-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -31,11 +32,13 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
     let reference = try ViewingSize.Reference(
         primaryLuma(HEICConverter.convert(source: noisy, options: archival, decoders: .inProcess).bytes))
 
-    func converted(_ effort: EncodingEffort) throws -> (bytes: Int, view: SSIMResult, depth: Int, trees: Int?) {
+    func converted(_ effort: EncodingEffort, source: URL? = nil) throws -> (
+        bytes: Int, view: SSIMResult, depth: Int, trees: Int?, lists: Bool?
+    ) {
         var o = ConvertOptions()
         EncodingTarget.visuallyLossless.apply(to: &o, effort: effort)
         o.hdr = .off
-        let out = try HEICConverter.convert(source: noisy, options: o, decoders: .inProcess)
+        let out = try HEICConverter.convert(source: source ?? noisy, options: o, decoders: .inProcess)
         #expect(out.result.options.effort == effort)
         let depth = try HeifDecoder.decodePrimary(out.bytes, format: .rgbNative).bitDepth
         // The coding tree block size of the primary (one picture: the frame is within HEVC level 4.1), as its SPS
@@ -45,8 +48,11 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
         let tile = file.item(primary)?.type == "grid" ? try #require(file.derivedInputs(of: primary).first) : primary
         var config: HEVCConfig?
         if case .hvcC(let c)? = file.property("hvcC", of: tile) { config = c }
-        let trees = HEVCPictureSize(try #require(config))?.codingTreeBlockSize
-        return (out.bytes.count, try ViewingSize.compare(reference, primaryLuma(out.bytes)), depth, trees)
+        let sps = HEVCPictureSize(try #require(config))
+        return (
+            out.bytes.count, try ViewingSize.compare(reference, primaryLuma(out.bytes)), depth,
+            sps?.codingTreeBlockSize, sps?.scalingLists
+        )
     }
     let fast = try converted(.fast)
     let balanced = try converted(.balanced)
@@ -54,6 +60,14 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
     // Balanced codes 16×16 trees (x265 `ctu` 16, reaching x265 through libheif) in the primary; fast keeps
     // the 64×64 of libheif's x265. The thumbnail is coded with its own settings, so the primary's SPS is what counts.
     #expect(balanced.trees == 16 && fast.trees == 64, "balanced \(balanced.trees), fast \(fast.trees)")
+    // Scaling lists: flat on this noisy frame at both levels (q47); on the same scene without noise (q55) balanced
+    // codes the default lists, fast stays flat.
+    let clean = dir.appendingPathComponent("clean.dng")
+    try Data(DNGWriter.write(scene: scene, spec: base)).write(to: clean)
+    let (cleanBalanced, cleanFast) = (try converted(.balanced, source: clean), try converted(.fast, source: clean))
+    #expect(balanced.lists == false && fast.lists == false, "noisy: \(balanced.lists), \(fast.lists)")
+    #expect(
+        cleanBalanced.lists == true && cleanFast.lists == false, "clean: \(cleanBalanced.lists), \(cleanFast.lists)")
     #expect(
         balanced.bytes < fast.bytes, "balanced \(balanced.bytes) bytes, fast \(fast.bytes)")
     #expect(balanced.view.mean >= 0.975 && balanced.view.worstBlock >= 0.95, "balanced: \(balanced.view)")

@@ -52,6 +52,12 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// target's (`EncodingTarget.x265Options`) with the balanced effort's over them.
     public var x265Options: [String: String] = EncodingEffort.balanced.x265Options(
         over: EncodingTarget.visuallyLossless.x265Options)
+
+    /// The x265 options of a frame coded at `frameQuality`: `x265Options`, without scaling lists on a frame the noise
+    /// step coded below `quality` (`EncodingEffort.noisyFrame`).
+    public func x265Options(frameQuality: Int) -> [String: String] {
+        frameQuality < quality ? EncodingEffort.noisyFrame(x265Options) : x265Options
+    }
     public var colorSpace: ColorSpace.Output = .displayP3
     /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
     public var icc: Bool = true

@@ -41,17 +41,33 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
     /// fidelity on every image measured, for 2–4 % more encode CPU), and 16×16 coding trees (`ctu` 16 against the
     /// 64 libheif sets: no 64×64 or 32×32 units to weigh, each with a full rate-distortion check and RDOQ): 28–42 %
     /// less encode CPU at balanced, 13–28 % at small, a little more bits for a higher fidelity, and a ratio to
-    /// heif-enc at equal fidelity from 5 % lower to 1 % higher on every photo measured (docs/quality-ladder.md
-    /// "Effort").
+    /// heif-enc at equal fidelity from 5 % lower to 1 % higher on every photo measured; deblocking two steps milder
+    /// (`deblock` −2:−2) and SAO decided on all the pixels of a tree (`sao-non-deblock` 1): the same bits for a
+    /// slightly higher fidelity, a ratio to heif-enc up to 1 % lower on every image measured and never higher.
+    /// Balanced also codes HEVC's default scaling lists (`scaling-list` default: the standard's frequency-weighted
+    /// quantisation of 8×8 and larger transforms, high frequencies up to 7× coarser): with its 16×16 and 8×8
+    /// transforms, 4–8 % fewer bits at equal fidelity on the real DNGs, a ratio to heif-enc 3–8 % lower on four of
+    /// five and on the 50 MP chart; small's 8×8 units code detail in 4×4 transforms, which the default lists leave
+    /// flat, and lists there were mixed (−2 % to +2 %), so small keeps flat ones. A frame the noise step codes lower
+    /// keeps flat lists at every level (`noisyFrame`). docs/quality-ladder.md "Effort".
     public var x265Options: [String: String] {
+        let common = [
+            "aq-strength": "1.25", "rdoq-level": "2", "psy-rdoq": "0", "rd": "1", "signhide": "1", "sao": "1",
+            "ctu": "16", "deblock": "-2:-2", "sao-non-deblock": "1",
+        ]
         switch self {
         case .fast: return [:]
-        case .balanced, .small:
-            return [
-                "aq-strength": "1.25", "rdoq-level": "2", "psy-rdoq": "0", "rd": "1", "signhide": "1", "sao": "1",
-                "ctu": "16",
-            ]
+        case .balanced: return common.merging(["scaling-list": "default"]) { a, _ in a }
+        case .small: return common
         }
+    }
+
+    /// The x265 options of a frame the noise step (`NoiseLevel.steps`) codes below its target's quality: `options`
+    /// without scaling lists. The steps keep the grain of a noisy frame within SSIM-Y 0.975 of its archival encode at
+    /// half size, measured with flat lists; the default lists quantise that grain coarser, and at the step's q47 the
+    /// Canon 6D's noisy crops fall to 0.973–0.978 (flat: 0.980–0.986) (docs/quality-ladder.md "Effort").
+    public static func noisyFrame(_ options: [String: String]) -> [String: String] {
+        options.filter { $0.key != "scaling-list" }
     }
 
     /// The x265 options of a target's `options` at this level: the target's, then the level's over them.
@@ -75,9 +91,9 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         case .fast:
             return "1.10–1.30× heif-enc's size on real DNGs, 1.62–1.67× on the 24/50 MP charts; 0.2–0.3× its CPU"
         case .balanced:
-            return "0.91–1.04× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
+            return "0.86–1.01× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
         case .small:
-            return "0.90–0.97× heif-enc's size on real DNGs, about 0.55× on the 24 MP chart; 0.5–0.9× its CPU"
+            return "0.88–0.95× heif-enc's size on real DNGs, about 0.53× on the 24 MP chart; 0.5–0.9× its CPU"
         }
     }
 

@@ -168,7 +168,8 @@ extension HEICConverter {
         let settings = HeifEncodeSettings(
             quality: quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
             nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
-            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil, x265: options.x265Options)
+            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil,
+            x265: options.x265Options(frameQuality: quality))
         var parts = EncodedParts()
         let layout = try TileLayout.coding(
             width: width, height: height, tileSize: options.primaryTileSize(width: width, height: height), file: name)

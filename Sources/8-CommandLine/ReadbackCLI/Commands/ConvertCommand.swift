@@ -230,8 +230,11 @@ struct ConvertCommand: Subcommand {
                     .joined(separator: ",")
             ),
         ]
-        // The noise steps (docs/quality-ladder.md "Noise"), when the target uses them.
-        let steps = NoiseLevel.steps.map { "q\($0.quality) from noise σ \(String(format: "%g", $0.minSigma))" }
+        // The noise steps (docs/quality-ladder.md "Noise"), when the target uses them; such a frame keeps flat lists.
+        let flat = o.x265Options(frameQuality: 0) != o.x265Options ? " with flat scaling lists" : ""
+        let steps = NoiseLevel.steps.map {
+            "q\($0.quality)\(flat) from noise σ \(String(format: "%g", $0.minSigma))"
+        }
         let noisy: [(key: String, value: any Sendable)] =
             (target ?? .visuallyLossless) == .visuallyLossless ? [("noisyFrames", steps.joined(separator: ", "))] : []
         return (target.map { [("target", $0.rawValue)] } ?? []) + pairs + noisy
