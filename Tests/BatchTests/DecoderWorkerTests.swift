@@ -94,12 +94,14 @@ import Testing
         }
         """#
 
-    /// Made for every test (one instance each), so every test removes it, even one that never writes there.
-    let dir = Repo.temporaryDirectory("readback-workers")
+    /// Each test's folder: named for every instance of the suite (Swift Testing makes more instances than it runs
+    /// tests), made by the first write into it (`shim` and the tests' `src` folders), removed by each test that runs.
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("readback-workers-\(UUID().uuidString)")
     let binary = Repo.root.appendingPathComponent(".build/debug/readback").path
 
     /// Compiles the shim into the test's folder.
     func shim() throws -> String {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let c = dir.appendingPathComponent("shim.c")
         let so = dir.appendingPathComponent("shim.so").path
         try Self.shimSource.write(to: c, atomically: true, encoding: .utf8)
