@@ -53,7 +53,7 @@ func aTenBitGridReducedTileByTileMatchesTheWholeDecode(minSide: Int) throws {
 /// The shared 10-bit pair: the main pair's scene and size at 10 bits, the balanced effort's depth.
 enum TenBitPair {
     static let main: Result<TiledPair, any Error> = Result {
-        try TiledPair(width: 1300, height: 700, highlights: true, depth: 10)
+        try TiledPair(width: 1300, height: 700, highlights: true, depth: 10, folder: SharedFolder.url("ten-bit"))
     }
 }
 

@@ -40,11 +40,12 @@ struct TiledPair: Sendable {
     let tiled: ConvertedImage
     let untiled: ConvertedImage
 
+    /// In `folder`, or a fresh temporary one (which `cleanup` removes).
     init(
         width: Int, height: Int, highlights: Bool = false, depth: Int = 8, chroma: HeifChroma = .yuv420,
-        quality: Int = 90
+        quality: Int = 90, folder: URL? = nil
     ) throws {
-        dir = Repo.temporaryDirectory("tiles")
+        dir = folder ?? Repo.temporaryDirectory("tiles")
         dng = dir.appendingPathComponent("t\(width)x\(height).dng")
         var o = TestDNG.Options()
         o.width = width
@@ -68,7 +69,26 @@ struct TiledPair: Sendable {
 /// The shared 1300×700 pair with highlights: a 3×2 grid of 448-px tiles (the side that pads 1300 and 700 least)
 /// whose right and bottom tiles are partly padding, and a 650×350 gain map coded as a 2×1 grid.
 enum SharedPair {
-    static let main: Result<TiledPair, any Error> = Result { try TiledPair(width: 1300, height: 700, highlights: true) }
+    static let main: Result<TiledPair, any Error> = Result {
+        try TiledPair(width: 1300, height: 700, highlights: true, folder: SharedFolder.url("main"))
+    }
+}
+
+/// The folders of the shared pairs: they live as long as the statics that hold them, to the end of the test process,
+/// so they are removed when it exits (a test process that crashes leaves them, under its process ID).
+enum SharedFolder {
+    static var base: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("readback-shared-pairs-\(getpid())")
+    }
+
+    static func url(_ name: String) -> URL {
+        _ = removedAtExit
+        let url = base.appendingPathComponent(name)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    private static let removedAtExit: Void = { atexit { try? FileManager.default.removeItem(at: SharedFolder.base) } }()
 }
 
 /// Mean and maximum absolute difference of two sample arrays.
