@@ -80,7 +80,7 @@ func convertOptions(_ args: [String]) throws -> ConvertOptions {
     #expect(o["x265"] as? String == x265 && d.x265Options["aq-strength"] == "1.25")
     #expect(o["effort"] as? String == "balanced")
     #expect(o["target"] == nil)
-    #expect(o["noisyFrames"] as? String == "q47 with flat scaling lists from noise σ 1.75")
+    #expect(o["noisyFrames"] as? String == "q50 from noise σ 1.75")
     // --target: that target's quality at its default effort's preset and depth, the converter's values for the rest.
     for t in EncodingTarget.allCases {
         let j = try object(["--target", t.rawValue])

@@ -15,8 +15,8 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
 /// The effort ladder end to end on a generated frame with sensor noise: `balanced` (the default) writes fewer bytes
 /// than `fast` and keeps the fidelity floor of the noise steps (SSIM-Y at half size against the archival target's
 /// encode of the same frame: mean ≥ 0.975, every 64×64 block ≥ 0.95), and each level codes at its own depth and
-/// coding tree size; balanced codes HEVC's default scaling lists on a clean frame and flat lists on this noisy one,
-/// which the noise step codes at a lower quality.
+/// coding tree size; balanced codes HEVC's default scaling lists, and this noisy frame one CRF step finer than the
+/// noise step's quality, which fast (flat lists) codes it at.
 @Test func balancedIsSmallerThanFastAboveTheFidelityFloor() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-effort-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -33,7 +33,7 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
         primaryLuma(HEICConverter.convert(source: noisy, options: archival, decoders: .inProcess).bytes))
 
     func converted(_ effort: EncodingEffort, source: URL? = nil) throws -> (
-        bytes: Int, view: SSIMResult, depth: Int, trees: Int?, lists: Bool?
+        bytes: Int, view: SSIMResult, depth: Int, trees: Int?, lists: Bool?, quality: Int?
     ) {
         var o = ConvertOptions()
         EncodingTarget.visuallyLossless.apply(to: &o, effort: effort)
@@ -51,7 +51,7 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
         let sps = HEVCPictureSize(try #require(config))
         return (
             out.bytes.count, try ViewingSize.compare(reference, primaryLuma(out.bytes)), depth,
-            sps?.codingTreeBlockSize, sps?.scalingLists
+            sps?.codingTreeBlockSize, sps?.scalingLists, out.result.qualityUsed
         )
     }
     let fast = try converted(.fast)
@@ -60,14 +60,17 @@ private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
     // Balanced codes 16×16 trees (x265 `ctu` 16, reaching x265 through libheif) in the primary; fast keeps
     // the 64×64 of libheif's x265. The thumbnail is coded with its own settings, so the primary's SPS is what counts.
     #expect(balanced.trees == 16 && fast.trees == 64, "balanced \(balanced.trees), fast \(fast.trees)")
-    // Scaling lists: flat on this noisy frame at both levels (q47); on the same scene without noise (q55) balanced
-    // codes the default lists, fast stays flat.
+    // Scaling lists: balanced codes the default lists on this noisy frame, at q50 (CRF 25) where fast codes flat ones
+    // at the step's q47 (CRF 26); on the same scene without noise both code q55, balanced with the lists.
     let clean = dir.appendingPathComponent("clean.dng")
     try Data(DNGWriter.write(scene: scene, spec: base)).write(to: clean)
     let (cleanBalanced, cleanFast) = (try converted(.balanced, source: clean), try converted(.fast, source: clean))
-    #expect(balanced.lists == false && fast.lists == false, "noisy: \(balanced.lists), \(fast.lists)")
+    #expect(balanced.lists == true && fast.lists == false, "noisy: \(balanced.lists), \(fast.lists)")
+    #expect(
+        balanced.quality == 50 && fast.quality == NoiseLevel.steps[0].quality, "\(balanced.quality), \(fast.quality)")
     #expect(
         cleanBalanced.lists == true && cleanFast.lists == false, "clean: \(cleanBalanced.lists), \(cleanFast.lists)")
+    #expect(cleanBalanced.quality == 55 && cleanFast.quality == 55)
     #expect(
         balanced.bytes < fast.bytes, "balanced \(balanced.bytes) bytes, fast \(fast.bytes)")
     #expect(balanced.view.mean >= 0.975 && balanced.view.worstBlock >= 0.95, "balanced: \(balanced.view)")

@@ -22,7 +22,8 @@ import Testing
     let n = try HEICConverter.convert(source: noisy, decoders: .inProcess)
     let sigma = try #require(n.result.noiseSigma)
     #expect(sigma >= NoiseLevel.steps.last!.minSigma, "ISO 12800 read σ \(sigma)")
-    #expect(n.result.qualityUsed == NoiseLevel.steps.last!.quality)
+    // The default (balanced) codes HEVC's default scaling lists: one CRF step finer than the step (q50 for q47).
+    #expect(n.result.qualityUsed == 50 && NoiseLevel.steps.last!.quality == 47)
     #expect(try HEICConverter.noise(of: noisy, decoders: .inProcess).quality == n.result.qualityUsed)
 
     let c = try HEICConverter.convert(source: clean, decoders: .inProcess)
@@ -35,14 +36,12 @@ import Testing
     fixed.noiseAdaptive = false
     let f = try HEICConverter.convert(source: noisy, options: fixed, decoders: .inProcess)
     #expect(f.result.qualityUsed == fixed.quality && f.result.noiseSigma == nil)
-    // The step codes flat scaling lists (EncodingEffort.noisyFrame): against the clean quality with the same lists it
-    // saves a quarter of the bits, and it is smaller than the clean quality with the default lists too.
-    var flat = fixed
-    flat.x265Options = EncodingEffort.noisyFrame(fixed.x265Options)
-    #expect(flat.x265Options != fixed.x265Options)
-    let ff = try HEICConverter.convert(source: noisy, options: flat, decoders: .inProcess)
-    #expect(n.bytes.count < ff.bytes.count * 3 / 4, "the noise step saves bits: \(n.bytes.count) vs \(ff.bytes.count)")
-    #expect(n.bytes.count < f.bytes.count, "\(n.bytes.count) vs \(f.bytes.count) with the default lists")
+    // The step saves a fifth of the bits at least (a quarter here: 96,282 against 128,232 bytes).
+    #expect(n.bytes.count < f.bytes.count * 4 / 5, "the noise step saves bits: \(n.bytes.count) vs \(f.bytes.count)")
+    // At the fast effort (flat lists) the step is the rule's own q47.
+    var fast = ConvertOptions()
+    EncodingTarget.visuallyLossless.apply(to: &fast, effort: .fast)
+    #expect(fast.frameQuality(sigma: sigma) == NoiseLevel.steps.last!.quality)
     var archival = ConvertOptions()
     EncodingTarget.archival.apply(to: &archival)
     #expect(!archival.noiseAdaptive)

@@ -13,7 +13,7 @@ import reportcost
 from harness import (DECODE_ALL, DECODE_FILES, INFO_FILES, LARGE_PAIRS, META_COPIES, PAIRS, PEER_ROUNDS, REF_ALL_SIZES,
                      SCALE, SCALE_ROUNDS, Side, first_line, interleave, log, ratio, run, stats, throughput)
 from inputs import convert_sizes, manifest, raw_inputs, stage, tiff_dims
-from readback import frame_quality, frame_x265
+from readback import frame_quality
 
 # Big files only slow the decoding sides down without telling more (heif-info 1.15 decodes every image too).
 HUGE = ("pillowheif_200MP_GalaxyS24Ultra.heic", "exiv2_Sony_ILCE-1.HIF")
@@ -236,9 +236,6 @@ def convert_comparison(rb, floor, work, settings, defaults, mp, levels):
     if settings["quality"][1] != "environment":  # the floor codes at the quality the converter gives this frame
         settings = dict(settings, quality=(str(quality), "readback-ladder noise (the converter's quality for this "
                                                           "frame)"))
-        if settings["x265"][1] != "environment":  # and its x265 options for a frame at that quality
-            settings = dict(settings, x265=(frame_x265(settings["x265"][0], quality, defaults.get("quality")),
-                                            settings["x265"][1]))
     frame, frame_why = readback_frame(rb, dng, mp, work)
     if frame_why:
         log(frame_why)

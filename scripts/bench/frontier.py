@@ -23,7 +23,7 @@ import peers
 from harness import (EFFORT_ROUNDS, FRONTIER_ALL_LEVELS, FRONTIER_HEIF_Q, FRONTIER_ROUNDS, MATCH_CROP, Side,
                      first_line, interleave, log, ratio, run)
 from inputs import tiff_dims
-from readback import frame_quality, frame_x265
+from readback import frame_quality
 
 LEVELS = ("fast", "balanced", "small")
 
@@ -43,10 +43,9 @@ def level_defaults(rb):
 
 def ladder_setting(d, quality):
     """A level's encoder setting in the ladder's terms (`PRESET:QUALITY:VARIANT`) at `quality`: tune ssim (libheif's,
-    as the converter codes), its chroma, coded depth and x265 options (without scaling lists on a frame the noise step
-    codes below the level's quality, as the converter does)."""
+    as the converter codes), its chroma, coded depth and x265 options."""
     variant = ["tune=ssim", f"chroma={d.get('chroma', '420')}", f"depth={d.get('depth', 8)}"]
-    variant += [x for x in frame_x265(d.get("x265"), quality, d.get("quality", quality)).split(",") if x]
+    variant += [x for x in str(d.get("x265") or "").split(",") if x]
     return f"{d['speed']}:{quality}:{','.join(variant)}"
 
 

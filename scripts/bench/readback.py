@@ -51,17 +51,6 @@ def floor_settings(defaults):
     return found
 
 
-def frame_x265(x265, quality, base):
-    """The converter's x265 options (NAME=VALUE, comma separated) for a frame coded at `quality`: without scaling
-    lists when the noise step coded it below the level's `base` quality (`EncodingEffort.noisyFrame`)."""
-    try:
-        stepped = int(quality) < int(base)
-    except (TypeError, ValueError):
-        stepped = False
-    items = [x for x in str(x265 or "").split(",") if x]
-    return ",".join(x for x in items if not (stepped and x.split("=")[0] == "scaling-list"))
-
-
 def frame_quality(rb, work, dng, default):
     """The quality `readback convert` gives this RAW by default (`readback-ladder noise`: lower on a visibly noisy
     frame, the noise steps), or `default` when the ladder cannot tell; untimed."""

@@ -48,8 +48,8 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
     /// quantisation of 8×8 and larger transforms, high frequencies up to 7× coarser): with its 16×16 and 8×8
     /// transforms, 4–8 % fewer bits at equal fidelity on the real DNGs, a ratio to heif-enc 3–8 % lower on four of
     /// five and on the 50 MP chart; small's 8×8 units code detail in 4×4 transforms, which the default lists leave
-    /// flat, and lists there were mixed (−2 % to +2 %), so small keeps flat ones. A frame the noise step codes lower
-    /// keeps flat lists at every level (`noisyFrame`). docs/quality-ladder.md "Effort".
+    /// flat, and lists there were mixed (−2 % to +2 %), so small keeps flat ones. With the lists, a frame the noise
+    /// step lowers is coded one CRF step finer (`ConvertOptions.frameQuality`). docs/quality-ladder.md "Effort".
     public var x265Options: [String: String] {
         let common = [
             "aq-strength": "1.25", "rdoq-level": "2", "psy-rdoq": "0", "rd": "1", "signhide": "1", "sao": "1",
@@ -60,14 +60,6 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         case .balanced: return common.merging(["scaling-list": "default"]) { a, _ in a }
         case .small: return common
         }
-    }
-
-    /// The x265 options of a frame the noise step (`NoiseLevel.steps`) codes below its target's quality: `options`
-    /// without scaling lists. The steps keep the grain of a noisy frame within SSIM-Y 0.975 of its archival encode at
-    /// half size, measured with flat lists; the default lists quantise that grain coarser, and at the step's q47 the
-    /// Canon 6D's noisy crops fall to 0.973–0.978 (flat: 0.980–0.986) (docs/quality-ladder.md "Effort").
-    public static func noisyFrame(_ options: [String: String]) -> [String: String] {
-        options.filter { $0.key != "scaling-list" }
     }
 
     /// The x265 options of a target's `options` at this level: the target's, then the level's over them.

@@ -76,9 +76,7 @@ extension HEICConverter {
             source, bytes: try readRAW(source), options: options, decoders: decoders, gainMap: { _ in false })
         defer { pass.releaseFrame() }
         let sigma = pass.noiseSigma()
-        return (
-            sigma, options.noiseAdaptive ? NoiseLevel.quality(base: options.quality, sigma: sigma) : options.quality
-        )
+        return (sigma, options.frameQuality(sigma: sigma))
     }
 
     /// The bytes of a RAW, read once (`FileContent`).
@@ -162,14 +160,13 @@ extension HEICConverter {
 
         // The quality: lower on a visibly noisy frame (NoiseLevel), measured on the frame as the encoder will see it.
         let sigma = options.noiseAdaptive ? pass.noiseSigma() : nil
-        let quality = NoiseLevel.quality(base: options.quality, sigma: sigma)
+        let quality = options.frameQuality(sigma: sigma)
         clock.lap("noise")
         // Primary: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw is freed.
         let settings = HeifEncodeSettings(
             quality: quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
             nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
-            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil,
-            x265: options.x265Options(frameQuality: quality))
+            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil, x265: options.x265Options)
         var parts = EncodedParts()
         let layout = try TileLayout.coding(
             width: width, height: height, tileSize: options.primaryTileSize(width: width, height: height), file: name)

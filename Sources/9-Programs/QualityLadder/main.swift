@@ -439,8 +439,9 @@ do {
     case "effort":
         try effort(positionals, options: options)
     case "noise":
-        // The noise σ of each RAW's frame and the default quality it gets (make bench encodes its crops with it),
-        // one JSON line per RAW; with --out, also a TSV (docs/quality-ladder-noise.tsv, checked by FidelityTests).
+        // The noise σ of each RAW's frame and the quality `convert` gives it by default (make bench encodes its crops
+        // with it), one JSON line per RAW; with --out, also a TSV of the quality the visually-lossless target's rule
+        // gives it, whatever the effort (docs/quality-ladder-noise.tsv, checked by FidelityTests against the ladder).
         guard !positionals.isEmpty else { fail("usage: readback-ladder noise RAW... [--out TSV]") }
         var tsv =
             "# The noise of each ladder image's whole frame as `readback convert` measures it (NoiseLevel) and the\n"
@@ -454,7 +455,8 @@ do {
             print(
                 "{\"image\":\"\(name)\",\"sigma\":\(n.sigma.map { String(format: "%.2f", $0) } ?? "null"),\"quality\":\(n.quality)}"
             )
-            tsv += "\(name)\t\(sigma)\t\(n.quality)\n"
+            let target = NoiseLevel.quality(base: EncodingTarget.visuallyLossless.quality, sigma: n.sigma)
+            tsv += "\(name)\t\(sigma)\t\(target)\n"
         }
         if let out = options["out"] { try writeFile(Array(tsv.utf8), to: out) }
     case "defaults":

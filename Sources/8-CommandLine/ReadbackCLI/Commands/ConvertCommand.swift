@@ -49,10 +49,10 @@ struct ConvertCommand: Subcommand {
         at ISO 100 to 12800 and on three real camera DNGs, the smallest and fastest whose decoded luma, seen
         at half size against the clean scene, loses at most 0.01 of mean SSIM and 0.03 in any 64×64 block on
         every image. Quality Q is x265 CRF (100 − Q)/2. On a visibly noisy frame the quality is lower (q47 from a
-        noise σ of 1.75 8-bit codes): the noise is measured on the frame before it is encoded, and at viewing size
-        the encode stays within SSIM-Y 0.975 (mean) and 0.95 (every block) of the archival encode on every real
-        camera file and noisy crop of one measured (docs/quality-ladder.md "Noise"); --quality, or a --target other
-        than visually-lossless, encodes every frame at one quality.
+        noise σ of 1.75 8-bit codes; q50 with the scaling lists of the balanced effort): the noise is measured on the
+        frame before it is encoded, and at viewing size the encode stays within SSIM-Y 0.975 (mean) and 0.95 (every
+        block) of the archival encode on every real camera file and noisy crop of one measured (docs/quality-ladder.md
+        "Noise", "Effort"); --quality, or a --target other than visually-lossless, encodes every frame at one quality.
         --target picks a measured setting by name; --quality, --speed or --chroma given with it win over its values:
         \(EncodingTarget.allCases.map { "  " + $0.summary }.joined(separator: "\n"))
         --effort sets how hard the encoder works for size at that fidelity (default \(Self.defaults.effort.rawValue); archival
@@ -230,10 +230,10 @@ struct ConvertCommand: Subcommand {
                     .joined(separator: ",")
             ),
         ]
-        // The noise steps (docs/quality-ladder.md "Noise"), when the target uses them; such a frame keeps flat lists.
-        let flat = o.x265Options(frameQuality: 0) != o.x265Options ? " with flat scaling lists" : ""
+        // The noise steps (docs/quality-ladder.md "Noise") at the quality this level codes them, when the target
+        // uses them.
         let steps = NoiseLevel.steps.map {
-            "q\($0.quality)\(flat) from noise σ \(String(format: "%g", $0.minSigma))"
+            "q\(o.frameQuality(sigma: $0.minSigma)) from noise σ \(String(format: "%g", $0.minSigma))"
         }
         let noisy: [(key: String, value: any Sendable)] =
             (target ?? .visuallyLossless) == .visuallyLossless ? [("noisyFrames", steps.joined(separator: ", "))] : []
