@@ -42,6 +42,11 @@ import Testing
     var fast = ConvertOptions()
     EncodingTarget.visuallyLossless.apply(to: &fast, effort: .fast)
     #expect(fast.frameQuality(sigma: sigma) == NoiseLevel.steps.last!.quality)
+    // Lists turned off (x265's "off") are flat lists; a clean or unmeasured frame keeps the clean quality.
+    var off = ConvertOptions()
+    off.x265Options["scaling-list"] = "off"
+    #expect(off.frameQuality(sigma: sigma) == 47 && ConvertOptions().frameQuality(sigma: sigma) == 50)
+    #expect(ConvertOptions().frameQuality(sigma: 0.5) == 55 && ConvertOptions().frameQuality(sigma: nil) == 55)
     var archival = ConvertOptions()
     EncodingTarget.archival.apply(to: &archival)
     #expect(!archival.noiseAdaptive)

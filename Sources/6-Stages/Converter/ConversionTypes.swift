@@ -63,7 +63,7 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public func frameQuality(sigma: Double?) -> Int {
         guard noiseAdaptive else { return quality }
         let stepped = NoiseLevel.quality(base: quality, sigma: sigma)
-        guard stepped < quality, x265Options["scaling-list"] != nil else { return stepped }
+        guard stepped < quality, let lists = x265Options["scaling-list"], lists != "off" else { return stepped }
         return min(quality, 100 - 2 * ((100 - stepped) / 2 - 1))
     }
     public var colorSpace: ColorSpace.Output = .displayP3
