@@ -299,7 +299,7 @@ let package = Package(
             name: "RealWorldTests",
             dependencies: [
                 "Audit", "AVIFCodec", "ColorScience", "Converter", "CorpusKit", "Digest", "Exiv2Bridge", "FileFacts",
-                "Findings", "GainMap", "HEIF",
+                "Fidelity", "Findings", "GainMap", "HEIF",
                 "HeifCodec", "Metadata",
                 "MetadataIO", "RawDecoder", "RenderCheck", "RenderIO", "ReportModel", "TestSupport",
             ],
