@@ -53,19 +53,6 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// target's (`EncodingTarget.x265Options`) with the balanced effort's over them.
     public var x265Options: [String: String] = EncodingEffort.balanced.x265Options(
         over: EncodingTarget.visuallyLossless.x265Options)
-
-    /// The quality of a frame of noise `sigma` (nil: not measured): `quality`, or with `noiseAdaptive` the noise
-    /// step's (`NoiseLevel.quality`). With HEVC's default scaling lists (balanced), a frame the step lowers is coded
-    /// one x265 CRF step finer than the step says (its q47, CRF 26, at q50, CRF 25): the lists quantise grain
-    /// coarser, and at CRF 26 six of the Canon 6D's seven noisy crops fall under the steps' 0.975 (SSIM-Y at half size
-    /// against the archival encode); at CRF 25 every noisy crop of the five real DNGs keeps at least 0.9785 (mean) and
-    /// 0.9709 (every block), in 3–14 % fewer bits than flat lists at CRF 26 (docs/quality-ladder.md "Effort").
-    public func frameQuality(sigma: Double?) -> Int {
-        guard noiseAdaptive else { return quality }
-        let stepped = NoiseLevel.quality(base: quality, sigma: sigma)
-        guard stepped < quality, let lists = x265Options["scaling-list"], lists != "off" else { return stepped }
-        return min(quality, 100 - 2 * ((100 - stepped) / 2 - 1))
-    }
     public var colorSpace: ColorSpace.Output = .displayP3
     /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
     public var icc: Bool = true
@@ -105,6 +92,19 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     }
 
     public init() {}
+
+    /// The quality of a frame of noise `sigma` (nil: not measured): `quality`, or with `noiseAdaptive` the noise
+    /// step's (`NoiseLevel.quality`). With HEVC's default scaling lists (balanced), a frame the step lowers is coded
+    /// one x265 CRF step finer than the step says (its q47, CRF 26, at q50, CRF 25): the lists quantise grain
+    /// coarser, and at CRF 26 six of the Canon 6D's seven noisy crops fall under the steps' 0.975 (SSIM-Y at half size
+    /// against the archival encode); at CRF 25 every noisy crop of the five real DNGs keeps at least 0.9785 (mean) and
+    /// 0.9709 (every block), in 3–14 % fewer bits than flat lists at CRF 26 (docs/quality-ladder.md "Effort").
+    public func frameQuality(sigma: Double?) -> Int {
+        guard noiseAdaptive else { return quality }
+        let stepped = NoiseLevel.quality(base: quality, sigma: sigma)
+        guard stepped < quality, let lists = x265Options["scaling-list"], lists != "off" else { return stepped }
+        return min(quality, 100 - 2 * ((100 - stepped) / 2 - 1))
+    }
 
     /// Checks ranges; returns a one-line problem or nil.
     public func validationProblem() -> String? {
