@@ -106,16 +106,22 @@ public enum NoiseLevel {
         return Double(OrderStatistic.value(&values, i))
     }
 
-    /// One step of the default target's rule: from `minSigma` up, quality `quality`.
+    /// One step of the default target's rule: from `minSigma` up, quality `quality`, or `qualityWithScalingLists`
+    /// for an encoder that codes HEVC's default scaling lists.
     public struct Step: Sendable, Equatable {
         public let minSigma: Double
         public let quality: Int
+        /// One x265 CRF step finer than `quality` (q50, CRF 25, for q47, CRF 26): the lists quantise grain coarser,
+        /// and at CRF 26 six of the Canon 6D's seven noisy crops fall under `RealImageRule.minMean`; at CRF 25 every
+        /// noisy crop of the five real DNGs keeps at least 0.9785 (mean) and 0.9709 (every block), in 3–14 % fewer
+        /// bits than flat lists at CRF 26 (docs/quality-ladder.md "Effort").
+        public let qualityWithScalingLists: Int
     }
 
     /// The default target's quality by noise (`EncodingTarget.visuallyLossless` below the first step). Why these:
     /// docs/quality-ladder.md "Noise". Every ladder image at or above a step's σ passes the visually-lossless rule at
     /// the step's quality; every real camera DNG and photo measured so far lies below the first step.
-    public static let steps: [Step] = [Step(minSigma: 1.75, quality: 47)]
+    public static let steps: [Step] = [Step(minSigma: 1.75, quality: 47, qualityWithScalingLists: 50)]
 
     /// What the steps keep on every real image (docs/quality-ladder.md "Noise", docs/quality-ladder-steps.tsv): the
     /// default encode against the archival target's encode of the same frame, both decoded, SSIM-Y after the 2×
@@ -132,10 +138,9 @@ public enum NoiseLevel {
     }
 
     /// The quality for a frame of noise `sigma` under the default target whose quality for a clean frame is `base`:
-    /// the lowest step reached, never above `base`.
-    public static func quality(base: Int, sigma: Double?) -> Int {
-        guard let sigma else { return base }
-        let step = steps.last { sigma >= $0.minSigma }
-        return min(base, step?.quality ?? base)
+    /// the lowest step reached (its `qualityWithScalingLists` when `scalingLists`), never above `base`.
+    public static func quality(base: Int, sigma: Double?, scalingLists: Bool = false) -> Int {
+        guard let sigma, let step = steps.last(where: { sigma >= $0.minSigma }) else { return base }
+        return min(base, scalingLists ? step.qualityWithScalingLists : step.quality)
     }
 }

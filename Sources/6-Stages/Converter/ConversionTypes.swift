@@ -94,16 +94,12 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     public init() {}
 
     /// The quality of a frame of noise `sigma` (nil: not measured): `quality`, or with `noiseAdaptive` the noise
-    /// step's (`NoiseLevel.quality`). With HEVC's default scaling lists (balanced), a frame the step lowers is coded
-    /// one x265 CRF step finer than the step says (its q47, CRF 26, at q50, CRF 25): the lists quantise grain
-    /// coarser, and at CRF 26 six of the Canon 6D's seven noisy crops fall under the steps' 0.975 (SSIM-Y at half size
-    /// against the archival encode); at CRF 25 every noisy crop of the five real DNGs keeps at least 0.9785 (mean) and
-    /// 0.9709 (every block), in 3–14 % fewer bits than flat lists at CRF 26 (docs/quality-ladder.md "Effort").
+    /// step's (`NoiseLevel.quality`), its scaling-list quality when the x265 options code lists (any value but x265's
+    /// "off": balanced's HEVC default lists).
     public func frameQuality(sigma: Double?) -> Int {
         guard noiseAdaptive else { return quality }
-        let stepped = NoiseLevel.quality(base: quality, sigma: sigma)
-        guard stepped < quality, let lists = x265Options["scaling-list"], lists != "off" else { return stepped }
-        return min(quality, 100 - 2 * ((100 - stepped) / 2 - 1))
+        let lists = x265Options["scaling-list"].map { $0 != "off" } ?? false
+        return NoiseLevel.quality(base: quality, sigma: sigma, scalingLists: lists)
     }
 
     /// Checks ranges; returns a one-line problem or nil.
