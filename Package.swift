@@ -223,7 +223,7 @@ let package = Package(
         // the test DNG writer, the fixed report, the gain-map plane decoder).
         .target(
             name: "TestSupport",
-            dependencies: ["CorpusKit", "Findings", "GainMap", "HeifCodec", "RawDecoder", "ReportModel"],
+            dependencies: ["CorpusKit", "Fidelity", "Findings", "GainMap", "HeifCodec", "RawDecoder", "ReportModel"],
             path: "Tests/TestSupport"),
         .testTarget(name: "ColorScienceTests", dependencies: ["ColorScience"]),
         .testTarget(name: "HEIFConformanceTests", dependencies: ["Findings", "HEIF", "HEIFConformance"]),

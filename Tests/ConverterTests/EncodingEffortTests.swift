@@ -4,13 +4,8 @@ import Fidelity
 import Foundation
 import HEIF
 import HeifCodec
+import TestSupport
 import Testing
-
-/// The primary's luma of a converted file, decoded at its coded depth.
-private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
-    let d = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
-    return try Luma.plane(rgb: d.samples, width: d.width, height: d.height, maxCode: (1 << d.bitDepth) - 1)
-}
 
 /// The effort ladder end to end on a generated frame with sensor noise: `balanced` (the default) writes fewer bytes
 /// than `fast` and keeps the fidelity floor of the noise steps (SSIM-Y at half size against the archival target's

@@ -2,8 +2,8 @@ import Converter
 import CorpusKit
 import Fidelity
 import Foundation
-import HeifCodec
 import RawDecoder
+import TestSupport
 import Testing
 
 /// The default's fidelity contract on real sensor data: the centred 1024×768 crop of each real camera DNG's raw samples
@@ -46,10 +46,4 @@ func noisyCropsOfRealDNGsKeepTheFidelityFloorAtTheDefault(name: String) throws {
             view.mean >= NoiseLevel.RealImageRule.minMean && view.worstBlock >= NoiseLevel.RealImageRule.minWorst,
             "\(name) ISO \(iso) (σ \(out.result.noiseSigma ?? -1), q\(q)): \(view.mean) / \(view.worstBlock)")
     }
-}
-
-/// The primary's luma of a converted file, decoded at its coded depth.
-private func primaryLuma(_ bytes: [UInt8]) throws -> Plane {
-    let d = try HeifDecoder.decodePrimary(bytes, format: .rgbNative)
-    return try Fidelity.Luma.plane(rgb: d.samples, width: d.width, height: d.height, maxCode: (1 << d.bitDepth) - 1)
 }
