@@ -1,10 +1,11 @@
+import ColorScience
 import Fidelity
 import Foundation
 import HeifCodec
 
 // Encoder variants of the ladder: what x265 offers for noise (libheif's `tune`, x265 options passed through as
-// `x265:NAME`), the chroma subsampling (`chroma=444`; 4:2:0 otherwise) and an optional light pre-encode denoise,
-// written `key=value,key=value` (Ladder.pairs).
+// `x265:NAME`), the chroma subsampling (`chroma=444`; 4:2:0 otherwise), the YCbCr matrix (`matrix=1`; BT.601
+// otherwise) and an optional light pre-encode denoise, written `key=value,key=value` (Ladder.pairs).
 
 /// A parsed variant.
 struct Variant {
@@ -18,6 +19,9 @@ struct Variant {
     var depth = 8
     /// Tile side for `effort` (`tile=N`, 0 = untiled); nil = the converter's default.
     var tile: Int?
+    /// The YCbCr matrix coded and signalled (`matrix=1`: BT.709; H.273 code point), BT.601 (6) otherwise, as the
+    /// converter writes.
+    var matrix = NCLX.displayP3.matrixCoefficients
 
     init(_ text: String) throws {
         self.text = text
@@ -39,6 +43,11 @@ struct Variant {
                     throw Failure("tile takes 0 or a multiple of 64")
                 }
                 tile = t
+            case "matrix":
+                guard let m = UInt16(v), m == 1 || m == 6 else {
+                    throw Failure("matrix takes 1 (BT.709) or 6 (BT.601)")
+                }
+                matrix = m
             case "denoise":
                 guard let s = Variant.denoiseStrengths[v] else {
                     throw Failure("denoise takes \(Variant.denoiseStrengths.keys.sorted().joined(separator: ", "))")
@@ -56,7 +65,14 @@ struct Variant {
 
     func settings(preset: String, quality: Int) -> HeifEncodeSettings {
         HeifEncodeSettings(
-            quality: quality, bitDepth: depth, chroma: chroma, preset: preset, tune: tune, nclx: .displayP3, x265: x265)
+            quality: quality, bitDepth: depth, chroma: chroma, preset: preset, tune: tune, nclx: nclx, x265: x265)
+    }
+
+    /// Display P3 as the converter signals it, with this variant's matrix.
+    var nclx: NCLX {
+        var n = NCLX.displayP3
+        n.matrixCoefficients = matrix
+        return n
     }
 
     /// The frame this variant encodes: `frame` itself, or its denoised copy.
