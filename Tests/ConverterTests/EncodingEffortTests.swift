@@ -10,8 +10,8 @@ import Testing
 /// The effort ladder end to end on a generated frame with sensor noise: `balanced` (the default) writes fewer bytes
 /// than `fast` and keeps the fidelity floor of the noise steps (SSIM-Y at half size against the archival target's
 /// encode of the same frame: mean ≥ 0.975, every 64×64 block ≥ 0.95), and each level codes at its own depth and
-/// coding tree size; balanced codes HEVC's default scaling lists, and this noisy frame one CRF step finer than the
-/// noise step's quality, which fast (flat lists) codes it at.
+/// coding tree size; balanced and small code scaling lists (HEVC's defaults; small with its 4×4 luma list weighted),
+/// and this noisy frame one CRF step finer than the noise step's quality, which fast (flat lists) codes it at.
 @Test func balancedIsSmallerThanFastAboveTheFidelityFloor() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-effort-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -51,6 +51,7 @@ import Testing
     }
     let fast = try converted(.fast)
     let balanced = try converted(.balanced)
+    let small = try converted(.small)
     #expect(fast.depth == EncodingEffort.fast.bitDepth && balanced.depth == EncodingEffort.balanced.bitDepth)
     // Balanced codes 16×16 trees (x265 `ctu` 16, reaching x265 through libheif) in the primary; fast keeps
     // the 64×64 of libheif's x265. The thumbnail is coded with its own settings, so the primary's SPS is what counts.
@@ -61,6 +62,10 @@ import Testing
     try Data(DNGWriter.write(scene: scene, spec: base)).write(to: clean)
     let (cleanBalanced, cleanFast) = (try converted(.balanced, source: clean), try converted(.fast, source: clean))
     #expect(balanced.lists == true && fast.lists == false, "noisy: \(balanced.lists), \(fast.lists)")
+    // Small codes lists too (the defaults with the 4×4 luma list weighted), so this noisy frame at q50 as well, above
+    // the floor; 16×16 trees as balanced.
+    #expect(small.lists == true && small.quality == 50 && small.trees == 16, "small: \(small)")
+    #expect(small.view.mean >= 0.975 && small.view.worstBlock >= 0.95, "small: \(small.view)")
     #expect(
         balanced.quality == 50 && fast.quality == NoiseLevel.steps[0].quality, "\(balanced.quality), \(fast.quality)")
     #expect(

@@ -269,7 +269,11 @@ public enum HeifEncoder {
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
                 throw HeifError(operation: "set x265 option", message: "invalid x265 option name '\(name)'")
             }
-            try check(heif_encoder_set_parameter_string(enc.ptr, "x265:" + name, value), "set x265 \(name)")
+            // A named scaling-list set reaches x265 as the path of its file.
+            let v =
+                name == "scaling-list" && X265ScalingLists.named[value] != nil
+                ? try X265ScalingLists.path(for: value) : value
+            try check(heif_encoder_set_parameter_string(enc.ptr, "x265:" + name, v), "set x265 \(name)")
         }
         if let t = threads {
             guard t >= 1 && t <= 256 else {

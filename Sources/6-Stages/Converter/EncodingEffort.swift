@@ -47,9 +47,12 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
     /// Balanced also codes HEVC's default scaling lists (`scaling-list` default: the standard's frequency-weighted
     /// quantisation of 8×8 and larger transforms, high frequencies up to 7× coarser): with its 16×16 and 8×8
     /// transforms, 4–8 % fewer bits at equal fidelity on the real DNGs, a ratio to heif-enc 3–8 % lower on four of
-    /// five and on the 50 MP chart; small's 8×8 units code detail in 4×4 transforms, which the default lists leave
-    /// flat, and lists there were mixed (−2 % to +2 %), so small keeps flat ones. With the lists, a frame the noise
-    /// step lowers is coded one CRF step finer (`ConvertOptions.frameQuality`). docs/quality-ladder.md "Effort".
+    /// five and on the 50 MP chart. Small's 8×8 units code detail in 4×4 transforms, which the default lists leave
+    /// flat (with them small was −2 % to +2 %): small codes the default lists with the 4×4 luma list weighted like
+    /// the 8×8 one (`default-4x4`, `X265ScalingLists`): a ratio to heif-enc 2–5 % lower on four of the five real DNGs
+    /// and the same on the fifth, at a higher fidelity than balanced's on each, for up to 23 % less encode CPU. With
+    /// lists, a frame the noise step lowers is coded one CRF step finer (`ConvertOptions.frameQuality`).
+    /// docs/quality-ladder.md "Effort".
     public var x265Options: [String: String] {
         let common = [
             "aq-strength": "1.25", "rdoq-level": "2", "psy-rdoq": "0", "rd": "1", "signhide": "1", "sao": "1",
@@ -58,7 +61,7 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         switch self {
         case .fast: return [:]
         case .balanced: return common.merging(["scaling-list": "default"]) { a, _ in a }
-        case .small: return common
+        case .small: return common.merging(["scaling-list": "default-4x4"]) { a, _ in a }
         }
     }
 
@@ -85,7 +88,7 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         case .balanced:
             return "0.86–1.01× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
         case .small:
-            return "0.88–0.95× heif-enc's size on real DNGs, about 0.53× on the 24 MP chart; 0.5–0.9× its CPU"
+            return "0.85–0.92× heif-enc's size on real DNGs, about 0.57× on the 24 MP chart; 0.55–0.75× its CPU"
         }
     }
 
