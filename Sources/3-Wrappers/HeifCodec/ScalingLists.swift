@@ -78,9 +78,9 @@ public enum X265ScalingLists {
         return out
     }
 
-    /// A path x265 can open for the named set `name`: a temporary file written once per process and unlinked at
-    /// once, kept open (close-on-exec) for the process's life and named through `/proc/self/fd`, so that no file
-    /// outlives the process, however it ends.
+    /// A path x265 can open for the named set `name`: a temporary file without a name (or unlinked at once), written
+    /// once per process, kept open (close-on-exec) for the process's life and named through `/proc/self/fd`, so that
+    /// no file outlives the process, however it ends.
     /// - Throws: `HeifError` when `name` is not a named set or the file cannot be made.
     public static func path(for name: String) throws(HeifError) -> String {
         guard let text = named[name] else {
@@ -97,18 +97,23 @@ public enum X265ScalingLists {
     /// The paths made so far, one per named set.
     private static let files = Mutex<[String: String]>([:])
 
-    /// Writes `text` to a new temporary file, unlinks it and returns its `/proc/self/fd` path.
+    /// Writes `text` to a new nameless temporary file and returns its `/proc/self/fd` path.
     private static func open(_ text: String) throws(HeifError) -> String {
         func fail(_ what: String, closing fd: Int32? = nil) -> HeifError {
             let reason = String(cString: strerror(errno))
             if let fd { close(fd) }
             return HeifError(operation: "scaling lists", message: "\(what): \(reason)")
         }
-        let file = (NSTemporaryDirectory() as NSString).appendingPathComponent(
-            "readback-x265-lists-\(UUID().uuidString)")
-        let fd = Glibc.open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw fail("cannot create \(file)") }
-        unlink(file)
+        // A file without a name (O_TMPFILE: Linux's `__O_TMPFILE | O_DIRECTORY`, a macro Swift does not import), so
+        // not even a kill leaves one; where the filesystem has none, a named file unlinked at once.
+        let dir = NSTemporaryDirectory()
+        var fd = Glibc.open(dir, O_RDWR | O_CLOEXEC | 0o20_200_000, 0o600)
+        if fd < 0 {
+            let file = (dir as NSString).appendingPathComponent("readback-x265-lists-\(UUID().uuidString)")
+            fd = Glibc.open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw fail("cannot create \(file)") }
+            unlink(file)
+        }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         guard written == bytes.count else { throw fail("cannot write the lists", closing: fd) }
