@@ -4,6 +4,12 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
+# SwiftPM leaves TemporaryDirectory.* folders and lock files in the temporary folder on every run: its runs here (and
+# the tests they start) get a temporary folder under .build instead, which goes with it. `env`, so that the scripts
+# that split SWIFT_RELEASE into a command line run it too.
+SWIFTPM_TMP := $(CURDIR)/.build/tmp
+override SWIFT := env TMPDIR=$(SWIFTPM_TMP) $(SWIFT)
+$(shell mkdir -p $(SWIFTPM_TMP))
 # Debian packages the project needs (build, tests, oracle tools).
 APT_PACKAGES := pkg-config libheif-dev libheif-examples libde265-dev libraw-bin \
                 g++ libjpeg62-turbo-dev zlib1g-dev liblcms2-dev libexiv2-dev exiv2 libsqlite3-dev sqlite3 libssl-dev libimage-exiftool-perl chromium \
