@@ -20,8 +20,9 @@ public enum X265ScalingLists {
     /// The named sets a `scaling-list` value may give, and their file contents.
     public static let named: [String: String] = ["default-4x4": text(weightedLuma4x4: true)]
 
-    /// HEVC's default 8×8 intra list (H.265 Table 7-6, `ScalingFactor` of sizeId 1, matrixId 0–2), in raster order:
-    /// row v is the vertical frequency, column u the horizontal one. 16 is a flat step.
+    /// HEVC's default 8×8 intra list (H.265 Table 7-6, sizeId 1, matrixId 0–2; the table gives it in up-right
+    /// diagonal scan order) as the matrix, in raster order: row v is the vertical frequency, column u the horizontal
+    /// one. 16 is a flat step.
     static let intra8x8: [Int] = [
         16, 16, 16, 16, 17, 18, 21, 24,
         16, 16, 16, 16, 17, 19, 22, 25,
@@ -33,7 +34,7 @@ public enum X265ScalingLists {
         24, 25, 29, 36, 47, 65, 88, 115,
     ]
 
-    /// HEVC's default 8×8 inter list (H.265 Table 7-6, matrixId 3–5), raster order.
+    /// HEVC's default 8×8 inter list (H.265 Table 7-6, matrixId 3–5) as the matrix, raster order.
     static let inter8x8: [Int] = [
         16, 16, 16, 16, 17, 18, 20, 24,
         16, 16, 16, 17, 18, 20, 24, 25,
