@@ -1,7 +1,8 @@
 /// The picture size an HEVC sequence parameter set codes (ITU-T H.265 §7.3.2.2.1): the luma size, the conformance
 /// window and the chroma format, so `ispe` can be checked against what the stream decodes to (ISO/IEC 23008-12
 /// §6.5.3.1: `ispe` gives the size of the reconstructed image, before transforms); and the luma bit depth and coding
-/// tree block size and whether scaling lists are on, which follow them and say how a stream was coded.
+/// tree block size, the intra transform depth and whether scaling lists are on, which follow them and say how a stream
+/// was coded.
 public struct HEVCPictureSize: Sendable, Equatable {
     /// pic_width_in_luma_samples and pic_height_in_luma_samples.
     public var codedWidth: Int
@@ -14,6 +15,9 @@ public struct HEVCPictureSize: Sendable, Equatable {
     public var lumaBitDepth: Int?
     /// CtbSizeY, the coding tree block's side (16, 32 or 64 in the Main profiles); nil when the SPS ends before it.
     public var codingTreeBlockSize: Int?
+    /// max_transform_hierarchy_depth_intra: how many times an intra coding unit's transform may split (x265's
+    /// `tu-intra-depth` − 1); nil when the SPS ends before it.
+    public var intraTransformDepth: Int?
     /// scaling_list_enabled_flag: the stream scales its transform coefficients by frequency (HEVC's default lists or
     /// its own) rather than flat; nil when the SPS ends before it.
     public var scalingLists: Bool?
@@ -27,7 +31,8 @@ public struct HEVCPictureSize: Sendable, Equatable {
     public static func == (a: Self, b: Self) -> Bool {
         a.codedWidth == b.codedWidth && a.codedHeight == b.codedHeight && a.chromaFormat == b.chromaFormat
             && a.window == b.window && a.lumaBitDepth == b.lumaBitDepth
-            && a.codingTreeBlockSize == b.codingTreeBlockSize && a.scalingLists == b.scalingLists
+            && a.codingTreeBlockSize == b.codingTreeBlockSize && a.intraTransformDepth == b.intraTransformDepth
+            && a.scalingLists == b.scalingLists
     }
 
     /// Reads an SPS NAL unit (its 2-byte header included, emulation-prevention bytes still in); nil when it is not
@@ -83,7 +88,9 @@ public struct HEVCPictureSize: Sendable, Equatable {
         guard let minCB = r.ue(), let diff = r.ue(), minCB + diff <= 3 else { return }
         codingTreeBlockSize = 1 << (minCB + 3 + diff)
         // The transform block sizes and the two transform hierarchy depths, then scaling_list_enabled_flag.
-        guard r.ue() != nil, r.ue() != nil, r.ue() != nil, r.ue() != nil, let lists = r.bits(1) else { return }
+        guard r.ue() != nil, r.ue() != nil, r.ue() != nil, let intra = r.ue() else { return }
+        intraTransformDepth = intra
+        guard let lists = r.bits(1) else { return }
         scalingLists = lists == 1
     }
 
