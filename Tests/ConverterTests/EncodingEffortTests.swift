@@ -10,8 +10,9 @@ import Testing
 /// The effort ladder end to end on a generated frame with sensor noise: `balanced` (the default) writes fewer bytes
 /// than `fast` and keeps the fidelity floor of the noise steps (SSIM-Y at half size against the archival target's
 /// encode of the same frame: mean ≥ 0.975, every 64×64 block ≥ 0.95), and each level codes at its own depth and
-/// coding tree size; balanced and small code scaling lists (HEVC's defaults; small with its 4×4 luma list weighted),
-/// and this noisy frame one CRF step finer than the noise step's quality, which fast (flat lists) codes it at.
+/// coding tree size; balanced and small code scaling lists (HEVC's defaults; small, and balanced on a frame coded as
+/// one picture, with the 4×4 luma list weighted), balanced's one-picture frames deeper transform trees than its
+/// tiles, and this noisy frame one CRF step finer than the noise step's quality, which fast (flat lists) codes it at.
 @Test func balancedIsSmallerThanFastAboveTheFidelityFloor() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-effort-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -27,12 +28,13 @@ import Testing
     let reference = try ViewingSize.Reference(
         primaryLuma(HEICConverter.convert(source: noisy, options: archival, decoders: .inProcess).bytes))
 
-    func converted(_ effort: EncodingEffort, source: URL? = nil) throws -> (
-        bytes: Int, view: SSIMResult, depth: Int, trees: Int?, lists: Bool?, quality: Int?
+    func converted(_ effort: EncodingEffort, source: URL? = nil, tileSize: Int? = nil) throws -> (
+        bytes: Int, view: SSIMResult, depth: Int, trees: Int?, lists: Bool?, quality: Int?, transformDepth: Int?
     ) {
         var o = ConvertOptions()
         EncodingTarget.visuallyLossless.apply(to: &o, effort: effort)
         o.hdr = .off
+        if let tileSize { o.tileSize = tileSize }
         let out = try HEICConverter.convert(source: source ?? noisy, options: o, decoders: .inProcess)
         #expect(out.result.options.effort == effort)
         let depth = try HeifDecoder.decodePrimary(out.bytes, format: .rgbNative).bitDepth
@@ -46,7 +48,7 @@ import Testing
         let sps = HEVCPictureSize(try #require(config))
         return (
             out.bytes.count, try ViewingSize.compare(reference, primaryLuma(out.bytes)), depth,
-            sps?.codingTreeBlockSize, sps?.scalingLists, out.result.qualityUsed
+            sps?.codingTreeBlockSize, sps?.scalingLists, out.result.qualityUsed, sps?.intraTransformDepth
         )
     }
     let fast = try converted(.fast)
@@ -66,6 +68,13 @@ import Testing
     // the floor; 16×16 trees as balanced.
     #expect(small.lists == true && small.quality == 50 && small.trees == 16, "small: \(small)")
     #expect(small.view.mean >= 0.975 && small.view.worstBlock >= 0.95, "small: \(small.view)")
+    // A frame coded as one picture (this 1024×768 one) lets balanced's 16×16 units split their transforms down to 4×4
+    // (max_transform_hierarchy_depth_intra 2: x265's `tu-intra-depth` 3); fast keeps libheif's 2 (depth 1), and so
+    // do balanced's tiles when the same frame is coded as a grid.
+    let tiled = try converted(.balanced, tileSize: 256)
+    #expect(
+        balanced.transformDepth == 2 && fast.transformDepth == 1, "\(balanced.transformDepth), \(fast.transformDepth)")
+    #expect(tiled.transformDepth == 1 && tiled.lists == true, "tiled: \(tiled.transformDepth), \(tiled.lists)")
     #expect(
         balanced.quality == 50 && fast.quality == NoiseLevel.steps[0].quality, "\(balanced.quality), \(fast.quality)")
     #expect(

@@ -400,6 +400,11 @@ class FrontierTests(unittest.TestCase):
                          "ultrafast:47:tune=ssim,chroma=420,depth=10,aq-strength=1.25,psy-rdoq=0,rdoq-level=2")
         self.assertEqual(frontier.ladder_setting({"speed": "ultrafast", "x265": ""}, 55),
                          "ultrafast:55:tune=ssim,chroma=420,depth=8")
+        # The options for a frame coded as one picture reach the ladder as `untiled.` keys.
+        one = dict(d, x265OnePicture="scaling-list=default-4x4,tu-intra-depth=3")
+        self.assertEqual(frontier.ladder_setting(one, 55),
+                         "ultrafast:55:tune=ssim,chroma=420,depth=10,aq-strength=1.25,psy-rdoq=0,rdoq-level=2,"
+                         "untiled.scaling-list=default-4x4,untiled.tu-intra-depth=3")
         text = ("image\tencoder\tsetting\tbytes\tbpp\twall_s\tcpu_s\tview_arch_mean\tview_arch_worst64\n"
                 "x.dng\treadback\tultrafast:55:tune=ssim\t1000\t0.5000\t1.00\t1.40\t0.997500\t0.995400\n"
                 "x.dng\theif-enc\tslow:60\t2000\t1.0000\t2.00\t4.40\t0.998000\t0.996000\n")

@@ -53,6 +53,9 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// target's (`EncodingTarget.x265Options`) with the balanced effort's over them.
     public var x265Options: [String: String] = EncodingEffort.balanced.x265Options(
         over: EncodingTarget.visuallyLossless.x265Options)
+    /// x265 options over `x265Options` for a primary coded as one picture: the balanced effort's
+    /// (`EncodingEffort.onePictureX265Options`).
+    public var onePictureX265Options: [String: String] = EncodingEffort.balanced.onePictureX265Options
     public var colorSpace: ColorSpace.Output = .displayP3
     /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
     public var icc: Bool = true
@@ -96,6 +99,12 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// The quality of a frame of noise `sigma` (nil: not measured): `quality`, or with `noiseAdaptive` the noise
     /// step's (`NoiseLevel.quality`), its scaling-list quality when the x265 options code lists (any value but x265's
     /// "off": balanced's HEVC default lists).
+    /// The x265 options of the primary: `x265Options`, and `onePictureX265Options` over them when it is coded as one
+    /// picture rather than as a grid's tiles.
+    public func primaryX265Options(onePicture: Bool) -> [String: String] {
+        onePicture ? x265Options.merging(onePictureX265Options) { _, one in one } : x265Options
+    }
+
     public func frameQuality(sigma: Double?) -> Int {
         guard noiseAdaptive else { return quality }
         let lists = x265Options["scaling-list"].map { $0 != "off" } ?? false

@@ -65,18 +65,34 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// x265 options the level adds for a primary coded as one picture (a frame within HEVC level 4.1, which
+    /// `ConvertOptions.primaryTileSize` leaves untiled), over `x265Options`. Balanced lets a 16×16 unit's transform
+    /// split down to 4×4 (`tu-intra-depth` 3; libheif sets 2) with the 4×4 luma list weighted as small's
+    /// (`default-4x4`): at equal fidelity 0.979× heif-enc on the Canon 6D (1.011 with 8×8 at the finest), better on
+    /// five of seven real photographs downscaled to 1 MP and within 0.7 % on the other two, and better or within
+    /// 0.2 % on every full-size real DNG and chart crop too; but on a 24 MP frame it costs 12 % of the conversion's
+    /// time (encode +26 %), which the tiled frames' time goal cannot pay, while on a one-picture frame the wall time
+    /// moved within run-to-run noise. docs/quality-ladder.md "The Canon 6D's balanced row".
+    public var onePictureX265Options: [String: String] {
+        switch self {
+        case .fast, .small: return [:]
+        case .balanced: return ["tu-intra-depth": "3", "scaling-list": "default-4x4"]
+        }
+    }
+
     /// The x265 options of a target's `options` at this level: the target's, then the level's over them.
     public func x265Options(over options: [String: String]) -> [String: String] {
         options.merging(x265Options) { _, level in level }
     }
 
-    /// Sets `options.effort`, `options.speed` and `options.bitDepth`, and adds the level's x265 options over the
-    /// target's (those in `options.x265Options`).
+    /// Sets `options.effort`, `options.speed`, `options.bitDepth` and `options.onePictureX265Options`, and adds the
+    /// level's x265 options over the target's (those in `options.x265Options`).
     public func apply(to options: inout ConvertOptions) {
         options.effort = self
         options.speed = preset
         options.bitDepth = bitDepth
         options.x265Options = x265Options(over: options.x265Options)
+        options.onePictureX265Options = onePictureX265Options
     }
 
     /// What the level measured, for `--help` (docs/quality-ladder.md "Effort"): size against heif-enc's default at
@@ -86,7 +102,7 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         case .fast:
             return "1.10–1.30× heif-enc's size on real DNGs, 1.62–1.67× on the 24/50 MP charts; 0.2–0.3× its CPU"
         case .balanced:
-            return "0.86–1.01× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
+            return "0.86–0.98× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
         case .small:
             return "0.85–0.92× heif-enc's size on real DNGs, about 0.57× on the 24 MP chart; 0.55–0.75× its CPU"
         }
@@ -95,6 +111,8 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
     /// One line for `--help`.
     public var summary: String {
         let extras = x265Options.sorted { $0.key < $1.key }.map { ", \($0.key) \($0.value)" }.joined()
-        return "\(rawValue): preset \(preset), \(bitDepth)-bit\(extras) (\(measured))"
+        let single = onePictureX265Options.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        let one = single.isEmpty ? "" : "; a frame coded as one picture: " + single.joined(separator: ", ")
+        return "\(rawValue): preset \(preset), \(bitDepth)-bit\(extras)\(one) (\(measured))"
     }
 }

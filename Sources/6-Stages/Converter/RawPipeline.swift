@@ -163,13 +163,14 @@ extension HEICConverter {
         let quality = options.frameQuality(sigma: sigma)
         clock.lap("noise")
         // Primary: rendered band by band straight into the tile encoders (or whole, untiled), then LibRaw is freed.
+        let layout = try TileLayout.coding(
+            width: width, height: height, tileSize: options.primaryTileSize(width: width, height: height), file: name)
         let settings = HeifEncodeSettings(
             quality: quality, bitDepth: options.bitDepth, chroma: options.chroma, preset: options.speed,
             nclx: options.colorSpace == .displayP3 ? .displayP3 : .sRGB,
-            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil, x265: options.x265Options)
+            icc: options.icc ? ICCProfile.profile(for: options.colorSpace) : nil,
+            x265: options.primaryX265Options(onePicture: layout == nil))
         var parts = EncodedParts()
-        let layout = try TileLayout.coding(
-            width: width, height: height, tileSize: options.primaryTileSize(width: width, height: height), file: name)
         let primary = try encodePrimary(pass, layout: layout, settings: settings, options: options, file: name) {
             try sideParts(pass, computed: $0, options: options, nclx: settings.nclx, file: name)
         }

@@ -52,7 +52,7 @@ func lumaPlane(_ dec: HeifDecodedImage) throws -> Plane {
 func tiledEncode(_ frame: HeifPixels, settings: HeifEncodeSettings, tile: Int) throws -> (bytes: Int, luma: Plane) {
     let w = frame.width
     let h = frame.height
-    let t = tile > 0 && (w > tile || h > tile) ? tile : 0
+    let t = codesWhole(frame, tile: tile) ? 0 : tile
     let tw = t > 0 ? t : w
     let th = t > 0 ? t : h
     let origins = stride(from: 0, to: h, by: th).flatMap { ty in stride(from: 0, to: w, by: tw).map { (ty, $0) } }
@@ -100,6 +100,11 @@ func tilePixels(_ frame: HeifPixels, x0: Int, y0: Int, tw: Int, th: Int) -> Heif
     case .rgb16(let w, let h, let b, let s): return .rgb16(width: tw, height: th, bitDepth: b, samples: cut(s, w, h))
     case .mono8: return frame
     }
+}
+
+/// Whether `tiledEncode` codes `frame` as one picture with tiles of side `tile` (0: untiled).
+func codesWhole(_ frame: HeifPixels, tile: Int) -> Bool {
+    tile == 0 || (frame.width <= tile && frame.height <= tile)
 }
 
 /// Size of the coded HEVC item of a small HEIF written by libheif (its primary's payload).
@@ -172,9 +177,10 @@ func effort(_ raws: [String], options: [String: String]) throws {
             let px = try frame(depth: v.depth)
             let t0 = now()
             let c0 = cpuSeconds().own
+            let tile = v.tile ?? defaultTile
             let (bytes, luma) = try tiledEncode(
-                px, settings: v.settings(preset: s.preset, quality: s.quality),
-                tile: v.tile ?? defaultTile)
+                px, settings: v.settings(preset: s.preset, quality: s.quality, untiled: codesWhole(px, tile: tile)),
+                tile: tile)
             let wall = now() - t0
             let cpu = cpuSeconds().own - c0
             let m = try ViewingSize.compare(reference, luma)

@@ -19,6 +19,9 @@ struct Variant {
     var depth = 8
     /// Tile side for `effort` (`tile=N`, 0 = untiled); nil = the converter's default.
     var tile: Int?
+    /// x265 options over `x265` when `effort` codes the frame as one picture (`untiled.NAME=VALUE`), as the converter
+    /// adds its level's `onePictureX265Options` to an untiled primary.
+    var untiledX265: [String: String] = [:]
     /// The YCbCr matrix coded and signalled (`matrix=1`: BT.709; H.273 code point), BT.601 (6) otherwise, as the
     /// converter writes.
     var matrix = NCLX.displayP3.matrixCoefficients
@@ -53,6 +56,9 @@ struct Variant {
                     throw Failure("denoise takes \(Variant.denoiseStrengths.keys.sorted().joined(separator: ", "))")
                 }
                 denoise = s
+            case _ where k.hasPrefix("untiled."):
+                guard !v.isEmpty else { throw Failure("variant '\(text)': \(k) needs a value") }
+                untiledX265[String(k.dropFirst("untiled.".count))] = v
             default:
                 guard !v.isEmpty else { throw Failure("variant '\(text)': \(k) needs a value") }
                 x265[k] = v
@@ -63,9 +69,11 @@ struct Variant {
     /// Named strengths: the share of the estimated noise variance the local Wiener filter takes out.
     static let denoiseStrengths = ["light": 0.5, "full": 1.0]
 
-    func settings(preset: String, quality: Int) -> HeifEncodeSettings {
+    /// The encoder settings; `untiled`: for a frame coded as one picture (with `untiledX265` over `x265`).
+    func settings(preset: String, quality: Int, untiled: Bool = false) -> HeifEncodeSettings {
         HeifEncodeSettings(
-            quality: quality, bitDepth: depth, chroma: chroma, preset: preset, tune: tune, nclx: nclx, x265: x265)
+            quality: quality, bitDepth: depth, chroma: chroma, preset: preset, tune: tune, nclx: nclx,
+            x265: untiled ? x265.merging(untiledX265) { _, one in one } : x265)
     }
 
     /// Display P3 as the converter signals it, with this variant's matrix.

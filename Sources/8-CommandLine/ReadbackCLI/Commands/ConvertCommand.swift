@@ -229,6 +229,12 @@ struct ConvertCommand: Subcommand {
                 o.x265Options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                     .joined(separator: ",")
             ),
+            // Over those, for a primary coded as one picture (a frame within HEVC level 4.1), "" for none.
+            (
+                "x265OnePicture",
+                o.onePictureX265Options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                    .joined(separator: ",")
+            ),
         ]
         // The noise steps (docs/quality-ladder.md "Noise") at the quality this level codes them, when the target
         // uses them.
