@@ -96,15 +96,15 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
 
     public init() {}
 
-    /// The quality of a frame of noise `sigma` (nil: not measured): `quality`, or with `noiseAdaptive` the noise
-    /// step's (`NoiseLevel.quality`), its scaling-list quality when the x265 options code lists (any value but x265's
-    /// "off": balanced's HEVC default lists).
     /// The x265 options of the primary: `x265Options`, and `onePictureX265Options` over them when it is coded as one
     /// picture rather than as a grid's tiles.
     public func primaryX265Options(onePicture: Bool) -> [String: String] {
         onePicture ? x265Options.merging(onePictureX265Options) { _, one in one } : x265Options
     }
 
+    /// The quality of a frame of noise `sigma` (nil: not measured): `quality`, or with `noiseAdaptive` the noise
+    /// step's (`NoiseLevel.quality`), its scaling-list quality when the x265 options code lists (any value but x265's
+    /// "off": HEVC's default lists, or `default-4x4`).
     public func frameQuality(sigma: Double?) -> Int {
         guard noiseAdaptive else { return quality }
         let lists = x265Options["scaling-list"].map { $0 != "off" } ?? false
