@@ -58,8 +58,8 @@ def _key(parts):
 def frontier_key(rb, dng, settings, crop, qualities, encoder=None, ladder=None):
     """The frontier's crop measure (frontier.measure) depends on the RAW, readback-ladder's render and encoders (its
     binary's digest: a rebuild with any change measures again), each level's setting, the crop, heif-enc's qualities
-    and its version."""
-    return _key(("frontier1", file_digest(dng), ladder if ladder is not None else file_digest(rb.ladder),
+    and its version. "frontier2": heif-enc is refined to one CRF step around each level (frontier.refinement)."""
+    return _key(("frontier2", file_digest(dng), ladder if ladder is not None else file_digest(rb.ladder),
                  json.dumps(settings, sort_keys=True), crop, ",".join(str(q) for q in qualities),
                  encoder if encoder is not None else encoder_version()))
 

@@ -8,7 +8,8 @@ each), and by heif-enc (its defaults: preset slow) at BENCH_FRONTIER_HEIF_Q; eve
 archival-target encode at half size (SSIM-Y@½: mean and worst 64x64 block). heif-enc's bit/px at a level's fidelity
 is interpolated log-linearly between the two measured qualities that bracket it, on the mean and on the worst block,
 and the larger is taken (heif-enc must reach both); one more heif-enc call extends the qualities when a level falls
-outside them. "Matched quality": the lowest measured heif-enc quality that reaches the default level's mean and worst
+outside them, and one more codes every distinct CRF between the two that bracket a level (libheif maps the quality to
+a CRF in whole steps), so that the interpolation spans one CRF step. "Matched quality": the lowest measured heif-enc quality that reaches the default level's mean and worst
 block; the dcraw pipeline is timed there. The measure is untimed and cached (cache.frontier_key).
 
 Time and whole-file size: `readback convert --effort LEVEL` per level, interleaved with the dcraw pipeline; on the
@@ -107,6 +108,28 @@ def equal_fidelity(level, points):
             "heif_enc_bpp_by_mean": by_mean[0], "heif_enc_bpp_by_worst": by_worst[0]}
 
 
+def crf(quality):
+    """libheif 1.15's x265 CRF for heif-enc's quality: (100 - q) / 2 in whole steps, so q55 and q56 code alike."""
+    return (100 - quality) // 2
+
+
+def refinement(levels, points):
+    """The heif-enc qualities to add so that each level's mean and worst block are interpolated across one CRF step:
+    every distinct CRF strictly between the two measured qualities that bracket them (q50 and q55 leave CRF 24 and 23
+    unmeasured; a quality five apart spans two or three steps, over which log-linear interpolation was measured to be
+    up to 0.7 % off). Each CRF is asked for by its even quality."""
+    pts = sorted(points, key=lambda p: p["quality"])
+    have = {crf(p["quality"]) for p in pts}
+    extra = set()
+    for lv in levels:
+        for key in ("mean", "worst"):
+            for a, b in zip(pts, pts[1:]):
+                if a[key] < lv[key] < b[key]:
+                    extra |= {100 - 2 * c for c in range(crf(b["quality"]) + 1, crf(a["quality"])) if c not in have}
+                    break
+    return sorted(extra)
+
+
 def matched(points, level):
     """The lowest measured heif-enc quality whose mean and worst block both reach `level`'s, or None."""
     return next((p for p in sorted(points, key=lambda p: p["quality"])
@@ -149,6 +172,12 @@ def measure(rb, work, dng, defaults, quality, crop=MATCH_CROP):
         if not extra:
             break
         log(f"frontier: {os.path.basename(dng)}: heif-enc also at {extra} (a level is outside the measured range)")
+        points += [r for r in ladder_effort(rb, work, dng, [], extra, crop) if r["encoder"] == "heif-enc"]
+        points.sort(key=lambda p: p["quality"])
+    extra = refinement(levels.values(), points)
+    if extra:
+        log(f"frontier: {os.path.basename(dng)}: heif-enc also at {extra} (the distinct CRFs between the qualities "
+            "that bracket a level)")
         points += [r for r in ladder_effort(rb, work, dng, [], extra, crop) if r["encoder"] == "heif-enc"]
         points.sort(key=lambda p: p["quality"])
     for lv, row in levels.items():

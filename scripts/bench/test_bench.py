@@ -394,6 +394,18 @@ class FrontierTests(unittest.TestCase):
         self.assertEqual(q, "60")
         self.assertIn("still below", how)
 
+    def test_heif_enc_is_refined_to_every_crf_between_the_qualities_that_bracket_a_level(self):
+        pts = heif_points()  # q50, q55, q60: CRF 25, 22, 20
+        self.assertEqual([frontier.crf(q) for q in (50, 54, 55, 56, 57, 58, 60)], [25, 23, 22, 22, 21, 21, 20])
+        # The mean between q50 and q55 (CRF 24 and 23 unmeasured), the worst block between q55 and q60 (CRF 21).
+        self.assertEqual(frontier.refinement([{"mean": 0.992, "worst": 0.988}], pts), [52, 54, 58])
+        self.assertEqual(frontier.refinement([{"mean": 0.995, "worst": 0.987}], pts), [58])
+        # At a measured point, outside the measured range, or already refined: nothing more to code.
+        self.assertEqual(frontier.refinement([{"mean": 0.994, "worst": 0.986}], pts), [])
+        self.assertEqual(frontier.refinement([{"mean": 0.999, "worst": 0.97}], pts), [])
+        finer = pts + [{"quality": q, "bpp": 0.0, "mean": 0.0, "worst": 0.0} for q in (52, 54, 58)]
+        self.assertEqual(frontier.refinement([{"mean": 0.992, "worst": 0.988}], finer), [])
+
     def test_ladder_setting_and_rows(self):
         d = {"speed": "ultrafast", "depth": 10, "chroma": "420", "x265": "aq-strength=1.25,psy-rdoq=0,rdoq-level=2"}
         self.assertEqual(frontier.ladder_setting(d, 47),
