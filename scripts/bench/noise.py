@@ -171,7 +171,7 @@ def heif_enc_match(rb, work, dng, source, ours):
         ppm, png = os.path.join(d, "f.ppm"), os.path.join(d, "f.png")
         if run([rb.ladder, "frame", dng, ppm, "--crop", MATCH_CROP], env=rb.env(work)).rc != 0:
             return {"error": "readback-ladder frame --crop failed"}
-        if run([CONVERT_IM, ppm, "-define", "png:compression-level=1", png]).rc != 0:
+        if run([CONVERT_IM, ppm, "-define", "png:compression-level=1", "PNG24:" + png]).rc != 0:  # peers.DCRAW_PIPE
             return {"error": "could not write the crop as PNG for heif-enc"}
         points = {}
 

@@ -181,7 +181,9 @@ def x265_args(s):
     return ["-x", x] if x else []
 
 
-DCRAW_PIPE = ('dcraw_emu -w -Z - "$1" | "$3" ppm:- -define png:compression-level=1 "$2/x.png" && '
+# PNG24: 8-bit RGB whatever the colours: ImageMagick writes a frame of at most 16 colours as a 1-, 2- or 4-bit palette,
+# which heif-enc 1.15 reads scrambled and codes without a word (docs/platform.md).
+DCRAW_PIPE = ('dcraw_emu -w -Z - "$1" | "$3" ppm:- -define png:compression-level=1 PNG24:"$2/x.png" && '
               'heif-enc -q "$4" "$2/x.png" -o "$2/x.heic" >/dev/null && rm -f "$2/x.png" && '
               'exiftool -q -q -overwrite_original -tagsFromFile "$1" -all:all "$2/x.heic"')
 

@@ -208,7 +208,8 @@ func heifEncRows(
     let png = "\(dir)/frame.png"
     guard case .rgb8(let w, let h, let s) = frame else { throw Failure("\(name): not an 8-bit RGB frame") }
     try writeFile(Array("P6\n\(w) \(h)\n255\n".utf8) + s, to: ppm)
-    try runTool("/usr/bin/env", ["convert", ppm, png])
+    // 8-bit RGB whatever the colours: heif-enc 1.15 reads a 1- to 4-bit palette PNG scrambled (docs/platform.md).
+    try runTool("/usr/bin/env", ["convert", ppm, "PNG24:" + png])
     var rows: [EffortRow] = []
     for q in qualities {
         let out = "\(dir)/heif-enc-q\(q).heic"
