@@ -9,8 +9,9 @@ archival-target encode at half size (SSIM-Y@½: mean and worst 64x64 block). hei
 is interpolated log-linearly between the two measured qualities that bracket it, on the mean and on the worst block,
 and the larger is taken (heif-enc must reach both); one more heif-enc call extends the qualities when a level falls
 outside them, and one more codes every distinct CRF between the two that bracket a level (libheif maps the quality to
-a CRF in whole steps), so that the interpolation spans one CRF step. "Matched quality": the lowest measured heif-enc quality that reaches the default level's mean and worst
-block; the dcraw pipeline is timed there. The measure is untimed and cached (cache.frontier_key).
+a CRF in whole steps), so that the interpolation spans one CRF step. "Matched quality": the lowest measured heif-enc
+quality that reaches the default level's mean and worst block; the dcraw pipeline is timed there. The measure is
+untimed and cached (cache.frontier_key).
 
 Time and whole-file size: `readback convert --effort LEVEL` per level, interleaved with the dcraw pipeline; on the
 charts these are sides of the convert parts (the default in BENCH_PAIRS rounds, the other levels in
