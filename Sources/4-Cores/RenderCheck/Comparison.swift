@@ -161,7 +161,7 @@ public enum RenderComparison {
     ) -> ToneSums {
         var s = ToneSums()
         for i in range {
-            let (l, cr) = (r.l[i], hypot(r.a[i], r.b[i]))
+            let (l, cr) = (r.l[i], (r.a[i] * r.a[i] + r.b[i] * r.b[i]).squareRoot())
             if l > 25 && l < 75 { s.logRatios.append(log2((o.y[i] + 1e-4) / (r.y[i] + 1e-4))) }
             let da = o.a[i] - r.a[i]
             let db = o.b[i] - r.b[i]
@@ -174,7 +174,7 @@ public enum RenderComparison {
             }
             if l > 10 && l < 95 {
                 s.chromaR += cr
-                let co = hypot(o.a[i], o.b[i])
+                let co = (o.a[i] * o.a[i] + o.b[i] * o.b[i]).squareRoot()
                 s.chromaO += co
                 s.chromaN += 1
                 if cr >= minimumHueChroma && co >= minimumHueChroma {
