@@ -50,6 +50,28 @@ func aTenBitGridReducedTileByTileMatchesTheWholeDecode(minSide: Int) throws {
     #expect(d.max <= 1 && d.mean < 0.01, "minSide \(minSide): \(d)")
 }
 
+/// A primary coded as one picture (as Readback codes a frame within HEVC level 4.1) goes the same way as a grid of one
+/// tile, decoded by libde265 on worker threads and converted in bands: at every reduction, down to none (1300 px at
+/// 1024: every pixel), 8- and 10-bit, its pixels are libheif's whole decode's within a code, highlights included.
+@Test(arguments: [(8, 1024), (8, 256), (10, 1024), (10, 64)])
+func aOnePicturePrimaryReducedThroughLibde265MatchesTheWholeDecode(depth: Int, minSide: Int) throws {
+    let pair = try (depth == 8 ? SharedPair.main : TenBitPair.main).get()
+    let bytes = pair.untiled.bytes
+    let g = try #require(Rewrap.codedTiles(HEIFFile(bytes: bytes), bytes: bytes))
+    #expect(g.geometry == GridGeometry(columns: 1, rows: 1, tileWidth: 1300, tileHeight: 700, width: 1300, height: 700))
+    #expect(Rewrap.gridTiles(HEIFFile(bytes: bytes), bytes: bytes) == nil)
+    let whole = try HeifDecoder.decodePrimaryReduced(bytes, minSide: minSide)
+    #expect(whole.size.codedBitDepth == depth)
+    let one = try #require(
+        try HeifDecoder.decodeGridReduced(
+            g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry, minSide: minSide))
+    #expect(one.size == whole.size)
+    #expect(one.image.width == whole.image.width && one.image.height == whole.image.height)
+    #expect(one.image.nclx == whole.image.nclx && one.image.icc == whole.image.icc)
+    let d = difference(one.image.samples, whole.image.samples)
+    #expect(d.max <= 1 && d.mean < 0.01, "depth \(depth), minSide \(minSide): \(d)")
+}
+
 /// The shared 10-bit pair: the main pair's scene and size at 10 bits, the balanced effort's depth.
 enum TenBitPair {
     static let main: Result<TiledPair, any Error> = Result {
@@ -63,6 +85,7 @@ enum TenBitPair {
     let chroma444 = try TiledPair(width: 700, height: 600, chroma: .yuv444)
     defer { chroma444.cleanup() }
     #expect(Rewrap.gridTiles(HEIFFile(bytes: chroma444.tiled.bytes), bytes: chroma444.tiled.bytes) == nil)
+    #expect(Rewrap.codedTiles(HEIFFile(bytes: chroma444.untiled.bytes), bytes: chroma444.untiled.bytes) == nil)
     let pair = try SharedPair.main.get()
     let bytes = pair.tiled.bytes
     let g = try #require(Rewrap.gridTiles(HEIFFile(bytes: bytes), bytes: bytes))

@@ -44,7 +44,7 @@ extension HeifDecoder {
     ///     raster order: its `hvcC` parameter sets and then its NAL units, each after a 4-byte big-endian length.
     ///   - geometry: the grid.
     ///   - minSide: the smallest long side wanted.
-    /// - Returns: nil when the blocks are under 4 × 4 pixels, the primary's nclx is not full range with a BT.601,
+    /// - Returns: nil when a grid's blocks are under 4 × 4 pixels, the primary's nclx is not full range with a BT.601,
     ///   BT.709 or BT.2020 matrix, or a tile does not decode to 8- to 12-bit YCbCr 4:2:0 of the grid's tile size (the
     ///   caller then decodes the whole file).
     /// - Throws: `HeifError` when libheif refuses the file, or a tile's stream is malformed or decodes to no picture.
@@ -63,17 +63,23 @@ extension HeifDecoder {
         let (w, h) = (Int(heif_image_handle_get_width(handle.ptr)), Int(heif_image_handle_get_height(handle.ptr)))
         guard w == g.width, h == g.height else { return nil }
         let f = max(1, max(w, h) / max(1, minSide))
-        // Blocks of 4 × 4 and more: below that, how libheif upsamples chroma shows in single pixels.
-        guard f >= 4 else { return nil }
+        // A grid's blocks of 4 × 4 and more: below that, how libheif upsamples chroma shows in single pixels. One
+        // picture at every factor, down to single pixels (within a code of libheif's: GridReductionTests).
+        guard f >= 4 || g.columns * g.rows == 1 else { return nil }
         let (rw, rh) = (w / f, h / f)
         var starts = [fileBytes]
         for n in tileBytes { starts.append(starts[starts.count - 1] + n) }
-        let sums = try bytes.withUnsafeBytes { all in
-            try GridSums.sum(all, starts: starts, geometry: g, factor: f, width: rw, height: rh, matrix: m)
+        let codes = try bytes.withUnsafeBytes { all -> [UInt16]? in
+            if g.columns * g.rows == 1 {
+                let stream = UnsafeRawBufferPointer(rebasing: all[starts[0]..<starts[1]])
+                return try GridSums.onePicture(stream, geometry: g, factor: f, width: rw, height: rh, matrix: m)
+            }
+            return try GridSums.sum(all, starts: starts, geometry: g, factor: f, width: rw, height: rh, matrix: m)?
+                .rgb()
         }
-        guard let sums else { return nil }
+        guard let codes else { return nil }
         let image = HeifDecodedImage(
-            width: rw, height: rh, bitDepth: 8, channels: 3, samples: sums.rgb(), nclx: nclx, icc: icc,
+            width: rw, height: rh, bitDepth: 8, channels: 3, samples: codes, nclx: nclx, icc: icc,
             codedBitDepth: coded)
         return (image, HeifDecodedSize(width: w, height: h, codedBitDepth: coded))
     }
@@ -99,14 +105,17 @@ struct GridSums {
     let width: Int
     let height: Int
     let factor: Int
+    /// The first block row these sums hold (0 for the whole picture; a one-picture lane holds a band of rows).
+    let firstBlockRow: Int
     var r: [Int]
     var g: [Int]
     var b: [Int]
     /// The tiles' full-range YCbCr → RGB: Kr and Kb.
     let matrix: (kr: Double, kb: Double)
 
-    init(width: Int, height: Int, factor: Int, matrix: (kr: Double, kb: Double)) {
+    init(width: Int, height: Int, factor: Int, matrix: (kr: Double, kb: Double), firstBlockRow: Int = 0) {
         (self.width, self.height, self.factor, self.matrix) = (width, height, factor, matrix)
+        self.firstBlockRow = firstBlockRow
         r = [Int](repeating: 0, count: width * height)
         g = r
         b = r
@@ -158,12 +167,29 @@ struct GridSums {
     /// Decodes one tile's stream with libde265 and adds its pixels inside the reduced area to the blocks; false when
     /// it is not 8- to 12-bit YCbCr 4:2:0 of the tile size.
     mutating func add(_ stream: UnsafeRawBufferPointer, x0: Int, y0: Int, _ g: GridGeometry) throws -> Bool {
+        try GridSums.withPicture(stream, threads: 0, label: "grid tile at \(x0),\(y0)") { pic in
+            guard let planes = GridSums.planes(pic, width: g.tileWidth, height: g.tileHeight) else { return false }
+            accumulate(planes, x0: x0, y0: y0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
+            return true
+        }
+    }
+
+    /// Decodes one HEVC stream (`stream`: NAL units, each after its 4-byte length) with libde265 and gives `body` the
+    /// picture, valid only inside it.
+    /// - Parameter threads: libde265's worker threads (0: it decodes on the calling thread).
+    static func withPicture<T>(
+        _ stream: UnsafeRawBufferPointer, threads: Int32, label: String, _ body: (OpaquePointer) throws -> T
+    ) throws -> T {
         guard let ctx = de265_new_decoder() else {
             throw HeifError(operation: "de265_new_decoder", message: "NULL")
         }
         defer { de265_free_decoder(ctx) }
         func fail(_ what: String) -> HeifError {
-            HeifError(operation: "libde265 decode", message: "grid tile at \(x0),\(y0): \(what)")
+            HeifError(operation: "libde265 decode", message: "\(label): \(what)")
+        }
+        if threads > 0 {
+            let e = de265_start_worker_threads(ctx, threads)
+            guard de265_isOK(e) != 0 else { throw fail(String(cString: de265_get_error_text(e))) }
         }
         // The NAL units, each after its 4-byte length, pushed as libheif's plugin pushes them.
         var at = 0
@@ -188,27 +214,41 @@ struct GridSums {
         }
         if pic == nil { pic = de265_get_next_picture(ctx) }
         guard let pic else { throw fail("no picture") }
+        return try body(pic)
+    }
+
+    /// A decoded picture's planes: 8-bit, or 9- to 12-bit as 16-bit samples (strides in samples); nil unless it is
+    /// YCbCr 4:2:0 of `width` × `height` with one depth in all three planes.
+    enum Planes {
+        case narrow([(UnsafePointer<UInt8>, Int)])
+        case wide([(UnsafePointer<UInt16>, Int)], bits: Int)
+    }
+
+    static func planes(_ pic: OpaquePointer, width: Int, height: Int) -> Planes? {
         let bits = Int(de265_get_bits_per_pixel(pic, 0))
         guard de265_get_chroma_format(pic) == de265_chroma_420,
-            Int(de265_get_image_width(pic, 0)) == g.tileWidth, Int(de265_get_image_height(pic, 0)) == g.tileHeight,
+            Int(de265_get_image_width(pic, 0)) == width, Int(de265_get_image_height(pic, 0)) == height,
             (8...12).contains(bits), (1..<3).allSatisfy({ Int(de265_get_bits_per_pixel(pic, $0)) == bits })
-        else { return false }
+        else { return nil }
         var planes: [(UnsafePointer<UInt8>, Int)] = []
         for c: Int32 in 0..<3 {
             var stride: Int32 = 0
-            guard let p = de265_get_image_plane(pic, c, &stride) else { return false }
+            guard let p = de265_get_image_plane(pic, c, &stride) else { return nil }
             planes.append((p, Int(stride)))
         }
-        if bits == 8 {
-            accumulate(planes, x0: x0, y0: y0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
-        } else {
-            // More than 8 bits: 16-bit samples, the stride in bytes.
-            let wide = planes.map { p, stride in
-                (UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self), stride / 2)
-            }
-            accumulateWide(wide, bits: bits, x0: x0, y0: y0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
+        if bits == 8 { return .narrow(planes) }
+        // More than 8 bits: 16-bit samples, the stride in bytes.
+        return .wide(
+            planes.map { p, stride in (UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self), stride / 2) },
+            bits: bits)
+    }
+
+    /// Adds the pixels of `planes` (a tile at `x0`, `y0`) inside these sums' block rows to their blocks.
+    mutating func accumulate(_ planes: Planes, x0: Int, y0: Int, tileWidth tw: Int, tileHeight th: Int) {
+        switch planes {
+        case .narrow(let p): accumulate(p, x0: x0, y0: y0, tileWidth: tw, tileHeight: th)
+        case .wide(let p, let bits): accumulateWide(p, bits: bits, x0: x0, y0: y0, tileWidth: tw, tileHeight: th)
         }
-        return true
     }
 
     /// Adds the tile's pixels, converted to 8-bit RGB (chroma nearest-neighbour upsampled, as libheif 1.15 converts
@@ -262,19 +302,20 @@ struct GridSums {
     ) {
         let f = factor
         let xEnd = min(x0 + tw, width * f)
-        let yEnd = min(y0 + th, height * f)
-        guard xEnd > x0, yEnd > y0 else { return }
+        let yStart = max(y0, firstBlockRow * f)
+        let yEnd = min(y0 + th, (firstBlockRow + height) * f)
+        guard xEnd > x0, yEnd > yStart else { return }
         let n = xEnd - x0
         let sums = UnsafeMutablePointer<Int32>.allocate(capacity: 3 * n)
         defer { sums.deallocate() }
         sums.initialize(repeating: 0, count: 3 * n)
         let (cr, cg, cb) = (sums, sums + n, sums + 2 * n)
-        var blockRow = y0 / f
+        var blockRow = yStart / f
         var chromaRow = -1
-        for gy in y0...yEnd {
+        for gy in yStart...yEnd {
             if gy == yEnd || gy / f != blockRow {
                 // The block row is complete in this tile: its column sums go into the blocks.
-                addColumnSums((cr, cg, cb), blockRow: blockRow, x0: x0, xEnd: xEnd)
+                addColumnSums((cr, cg, cb), blockRow: blockRow - firstBlockRow, x0: x0, xEnd: xEnd)
                 guard gy < yEnd else { break }
                 sums.update(repeating: 0, count: 3 * n)
                 blockRow = gy / f

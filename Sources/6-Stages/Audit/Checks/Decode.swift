@@ -193,8 +193,9 @@ extension Checks {
         ///   decodes it first, libheif only when libavif cannot. Nil for other brands.
         /// - Parameters: `item` and `pixels`: the primary's item id and pixel count from the container, which name the
         ///   stage a decoder's worker died in and scale its default deadline.
-        /// - Parameter file: the container as parsed; a grid primary of it is reduced tile by tile
-        ///   (`Rewrap.gridTiles`) when only the render check needs its pixels.
+        /// - Parameter file: the container as parsed; a grid primary of it is reduced tile by tile, and a primary
+        ///   coded as one picture decoded by libde265 on worker threads (`Rewrap.codedTiles`), when only the render
+        ///   check needs its pixels.
         init(
             _ bytes: [UInt8], thumbnails: Bool, item: UInt32? = nil, pixels: Int? = nil, avifOrientation: Int? = nil,
             file: HEIFFile? = nil, lookUp: (@Sendable () -> ReferenceLookup)? = nil, decoders: any Decoders
@@ -226,7 +227,7 @@ extension Checks {
                     }
                     if pixels {
                         let minSide = 2 * RenderComparison.maxSide
-                        if let file, let g = Rewrap.gridTiles(file, bytes: bytes) {
+                        if let file, let g = Rewrap.codedTiles(file, bytes: bytes) {
                             let r = try decoders.heifGridReduced(
                                 g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry,
                                 minSide: minSide, item: item, pixels: count)

@@ -9,6 +9,26 @@ enum Rewrap {
         file.standaloneFile(for: item)
     }
 
+    /// The primary's coded pictures for `HeifDecoder.decodeGridReduced`: a grid's tiles (`gridTiles`), or a primary
+    /// coded as one 4:2:0 `hvc1` picture, with the primary's nclx and no transform, as a grid of one tile (libde265
+    /// then decodes it on worker threads, which libheif 1.15's plugin does not start).
+    static func codedTiles(_ file: HEIFFile, bytes: [UInt8]) -> (
+        bytes: [UInt8], tileBytes: [Int], geometry: GridGeometry
+    )? {
+        guard let p = file.primaryItemID, let item = file.item(p) else { return nil }
+        if item.type == "grid" { return gridTiles(file, bytes: bytes) }
+        let transforms: Set<FourCC> = ["irot", "imir", "clap"]
+        guard item.type == "hvc1", Checks.nclx(file, p) != nil, let size = file.imageSize(of: p),
+            case .hvcC(let c)? = file.property("hvcC", of: p), c.chromaFormat == 1,
+            !file.properties(of: p).contains(where: { transforms.contains($0.property.type) }),
+            let data = file.payload(of: p), let stream = nalStream(c, data)
+        else { return nil }
+        let (w, h) = (Int(size.width), Int(size.height))
+        let geometry = GridGeometry(columns: 1, rows: 1, tileWidth: w, tileHeight: h, width: w, height: h)
+        guard geometry.isConsistent else { return nil }
+        return (bytes + stream, [stream.count], geometry)
+    }
+
     /// A grid primary split for `HeifDecoder.decodeGridReduced`: the file's bytes followed by each tile's HEVC stream
     /// (its `hvcC` parameter sets, then its NAL units, each after a 4-byte big-endian length; raster order), the
     /// streams' lengths and the grid's shape. Nil unless the primary is a grid of 4:2:0 `hvc1` tiles of one size,
