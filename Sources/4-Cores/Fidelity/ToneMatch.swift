@@ -1,3 +1,4 @@
+import ColorScience
 import Foundation
 
 /// The camera's tone look, fitted from its own rendering of the same capture (the RAW's embedded preview): a
@@ -93,13 +94,13 @@ public struct ToneMatch: Sendable, Equatable, Codable {
         guard ours.count >= 1000, reference.count >= 1000 else {
             return .unusable("too few pixels to compare (\(min(ours.count, reference.count)))")
         }
-        // Quantiles from at most `maxSamples` evenly strided values of each (sorting is the fit's whole cost).
-        func sample(_ v: [Float]) -> [Float] {
+        // Quantiles from at most `maxSamples` evenly strided values of each (sorting is the fit's whole cost: the two
+        // sorts run side by side).
+        @Sendable func sample(_ v: [Float]) -> [Float] {
             let step = (v.count + maxSamples - 1) / maxSamples
             return step <= 1 ? v.sorted() : stride(from: 0, to: v.count, by: step).map { v[$0] }.sorted()
         }
-        let o = sample(ours)
-        let r = sample(reference)
+        let (o, r) = Parallel.both({ sample(ours) }, { sample(reference) })
         // Quantile pairs at 400 levels, kept where the reference is informative.
         var us: [Double] = []
         var vs: [Double] = []
