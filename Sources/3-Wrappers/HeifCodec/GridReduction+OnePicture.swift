@@ -13,6 +13,9 @@ extension GridSums {
         return n > 1 ? Int32(min(4, n)) : 0
     }
 
+    /// Block rows a one-picture lane sums at a time.
+    static let chunk = 16
+
     /// The block means of one picture (`stream`: its parameter sets and NAL units, each after a 4-byte length) as
     /// interleaved 8-bit RGB codes, as `rgb()` gives them: each pixel converted as `accumulate` converts a tile's; nil
     /// when it is not 8- to 12-bit YCbCr 4:2:0 of the geometry's size.
@@ -28,11 +31,15 @@ extension GridSums {
                 // Each lane sums its own band of block rows and writes its own rows of `out`.
                 let (shared, source) = (UnsafeSendable(buf), UnsafeSendable(planes))
                 Parallel.forEach(lanes) { lane in
+                    // The band in passes of `chunk` block rows through one set of sums, which stays in cache.
                     let (b0, b1) = (rh * lane / lanes, rh * (lane + 1) / lanes)
-                    var s = GridSums(width: rw, height: b1 - b0, factor: f, matrix: matrix, firstBlockRow: b0)
-                    s.accumulate(source.value, x0: 0, y0: 0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
-                    let codes = s.rgb()
-                    for (i, c) in codes.enumerated() { shared.value[3 * rw * b0 + i] = c }
+                    var s = GridSums(
+                        width: rw, height: min(chunk, b1 - b0), factor: f, matrix: matrix, firstBlockRow: b0)
+                    for c0 in stride(from: b0, to: b1, by: chunk) {
+                        s.restart(at: c0, rows: min(chunk, b1 - c0))
+                        s.accumulate(source.value, x0: 0, y0: 0, tileWidth: g.tileWidth, tileHeight: g.tileHeight)
+                        for (i, c) in s.rgb().enumerated() { shared.value[3 * rw * c0 + i] = c }
+                    }
                 }
             }
             return out

@@ -103,10 +103,10 @@ extension HeifDecoder {
 /// reader shows it (a block mean converted once would differ where highlights clip).
 struct GridSums {
     let width: Int
-    let height: Int
+    private(set) var height: Int
     let factor: Int
     /// The first block row these sums hold (0 for the whole picture; a one-picture lane holds a band of rows).
-    let firstBlockRow: Int
+    private(set) var firstBlockRow: Int
     var r: [Int]
     var g: [Int]
     var b: [Int]
@@ -119,6 +119,13 @@ struct GridSums {
         r = [Int](repeating: 0, count: width * height)
         g = r
         b = r
+    }
+
+    /// Starts over, zeroed, at block row `first` with `rows` block rows (no more than these sums were made with).
+    mutating func restart(at first: Int, rows: Int) {
+        precondition(rows >= 0 && rows * width <= r.count, "more rows than the sums hold")
+        (firstBlockRow, height) = (first, rows)
+        for i in 0..<(rows * width) { (r[i], g[i], b[i]) = (0, 0, 0) }
     }
 
     /// Every tile decoded and summed, the even tiles on one thread and the odd ones on another; nil when a tile is
