@@ -1,13 +1,15 @@
+import Fidelity
 import Foundation
 import Testing
 
 @testable import Converter
 
-/// The headroom measure samples every `step`-th pixel of every `step`-th row, in bands on the pool: its fraction of
-/// pixels over one stop and its 99.9th percentile are those of the same samples taken in one pass, with the bright
-/// pixels only in the last rows (the last band) and only in the first ones (the first band).
-@Test(arguments: [true, false])
-func hdrMeasureSamplesTheWholeFrameInBands(brightAtTheBottom: Bool) {
+/// The headroom measure samples every `step`-th pixel of every `step`-th row, in bands on the pool, each row through
+/// the render's kernel: its fraction of pixels over one stop and its 99.9th percentile are exactly those of the same
+/// samples taken in one pass through `Renderer.pixel`, with the bright pixels only in the last rows (the last band) and
+/// only in the first ones (the first band), with a neutral render and with a camera look (tone curve and saturation).
+@Test(arguments: [(true, false), (false, false), (true, true)])
+func hdrMeasureSamplesTheWholeFrameInBands(brightAtTheBottom: Bool, look: Bool) {
     let (w, h) = (1200, 900)  // step 2: 450 sampled rows in 14 bands
     var codes = [UInt16](repeating: 0, count: 3 * w * h)
     for y in 0..<h {
@@ -18,7 +20,11 @@ func hdrMeasureSamplesTheWholeFrameInBands(brightAtTheBottom: Bool) {
         }
     }
     let frame = MemoryFrame(width: w, height: h, codes: codes)
-    let renderer = Renderer(space: .sRGB, baselineExposure: 0)
+    let neutral = Renderer(space: .sRGB, baselineExposure: 0)
+    // A look that lifts the tones (the highlights keep more than a stop over white).
+    let knots = stride(from: -6.0, through: -1.0, by: 0.5).map { $0 }
+    let curve = ToneMatch(inputStops: knots, outputStops: knots.map { 0.9 * $0 + 0.3 })
+    let renderer = look ? neutral.with(tone: curve).with(saturation: 0.7) : neutral
     let d = HDRPolicy.decide(frame, renderer: renderer, kind: .mosaicRAW, hdr: .auto)
 
     let step = max(1, Int((Double(w * h) / 250_000).squareRoot()))

@@ -25,12 +25,17 @@ public enum HDRPolicy {
                 var ys: [Float] = []
                 ys.reserveCapacity((rows / bands + 1) * (img.width / step + 1))
                 var above = 0
+                // Each sampled row through the render's vectorised kernel: `Renderer.pixel`'s luminance, bit for bit.
+                let kernel = RowKernel(width: img.width)
+                defer { kernel.deallocate() }
+                var scratch = [UInt16](repeating: 0, count: 3 * img.width)
                 for row in (rows * band / bands)..<(rows * (band + 1) / bands) {
-                    for x in stride(from: 0, to: img.width, by: step) {
-                        let v = img.pixel(x: x, y: row * step)
-                        let p = renderer.pixel(v.0, v.1, v.2)
-                        ys.append(p.y)
-                        if p.y > 2 { above += 1 }
+                    let lum = scratch.withUnsafeMutableBufferPointer {
+                        kernel.luminance(img.rgbRow(row * step, scratch: $0), renderer: renderer, step: step)
+                    }
+                    for i in 0..<lum.count {
+                        ys.append(lum.y[i])
+                        if lum.y[i] > 2 { above += 1 }
                     }
                 }
                 out.value[band] = (ys, above)

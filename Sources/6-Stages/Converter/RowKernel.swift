@@ -103,6 +103,15 @@ struct RowKernel {
         return (UnsafePointer(r), UnsafePointer(g), UnsafePointer(b), n)
     }
 
+    /// The luminance `Renderer.pixel` gives (its `y`: after the tone curve, which the saturation keeps), bit for bit,
+    /// for every `step`-th pixel of the row (scratch pixel i is source pixel i · step).
+    func luminance(_ src: UnsafePointer<UInt16>, renderer: Renderer, step: Int) -> (y: UnsafePointer<Float>, count: Int) {
+        let n = (width + step - 1) / step
+        mapToOutput(src, renderer: renderer, count: n, step: step)
+        applyLook(renderer, count: n)
+        return (UnsafePointer(y), n)
+    }
+
     /// Step 1a of `render`: working space → output primaries, gamut mapped, and the luminance, for `count` pixels
     /// `step` apart, into the scratch rows.
     @inline(__always)
