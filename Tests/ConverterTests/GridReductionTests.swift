@@ -24,11 +24,7 @@ func aGridReducedTileByTileMatchesTheWholeDecode(minSide: Int) throws {
     let tiled = try #require(
         try HeifDecoder.decodeGridReduced(
             g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry, minSide: minSide))
-    #expect(tiled.size == whole.size)
-    #expect(tiled.image.width == whole.image.width && tiled.image.height == whole.image.height)
-    #expect(tiled.image.nclx == whole.image.nclx && tiled.image.icc == whole.image.icc)
-    let d = difference(tiled.image.samples, whole.image.samples)
-    #expect(d.max <= 1 && d.mean < 0.01, "minSide \(minSide): \(d)")
+    expectSameReduction(tiled, whole, "minSide \(minSide)")
 }
 
 /// 10-bit tiles (the balanced effort's, Readback's default) too: converted at 10 bits as libheif converts them, then
@@ -44,10 +40,7 @@ func aTenBitGridReducedTileByTileMatchesTheWholeDecode(minSide: Int) throws {
     let tiled = try #require(
         try HeifDecoder.decodeGridReduced(
             g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry, minSide: minSide))
-    #expect(tiled.size == whole.size)
-    #expect(tiled.image.width == whole.image.width && tiled.image.height == whole.image.height)
-    let d = difference(tiled.image.samples, whole.image.samples)
-    #expect(d.max <= 1 && d.mean < 0.01, "minSide \(minSide): \(d)")
+    expectSameReduction(tiled, whole, "minSide \(minSide)")
 }
 
 /// A primary coded as one picture (as Readback codes a frame within HEVC level 4.1) goes the same way as a grid of one
@@ -65,11 +58,20 @@ func aOnePicturePrimaryReducedThroughLibde265MatchesTheWholeDecode(depth: Int, m
     let one = try #require(
         try HeifDecoder.decodeGridReduced(
             g.bytes, fileBytes: bytes.count, tileBytes: g.tileBytes, geometry: g.geometry, minSide: minSide))
-    #expect(one.size == whole.size)
-    #expect(one.image.width == whole.image.width && one.image.height == whole.image.height)
-    #expect(one.image.nclx == whole.image.nclx && one.image.icc == whole.image.icc)
-    let d = difference(one.image.samples, whole.image.samples)
-    #expect(d.max <= 1 && d.mean < 0.01, "depth \(depth), minSide \(minSide): \(d)")
+    expectSameReduction(one, whole, "depth \(depth), minSide \(minSide)")
+}
+
+/// A reduced decode against libheif's whole decode reduced the same way: the same size and colour, no code more than 1
+/// apart, and under one sample in a hundred off at all.
+func expectSameReduction(
+    _ r: (image: HeifDecodedImage, size: HeifDecodedSize), _ whole: (image: HeifDecodedImage, size: HeifDecodedSize),
+    _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(r.size == whole.size, sourceLocation: sourceLocation)
+    #expect(r.image.width == whole.image.width && r.image.height == whole.image.height, sourceLocation: sourceLocation)
+    #expect(r.image.nclx == whole.image.nclx && r.image.icc == whole.image.icc, sourceLocation: sourceLocation)
+    let d = difference(r.image.samples, whole.image.samples)
+    #expect(d.max <= 1 && d.mean < 0.01, "\(label): \(d)", sourceLocation: sourceLocation)
 }
 
 /// The shared 10-bit pair: the main pair's scene and size at 10 bits, the balanced effort's depth.
