@@ -17,11 +17,7 @@ enum Rewrap {
     )? {
         guard let p = file.primaryItemID, let item = file.item(p) else { return nil }
         if item.type == "grid" { return gridTiles(file, bytes: bytes) }
-        let transforms: Set<FourCC> = ["irot", "imir", "clap"]
-        guard item.type == "hvc1", Checks.nclx(file, p) != nil, let size = file.imageSize(of: p),
-            case .hvcC(let c)? = file.property("hvcC", of: p), c.chromaFormat == 1,
-            !file.properties(of: p).contains(where: { transforms.contains($0.property.type) }),
-            let data = file.payload(of: p), let stream = nalStream(c, data)
+        guard Checks.nclx(file, p) != nil, let size = file.imageSize(of: p), let stream = pictureStream(file, p)
         else { return nil }
         let (w, h) = (Int(size.width), Int(size.height))
         let geometry = GridGeometry(columns: 1, rows: 1, tileWidth: w, tileHeight: h, width: w, height: h)
@@ -37,10 +33,8 @@ enum Rewrap {
     static func gridTiles(_ file: HEIFFile, bytes: [UInt8]) -> (
         bytes: [UInt8], tileBytes: [Int], geometry: GridGeometry
     )? {
-        let transforms: Set<FourCC> = ["irot", "imir", "clap"]
         guard let p = file.primaryItemID, file.item(p)?.type == "grid", let g = file.grid(of: p),
-            g.tiles.count == g.rows * g.columns, g.tiles.count <= GridGeometry.maxTiles,
-            !file.properties(of: p).contains(where: { transforms.contains($0.property.type) }),
+            g.tiles.count == g.rows * g.columns, g.tiles.count <= GridGeometry.maxTiles, !transformed(file, p),
             let colour = Checks.nclx(file, p), let first = g.tiles.first, let size = file.imageSize(of: first)
         else { return nil }
         let geometry = GridGeometry(
@@ -51,16 +45,27 @@ enum Rewrap {
         var lengths: [Int] = []
         lengths.reserveCapacity(g.tiles.count)
         for t in g.tiles {
-            // 4:2:0 (hvcC chroma_format_idc 1), 8-bit: libde265's planes are what libheif would convert.
-            guard file.item(t)?.type == "hvc1", let s = file.imageSize(of: t), s == size,
-                case .hvcC(let c)? = file.property("hvcC", of: t), c.chromaFormat == 1, Checks.nclx(file, t) == colour,
-                !file.properties(of: t).contains(where: { transforms.contains($0.property.type) }),
-                let data = file.payload(of: t), let stream = nalStream(c, data)
+            guard let s = file.imageSize(of: t), s == size, Checks.nclx(file, t) == colour,
+                let stream = pictureStream(file, t)
             else { return nil }
             out += stream
             lengths.append(stream.count)
         }
         return (out, lengths, geometry)
+    }
+
+    /// The HEVC stream (`nalStream`) of an `hvc1` item coded 4:2:0 (hvcC chroma_format_idc 1: libde265's planes are
+    /// what libheif would convert) with no transform of its own; nil otherwise.
+    private static func pictureStream(_ file: HEIFFile, _ item: UInt32) -> [UInt8]? {
+        guard file.item(item)?.type == "hvc1", case .hvcC(let c)? = file.property("hvcC", of: item), c.chromaFormat == 1,
+            !transformed(file, item), let data = file.payload(of: item)
+        else { return nil }
+        return nalStream(c, data)
+    }
+
+    /// True when `item` carries a transform (irot, imir, clap), which libheif applies to the whole picture.
+    private static func transformed(_ file: HEIFFile, _ item: UInt32) -> Bool {
+        file.properties(of: item).contains { ["irot", "imir", "clap"].contains($0.property.type) }
     }
 
     /// A tile's parameter sets and NAL units, each after a 4-byte big-endian length; nil when a length in `data`
