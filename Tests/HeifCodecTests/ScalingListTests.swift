@@ -45,12 +45,12 @@ private func encode(_ lists: String) throws -> [UInt8] {
     #expect(
         X265ScalingLists.weightedIntra4x4 == [16, 16, 19, 25, 16, 21, 27, 36, 19, 27, 44, 65, 25, 36, 65, 115])
     let before = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
-        .filter { $0.hasPrefix("readback-x265-lists-") }
+        .filter { $0.hasPrefix("readback-x265-") }
     let weighted = try encode("default-4x4")
     #expect(weighted != (try encode("default")))
     #expect(try X265ScalingLists.path(for: "default-4x4").hasPrefix("/proc/self/fd/"))
     let after = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
-        .filter { $0.hasPrefix("readback-x265-lists-") }
+        .filter { $0.hasPrefix("readback-x265-") }
     #expect(after == before, "left behind: \(after)")
     #expect(throws: HeifError.self) { try X265ScalingLists.path(for: "no-such-set") }
 }

@@ -237,11 +237,23 @@ public enum HeifEncoder {
     /// - Throws: `HeifError` with libheif's message.
     public static func encode(_ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int?) throws -> [UInt8] {
         try FirstEncoder.gate.run(depth: settings.bitDepth) {
-            try encodeNow(pixels, settings: settings, threads: threads)
+            // x265's λ tables are process-wide: a 10-bit encode names its own (`X265Lambdas`), others take none.
+            let tables = settings.x265["lambda-file"]
+            guard case .rgb16(_, _, 10, _) = pixels else {
+                if let tables {
+                    throw HeifError(operation: "set x265 lambda-file", message: "'\(tables)' needs a 10-bit encode")
+                }
+                return try encodeNow(pixels, settings: settings, threads: threads, lambdaFile: nil)
+            }
+            return try X265Lambdas.Gate.shared.run(tables: tables ?? X265Lambdas.builtIn) { file in
+                try encodeNow(pixels, settings: settings, threads: threads, lambdaFile: file)
+            }
         }
     }
 
-    private static func encodeNow(_ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int?) throws -> [UInt8] {
+    private static func encodeNow(
+        _ pixels: HeifPixels, settings: HeifEncodeSettings, threads: Int?, lambdaFile: String?
+    ) throws -> [UInt8] {
         let w = pixels.width
         let h = pixels.height
         guard w > 0, h > 0, w <= 65535, h <= 65535 else {
@@ -265,7 +277,9 @@ public enum HeifEncoder {
         }
         try check(heif_encoder_set_parameter_string(enc.ptr, "preset", settings.preset), "set preset")
         try check(heif_encoder_set_parameter_string(enc.ptr, "tune", settings.tune), "set tune")
-        for (name, value) in settings.x265Options(width: w, height: h).sorted(by: { $0.key < $1.key }) {
+        var x265 = settings.x265Options(width: w, height: h)
+        x265["lambda-file"] = lambdaFile
+        for (name, value) in x265.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
                 throw HeifError(operation: "set x265 option", message: "invalid x265 option name '\(name)'")
             }

@@ -89,7 +89,7 @@ public enum X265ScalingLists {
         }
         return try files.withLock { (paths: inout [String: String]) throws(HeifError) -> String in
             if let p = paths[name] { return p }
-            let p = try unnamedFile(text)
+            let p = try namelessFile(text, operation: "scaling lists")
             paths[name] = p
             return p
         }
@@ -97,29 +97,4 @@ public enum X265ScalingLists {
 
     /// The paths made so far, one per named set.
     private static let files = Mutex<[String: String]>([:])
-
-    /// Writes `text` to a new nameless temporary file and returns its `/proc/self/fd` path.
-    private static func unnamedFile(_ text: String) throws(HeifError) -> String {
-        func fail(_ what: String, closing fd: Int32? = nil) -> HeifError {
-            let reason = String(cString: strerror(errno))
-            if let fd { close(fd) }
-            return HeifError(operation: "scaling lists", message: "\(what): \(reason)")
-        }
-        // A file without a name (O_TMPFILE: Linux's `__O_TMPFILE | O_DIRECTORY`, a macro Swift does not import), so
-        // not even a kill leaves one; where the filesystem has none, a named file unlinked at once.
-        let dir = NSTemporaryDirectory()
-        var fd = open(dir, O_RDWR | O_CLOEXEC | 0o20_200_000, 0o600)
-        if fd < 0 {
-            let file = (dir as NSString).appendingPathComponent("readback-x265-lists-\(UUID().uuidString)")
-            fd = open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw fail("cannot create \(file)") }
-            unlink(file)
-        }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count else { throw fail("cannot write the lists", closing: fd) }
-        let path = "/proc/self/fd/\(fd)"
-        guard access(path, R_OK) == 0 else { throw fail("cannot reopen the lists through \(path)", closing: fd) }
-        return path
-    }
 }
