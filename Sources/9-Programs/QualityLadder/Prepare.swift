@@ -30,6 +30,8 @@ struct Prepared {
     var height: Int
     /// The cropped 8-bit frame the converter would encode.
     var frame: HeifPixels
+    /// The same crop of the 10-bit frame the converter encodes at a coded depth of 10 (`depth=10` variants).
+    var frame10: HeifPixels
     /// Interleaved non-linear RGB in [0, 1] of the float render (the archival reference).
     var referenceRGB: [Float]
     var referenceLuma: Plane
@@ -111,9 +113,17 @@ func prepare(_ source: Source, cropW: Int, cropH: Int) throws -> Prepared {
     }
     let viewReference = try ViewingSize.Reference(viewLuma)
     let frameLuma = try Luma.plane(rgb: crop, width: c.width, height: c.height, maxCode: 255)
+    var o10 = o
+    o10.bitDepth = 10
+    let frame10 = cropped(
+        try HEICConverter.renderedFrame(of: url, options: o10, decoders: .inProcess), cropW: cropW, cropH: cropH)
+    guard frame10.width == c.width, frame10.height == c.height else {
+        throw Failure("\(source.path): the 10-bit frame's crop is \(frame10.width)×\(frame10.height)")
+    }
     return Prepared(
         name: url.lastPathComponent, width: c.width, height: c.height,
-        frame: .rgb8(width: c.width, height: c.height, samples: crop), referenceRGB: ref, referenceLuma: luma,
+        frame: .rgb8(width: c.width, height: c.height, samples: crop), frame10: frame10, referenceRGB: ref,
+        referenceLuma: luma,
         ssimReference: try SSIM.Reference(luma), viewReference: viewReference,
         viewFrame: try ViewingSize.compare(viewReference, frameLuma),
         cleanName: source.clean.map { URL(fileURLWithPath: $0).lastPathComponent }, fullWidth: fw, fullHeight: fh,

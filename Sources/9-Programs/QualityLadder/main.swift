@@ -146,11 +146,16 @@ func cropped(_ frame: HeifPixels, cropW: Int, cropH: Int) -> HeifPixels {
 
 // MARK: - run
 
-/// Encodes the prepared frame with one setting and measures it; the time includes a variant's pre-encode filter.
+/// Encodes the prepared frame with one setting and measures it; the time includes a variant's pre-encode filter. A
+/// `depth=10` variant codes the 10-bit frame, as `convert` does at that depth (no pre-encode filter takes it).
 func encodeRow(_ p: Prepared, preset: String, variant: Variant, quality: Int) throws -> LadderRow {
+    guard variant.depth == 8 || variant.denoise == nil else {
+        throw Failure("\(variant.text): a pre-encode filter takes only the 8-bit frame")
+    }
     let t0 = now()
     let file = try HeifEncoder.encode(
-        variant.input(p.frame), settings: variant.settings(preset: preset, quality: quality))
+        variant.depth == 10 ? p.frame10 : variant.input(p.frame),
+        settings: variant.settings(preset: preset, quality: quality))
     let seconds = now() - t0
     let parsed = HEIFFile(bytes: file)
     guard let id = parsed.primaryItemID, let data = parsed.payload(of: id) else {
