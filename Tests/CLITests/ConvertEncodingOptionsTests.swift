@@ -99,7 +99,12 @@ func convertOptions(_ args: [String]) throws -> ConvertOptions {
         let j = try object(["--effort", e.rawValue])
         #expect(j["effort"] as? String == e.rawValue && j["speed"] as? String == e.preset)
         #expect(j["depth"] as? Int == e.bitDepth && j["quality"] as? Int == d.quality)
+        // scripts/bench's frontier adds the level's quality step to a frame's quality, as the converter does.
+        #expect(j["qualityStep"] as? Int == e.qualityStep)
     }
+    #expect(EncodingEffort.small.qualityStep == 2 && EncodingEffort.balanced.qualityStep == 0)
+    // Small's noisy frames: the step's q50, one CRF step finer.
+    #expect(try object(["--effort", "small"])["noisyFrames"] as? String == "q52 from noise σ 1.75")
     // Without --json one `key: value` line per setting, and neither SRC nor --out is needed.
     let text = runCLI(["convert", "--print-defaults"])
     #expect(text.code == .clean)

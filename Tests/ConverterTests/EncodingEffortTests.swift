@@ -12,7 +12,8 @@ import Testing
 /// encode of the same frame: mean ≥ 0.975, every 64×64 block ≥ 0.95), and each level codes at its own depth and
 /// coding tree size; balanced and small code scaling lists (HEVC's defaults; small, and balanced on a frame coded as
 /// one picture, with the 4×4 luma list weighted), balanced's one-picture frames deeper transform trees than its
-/// tiles, and this noisy frame one CRF step finer than the noise step's quality, which fast (flat lists) codes it at.
+/// tiles, and this noisy frame one CRF step finer than the noise step's quality, which fast (flat lists) codes it at
+/// (small one step finer again, and its one-picture frames in 64×64 trees).
 @Test func balancedIsSmallerThanFastAboveTheFidelityFloor() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-effort-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -64,10 +65,13 @@ import Testing
     try Data(DNGWriter.write(scene: scene, spec: base)).write(to: clean)
     let (cleanBalanced, cleanFast) = (try converted(.balanced, source: clean), try converted(.fast, source: clean))
     #expect(balanced.lists == true && fast.lists == false, "noisy: \(balanced.lists), \(fast.lists)")
-    // Small codes lists too (the defaults with the 4×4 luma list weighted), so this noisy frame at q50 as well, above
-    // the floor; 16×16 trees as balanced.
-    #expect(small.lists == true && small.quality == 50 && small.trees == 16, "small: \(small)")
+    // Small codes lists too (the defaults with the 4×4 luma list weighted), so this noisy frame at q50 as well, and
+    // one CRF step finer (q52: its λ² spends a step), above the floor; libheif's 64×64 trees for a frame coded as one
+    // picture, balanced's 16×16 in a grid's tiles.
+    #expect(small.lists == true && small.quality == 52 && small.trees == 64, "small: \(small)")
     #expect(small.view.mean >= 0.975 && small.view.worstBlock >= 0.95, "small: \(small.view)")
+    let smallTiled = try converted(.small, tileSize: 256)
+    #expect(smallTiled.trees == 16 && smallTiled.quality == 52, "small tiled: \(smallTiled)")
     // A frame coded as one picture (this 1024×768 one) lets balanced's 16×16 units split their transforms down to 4×4
     // (max_transform_hierarchy_depth_intra 2: x265's `tu-intra-depth` 3); fast keeps libheif's 2 (depth 1), and so
     // do balanced's tiles when the same frame is coded as a grid.

@@ -51,3 +51,21 @@ import Testing
     EncodingTarget.archival.apply(to: &archival)
     #expect(!archival.noiseAdaptive)
 }
+
+/// A level's quality step is added to every frame's quality: small codes the target's q55 at q57 and a noisy
+/// frame's q50 at q52, an explicit quality two steps finer too, and never above 100; balanced adds nothing.
+@Test func aLevelsQualityStepIsAddedToEveryFramesQuality() {
+    var small = ConvertOptions()
+    EncodingTarget.visuallyLossless.apply(to: &small, effort: .small)
+    let noisy = NoiseLevel.steps[0].minSigma + 0.5
+    #expect(small.frameQuality(sigma: nil) == 57 && small.frameQuality(sigma: 0.5) == 57)
+    #expect(small.frameQuality(sigma: noisy) == 52)
+    small.noiseAdaptive = false
+    small.quality = 60
+    #expect(small.frameQuality(sigma: noisy) == 62)
+    small.quality = 99
+    #expect(small.frameQuality(sigma: nil) == 100)
+    let balanced = ConvertOptions()
+    #expect(balanced.qualityStep == 0 && balanced.frameQuality(sigma: nil) == 55)
+    #expect(balanced.frameQuality(sigma: noisy) == 50)
+}

@@ -44,9 +44,11 @@ def level_defaults(rb):
 
 
 def ladder_setting(d, quality):
-    """A level's encoder setting in the ladder's terms (`PRESET:QUALITY:VARIANT`) at `quality`: tune ssim (libheif's,
-    as the converter codes), its chroma, coded depth and x265 options (those for a frame coded as one picture as
-    `untiled.NAME=VALUE`)."""
+    """A level's encoder setting in the ladder's terms (`PRESET:QUALITY:VARIANT`) for a frame the converter gives
+    `quality`: at that quality plus the level's `qualityStep` (as `ConvertOptions.frameQuality` adds it), tune ssim
+    (libheif's, as the converter codes), its chroma, coded depth and x265 options (those for a frame coded as one
+    picture as `untiled.NAME=VALUE`)."""
+    quality = min(100, quality + int(d.get("qualityStep") or 0))
     variant = ["tune=ssim", f"chroma={d.get('chroma', '420')}", f"depth={d.get('depth', 8)}"]
     variant += [x for x in str(d.get("x265") or "").split(",") if x]
     # The options the converter adds to a primary it codes as one picture; the ladder applies them when it does.

@@ -417,6 +417,9 @@ class FrontierTests(unittest.TestCase):
         self.assertEqual(frontier.ladder_setting(one, 55),
                          "ultrafast:55:tune=ssim,chroma=420,depth=10,aq-strength=1.25,psy-rdoq=0,rdoq-level=2,"
                          "untiled.scaling-list=default-4x4,untiled.tu-intra-depth=3")
+        # A level's quality step is added to the frame's quality, as the converter adds it (at most 100).
+        self.assertEqual(frontier.ladder_setting(dict(d, qualityStep=2), 55).split(":")[1], "57")
+        self.assertEqual(frontier.ladder_setting(dict(d, qualityStep=2), 99).split(":")[1], "100")
         text = ("image\tencoder\tsetting\tbytes\tbpp\twall_s\tcpu_s\tview_arch_mean\tview_arch_worst64\n"
                 "x.dng\treadback\tultrafast:55:tune=ssim\t1000\t0.5000\t1.00\t1.40\t0.997500\t0.995400\n"
                 "x.dng\theif-enc\tslow:60\t2000\t1.0000\t2.00\t4.40\t0.998000\t0.996000\n")

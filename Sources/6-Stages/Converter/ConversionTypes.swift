@@ -56,6 +56,8 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// x265 options over `x265Options` for a primary coded as one picture: the balanced effort's
     /// (`EncodingEffort.onePictureX265Options`).
     public var onePictureX265Options: [String: String] = EncodingEffort.balanced.onePictureX265Options
+    /// Added to every frame's quality (`frameQuality`): the level's `EncodingEffort.qualityStep` (balanced's 0).
+    public var qualityStep = EncodingEffort.balanced.qualityStep
     public var colorSpace: ColorSpace.Output = .displayP3
     /// Write an ICC profile (`colr` prof) for the output space next to the `nclx`.
     public var icc: Bool = true
@@ -105,10 +107,11 @@ public struct ConvertOptions: Sendable, Equatable, Codable {
     /// The quality of a frame of noise `sigma` (nil: not measured): `quality`, or with `noiseAdaptive` the noise
     /// step's (`NoiseLevel.quality`), its scaling-list quality when the x265 options code lists (any value but x265's
     /// "off": HEVC's default lists, or `default-4x4`).
+    /// The level's `qualityStep` is added to either (at most 100).
     public func frameQuality(sigma: Double?) -> Int {
-        guard noiseAdaptive else { return quality }
+        guard noiseAdaptive else { return min(100, quality + qualityStep) }
         let lists = x265Options["scaling-list"].map { $0 != "off" } ?? false
-        return NoiseLevel.quality(base: quality, sigma: sigma, scalingLists: lists)
+        return min(100, NoiseLevel.quality(base: quality, sigma: sigma, scalingLists: lists) + qualityStep)
     }
 
     /// Checks ranges; returns a one-line problem or nil.

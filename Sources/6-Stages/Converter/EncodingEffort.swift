@@ -52,6 +52,10 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
     /// the 8×8 one (`default-4x4`, `X265ScalingLists`): a ratio to heif-enc 2–5 % lower on four of the five real DNGs
     /// and the same on the fifth, at a higher fidelity than balanced's on each, for up to 23 % less encode CPU. With
     /// lists, a frame the noise step lowers is coded one CRF step finer (`ConvertOptions.frameQuality`).
+    /// Small also weighs distortion 1.6× more heavily against bits in x265's rate-distortion decisions and RDOQ (its
+    /// built-in 10-bit λ² table × 1.6, `lambda-file` `lambda2x1.6`, `X265Lambdas`) and codes one CRF step finer
+    /// (`qualityStep`), which buys back the fidelity the λ² spends: at about small's fidelity before, 1–4 % fewer
+    /// bits on every real DNG measured (docs/quality-ladder.md "Small: the λ² taken, one CRF step finer").
     /// docs/quality-ladder.md "Effort".
     public var x265Options: [String: String] {
         let common = [
@@ -61,7 +65,8 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         switch self {
         case .fast: return [:]
         case .balanced: return common.merging(["scaling-list": "default"]) { a, _ in a }
-        case .small: return common.merging(["scaling-list": "default-4x4"]) { a, _ in a }
+        case .small:
+            return common.merging(["scaling-list": "default-4x4", "lambda-file": "lambda2x1.6"]) { a, _ in a }
         }
     }
 
@@ -73,10 +78,23 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
     /// 0.2 % on every full-size real DNG and chart crop too; but on a 24 MP frame it costs 12 % of the conversion's
     /// time (encode +26 %), which the tiled frames' time goal cannot pay, while on a one-picture frame the wall time
     /// moved within run-to-run noise. docs/quality-ladder.md "The Canon 6D's balanced row".
+    /// Small codes such a frame in libheif's own 64×64 trees (`ctu` 64; tiles keep 16): with its λ² at equal fidelity
+    /// 2–3 % fewer bits on the two real DNGs coded so (the Canon 6D and 550D), at about the same encode CPU on
+    /// frames that small (docs/quality-ladder.md "Small: the λ² taken, one CRF step finer").
     public var onePictureX265Options: [String: String] {
         switch self {
-        case .fast, .small: return [:]
+        case .fast: return [:]
         case .balanced: return ["tu-intra-depth": "3", "scaling-list": "default-4x4"]
+        case .small: return ["ctu": "64"]
+        }
+    }
+
+    /// Quality steps the level adds to the frame's quality (the target's, or the noise step's): small's 2 (one x265
+    /// CRF step finer) buys back the fidelity its λ² (`x265Options`) spends.
+    public var qualityStep: Int {
+        switch self {
+        case .fast, .balanced: return 0
+        case .small: return 2
         }
     }
 
@@ -85,14 +103,15 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         options.merging(x265Options) { _, level in level }
     }
 
-    /// Sets `options.effort`, `options.speed`, `options.bitDepth` and `options.onePictureX265Options`, and adds the
-    /// level's x265 options over the target's (those in `options.x265Options`).
+    /// Sets `options.effort`, `options.speed`, `options.bitDepth`, `options.onePictureX265Options` and
+    /// `options.qualityStep`, and adds the level's x265 options over the target's (those in `options.x265Options`).
     public func apply(to options: inout ConvertOptions) {
         options.effort = self
         options.speed = preset
         options.bitDepth = bitDepth
         options.x265Options = x265Options(over: options.x265Options)
         options.onePictureX265Options = onePictureX265Options
+        options.qualityStep = qualityStep
     }
 
     /// What the level measured, for `--help` (docs/quality-ladder.md "Effort"): size against heif-enc's default at
@@ -104,7 +123,7 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         case .balanced:
             return "0.86–0.98× heif-enc's size on real DNGs, about 0.58× on the 24 MP chart; 0.2–0.35× its CPU"
         case .small:
-            return "0.85–0.92× heif-enc's size on real DNGs, about 0.57× on the 24 MP chart; 0.55–0.75× its CPU"
+            return "0.82–0.89× heif-enc's size on real DNGs, about 0.43× on the 24 MP chart; 0.65–1.0× its CPU"
         }
     }
 
@@ -113,6 +132,7 @@ public enum EncodingEffort: String, Sendable, CaseIterable, Codable {
         let extras = x265Options.sorted { $0.key < $1.key }.map { ", \($0.key) \($0.value)" }.joined()
         let single = onePictureX265Options.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         let one = single.isEmpty ? "" : "; a frame coded as one picture: " + single.joined(separator: ", ")
-        return "\(rawValue): preset \(preset), \(bitDepth)-bit\(extras)\(one) (\(measured))"
+        let step = qualityStep == 0 ? "" : "; quality +\(qualityStep)"
+        return "\(rawValue): preset \(preset), \(bitDepth)-bit\(extras)\(one)\(step) (\(measured))"
     }
 }

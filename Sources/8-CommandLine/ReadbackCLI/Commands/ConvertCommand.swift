@@ -218,7 +218,8 @@ struct ConvertCommand: Subcommand {
             t.apply(to: &o, effort: effort ?? t.defaultEffort)
         }
         let pairs: [(key: String, value: any Sendable)] = [
-            ("effort", o.effort.rawValue), ("quality", o.quality), ("speed", o.speed), ("depth", o.bitDepth),
+            ("effort", o.effort.rawValue), ("quality", o.quality), ("qualityStep", o.qualityStep), ("speed", o.speed),
+            ("depth", o.bitDepth),
             ("chroma", o.chroma.rawValue), ("tileSize", o.tileSize),
             ("gainMapQuality", o.gainMapQuality),
             ("gainMapSpeed", o.gainMapSpeed), ("colorSpace", o.colorSpace.rawValue), ("hdr", o.hdr.rawValue),
