@@ -6,21 +6,8 @@ import Testing
 
 @testable import HeifCodec
 
-/// A 10-bit frame with detail at every scale (a seeded pseudo-random texture over a gradient).
-private func texture(_ w: Int, _ h: Int) -> HeifPixels {
-    var state: UInt64 = 0x2545_F491_4F6C_DD1D
-    var s = [UInt16](repeating: 0, count: w * h * 3)
-    for i in 0..<(w * h) {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        let noise = Int(state >> 57)  // 0…127
-        let base = (i % w) * 500 / w + (i / w) * 300 / h
-        for c in 0..<3 { s[3 * i + c] = UInt16(min(1023, base + noise * (c + 1))) }
-    }
-    return .rgb16(width: w, height: h, bitDepth: 10, samples: s)
-}
-
 /// The primary's coded data at small's preset and RDOQ, with the tables `tables` (nil: none named).
-private func coded(_ tables: String?, pixels: HeifPixels = texture(256, 128)) throws -> [UInt8] {
+private func coded(_ tables: String?, pixels: HeifPixels = texturedFrame(256, 128)) throws -> [UInt8] {
     var s = HeifEncodeSettings(quality: 55, bitDepth: 10, preset: "veryfast")
     s.x265 = ["ctu": "16", "rdoq-level": "2", "psy-rdoq": "0"]
     s.x265["lambda-file"] = tables

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -68,16 +67,10 @@ public enum X265Lambdas {
 
     /// A path x265 can open for the named tables (a nameless file, once per process).
     static func path(for name: String) throws(HeifError) -> String {
-        let text = try text(name)
-        return try files.withLock { (paths: inout [String: String]) throws(HeifError) -> String in
-            if let p = paths[name] { return p }
-            let p = try namelessFile(text, operation: "x265 lambda tables")
-            paths[name] = p
-            return p
-        }
+        try files.path(name, text: text(name))
     }
 
-    private static let files = Mutex<[String: String]>([:])
+    private static let files = NamelessFiles(operation: "x265 lambda tables")
 
     /// Lets encoders of the same tables run side by side and one of other tables only when none runs. The first of
     /// a run of encoders whose tables are not the ones x265 holds is handed the tables' file, and runs alone: it

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -29,4 +30,23 @@ func namelessFile(_ text: String, operation: String) throws(HeifError) -> String
     let path = "/proc/self/fd/\(fd)"
     guard access(path, R_OK) == 0 else { throw fail("cannot reopen the file through \(path)", closing: fd) }
     return path
+}
+
+/// Nameless files (`namelessFile`) of one kind of x265 settings file (scaling lists, λ tables), each named set
+/// written once and kept for the process's life.
+final class NamelessFiles: Sendable {
+    private let operation: String
+    private let paths = Mutex<[String: String]>([:])
+
+    init(operation: String) { self.operation = operation }
+
+    /// The path of the file of the set `name`, written with `text` the first time it is asked for.
+    func path(_ name: String, text: String) throws(HeifError) -> String {
+        try paths.withLock { (paths: inout [String: String]) throws(HeifError) -> String in
+            if let p = paths[name] { return p }
+            let p = try namelessFile(text, operation: operation)
+            paths[name] = p
+            return p
+        }
+    }
 }

@@ -1,9 +1,4 @@
 import Foundation
-import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// HEVC scaling lists that x265 takes from a file (`scaling-list=FILE`, in the HM reference encoder's format), named
 /// so that encoder settings stay data: an x265 `scaling-list` value from `named` is replaced by such a file's path
@@ -87,14 +82,9 @@ public enum X265ScalingLists {
         guard let text = named[name] else {
             throw HeifError(operation: "scaling lists", message: "no scaling-list set named '\(name)'")
         }
-        return try files.withLock { (paths: inout [String: String]) throws(HeifError) -> String in
-            if let p = paths[name] { return p }
-            let p = try namelessFile(text, operation: "scaling lists")
-            paths[name] = p
-            return p
-        }
+        return try files.path(name, text: text)
     }
 
-    /// The paths made so far, one per named set.
-    private static let files = Mutex<[String: String]>([:])
+    /// The files made so far, one per named set.
+    private static let files = NamelessFiles(operation: "scaling lists")
 }
