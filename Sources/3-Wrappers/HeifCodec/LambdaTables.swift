@@ -76,6 +76,7 @@ public enum X265Lambdas {
     /// a run of encoders whose tables are not the ones x265 holds is handed the tables' file, and runs alone: it
     /// loads them when its encoder opens. Tables loaded by an encode that failed count as unknown (the next encode
     /// loads its own).
+    // unchecked: `loaded`, `running` and `active` are read and written only with `condition` locked.
     public final class Gate: @unchecked Sendable {
         public static let shared = Gate()
 
