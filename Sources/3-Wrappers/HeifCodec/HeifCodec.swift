@@ -278,6 +278,7 @@ public enum HeifEncoder {
         try check(heif_encoder_set_parameter_string(enc.ptr, "preset", settings.preset), "set preset")
         try check(heif_encoder_set_parameter_string(enc.ptr, "tune", settings.tune), "set tune")
         var x265 = settings.x265Options(width: w, height: h)
+        // The tables' name never reaches x265: their file when this encode loads them, nothing when they are loaded.
         x265["lambda-file"] = lambdaFile
         for (name, value) in x265.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {

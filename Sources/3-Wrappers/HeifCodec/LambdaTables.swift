@@ -77,8 +77,8 @@ public enum X265Lambdas {
     /// loads them when its encoder opens. Tables loaded by an encode that failed count as unknown (the next encode
     /// loads its own).
     // unchecked: `loaded`, `running` and `active` are read and written only with `condition` locked.
-    public final class Gate: @unchecked Sendable {
-        public static let shared = Gate()
+    final class Gate: @unchecked Sendable {
+        static let shared = Gate()
 
         private let condition = NSCondition()
         /// The tables x265 holds: its own until a file is loaded; nil when unknown.
@@ -90,7 +90,7 @@ public enum X265Lambdas {
         /// Runs `body` when x265 holds (or `body` loads) the tables `name`: `body` gets the tables' file when it must
         /// load them (pass it as `lambda-file`), nil when they are loaded already.
         /// - Throws: `HeifError` for a name that names no tables or tables that cannot be written; what `body` throws.
-        public func run<T>(tables name: String, _ body: (String?) throws -> T) throws -> T {
+        func run<T>(tables name: String, _ body: (String?) throws -> T) throws -> T {
             guard X265Lambdas.lambda2Factor(name) != nil else {
                 throw HeifError(operation: "x265 lambda tables", message: "no tables named '\(name)'")
             }

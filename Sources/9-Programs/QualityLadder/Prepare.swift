@@ -30,8 +30,9 @@ struct Prepared {
     var height: Int
     /// The cropped 8-bit frame the converter would encode.
     var frame: HeifPixels
-    /// The same crop of the 10-bit frame the converter encodes at a coded depth of 10 (`depth=10` variants).
-    var frame10: HeifPixels
+    /// The same crop of the 10-bit frame the converter encodes at a coded depth of 10 (`depth=10` variants), when
+    /// prepared with `tenBit`.
+    var frame10: HeifPixels?
     /// Interleaved non-linear RGB in [0, 1] of the float render (the archival reference).
     var referenceRGB: [Float]
     var referenceLuma: Plane
@@ -86,7 +87,8 @@ func renderedReference(_ url: URL, _ c: CropRect, options o: ConvertOptions) thr
     return (ref, fw, fh)
 }
 
-func prepare(_ source: Source, cropW: Int, cropH: Int) throws -> Prepared {
+/// `tenBit`: also render the 10-bit frame (a second render of the RAW), for settings that code at 10 bits.
+func prepare(_ source: Source, cropW: Int, cropH: Int, tenBit: Bool = false) throws -> Prepared {
     let url = URL(fileURLWithPath: source.path)
     var o = ConvertOptions()
     o.bitDepth = 8
@@ -113,12 +115,16 @@ func prepare(_ source: Source, cropW: Int, cropH: Int) throws -> Prepared {
     }
     let viewReference = try ViewingSize.Reference(viewLuma)
     let frameLuma = try Luma.plane(rgb: crop, width: c.width, height: c.height, maxCode: 255)
-    var o10 = o
-    o10.bitDepth = 10
-    let frame10 = cropped(
-        try HEICConverter.renderedFrame(of: url, options: o10, decoders: .inProcess), cropW: cropW, cropH: cropH)
-    guard frame10.width == c.width, frame10.height == c.height else {
-        throw Failure("\(source.path): the 10-bit frame's crop is \(frame10.width)×\(frame10.height)")
+    var frame10: HeifPixels?
+    if tenBit {
+        var o10 = o
+        o10.bitDepth = 10
+        let f = cropped(
+            try HEICConverter.renderedFrame(of: url, options: o10, decoders: .inProcess), cropW: cropW, cropH: cropH)
+        guard f.width == c.width, f.height == c.height else {
+            throw Failure("\(source.path): the 10-bit frame's crop is \(f.width)×\(f.height)")
+        }
+        frame10 = f
     }
     return Prepared(
         name: url.lastPathComponent, width: c.width, height: c.height,

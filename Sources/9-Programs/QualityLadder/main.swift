@@ -152,10 +152,10 @@ func encodeRow(_ p: Prepared, preset: String, variant: Variant, quality: Int) th
     guard variant.depth == 8 || variant.denoise == nil else {
         throw Failure("\(variant.text): a pre-encode filter takes only the 8-bit frame")
     }
+    let input = variant.depth == 10 ? p.frame10 : variant.input(p.frame)
+    guard let input else { throw Failure("\(p.name): not prepared at 10 bits") }
     let t0 = now()
-    let file = try HeifEncoder.encode(
-        variant.depth == 10 ? p.frame10 : variant.input(p.frame),
-        settings: variant.settings(preset: preset, quality: quality))
+    let file = try HeifEncoder.encode(input, settings: variant.settings(preset: preset, quality: quality))
     let seconds = now() - t0
     let parsed = HEIFFile(bytes: file)
     guard let id = parsed.primaryItemID, let data = parsed.payload(of: id) else {
@@ -272,7 +272,8 @@ func run(_ raws: [String], options: [String: String]) throws {
     let started = now()
     for raw in raws {
         let t0 = now()
-        let p = try prepare(Source(raw), cropW: cropW, cropH: cropH)
+        let p = try prepare(
+            Source(raw), cropW: cropW, cropH: cropH, tenBit: settings.contains { $0.variant.depth == 10 })
         let note = try imageNote(p)
         comments.removeAll { $0.hasPrefix("# image \(p.name):") }
         comments.append(note)
